@@ -1,0 +1,214 @@
+//! State shared by the op emitters while lowering one graph: identifiers of values, remaining
+//! uses (to clone only when a value is used again), struct fields and the weights they load.
+
+use crate::error::{CodegenError, Result};
+use crate::names::Names;
+use onnx_ir::{DType, Graph, Kind, TensorData, TensorType, ValueId};
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::quote;
+use std::collections::HashMap;
+
+/// A field of the generated module struct and how `new` builds it.
+pub struct Field {
+    pub name: Ident,
+    pub ty: TokenStream,
+    pub init: TokenStream,
+}
+
+/// A tensor of the Burnpack file: its module path (`conv2d1.weight`) and data.
+pub struct Weight {
+    pub path: String,
+    pub data: TensorData,
+}
+
+pub struct Emitter<'g> {
+    pub graph: &'g Graph,
+    pub names: Names,
+    vars: HashMap<ValueId, Ident>,
+    remaining_uses: Vec<usize>,
+    const_fields: HashMap<ValueId, Ident>,
+    pub fields: Vec<Field>,
+    pub weights: Vec<Weight>,
+    node: String,
+}
+
+impl<'g> Emitter<'g> {
+    pub fn new(graph: &'g Graph) -> Self {
+        let mut remaining_uses = vec![0; graph.values.len()];
+        for node in &graph.nodes {
+            for &input in node.inputs.iter().flatten() {
+                remaining_uses[input] += 1;
+            }
+        }
+        for &output in &graph.outputs {
+            remaining_uses[output] += 1;
+        }
+        let mut names = Names::default();
+        names.reserve("self");
+        Self { graph, names, vars: HashMap::new(), remaining_uses, const_fields: HashMap::new(), fields: vec![], weights: vec![], node: String::new() }
+    }
+
+    pub fn set_node(&mut self, name: &str) {
+        self.node = name.to_string();
+    }
+
+    pub fn error(&self, message: impl Into<String>) -> CodegenError {
+        CodegenError::Node { node: self.node.clone(), message: message.into() }
+    }
+
+    /// Binds a runtime value (graph input or node output) to a fresh identifier.
+    pub fn bind(&mut self, id: ValueId) -> Ident {
+        let ident = self.names.fresh(&self.graph.values[id].name);
+        self.vars.insert(id, ident.clone());
+        ident
+    }
+
+    pub fn ty(&self, id: ValueId) -> &'g TensorType {
+        &self.graph.values[id].ty
+    }
+
+    pub fn rank(&self, id: ValueId) -> usize {
+        self.ty(id).rank()
+    }
+
+    pub fn constant(&self, id: ValueId) -> Option<&'g TensorData> {
+        self.graph.values[id].constant.as_ref()
+    }
+
+    /// The value of a one-element constant, usable as a scalar operand.
+    pub fn scalar(&self, id: ValueId) -> Option<f64> {
+        self.constant(id).and_then(TensorData::scalar_f64)
+    }
+
+    /// An expression for one use of a value: the variable (cloned if used again later), or
+    /// the parameter holding a constant.
+    pub fn use_value(&mut self, id: ValueId) -> Result<TokenStream> {
+        if self.constant(id).is_some() {
+            let field = self.const_field(id)?;
+            return Ok(quote! { self.#field.val() });
+        }
+        let var = self.vars.get(&id).cloned().ok_or_else(|| self.error(format!("value `{}` used before it is computed", self.graph.values[id].name)))?;
+        let left = &mut self.remaining_uses[id];
+        *left = left.saturating_sub(1);
+        Ok(if *left > 0 { quote! { #var.clone() } } else { quote! { #var } })
+    }
+
+    /// Uses of required input `index` of the current node.
+    pub fn input(&mut self, inputs: &[Option<ValueId>], index: usize) -> Result<TokenStream> {
+        let id = self.input_id(inputs, index)?;
+        self.use_value(id)
+    }
+
+    pub fn input_id(&self, inputs: &[Option<ValueId>], index: usize) -> Result<ValueId> {
+        inputs.get(index).copied().flatten().ok_or_else(|| self.error(format!("input {index} is missing")))
+    }
+
+    /// A `Param` field holding a constant that is used as a runtime tensor.
+    fn const_field(&mut self, id: ValueId) -> Result<Ident> {
+        if let Some(field) = self.const_fields.get(&id) {
+            return Ok(field.clone());
+        }
+        let data = self.constant(id).ok_or_else(|| self.error("not a constant"))?;
+        // Rank-0 constants are held as one-element vectors; Burn has no rank-0 tensors.
+        let mut data = storage_form(data);
+        if data.shape.is_empty() {
+            data.shape = vec![1];
+        }
+        let name = self.names.fresh(&self.graph.values[id].name);
+        let ty = tensor_type_tokens(&data.tensor_type());
+        let shape = dims_literal(&data.shape);
+        let init = match data.dtype.kind() {
+            Kind::Float => quote! { burn_onnx::float_param(#shape, device) },
+            Kind::Int => quote! { burn_onnx::int_param(#shape, device) },
+            Kind::Bool => quote! { burn_onnx::bool_param(#shape, device) },
+        };
+        self.fields.push(Field { name: name.clone(), ty: quote! { burn::module::Param<#ty> }, init });
+        self.weights.push(Weight { path: name.to_string(), data });
+        self.const_fields.insert(id, name.clone());
+        Ok(name)
+    }
+
+    /// Adds a layer field (a Burn module) with its weights under `field.<suffix>`.
+    pub fn add_layer(&mut self, hint: &str, ty: TokenStream, init: TokenStream, weights: Vec<(&str, TensorData)>) -> Ident {
+        let name = self.names.numbered(hint);
+        for (suffix, data) in weights {
+            self.weights.push(Weight { path: format!("{name}.{suffix}"), data: storage_form(&data) });
+        }
+        self.fields.push(Field { name: name.clone(), ty, init });
+        name
+    }
+}
+
+/// `Tensor<R>`, `Tensor<R, Int>` or `Tensor<R, Bool>`.
+pub fn tensor_type_tokens(ty: &TensorType) -> TokenStream {
+    let rank = lit(ty.rank());
+    match ty.dtype.kind() {
+        Kind::Float => quote! { Tensor<#rank> },
+        Kind::Int => quote! { Tensor<#rank, Int> },
+        Kind::Bool => quote! { Tensor<#rank, Bool> },
+    }
+}
+
+/// An unsuffixed integer literal (`3`, not `3usize`), for readable output.
+pub fn lit(n: usize) -> Literal {
+    Literal::usize_unsuffixed(n)
+}
+
+/// `[a, b, c]` with unsuffixed integer literals.
+pub fn dims_literal(dims: &[usize]) -> TokenStream {
+    let items = dims.iter().map(|&d| Literal::usize_unsuffixed(d));
+    quote! { [#(#items),*] }
+}
+
+pub fn ints_literal(values: &[i64]) -> TokenStream {
+    let items = values.iter().map(|&d| Literal::i64_unsuffixed(d));
+    quote! { [#(#items),*] }
+}
+
+/// A scalar literal suited to a tensor of `dtype` (integers for Int tensors).
+pub fn scalar_literal(value: f64, dtype: DType) -> TokenStream {
+    match dtype.kind() {
+        Kind::Float => float_literal(value),
+        _ => {
+            let v = Literal::i64_unsuffixed(value as i64);
+            quote! { #v }
+        }
+    }
+}
+
+pub fn float_literal(value: f64) -> TokenStream {
+    if value.is_nan() {
+        quote! { f64::NAN }
+    } else if value.is_infinite() {
+        if value > 0.0 { quote! { f64::INFINITY } } else { quote! { f64::NEG_INFINITY } }
+    } else {
+        let v = Literal::f64_unsuffixed(value);
+        quote! { #v }
+    }
+}
+
+/// Weights are stored as the module expects them: floats as f32, integers as i64.
+pub fn storage_form(data: &TensorData) -> TensorData {
+    match data.dtype.kind() {
+        Kind::Float if data.dtype != DType::F32 => TensorData {
+            dtype: DType::F32,
+            shape: data.shape.clone(),
+            bytes: data.to_f64s().into_iter().flat_map(|v| (v as f32).to_le_bytes()).collect(),
+        },
+        Kind::Int if data.dtype != DType::I64 => TensorData {
+            dtype: DType::I64,
+            shape: data.shape.clone(),
+            bytes: data.to_i64s().unwrap_or_default().into_iter().flat_map(|v| v.to_le_bytes()).collect(),
+        },
+        _ => data.clone(),
+    }
+}
+
+/// A float tensor's elements multiplied by `factor`, as f32.
+pub fn scaled(data: &TensorData, factor: f64) -> TensorData {
+    TensorData {
+        dtype: DType::F32,
+        shape: data.shape.clone(),
+        bytes: data.to_f64s().into_iter().flat_map(|v| ((v * factor) as f32).to_le_bytes()).collect(),
+    }
+}

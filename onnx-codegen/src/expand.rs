@@ -1,0 +1,118 @@
+//! What the `#[onnx_model]` attribute does, as a library call: read the model, import it,
+//! lower it, write the weights where the option says, and return the items to splice in.
+
+use crate::error::{CodegenError, Result};
+use crate::model::{default_impl, lower, StructSpec, WeightsSource};
+use crate::names::snake_case;
+use crate::{format_file, prelude, weights};
+use onnx_ir::ImportOptions;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WeightsMode {
+    Embed,
+    File,
+    None,
+}
+
+/// One `#[onnx_model(...)]` invocation.
+pub struct Request {
+    /// `CARGO_MANIFEST_DIR` of the crate being compiled.
+    pub manifest_dir: PathBuf,
+    /// The model path as written, relative to `manifest_dir`.
+    pub model: String,
+    pub weights: WeightsMode,
+    pub simplify: bool,
+    /// Folder (relative to `manifest_dir`) for the generated `.rs`, `.bpk` and IR dump.
+    pub dump: Option<String>,
+    pub name: Ident,
+    pub vis: TokenStream,
+    pub attrs: TokenStream,
+}
+
+pub fn expand(req: &Request) -> Result<TokenStream> {
+    let model_path = req.manifest_dir.join(&req.model);
+    let bytes = std::fs::read(&model_path).map_err(|e| CodegenError::Read { path: model_path.display().to_string(), message: e.to_string() })?;
+    let graph = onnx_ir::import(&bytes, ImportOptions { simplify: req.simplify })?;
+    let lowered = lower(&graph)?;
+    let stem = snake_case(&req.name.to_string());
+    let packed = match req.weights {
+        WeightsMode::None => None,
+        _ if !lowered.has_weights() => None,
+        _ => Some(weights::pack(&lowered.weights)?),
+    };
+    let source = match (&packed, req.weights) {
+        (Some(bpk), WeightsMode::Embed) => WeightsSource::Embedded { bpk_path: store_artifact(&req.manifest_dir, &stem, bpk)? },
+        (Some(bpk), WeightsMode::File) => WeightsSource::File { bpk_path: store_artifact(&req.manifest_dir, &stem, bpk)? },
+        _ => WeightsSource::None,
+    };
+    let spec = StructSpec { name: &req.name, vis: quote! { pub }, attrs: req.attrs.clone() };
+    let items = lowered.items(&spec, &source);
+    let default = default_impl(&req.name, &source, lowered.has_weights());
+    let prelude = prelude();
+    if let Some(dir) = &req.dump {
+        let dir = req.manifest_dir.join(dir);
+        let file = quote! { #prelude #items #default };
+        write(&dir.join(format!("{stem}.rs")), format_file(file).as_bytes())?;
+        write(&dir.join(format!("{stem}.ir.txt")), graph.to_string().as_bytes())?;
+        if let Some(bpk) = &packed {
+            write(&dir.join(format!("{stem}.bpk")), bpk)?;
+        }
+    }
+    let module = format_ident!("__burn_onnx_{}", stem);
+    let (name, vis) = (&req.name, &req.vis);
+    let model_path = model_path.display().to_string();
+    Ok(quote! {
+        #[doc(hidden)]
+        mod #module {
+            #prelude
+            // Rebuild when the model changes.
+            const _: &[u8] = include_bytes!(#model_path);
+            #items
+            #default
+        }
+        #vis use #module::#name;
+    })
+}
+
+/// Writes `bytes` under the build's target folder, named by content so that concurrent and
+/// repeated expansions agree; returns the absolute path.
+fn store_artifact(manifest_dir: &Path, stem: &str, bytes: &[u8]) -> Result<String> {
+    let dir = artifact_dir(manifest_dir);
+    let path = dir.join(format!("{stem}-{:016x}.bpk", fnv1a(bytes)));
+    if std::fs::read(&path).ok().as_deref() != Some(bytes) {
+        write(&path, bytes)?;
+    }
+    Ok(path.display().to_string())
+}
+
+/// `$CARGO_TARGET_DIR/burn-onnx`, else `target/burn-onnx` beside the outermost `Cargo.lock`.
+fn artifact_dir(manifest_dir: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return manifest_dir.join(dir).join("burn-onnx");
+    }
+    let root = manifest_dir.ancestors().filter(|d| d.join("Cargo.lock").is_file()).last().unwrap_or(manifest_dir);
+    root.join("target").join("burn-onnx")
+}
+
+/// Atomic write (temporary file, then rename) so a concurrent reader never sees half a file.
+fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    let fail = |e: std::io::Error| CodegenError::Write { path: path.display().to_string(), message: e.to_string() };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(fail)?;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(fail)
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The attribute's span-less identifiers are fine for generated items.
+pub fn ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}

@@ -1,0 +1,168 @@
+//! Lowers a whole graph to the parts of a Burn module (fields, weights, `forward`) and
+//! assembles them into items, the same way for the macro, the CLI and build scripts.
+
+use crate::emitter::{tensor_type_tokens, Emitter, Field, Weight};
+use crate::error::{CodegenError, Result};
+use crate::ops;
+use onnx_ir::Graph;
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+
+/// A graph lowered to Burn code fragments, before it is given a name.
+pub struct Lowered {
+    pub fields: Vec<Field>,
+    pub weights: Vec<Weight>,
+    inputs: Vec<(Ident, TokenStream)>,
+    body: Vec<TokenStream>,
+    output: TokenStream,
+    output_ty: TokenStream,
+}
+
+pub fn lower(graph: &Graph) -> Result<Lowered> {
+    let mut e = Emitter::new(graph);
+    let mut inputs = vec![];
+    for &id in &graph.inputs {
+        let ty = &graph.values[id].ty;
+        if ty.rank() == 0 {
+            return Err(CodegenError::Unsupported(format!("graph input `{}` is a scalar (rank 0), which is not supported yet", graph.values[id].name)));
+        }
+        inputs.push((e.bind(id), tensor_type_tokens(ty)));
+    }
+    let mut body = vec![];
+    for node in &graph.nodes {
+        e.set_node(&node.name);
+        let expr = ops::emit(&mut e, node)?;
+        let out = node.outputs[0];
+        if graph.values[out].ty.rank() == 0 {
+            return Err(e.error("produces a scalar (rank 0), which is not supported yet"));
+        }
+        let var = e.bind(out);
+        body.push(quote! { let #var = #expr; });
+    }
+    e.set_node("<graph outputs>");
+    let mut outputs = vec![];
+    let mut output_types = vec![];
+    for &id in &graph.outputs {
+        let ty = &graph.values[id].ty;
+        if ty.rank() == 0 {
+            return Err(CodegenError::Unsupported(format!("graph output `{}` is a scalar (rank 0), which is not supported yet", graph.values[id].name)));
+        }
+        outputs.push(e.use_value(id)?);
+        output_types.push(tensor_type_tokens(ty));
+    }
+    let (output, output_ty) = match outputs.len() {
+        1 => (outputs.remove(0), output_types.remove(0)),
+        _ => (quote! { (#(#outputs),*) }, quote! { (#(#output_types),*) }),
+    };
+    Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty })
+}
+
+/// Where the generated `Default` and `from_embedded` get the weights.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WeightsSource {
+    /// Bytes of this `.bpk` file are embedded in the binary (aligned, zero-copy load).
+    Embedded { bpk_path: String },
+    /// `Default` reads this `.bpk` file at run time.
+    File { bpk_path: String },
+    /// No weights: `Default` builds the structure only.
+    None,
+}
+
+/// The struct, as the user wrote it (name, visibility, other attributes and docs).
+pub struct StructSpec<'a> {
+    pub name: &'a Ident,
+    pub vis: TokenStream,
+    pub attrs: TokenStream,
+}
+
+impl Lowered {
+    pub fn has_weights(&self) -> bool {
+        !self.weights.is_empty()
+    }
+
+    /// The module struct and its impls. Paths assume `burn`, `burn_onnx`, `Tensor`, `Int`,
+    /// `Bool` and `Device` are in scope (see [`crate::prelude`]).
+    pub fn items(&self, spec: &StructSpec, source: &WeightsSource) -> TokenStream {
+        let StructSpec { name, vis, attrs } = spec;
+        let field_names: Vec<_> = self.fields.iter().map(|f| &f.name).collect();
+        let field_types = self.fields.iter().map(|f| &f.ty);
+        let field_inits = self.fields.iter().map(|f| &f.init);
+        let (arg_names, arg_types): (Vec<_>, Vec<_>) = self.inputs.iter().cloned().unzip();
+        let body = &self.body;
+        let (output, output_ty) = (&self.output, &self.output_ty);
+        let loading = loading_items(source, self.has_weights());
+        let device_arg = if self.fields.is_empty() { quote! { _device } } else { quote! { device } };
+        quote! {
+            #attrs
+            #[derive(burn::module::Module, Debug)]
+            #vis struct #name {
+                #(pub #field_names: #field_types,)*
+            }
+
+            impl #name {
+                /// Builds the module structure; parameters are uninitialised until weights load.
+                #[allow(unused_variables)]
+                pub fn new(#device_arg: &Device) -> Self {
+                    #[allow(unused_variables)]
+                    let device = #device_arg;
+                    Self { #(#field_names: #field_inits,)* }
+                }
+
+                /// Loads the weights from a Burnpack (`.bpk`) file.
+                pub fn from_file(path: impl AsRef<std::path::Path>, device: &Device) -> Result<Self, burn_onnx::LoadError> {
+                    burn_onnx::load_file(Self::new(device), path.as_ref())
+                }
+
+                /// Loads the weights from Burnpack bytes.
+                pub fn from_bytes(bytes: Vec<u8>, device: &Device) -> Result<Self, burn_onnx::LoadError> {
+                    burn_onnx::load_bytes(Self::new(device), bytes)
+                }
+
+                #loading
+
+                #[allow(clippy::let_and_return, clippy::redundant_clone)]
+                pub fn forward(&self, #(#arg_names: #arg_types),*) -> #output_ty {
+                    #(#body)*
+                    #output
+                }
+            }
+        }
+    }
+}
+
+fn loading_items(source: &WeightsSource, has_weights: bool) -> TokenStream {
+    match source {
+        WeightsSource::Embedded { bpk_path } if has_weights => quote! {
+            /// Loads the weights embedded in the binary at compile time.
+            pub fn from_embedded(device: &Device) -> Self {
+                static WEIGHTS: &[u8] = burn_onnx::include_bytes_aligned!(256, #bpk_path);
+                burn_onnx::load_static(Self::new(device), WEIGHTS)
+                    .expect("embedded weights were generated from this model")
+            }
+        },
+        WeightsSource::File { bpk_path } if has_weights => quote! {
+            /// The weights file written when the model was imported.
+            pub const WEIGHTS_FILE: &'static str = #bpk_path;
+        },
+        _ => quote! {},
+    }
+}
+
+/// `impl Default`, loading weights the way the options say.
+pub fn default_impl(name: &Ident, source: &WeightsSource, has_weights: bool) -> TokenStream {
+    let body = match source {
+        WeightsSource::Embedded { .. } if has_weights => quote! { Self::from_embedded(&Default::default()) },
+        WeightsSource::File { .. } if has_weights => quote! {
+            Self::from_file(Self::WEIGHTS_FILE, &Default::default())
+                .unwrap_or_else(|e| panic!("cannot load {}: {e}", Self::WEIGHTS_FILE))
+        },
+        _ => quote! { Self::new(&Default::default()) },
+    };
+    quote! {
+        impl Default for #name {
+            fn default() -> Self {
+                #body
+            }
+        }
+    }
+}

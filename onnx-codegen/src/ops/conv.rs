@@ -1,0 +1,56 @@
+use crate::emitter::{dims_literal, lit, Emitter};
+use crate::error::Result;
+use onnx_ir::ops::ConvConfig;
+use onnx_ir::Node;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Conv with constant weights as a `Conv1d`/`Conv2d` layer (ONNX and Burn share the
+/// `[out, in / groups, kernel...]` weight layout).
+pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream> {
+    let w = e.input_id(&node.inputs, 1)?;
+    let weight = e.constant(w).cloned().ok_or_else(|| e.error("Conv with a computed (non-constant) weight is not supported yet"))?;
+    let bias = match node.inputs.get(2).copied().flatten() {
+        Some(b) => Some(e.constant(b).cloned().ok_or_else(|| e.error("Conv with a computed bias is not supported yet"))?),
+        None => None,
+    };
+    let win = &c.window;
+    let (cin, cout, groups, has_bias) = (lit(c.in_channels), lit(c.out_channels), lit(c.groups), bias.is_some());
+    let (ty, init) = if win.kernel.len() == 1 {
+        let (k, s, d) = (lit(win.kernel[0]), lit(win.strides[0]), lit(win.dilations[0]));
+        let (left, right) = (lit(win.pads[0].0), lit(win.pads[0].1));
+        (
+            quote! { burn::nn::conv::Conv1d },
+            quote! {
+                burn::nn::conv::Conv1dConfig::new(#cin, #cout, #k)
+                    .with_stride(#s)
+                    .with_dilation(#d)
+                    .with_groups(#groups)
+                    .with_padding(burn::nn::PaddingConfig1d::Explicit(#left, #right))
+                    .with_bias(#has_bias)
+                    .init(device)
+            },
+        )
+    } else {
+        let (kernel, strides, dilations) = (dims_literal(&win.kernel), dims_literal(&win.strides), dims_literal(&win.dilations));
+        let (top, bottom, left, right) = (lit(win.pads[0].0), lit(win.pads[0].1), lit(win.pads[1].0), lit(win.pads[1].1));
+        (
+            quote! { burn::nn::conv::Conv2d },
+            quote! {
+                burn::nn::conv::Conv2dConfig::new([#cin, #cout], #kernel)
+                    .with_stride(#strides)
+                    .with_dilation(#dilations)
+                    .with_groups(#groups)
+                    .with_padding(burn::nn::PaddingConfig2d::Explicit(#top, #left, #bottom, #right))
+                    .with_bias(#has_bias)
+                    .init(device)
+            },
+        )
+    };
+    let hint = if win.kernel.len() == 1 { "conv1d" } else { "conv2d" };
+    let mut weights = vec![("weight", weight)];
+    weights.extend(bias.map(|b| ("bias", b)));
+    let field = e.add_layer(hint, ty, init, weights);
+    let x = e.input(&node.inputs, 0)?;
+    Ok(quote! { self.#field.forward(#x) })
+}

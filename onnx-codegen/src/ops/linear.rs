@@ -1,0 +1,117 @@
+use super::align_rank;
+use crate::emitter::{float_literal, lit, scaled, Emitter};
+use crate::error::Result;
+use onnx_ir::ops::GemmConfig;
+use onnx_ir::{Node, TensorData, ValueId};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Gemm with a constant B (and constant or absent C) is a `Linear` layer, with alpha and beta
+/// folded into its weights; anything else is spelled out with matmul.
+pub fn gemm(e: &mut Emitter, node: &Node, c: &GemmConfig) -> Result<TokenStream> {
+    let (a, b) = (e.input_id(&node.inputs, 0)?, e.input_id(&node.inputs, 1)?);
+    let bias = node.inputs.get(2).copied().flatten();
+    if !c.trans_a {
+        if let Some(linear) = try_linear(e, a, b, bias, c)? {
+            return Ok(linear);
+        }
+    }
+    let lhs = e.use_value(a)?;
+    let rhs = e.use_value(b)?;
+    let lhs = if c.trans_a { quote! { #lhs.transpose() } } else { lhs };
+    let rhs = if c.trans_b { quote! { #rhs.transpose() } } else { rhs };
+    let mut y = quote! { #lhs.matmul(#rhs) };
+    if c.alpha != 1.0 {
+        let alpha = float_literal(c.alpha);
+        y = quote! { #y.mul_scalar(#alpha) };
+    }
+    let Some(bias) = bias else { return Ok(y) };
+    if c.beta == 0.0 {
+        return Ok(y);
+    }
+    if let Some(v) = e.scalar(bias) {
+        let v = float_literal(v * c.beta);
+        return Ok(quote! { #y.add_scalar(#v) });
+    }
+    let rank = e.rank(bias).max(1);
+    let mut bias = align_rank(e.use_value(bias)?, rank, 2);
+    if c.beta != 1.0 {
+        let beta = float_literal(c.beta);
+        bias = quote! { #bias.mul_scalar(#beta) };
+    }
+    Ok(quote! { #y.add(#bias) })
+}
+
+fn try_linear(e: &mut Emitter, a: ValueId, b: ValueId, bias: Option<ValueId>, c: &GemmConfig) -> Result<Option<TokenStream>> {
+    let Some(weight) = e.constant(b) else { return Ok(None) };
+    let weight = if c.trans_b { weight.transposed_2d() } else { Some(weight.clone()) };
+    let Some(weight) = weight else { return Ok(None) };
+    let (k, n) = (weight.shape[0], weight.shape[1]);
+    let bias_data = match bias {
+        None => None,
+        Some(_) if c.beta == 0.0 => None,
+        Some(id) => match e.constant(id) {
+            Some(data) => match bias_vector(data, n, c.beta) {
+                Some(v) => Some(v),
+                None => return Ok(None),
+            },
+            None => return Ok(None),
+        },
+    };
+    Ok(Some(linear_layer(e, a, scaled(&weight, c.alpha), bias_data, k, n)?))
+}
+
+/// C as an `[n]` vector times beta, when it broadcasts along rows only.
+fn bias_vector(data: &TensorData, n: usize, beta: f64) -> Option<TensorData> {
+    let values = data.to_f64s();
+    let row: Vec<f64> = match data.shape[..] {
+        [] | [1] | [1, 1] => vec![values[0]; n],
+        [m] | [1, m] if m == n => values,
+        _ => return None,
+    };
+    let bytes = row.iter().flat_map(|v| ((v * beta) as f32).to_le_bytes()).collect();
+    Some(TensorData { dtype: onnx_ir::DType::F32, shape: vec![n], bytes })
+}
+
+fn linear_layer(e: &mut Emitter, input: ValueId, weight: TensorData, bias: Option<TensorData>, k: usize, n: usize) -> Result<TokenStream> {
+    let (has_bias, k, n) = (bias.is_some(), lit(k), lit(n));
+    let mut weights = vec![("weight", weight)];
+    weights.extend(bias.map(|b| ("bias", b)));
+    let field = e.add_layer(
+        "linear",
+        quote! { burn::nn::Linear },
+        quote! { burn::nn::LinearConfig::new(#k, #n).with_bias(#has_bias).init(device) },
+        weights,
+    );
+    let x = e.use_value(input)?;
+    Ok(quote! { self.#field.forward(#x) })
+}
+
+/// MatMul with numpy semantics: 1-D operands are promoted to matrices and the added axis
+/// removed afterwards; batch dims broadcast. A constant 2-D right operand is a `Linear`.
+pub fn matmul(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    let (a, b) = (e.input_id(&node.inputs, 0)?, e.input_id(&node.inputs, 1)?);
+    let (ra, rb) = (e.rank(a), e.rank(b));
+    if let Some(weight) = e.constant(b).filter(|w| w.shape.len() == 2 && ra >= 2) {
+        let (k, n) = (weight.shape[0], weight.shape[1]);
+        return linear_layer(e, a, weight.clone(), None, k, n);
+    }
+    let lhs = e.use_value(a)?;
+    let rhs = e.use_value(b)?;
+    let lhs = if ra == 1 { quote! { #lhs.unsqueeze::<2>() } } else { lhs };
+    let rhs = if rb == 1 { quote! { #rhs.unsqueeze_dim::<2>(1) } } else { rhs };
+    let rank = ra.max(rb).max(2);
+    let lhs = align_rank(lhs, ra.max(2), rank);
+    let rhs = align_rank(rhs, rb.max(2), rank);
+    let y = quote! { #lhs.matmul(#rhs) };
+    let out = lit(rank - 1);
+    Ok(if ra == 1 {
+        let axis = lit(rank - 2);
+        quote! { #y.squeeze_dim::<#out>(#axis) }
+    } else if rb == 1 {
+        let axis = lit(rank - 1);
+        quote! { #y.squeeze_dim::<#out>(#axis) }
+    } else {
+        y
+    })
+}

@@ -1,0 +1,48 @@
+//! Code generation per op family; each returns the expression computing the node's output.
+//! Layers with weights become Burn modules (Conv, Linear, BatchNorm), everything else direct
+//! tensor operations.
+
+mod conv;
+mod elementwise;
+mod linear;
+mod norm;
+mod pool;
+mod shape;
+mod softmax;
+
+use crate::emitter::Emitter;
+use crate::error::Result;
+use onnx_ir::{Node, Op};
+use proc_macro2::TokenStream;
+
+pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    match &node.op {
+        Op::Binary(c) => elementwise::binary(e, node, c),
+        Op::Activation(a) => elementwise::activation(e, node, *a),
+        Op::Clip(c) => elementwise::clip(e, node, c),
+        Op::Identity => e.input(&node.inputs, 0),
+        Op::Gemm(c) => linear::gemm(e, node, c),
+        Op::MatMul => linear::matmul(e, node),
+        Op::Conv(c) => conv::conv(e, node, c),
+        Op::Pool(c) => pool::pool(e, node, c),
+        Op::GlobalAveragePool => pool::global_average(e, node),
+        Op::Softmax(c) => softmax::softmax(e, node, c),
+        Op::BatchNorm(c) => norm::batch_norm(e, node, c),
+        Op::Flatten { axis } => shape::flatten(e, node, *axis),
+        Op::Reshape { shape } => shape::reshape(e, node, shape),
+        Op::Transpose { perm } => shape::transpose(e, node, perm),
+        Op::Concat { axis } => shape::concat(e, node, *axis),
+        Op::Squeeze { axes } => shape::squeeze(e, node, axes),
+        Op::Unsqueeze { axes } => shape::unsqueeze(e, node, axes),
+    }
+}
+
+/// `x.unsqueeze::<R>()` when `x` has a lower rank than `rank` (numpy aligns on the right).
+pub fn align_rank(x: TokenStream, from: usize, rank: usize) -> TokenStream {
+    if from < rank {
+        let rank = crate::emitter::lit(rank);
+        quote::quote! { #x.unsqueeze::<#rank>() }
+    } else {
+        x
+    }
+}

@@ -1,0 +1,53 @@
+use crate::emitter::{dims_literal, lit, Emitter};
+use crate::error::Result;
+use onnx_ir::ops::{PoolConfig, PoolKind};
+use onnx_ir::Node;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+pub fn pool(e: &mut Emitter, node: &Node, c: &PoolConfig) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let w = &c.window;
+    let n = w.kernel.len();
+    let (kernel, strides) = (dims_literal(&w.kernel), dims_literal(&w.strides));
+    let pads = w.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
+    let pads = quote! { [#(#pads),*] };
+    let ceil = c.ceil_mode;
+    Ok(match c.kind {
+        PoolKind::Max => {
+            let func = format_ident!("max_pool{n}d");
+            let dilations = dims_literal(&w.dilations);
+            quote! {
+                burn::tensor::module::#func(
+                    #x,
+                    burn::tensor::ops::MaxPoolOptions::new(#kernel)
+                        .with_stride(#strides)
+                        .with_padding_pairs(#pads)
+                        .with_dilation(#dilations)
+                        .with_ceil_mode(#ceil),
+                )
+            }
+        }
+        PoolKind::Average { count_include_pad } => {
+            let func = format_ident!("avg_pool{n}d");
+            quote! {
+                burn::tensor::module::#func(
+                    #x,
+                    burn::tensor::ops::AvgPoolOptions::new(#kernel)
+                        .with_stride(#strides)
+                        .with_padding_pairs(#pads)
+                        .with_count_include_pad(#count_include_pad)
+                        .with_ceil_mode(#ceil),
+                )
+            }
+        }
+    })
+}
+
+/// Mean over every spatial axis, keeping them as size 1.
+pub fn global_average(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    let rank = e.rank(e.input_id(&node.inputs, 0)?);
+    let x = e.input(&node.inputs, 0)?;
+    let axes = (2..rank).map(lit);
+    Ok(quote! { #x.mean_dims(&[#(#axes),*]) })
+}

@@ -1,0 +1,63 @@
+use crate::emitter::{ints_literal, lit, Emitter};
+use crate::error::Result;
+use onnx_ir::Node;
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::ops::Range;
+
+/// `dims[a] * dims[a + 1] * ...` over `range` (or `1` when empty), for a `dims` in scope.
+pub fn dims_product(range: Range<usize>) -> TokenStream {
+    range
+        .map(|i| {
+            let i = lit(i);
+            quote! { dims[#i] }
+        })
+        .reduce(|acc, d| quote! { #acc * #d })
+        .unwrap_or_else(|| quote! { 1 })
+}
+
+pub fn flatten(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {
+    let rank = e.rank(e.input_id(&node.inputs, 0)?);
+    let x = e.input(&node.inputs, 0)?;
+    let (rows, cols) = (dims_product(0..axis), dims_product(axis..rank));
+    Ok(quote! {{
+        let input = #x;
+        let dims = input.dims();
+        input.reshape([#rows, #cols])
+    }})
+}
+
+pub fn reshape(e: &mut Emitter, node: &Node, shape: &[i64]) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let shape = ints_literal(shape);
+    Ok(quote! { #x.reshape(#shape) })
+}
+
+pub fn transpose(e: &mut Emitter, node: &Node, perm: &[usize]) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let perm = perm.iter().map(|&p| lit(p));
+    Ok(quote! { #x.permute([#(#perm),*]) })
+}
+
+pub fn concat(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {
+    let items = (0..node.inputs.len()).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
+    let axis = lit(axis);
+    Ok(quote! { Tensor::cat(vec![#(#items),*], #axis) })
+}
+
+pub fn squeeze(e: &mut Emitter, node: &Node, axes: &[usize]) -> Result<TokenStream> {
+    let rank = e.rank(node.outputs[0]);
+    if rank == 0 {
+        return Err(e.error("squeezing to a scalar (rank 0) is not supported yet"));
+    }
+    let x = e.input(&node.inputs, 0)?;
+    let (rank, axes) = (lit(rank), axes.iter().map(|&a| lit(a)));
+    Ok(quote! { #x.squeeze_dims::<#rank>(&[#(#axes),*]) })
+}
+
+pub fn unsqueeze(e: &mut Emitter, node: &Node, axes: &[usize]) -> Result<TokenStream> {
+    let rank = e.rank(node.outputs[0]);
+    let x = e.input(&node.inputs, 0)?;
+    let (rank, axes) = (lit(rank), axes.iter().map(|&a| lit(a)));
+    Ok(quote! { #x.unsqueeze_dims::<#rank>(&[#(#axes),*]) })
+}

@@ -1,0 +1,157 @@
+//! Builds the typed [`Graph`] from a decoded `ModelProto`: registers initializers and graph
+//! inputs, folds Constant nodes into values, parses every node through the registry and
+//! infers its output types in execution order.
+
+use crate::attributes::Attributes;
+use crate::error::{Error, Result, UnsupportedOp};
+use crate::graph::{Graph, Node, Value, ValueId};
+use crate::ops::{registry, NodeCtx};
+use crate::proto::{GraphProto, ModelProto, NodeProto, ValueInfoProto};
+use crate::tensor::TensorData;
+use crate::types::{DType, Dim, TensorType};
+use std::collections::{BTreeMap, HashMap};
+
+pub fn build(model: &ModelProto) -> Result<Graph> {
+    let graph = model.graph.as_ref().ok_or(Error::NoGraph)?;
+    let opset = model
+        .opset_import
+        .iter()
+        .find(|o| o.domain.is_empty() || o.domain == "ai.onnx")
+        .map_or(1, |o| o.version);
+    check_supported(graph)?;
+    let mut b = Builder { graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset }, names: HashMap::new(), unproduced: HashMap::new() };
+    for init in &graph.initializer {
+        let data = TensorData::from_proto(init)?;
+        b.add_value(init.name.clone(), data.tensor_type(), Some(data));
+    }
+    for input in &graph.input {
+        if b.names.contains_key(&input.name) {
+            continue; // Older exporters list initializers among the inputs too.
+        }
+        let ty = graph_input_type(input)?;
+        let id = b.add_value(input.name.clone(), ty, None);
+        b.graph.inputs.push(id);
+    }
+    for (index, node) in graph.node.iter().enumerate() {
+        b.add_node(node, index)?;
+    }
+    for output in &graph.output {
+        let id = *b.names.get(&output.name).ok_or_else(|| Error::DanglingOutput(output.name.clone()))?;
+        b.graph.outputs.push(id);
+    }
+    Ok(b.graph)
+}
+
+/// One error listing every op without an implementation, with node counts.
+fn check_supported(graph: &GraphProto) -> Result<()> {
+    let mut missing: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for node in &graph.node {
+        let known = node.op_type == "Constant" && (node.domain.is_empty() || node.domain == "ai.onnx");
+        if !known && registry::lookup(&node.domain, &node.op_type).is_none() {
+            *missing.entry((node.domain.clone(), node.op_type.clone())).or_default() += 1;
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::UnsupportedOps(
+        missing.into_iter().map(|((domain, op_type), nodes)| UnsupportedOp { domain, op_type, nodes }).collect(),
+    ))
+}
+
+fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {
+    let fail = |message: &str| Error::GraphInput { name: input.name.clone(), message: message.to_string() };
+    let tensor = input.r#type.as_ref().and_then(|t| t.tensor_type.as_ref()).ok_or_else(|| fail("only tensor inputs are supported"))?;
+    let dtype = DType::from_onnx(tensor.elem_type).ok_or_else(|| fail(&format!("unsupported element type code {}", tensor.elem_type)))?;
+    let shape = tensor.shape.as_ref().ok_or_else(|| fail("the input's rank must be known (no shape given)"))?;
+    let dims = shape
+        .dim
+        .iter()
+        .map(|d| match (d.dim_value, &d.dim_param) {
+            (Some(v), _) if v >= 0 => Dim::Static(v as usize),
+            (_, Some(p)) if !p.is_empty() => Dim::Symbolic(p.clone()),
+            _ => Dim::Unknown,
+        })
+        .collect();
+    Ok(TensorType::new(dtype, dims))
+}
+
+struct Builder {
+    graph: Graph,
+    names: HashMap<String, ValueId>,
+    /// Outputs a node declares but the op does not produce in inference (Dropout's mask).
+    unproduced: HashMap<String, (String, String)>,
+}
+
+impl Builder {
+    fn add_value(&mut self, name: String, ty: TensorType, constant: Option<TensorData>) -> ValueId {
+        let id = self.graph.values.len();
+        self.names.insert(name.clone(), id);
+        self.graph.values.push(Value { name, ty, constant });
+        id
+    }
+
+    fn resolve(&self, node: &NodeProto, node_name: &str, name: &str) -> Result<Option<ValueId>> {
+        if name.is_empty() {
+            return Ok(None);
+        }
+        if let Some(&id) = self.names.get(name) {
+            return Ok(Some(id));
+        }
+        if let Some((producer, op)) = self.unproduced.get(name) {
+            return Err(Error::Node {
+                node: node_name.to_string(),
+                op: node.op_type.clone(),
+                message: format!("uses output `{name}` of node `{producer}` ({op}), which is only produced in training mode"),
+            });
+        }
+        Err(Error::DanglingInput { node: node_name.to_string(), op: node.op_type.clone(), input: name.to_string() })
+    }
+
+    fn add_node(&mut self, node: &NodeProto, index: usize) -> Result<()> {
+        let name = if node.name.is_empty() { format!("{}_{index}", node.op_type) } else { node.name.clone() };
+        let inputs = node.input.iter().map(|i| self.resolve(node, &name, i)).collect::<Result<Vec<_>>>()?;
+        let attrs = Attributes::new(&node.attribute, &name, &node.op_type);
+        if node.op_type == "Constant" {
+            let data = crate::constant::parse(&attrs).map_err(|message| Error::Node { node: name.clone(), op: node.op_type.clone(), message })?;
+            let output = node.output.first().cloned().unwrap_or_default();
+            self.add_value(output, data.tensor_type(), Some(data));
+            return Ok(());
+        }
+        let parser = registry::lookup(&node.domain, &node.op_type).ok_or_else(|| Error::Node {
+            node: name.clone(),
+            op: node.op_type.clone(),
+            message: "no implementation".into(),
+        })?;
+        let ctx = NodeCtx {
+            name: &name,
+            op_type: &node.op_type,
+            opset: self.graph.opset,
+            attrs,
+            inputs: inputs.iter().map(|i| i.map(|id| &self.graph.values[id])).collect(),
+            num_outputs: node.output.len(),
+        };
+        let parsed = (parser)(&ctx)?;
+        let data_inputs: Vec<Option<ValueId>> = inputs.into_iter().take(parsed.data_inputs).collect();
+        let types: Vec<&TensorType> = data_inputs.iter().flatten().map(|&id| &self.graph.values[id].ty).collect();
+        let out_types = parsed.op.infer(&types).map_err(|message| Error::Node {
+            node: name.clone(),
+            op: node.op_type.clone(),
+            message: format!("type inference failed: {message} (inputs: {})", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")),
+        })?;
+        let mut outputs = vec![];
+        for (i, out_name) in node.output.iter().enumerate() {
+            if out_name.is_empty() {
+                continue;
+            }
+            match out_types.get(i) {
+                Some(ty) => outputs.push(self.add_value(out_name.clone(), ty.clone(), None)),
+                None => {
+                    self.unproduced.insert(out_name.clone(), (name.clone(), node.op_type.clone()));
+                }
+            }
+        }
+        self.graph.nodes.push(Node { name, op: parsed.op, inputs: data_inputs, outputs });
+        Ok(())
+    }
+}

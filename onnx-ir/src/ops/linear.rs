@@ -1,0 +1,73 @@
+//! Gemm (alpha/beta/transposes; C optional from opset 11) and MatMul (numpy matmul
+//! semantics, including 1-D operands and batch broadcasting).
+
+use super::common::broadcast_shapes;
+use super::{NodeCtx, Op, Parsed};
+use crate::error::Result;
+use crate::types::{Dim, TensorType};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GemmConfig {
+    pub alpha: f64,
+    pub beta: f64,
+    pub trans_a: bool,
+    pub trans_b: bool,
+}
+
+pub fn parse_gemm(ctx: &NodeCtx) -> Result<Parsed> {
+    let config = GemmConfig {
+        alpha: ctx.attrs.float_or("alpha", 1.0)? as f64,
+        beta: ctx.attrs.float_or("beta", 1.0)? as f64,
+        trans_a: ctx.attrs.int_or("transA", 0)? != 0,
+        trans_b: ctx.attrs.int_or("transB", 0)? != 0,
+    };
+    for i in 0..2 {
+        if ctx.input_type(i)?.rank() != 2 {
+            return Err(ctx.error(format!("input {i} must be a matrix, got {}", ctx.input_type(i)?)));
+        }
+    }
+    Ok(Parsed::new(Op::Gemm(config), 3))
+}
+
+fn matrix_dims(t: &TensorType, transposed: bool) -> (Dim, Dim) {
+    let (r, c) = (t.shape[0].clone(), t.shape[1].clone());
+    if transposed { (c, r) } else { (r, c) }
+}
+
+pub fn infer_gemm(c: &GemmConfig, inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let (m, _) = matrix_dims(inputs[0], c.trans_a);
+    let (_, n) = matrix_dims(inputs[1], c.trans_b);
+    let out = vec![m, n];
+    if let Some(bias) = inputs.get(2) {
+        broadcast_shapes(&out, &bias.shape).map_err(|e| format!("C does not broadcast to the output: {e}"))?;
+    }
+    Ok(TensorType::new(inputs[0].dtype, out))
+}
+
+pub fn parse_matmul(ctx: &NodeCtx) -> Result<Parsed> {
+    for i in 0..2 {
+        if ctx.input_type(i)?.rank() == 0 {
+            return Err(ctx.error("MatMul of a scalar is not defined"));
+        }
+    }
+    if ctx.input_type(0)?.rank() == 1 && ctx.input_type(1)?.rank() == 1 {
+        return Err(ctx.error("MatMul of two vectors (a scalar result) is not supported yet"));
+    }
+    Ok(Parsed::new(Op::MatMul, 2))
+}
+
+pub fn infer_matmul(inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let (a, b) = (inputs[0], inputs[1]);
+    // 1-D operands are promoted to matrices, and the added axis removed from the result.
+    let a_shape = if a.rank() == 1 { vec![Dim::Static(1), a.shape[0].clone()] } else { a.shape.clone() };
+    let b_shape = if b.rank() == 1 { vec![b.shape[0].clone(), Dim::Static(1)] } else { b.shape.clone() };
+    let (ra, rb) = (a_shape.len(), b_shape.len());
+    let mut shape = broadcast_shapes(&a_shape[..ra - 2], &b_shape[..rb - 2])?;
+    if a.rank() > 1 {
+        shape.push(a_shape[ra - 2].clone());
+    }
+    if b.rank() > 1 {
+        shape.push(b_shape[rb - 1].clone());
+    }
+    Ok(TensorType::new(a.dtype, shape))
+}

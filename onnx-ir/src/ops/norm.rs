@@ -1,0 +1,35 @@
+//! BatchNormalization in inference form, for every opset (1, 6, 7, 9, 14, 15): per-channel
+//! scale, bias, mean and variance, which must be constants.
+
+use super::{NodeCtx, Op, Parsed};
+use crate::error::Result;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatchNormConfig {
+    pub epsilon: f64,
+    pub channels: usize,
+}
+
+pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
+    if ctx.attrs.int_or("training_mode", 0)? != 0 {
+        return Err(ctx.error("training_mode=1 is not supported (inference only)"));
+    }
+    if ctx.opset < 9 && ctx.attrs.int_or("spatial", 1)? != 1 {
+        return Err(ctx.error("spatial=0 (per-activation statistics) is not supported"));
+    }
+    let x = ctx.input_type(0)?;
+    if x.rank() < 2 {
+        return Err(ctx.error(format!("input must be [N, C, ...], got {x}")));
+    }
+    let names = ["scale", "bias", "mean", "var"];
+    let mut channels = None;
+    for (i, what) in names.iter().enumerate() {
+        let data = ctx.const_input(i + 1, what)?.ok_or_else(|| ctx.error(format!("input `{what}` is required")))?;
+        if data.shape.len() != 1 || channels.is_some_and(|c| c != data.shape[0]) {
+            return Err(ctx.error(format!("`{what}` must be a vector of the channel count, got {:?}", data.shape)));
+        }
+        channels = Some(data.shape[0]);
+    }
+    let epsilon = ctx.attrs.float_or("epsilon", 1e-5)? as f64;
+    Ok(Parsed::new(Op::BatchNorm(BatchNormConfig { epsilon, channels: channels.unwrap_or(0) }), 5))
+}

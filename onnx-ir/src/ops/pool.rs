@@ -1,0 +1,62 @@
+//! MaxPool and AveragePool (1-D and 2-D, every opset: ceil_mode from 10, dilations for
+//! MaxPool from 10 and AveragePool from 19, count_include_pad from 7) and GlobalAveragePool.
+
+use super::common::{read_window, window_output_type, Window};
+use super::{NodeCtx, Op, Parsed};
+use crate::error::Result;
+use crate::types::{Dim, TensorType};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolKind {
+    Max,
+    Average { count_include_pad: bool },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolConfig {
+    pub kind: PoolKind,
+    pub window: Window,
+    pub ceil_mode: bool,
+}
+
+pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    let kernel = ctx.attrs.ints("kernel_shape")?.ok_or_else(|| ctx.error("attribute `kernel_shape` is required"))?;
+    if !(1..=2).contains(&kernel.len()) || x.rank() != kernel.len() + 2 {
+        return Err(ctx.error(format!("only 1-D and 2-D pooling is supported, input {x}, kernel {kernel:?}")));
+    }
+    if kernel.iter().any(|&k| k < 1) {
+        return Err(ctx.error(format!("kernel_shape {kernel:?} must be positive")));
+    }
+    let window = read_window(ctx, kernel.iter().map(|&k| k as usize).collect(), x)?;
+    let kind = if ctx.op_type == "MaxPool" {
+        if ctx.attrs.int_or("storage_order", 0)? != 0 {
+            return Err(ctx.error("storage_order=1 is not supported"));
+        }
+        PoolKind::Max
+    } else {
+        if window.dilations.iter().any(|&d| d != 1) {
+            return Err(ctx.error("AveragePool with dilations is not supported by Burn"));
+        }
+        PoolKind::Average { count_include_pad: ctx.attrs.int_or("count_include_pad", 0)? != 0 }
+    };
+    let ceil_mode = ctx.attrs.int_or("ceil_mode", 0)? != 0;
+    Ok(Parsed::new(Op::Pool(PoolConfig { kind, window, ceil_mode }), 1))
+}
+
+pub fn infer(c: &PoolConfig, inputs: &[&TensorType]) -> Result<TensorType, String> {
+    window_output_type(inputs[0], inputs[0].shape[1].clone(), &c.window, c.ceil_mode)
+}
+
+pub fn parse_global(ctx: &NodeCtx) -> Result<Parsed> {
+    if ctx.input_type(0)?.rank() < 3 {
+        return Err(ctx.error(format!("expected [N, C, spatial...], got {}", ctx.input_type(0)?)));
+    }
+    Ok(Parsed::new(Op::GlobalAveragePool, 1))
+}
+
+pub fn infer_global(inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let x = inputs[0];
+    let shape = x.shape.iter().enumerate().map(|(i, d)| if i < 2 { d.clone() } else { Dim::Static(1) }).collect();
+    Ok(TensorType::new(x.dtype, shape))
+}

@@ -1,0 +1,159 @@
+//! Shape manipulation: Flatten, Reshape (shape attribute before opset 5, input after),
+//! Transpose, Concat, Squeeze and Unsqueeze (axes attribute before opset 13, input after).
+
+use super::common::{dims_product, normalize_axes, normalize_axis};
+use super::{NodeCtx, Op, Parsed};
+use crate::error::Result;
+use crate::types::{Dim, TensorType};
+
+pub fn parse_flatten(ctx: &NodeCtx) -> Result<Parsed> {
+    let rank = ctx.input_type(0)?.rank();
+    let axis = ctx.attrs.int_or("axis", 1)?;
+    // Flatten's axis ranges over [-rank, rank]: axis == rank is valid.
+    let axis = if axis == rank as i64 { rank } else { normalize_axis(axis, rank).map_err(|e| ctx.error(e))? };
+    Ok(Parsed::new(Op::Flatten { axis }, 1))
+}
+
+pub fn infer_flatten(axis: usize, inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let x = inputs[0];
+    Ok(TensorType::new(x.dtype, vec![dims_product(&x.shape[..axis]), dims_product(&x.shape[axis..])]))
+}
+
+pub fn parse_reshape(ctx: &NodeCtx) -> Result<Parsed> {
+    let shape = if ctx.opset < 5 {
+        ctx.attrs.ints("shape")?.ok_or_else(|| ctx.error("attribute `shape` is required"))?
+    } else {
+        ctx.const_ints(1, "shape")?.ok_or_else(|| ctx.error("input `shape` is required"))?
+    };
+    if ctx.attrs.int_or("allowzero", 0)? != 0 && shape.contains(&0) {
+        return Err(ctx.error("allowzero=1 with a 0 in the shape (an empty tensor) is not supported"));
+    }
+    if shape.iter().filter(|&&d| d == -1).count() > 1 || shape.iter().any(|&d| d < -1) {
+        return Err(ctx.error(format!("invalid target shape {shape:?}")));
+    }
+    Ok(Parsed::new(Op::Reshape { shape }, 1))
+}
+
+pub fn infer_reshape(target: &[i64], inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let x = inputs[0];
+    let mut shape: Vec<Dim> = target
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| match d {
+            0 => x.shape.get(i).cloned().ok_or_else(|| format!("shape entry {i} copies a dim the input {x} lacks")),
+            -1 => Ok(Dim::Unknown),
+            d => Ok(Dim::Static(d as usize)),
+        })
+        .collect::<Result<_, _>>()?;
+    if let Some(pos) = target.iter().position(|&d| d == -1) {
+        let known: Vec<Dim> = shape.iter().enumerate().filter(|&(i, _)| i != pos).map(|(_, d)| d.clone()).collect();
+        if let (Some(total), Dim::Static(rest)) = (dims_product(&x.shape).as_static(), dims_product(&known)) {
+            if rest == 0 || total % rest != 0 {
+                return Err(format!("cannot reshape {x} into {target:?}"));
+            }
+            shape[pos] = Dim::Static(total / rest);
+        }
+    }
+    Ok(TensorType::new(x.dtype, shape))
+}
+
+pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
+    let rank = ctx.input_type(0)?.rank();
+    let perm = match ctx.attrs.ints("perm")? {
+        Some(p) => {
+            let perm: Vec<usize> = p.iter().map(|&a| normalize_axis(a, rank)).collect::<Result<_, _>>().map_err(|e| ctx.error(e))?;
+            let mut sorted = perm.clone();
+            sorted.sort_unstable();
+            if sorted != (0..rank).collect::<Vec<_>>() {
+                return Err(ctx.error(format!("perm {p:?} is not a permutation of 0..{rank}")));
+            }
+            perm
+        }
+        None => (0..rank).rev().collect(),
+    };
+    Ok(Parsed::new(Op::Transpose { perm }, 1))
+}
+
+pub fn infer_transpose(perm: &[usize], inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let x = inputs[0];
+    Ok(TensorType::new(x.dtype, perm.iter().map(|&p| x.shape[p].clone()).collect()))
+}
+
+pub fn parse_concat(ctx: &NodeCtx) -> Result<Parsed> {
+    let rank = ctx.input_type(0)?.rank();
+    let axis = match ctx.attrs.int("axis")? {
+        Some(a) => a,
+        None if ctx.opset < 4 => 1,
+        None => return Err(ctx.error("attribute `axis` is required")),
+    };
+    let axis = normalize_axis(axis, rank).map_err(|e| ctx.error(e))?;
+    if ctx.inputs.iter().any(Option::is_none) {
+        return Err(ctx.error("an input is missing"));
+    }
+    Ok(Parsed::new(Op::Concat { axis }, ctx.inputs.len()))
+}
+
+pub fn infer_concat(axis: usize, inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let first = inputs[0];
+    let mut shape = first.shape.clone();
+    let mut total = Some(0usize);
+    for t in inputs {
+        if t.rank() != first.rank() || t.dtype != first.dtype {
+            return Err(format!("inputs disagree: {first} and {t}"));
+        }
+        total = total.zip(t.shape[axis].as_static()).map(|(a, b)| a + b);
+    }
+    shape[axis] = total.map_or(Dim::Unknown, Dim::Static);
+    Ok(TensorType::new(first.dtype, shape))
+}
+
+/// Axes from the attribute (before opset 13) or the constant second input.
+fn read_axes(ctx: &NodeCtx) -> Result<Option<Vec<i64>>> {
+    if ctx.opset < 13 { ctx.attrs.ints("axes") } else { ctx.const_ints(1, "axes") }
+}
+
+pub fn parse_squeeze(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    let axes = match read_axes(ctx)? {
+        Some(axes) => normalize_axes(&axes, x.rank()).map_err(|e| ctx.error(e))?,
+        None => {
+            if x.shape.iter().any(|d| d.as_static().is_none()) {
+                return Err(ctx.error(format!("Squeeze without axes needs a static input shape, got {x}")));
+            }
+            (0..x.rank()).filter(|&i| x.shape[i] == Dim::Static(1)).collect()
+        }
+    };
+    for &a in &axes {
+        if matches!(x.shape[a], Dim::Static(n) if n != 1) {
+            return Err(ctx.error(format!("cannot squeeze axis {a} of {x}: its size is not 1")));
+        }
+    }
+    Ok(Parsed::new(Op::Squeeze { axes }, 1))
+}
+
+pub fn infer_squeeze(axes: &[usize], inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let x = inputs[0];
+    let shape = x.shape.iter().enumerate().filter(|(i, _)| !axes.contains(i)).map(|(_, d)| d.clone()).collect();
+    Ok(TensorType::new(x.dtype, shape))
+}
+
+pub fn parse_unsqueeze(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    let axes = read_axes(ctx)?.ok_or_else(|| ctx.error("axes are required"))?;
+    let out_rank = x.rank() + axes.len();
+    let normalized = normalize_axes(&axes, out_rank).map_err(|e| ctx.error(e))?;
+    if normalized.len() != axes.len() {
+        return Err(ctx.error(format!("axes {axes:?} repeat an axis")));
+    }
+    Ok(Parsed::new(Op::Unsqueeze { axes: normalized }, 1))
+}
+
+pub fn infer_unsqueeze(axes: &[usize], inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let x = inputs[0];
+    let mut rest = x.shape.iter();
+    let out_rank = x.rank() + axes.len();
+    let shape = (0..out_rank)
+        .map(|i| if axes.contains(&i) { Dim::Static(1) } else { rest.next().cloned().unwrap_or(Dim::Unknown) })
+        .collect();
+    Ok(TensorType::new(x.dtype, shape))
+}

@@ -1,0 +1,177 @@
+//! Tensor values known at import time (initializers, Constant nodes, test data), decoded from
+//! `TensorProto` into one little-endian byte layout whatever field ONNX stored them in.
+
+use crate::error::{Error, Result};
+use crate::proto::TensorProto;
+use crate::types::{DType, TensorType};
+use prost::Message;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorData {
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+    /// Little-endian elements, `shape.product() * dtype.size()` bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl TensorData {
+    pub fn num_elements(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    pub fn tensor_type(&self) -> TensorType {
+        TensorType::from_static(self.dtype, &self.shape)
+    }
+
+    /// Decodes a serialized `TensorProto` (the `.pb` files of ONNX test data).
+    pub fn decode(bytes: &[u8]) -> Result<Self> {
+        let proto = TensorProto::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
+        Self::from_proto(&proto)
+    }
+
+    pub fn from_proto(proto: &TensorProto) -> Result<Self> {
+        let fail = |message: String| Error::Tensor { name: proto.name.clone(), message };
+        if proto.data_location == 1 || !proto.external_data.is_empty() {
+            return Err(fail("external data is not supported yet".into()));
+        }
+        let dtype = DType::from_onnx(proto.data_type)
+            .ok_or_else(|| fail(format!("unsupported data type code {}", proto.data_type)))?;
+        let shape = proto
+            .dims
+            .iter()
+            .map(|&d| usize::try_from(d).map_err(|_| fail(format!("negative dimension {d}"))))
+            .collect::<Result<Vec<_>>>()?;
+        let count = shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| fail("element count overflows".into()))?;
+        let bytes = if !proto.raw_data.is_empty() || count == 0 {
+            proto.raw_data.clone()
+        } else {
+            typed_field_bytes(proto, dtype)
+        };
+        let expected = count
+            .checked_mul(dtype.size())
+            .ok_or_else(|| fail("byte size overflows".into()))?;
+        if bytes.len() != expected {
+            return Err(fail(format!(
+                "holds {} bytes of data, but {dtype} {shape:?} needs {expected}",
+                bytes.len()
+            )));
+        }
+        Ok(Self { dtype, shape, bytes })
+    }
+
+    /// Every element widened to f64 (for scalars and attribute-like constants).
+    pub fn to_f64s(&self) -> Vec<f64> {
+        let b = &self.bytes;
+        let n = self.num_elements();
+        (0..n)
+            .map(|i| {
+                let at = |w: usize| &b[i * w..(i + 1) * w];
+                match self.dtype {
+                    DType::F32 => f32::from_le_bytes(arr(at(4))) as f64,
+                    DType::F64 => f64::from_le_bytes(arr(at(8))),
+                    DType::F16 => f16_to_f32(u16::from_le_bytes(arr(at(2)))) as f64,
+                    DType::BF16 => f32::from_bits((u16::from_le_bytes(arr(at(2))) as u32) << 16) as f64,
+                    DType::I8 => b[i] as i8 as f64,
+                    DType::U8 => b[i] as f64,
+                    DType::Bool => (b[i] != 0) as u8 as f64,
+                    DType::I16 => i16::from_le_bytes(arr(at(2))) as f64,
+                    DType::U16 => u16::from_le_bytes(arr(at(2))) as f64,
+                    DType::I32 => i32::from_le_bytes(arr(at(4))) as f64,
+                    DType::U32 => u32::from_le_bytes(arr(at(4))) as f64,
+                    DType::I64 => i64::from_le_bytes(arr(at(8))) as f64,
+                    DType::U64 => u64::from_le_bytes(arr(at(8))) as f64,
+                }
+            })
+            .collect()
+    }
+
+    /// Every element as i64; `None` when the tensor is not of an integer type.
+    pub fn to_i64s(&self) -> Option<Vec<i64>> {
+        let b = &self.bytes;
+        let n = self.num_elements();
+        let read = |i: usize| -> Option<i64> {
+            let at = |w: usize| &b[i * w..(i + 1) * w];
+            Some(match self.dtype {
+                DType::I8 => b[i] as i8 as i64,
+                DType::U8 => b[i] as i64,
+                DType::I16 => i16::from_le_bytes(arr(at(2))) as i64,
+                DType::U16 => u16::from_le_bytes(arr(at(2))) as i64,
+                DType::I32 => i32::from_le_bytes(arr(at(4))) as i64,
+                DType::U32 => u32::from_le_bytes(arr(at(4))) as i64,
+                DType::I64 => i64::from_le_bytes(arr(at(8))),
+                DType::U64 => u64::from_le_bytes(arr(at(8))) as i64,
+                _ => return None,
+            })
+        };
+        (0..n).map(read).collect()
+    }
+
+    /// The single element of a one-element tensor, as f64.
+    pub fn scalar_f64(&self) -> Option<f64> {
+        (self.num_elements() == 1).then(|| self.to_f64s()[0])
+    }
+
+    /// A copy with the two dimensions of a matrix swapped.
+    pub fn transposed_2d(&self) -> Option<Self> {
+        let [rows, cols] = self.shape[..] else { return None };
+        let w = self.dtype.size();
+        let mut bytes = vec![0u8; self.bytes.len()];
+        for r in 0..rows {
+            for c in 0..cols {
+                let src = (r * cols + c) * w;
+                let dst = (c * rows + r) * w;
+                bytes[dst..dst + w].copy_from_slice(&self.bytes[src..src + w]);
+            }
+        }
+        Some(Self { dtype: self.dtype, shape: vec![cols, rows], bytes })
+    }
+}
+
+fn arr<const N: usize>(s: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    out.copy_from_slice(s);
+    out
+}
+
+/// Converts IEEE half-precision bits to f32.
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let frac = (h & 0x3ff) as u32;
+    let bits = match (exp, frac) {
+        (0, 0) => sign,
+        (0, _) => {
+            // Subnormal: renormalise the fraction.
+            let mut e = 127 - 15 + 1;
+            let mut f = frac;
+            while f & 0x400 == 0 {
+                f <<= 1;
+                e -= 1;
+            }
+            sign | ((e as u32) << 23) | ((f & 0x3ff) << 13)
+        }
+        (0x1f, _) => sign | 0x7f80_0000 | (frac << 13),
+        _ => sign | ((exp + 127 - 15) << 23) | (frac << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// Re-encodes the typed repeated field that ONNX uses for `dtype` as little-endian bytes.
+fn typed_field_bytes(p: &TensorProto, dtype: DType) -> Vec<u8> {
+    match dtype {
+        DType::F32 => p.float_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        DType::F64 => p.double_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        DType::I64 => p.int64_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        DType::I32 => p.int32_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        // Narrow types are stored one per int32 entry (half floats as their bit pattern).
+        DType::I16 | DType::U16 | DType::F16 | DType::BF16 => {
+            p.int32_data.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect()
+        }
+        DType::I8 | DType::U8 | DType::Bool => p.int32_data.iter().map(|&v| v as u8).collect(),
+        DType::U32 => p.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
+        DType::U64 => p.uint64_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    }
+}

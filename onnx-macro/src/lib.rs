@@ -1,0 +1,91 @@
+//! The `#[onnx_model]` attribute: parses its arguments and hands the work to `onnx-codegen`.
+//! Every failure becomes a `compile_error!` at the attribute; a panic inside the library is
+//! caught and reported as a bug rather than crashing the compiler.
+
+use onnx_codegen::{Request, WeightsMode};
+use proc_macro::TokenStream;
+use proc_macro2::Span;
+use syn::parse::{Parse, ParseStream};
+use syn::{ItemStruct, LitBool, LitStr, Token};
+
+const OPTIONS: &str = "weights = \"embed\" | \"file\" | \"none\", simplify = <bool>, partition = <bool>, dump = \"<dir>\"";
+
+struct Args {
+    model: LitStr,
+    weights: WeightsMode,
+    simplify: bool,
+    dump: Option<String>,
+}
+
+impl Parse for Args {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let model: LitStr = input.parse().map_err(|e| syn::Error::new(e.span(), "expected the model path: #[onnx_model(\"path/to/model.onnx\")]"))?;
+        let mut args = Args { model, weights: WeightsMode::Embed, simplify: true, dump: None };
+        while !input.is_empty() {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let key: syn::Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            match key.to_string().as_str() {
+                "weights" => {
+                    let v: LitStr = input.parse()?;
+                    args.weights = match v.value().as_str() {
+                        "embed" => WeightsMode::Embed,
+                        "file" => WeightsMode::File,
+                        "none" => WeightsMode::None,
+                        other => return Err(syn::Error::new(v.span(), format!("unknown weights mode `{other}`; expected \"embed\", \"file\" or \"none\""))),
+                    };
+                }
+                "simplify" => args.simplify = input.parse::<LitBool>()?.value,
+                // Graphs are not partitioned yet, so both values generate the same code.
+                "partition" => {
+                    input.parse::<LitBool>()?;
+                }
+                "dump" => args.dump = Some(input.parse::<LitStr>()?.value()),
+                other => return Err(syn::Error::new(key.span(), format!("unknown option `{other}`; valid options: {OPTIONS}"))),
+            }
+        }
+        Ok(args)
+    }
+}
+
+/// Imports an ONNX model as a Burn module. See the `burn-onnx` crate docs.
+#[proc_macro_attribute]
+pub fn onnx_model(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match expand(attr.into(), item.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn::Result<proc_macro2::TokenStream> {
+    let args: Args = syn::parse2(attr)?;
+    let item: ItemStruct = syn::parse2(item)?;
+    if !item.fields.is_empty() || !item.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(&item, "#[onnx_model] expects a unit struct: `pub struct Model;`"));
+    }
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(Into::into).unwrap_or_default();
+    let attrs = &item.attrs;
+    let vis = &item.vis;
+    let request = Request {
+        manifest_dir,
+        model: args.model.value(),
+        weights: args.weights,
+        simplify: args.simplify,
+        dump: args.dump,
+        name: item.ident.clone(),
+        vis: quote::quote! { #vis },
+        attrs: quote::quote! { #(#attrs)* },
+    };
+    let span = Span::call_site();
+    match std::panic::catch_unwind(|| onnx_codegen::expand(&request)) {
+        Ok(Ok(tokens)) => Ok(tokens),
+        Ok(Err(e)) => Err(syn::Error::new(span, format!("{}: {e}", args.model.value()))),
+        Err(panic) => {
+            let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+            Err(syn::Error::new(span, format!("{}: internal error in the ONNX importer (please report it): {message}", args.model.value())))
+        }
+    }
+}

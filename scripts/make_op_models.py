@@ -1,0 +1,969 @@
+#!/usr/bin/env python3
+"""Generate the per-operator ONNX test models and their reference outputs.
+
+Run (after scripts/setup-python.sh):
+
+    "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python" scripts/make_op_models.py
+
+For each test case NAME it writes tests/models/NAME/ with
+
+    model.onnx                 the one-operator (or tiny) model
+    input_0.pb, input_1.pb...  graph inputs in graph order (onnx TensorProto)
+    output_0.pb, ...           expected outputs in graph-output order
+
+and it regenerates tests/src/cases.rs (one `op_case!` line per case),
+tests/models/SKIPPED.txt (cases no evaluator could run, with reasons) and
+tests/models/SOURCES.txt (which evaluator produced each case's outputs).
+
+For every `since_version` (opset 1..24) of every operator in OPS, there is at
+least one case built at exactly that opset, named `<op_snake>_v<version>` with
+an optional `_<variant>` suffix.
+
+Expected outputs are never written by hand. Each model is run by
+onnx.reference.ReferenceEvaluator and by onnxruntime (CPUExecutionProvider)
+  - as written,
+  - upgraded with onnx.version_converter (ONNX's own encoding of how each
+    operator's semantics changed) to opsets 13 and 21 where it is older,
+  - and, for a few legacy forms the converter cannot handle, as an
+    equivalent graph of newer operators (Case.set_equivalent).
+The reference evaluator is not asked where one of its kernels is known to be
+wrong for that operator version (KNOWN_REFERENCE_BUGS, e.g. Softmax before
+opset 13 without the 2D coercion). All results must agree (rtol 1e-5,
+atol 1e-6); where they don't, a strict majority wins and the rest is noted.
+The written outputs come from the first evaluator of the agreeing group
+(reference first), as recorded in SOURCES.txt. A case with no result or no
+majority is not written, and is listed in SKIPPED.txt with the reasons.
+
+Everything is deterministic: each case seeds its own numpy generator from a
+CRC32 of its name, so re-running gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+import warnings
+import zlib
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnx.defs
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper, shape_inference, version_converter
+from onnx.reference import ReferenceEvaluator
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "tests" / "models"
+CASES_RS = ROOT / "tests" / "src" / "cases.rs"
+
+MAX_OPSET = 24
+# opsets that models are upgraded to (onnx.version_converter) for cross-checks
+UPGRADE_TARGETS = (13, 21)
+RTOL, ATOL = 1e-5, 1e-6
+
+OPS = [
+    "Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid",
+    "Tanh", "LeakyRelu", "Softmax", "LogSoftmax", "MaxPool", "AveragePool",
+    "GlobalAveragePool", "BatchNormalization", "Flatten", "Reshape",
+    "Transpose", "Concat", "Constant", "Identity", "Dropout", "Clip",
+    "Squeeze", "Unsqueeze",
+]
+
+ort.set_default_logger_severity(3)
+warnings.filterwarnings("ignore")
+
+
+def snake(op: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower()
+
+
+def since_versions(op: str) -> list[int]:
+    vs = {
+        s.since_version
+        for s in onnx.defs.get_all_schemas_with_history()
+        if s.domain == "" and s.name == op and s.since_version <= MAX_OPSET
+    }
+    return sorted(vs)
+
+
+def ir_version_for(opset: int) -> int:
+    """Lowest IR version that ships with `opset`, but at least 4 (IR < 4
+    requires every initializer to be listed as a graph input too)."""
+    for _release, ir, ai_onnx, *_ in helper.VERSION_TABLE:
+        if ai_onnx >= opset:
+            return max(4, ir)
+    raise ValueError(f"no IR version for opset {opset}")
+
+
+# ---------------------------------------------------------------------------
+# Case builder
+
+
+class Case:
+    def __init__(self, op: str, version: int, suffix: str = ""):
+        self.op = op
+        self.version = version
+        self.opset = version
+        self.suffix = suffix
+        self.name = f"{snake(op)}_v{version}" + (f"_{suffix}" if suffix else "")
+        self.rng = np.random.default_rng(zlib.crc32(self.name.encode()))
+        self.nodes: list[onnx.NodeProto] = []
+        self.inputs: list[onnx.ValueInfoProto] = []
+        self.feeds: dict[str, np.ndarray] = {}
+        self.inits: list[onnx.TensorProto] = []
+        self.outputs: list[tuple[str, int]] = []
+        self.batch_param = False
+        # optional model with the same inputs and outputs, written with newer
+        # operators whose semantics are the same by the spec; evaluated as a
+        # further cross-check (used where onnx.version_converter cannot help)
+        self.equivalent: onnx.ModelProto | None = None
+
+    # values -------------------------------------------------------------
+    def rand(self, shape, low=-1.0, high=1.0) -> np.ndarray:
+        return self.rng.uniform(low, high, size=shape).astype(np.float32)
+
+    def input(self, name, shape, low=-1.0, high=1.0, batch_param=False) -> str:
+        arr = self.rand(shape, low, high)
+        dims: list = list(shape)
+        if batch_param:
+            dims[0] = "batch"
+            self.batch_param = True
+        self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, dims))
+        self.feeds[name] = arr
+        return name
+
+    def init(self, name, arr: np.ndarray, float_data=False) -> str:
+        arr = np.asarray(arr)
+        if float_data:
+            # typed fields (float_data / int64_data) instead of raw_data
+            t = helper.make_tensor(
+                name,
+                helper.np_dtype_to_tensor_dtype(arr.dtype),
+                list(arr.shape),
+                arr.flatten().tolist(),
+            )
+        else:
+            t = numpy_helper.from_array(arr, name)
+        self.inits.append(t)
+        return name
+
+    def weight(self, name, shape, low=-1.0, high=1.0, float_data=False) -> str:
+        return self.init(name, self.rand(shape, low, high), float_data)
+
+    def ints(self, name, values, float_data=False) -> str:
+        return self.init(name, np.array(values, dtype=np.int64), float_data)
+
+    # graph --------------------------------------------------------------
+    def node(self, op, ins, outs, **attrs) -> "Case":
+        self.nodes.append(helper.make_node(op, ins, outs, **attrs))
+        return self
+
+    def output(self, name="y", elem=TensorProto.FLOAT) -> "Case":
+        self.outputs.append((name, elem))
+        return self
+
+    def set_equivalent(self, nodes, extra_inits=(), opset=13) -> "Case":
+        graph = helper.make_graph(
+            nodes,
+            self.name + "_equivalent",
+            self.inputs,
+            [helper.make_tensor_value_info(n, e, None) for n, e in self.outputs],
+            initializer=self.inits + list(extra_inits),
+        )
+        self.equivalent = helper.make_model(
+            graph,
+            opset_imports=[helper.make_opsetid("", opset)],
+            ir_version=ir_version_for(opset),
+        )
+        return self
+
+    def model(self, out_shapes=None) -> onnx.ModelProto:
+        outs = []
+        for i, (name, elem) in enumerate(self.outputs):
+            shape = None
+            if out_shapes is not None:
+                shape = list(out_shapes[i])
+                if self.batch_param:
+                    shape[0] = "batch"
+            outs.append(helper.make_tensor_value_info(name, elem, shape))
+        graph = helper.make_graph(
+            self.nodes, self.name, self.inputs, outs, initializer=self.inits
+        )
+        return helper.make_model(
+            graph,
+            opset_imports=[helper.make_opsetid("", self.opset)],
+            ir_version=ir_version_for(self.opset),
+        )
+
+
+# ---------------------------------------------------------------------------
+# Generic shapes of cases
+
+
+def unary(op, v, suffix="", shape=(2, 3, 4, 5), low=-1.0, high=1.0, **attrs):
+    c = Case(op, v, suffix)
+    c.input("x", shape, low, high)
+    return c.node(op, ["x"], ["y"], **attrs).output()
+
+
+def binary(op, v, suffix, a_shape, b_shape, b_init=False, **attrs):
+    c = Case(op, v, suffix)
+    c.input("a", a_shape)
+    lo, hi = (0.5, 2.0) if op == "Div" else (-1.0, 1.0)
+    if b_init:
+        c.weight("b", b_shape, lo, hi)
+    else:
+        c.input("b", b_shape, lo, hi)
+    return c.node(op, ["a", "b"], ["y"], **attrs).output()
+
+
+# ---------------------------------------------------------------------------
+# Per-operator case generators: gen_<Op>(version) -> list[Case]
+
+
+def gen_Conv(v):
+    cases = []
+    # 2d with bias and padding; v11 keeps its weights in float_data
+    c = Case("Conv", v)
+    c.input("x", (2, 3, 8, 8))
+    c.weight("w", (4, 3, 3, 3), float_data=(v == 11))
+    c.weight("bias", (4,), float_data=(v == 11))
+    c.node("Conv", ["x", "w", "bias"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]).output()
+    cases.append(c)
+    # 1d, stride 2, no bias
+    c = Case("Conv", v, "1d")
+    c.input("x", (2, 3, 10))
+    c.weight("w", (4, 3, 3))
+    c.node("Conv", ["x", "w"], ["y"], strides=[2], pads=[1, 1]).output()
+    cases.append(c)
+    # 1d with bias, dilation
+    c = Case("Conv", v, "1d_bias_dilations")
+    c.input("x", (2, 2, 12))
+    c.weight("w", (3, 2, 3))
+    c.weight("bias", (3,))
+    c.node("Conv", ["x", "w", "bias"], ["y"], dilations=[2], pads=[2, 1]).output()
+    cases.append(c)
+    # grouped, dilated, strided, asymmetric pads
+    c = Case("Conv", v, "group_dilations_strides")
+    c.input("x", (1, 4, 9, 9))
+    c.weight("w", (6, 2, 3, 3))
+    c.weight("bias", (6,))
+    c.node(
+        "Conv", ["x", "w", "bias"], ["y"],
+        group=2, dilations=[2, 1], strides=[1, 2], pads=[1, 0, 2, 1],
+    ).output()
+    cases.append(c)
+    # depthwise
+    c = Case("Conv", v, "depthwise")
+    c.input("x", (2, 3, 6, 6))
+    c.weight("w", (3, 1, 3, 3))
+    c.node("Conv", ["x", "w"], ["y"], group=3).output()
+    cases.append(c)
+    # auto_pad SAME_UPPER with stride 2 on an odd size
+    c = Case("Conv", v, "same_upper")
+    c.input("x", (1, 2, 7, 7))
+    c.weight("w", (3, 2, 4, 4))
+    c.node("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER", strides=[2, 2]).output()
+    cases.append(c)
+    return cases
+
+
+def gen_Gemm(v):
+    cases = []
+    legacy = v < 7  # C required, `broadcast` attribute
+    c = Case("Gemm", v)
+    c.input("a", (2, 3))
+    c.weight("b", (3, 4))
+    c.weight("c", (4,))
+    attrs = {"broadcast": 1} if legacy else {}
+    c.node("Gemm", ["a", "b", "c"], ["y"], **attrs).output()
+    cases.append(c)
+
+    c = Case("Gemm", v, "trans_alpha_beta")
+    c.input("a", (3, 2))
+    c.weight("b", (4, 3))
+    c.weight("c", (2, 4) if legacy else (2, 1))
+    attrs = {"broadcast": 0} if legacy else {}
+    c.node("Gemm", ["a", "b", "c"], ["y"], transA=1, transB=1, alpha=0.5, beta=2.0, **attrs).output()
+    cases.append(c)
+
+    c = Case("Gemm", v, "inputs")  # all three operands are runtime inputs
+    c.input("a", (2, 3))
+    c.input("b", (4, 3))
+    c.input("c", (2, 4))
+    c.node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=1.5).output()
+    cases.append(c)
+
+    if v >= 11:
+        c = Case("Gemm", v, "no_c")
+        c.input("a", (2, 3))
+        c.weight("b", (3, 5))
+        c.node("Gemm", ["a", "b"], ["y"]).output()
+        cases.append(c)
+    if v >= 13:
+        # MLP with a symbolic batch dimension
+        c = Case("Gemm", v, "mlp_batch")
+        c.input("x", (2, 4), batch_param=True)
+        c.weight("w1", (8, 4))
+        c.weight("b1", (8,))
+        c.weight("w2", (8, 3))
+        c.weight("b2", (3,))
+        c.node("Gemm", ["x", "w1", "b1"], ["h"], transB=1)
+        c.node("Relu", ["h"], ["r"])
+        c.node("Gemm", ["r", "w2", "b2"], ["y"]).output()
+        cases.append(c)
+        # weight held by a Constant node instead of an initializer
+        c = Case("Gemm", v, "constant_weight")
+        c.input("a", (2, 3))
+        c.node("Constant", [], ["b"], value=numpy_helper.from_array(c.rand((3, 4)), "b"))
+        c.weight("c", (4,))
+        c.node("Gemm", ["a", "b", "c"], ["y"]).output()
+        cases.append(c)
+    return cases
+
+
+def gen_MatMul(v):
+    cases = []
+    c = Case("MatMul", v)
+    c.input("a", (2, 3))
+    c.input("b", (3, 4))
+    cases.append(c.node("MatMul", ["a", "b"], ["y"]).output())
+    c = Case("MatMul", v, "batched")
+    c.input("a", (2, 3, 4))
+    c.input("b", (2, 4, 5))
+    cases.append(c.node("MatMul", ["a", "b"], ["y"]).output())
+    c = Case("MatMul", v, "3d_2d")
+    c.input("a", (2, 3, 4))
+    c.weight("b", (4, 5))
+    cases.append(c.node("MatMul", ["a", "b"], ["y"]).output())
+    c = Case("MatMul", v, "broadcast_batch")
+    c.input("a", (2, 1, 3, 4))
+    c.input("b", (3, 4, 2))
+    cases.append(c.node("MatMul", ["a", "b"], ["y"]).output())
+    c = Case("MatMul", v, "1d_lhs")
+    c.input("a", (4,))
+    c.input("b", (4, 3))
+    cases.append(c.node("MatMul", ["a", "b"], ["y"]).output())
+    c = Case("MatMul", v, "1d_rhs")
+    c.input("a", (2, 3, 4))
+    c.input("b", (4,))
+    cases.append(c.node("MatMul", ["a", "b"], ["y"]).output())
+    return cases
+
+
+def gen_binary(op):
+    def gen(v):
+        cases = [binary(op, v, "", (2, 3, 4, 5), (2, 3, 4, 5))]
+        if v < 7:
+            # legacy: B broadcasts onto A only with broadcast=1, aligned at `axis`
+            # (default: suffix alignment)
+            cases.append(binary(op, v, "broadcast", (2, 3, 4, 5), (4, 5), broadcast=1))
+            cases.append(binary(op, v, "broadcast_scalar_like", (2, 3), (1,), b_init=True, broadcast=1))
+            for suffix, a_shape, b_shape, axis, b_init in [
+                ("broadcast_axis", (2, 3, 4, 5), (3, 4), 1, False),
+                ("broadcast_axis0", (2, 3, 4), (2,), 0, True),
+            ]:
+                c = binary(op, v, suffix, a_shape, b_shape, b_init, broadcast=1, axis=axis)
+                # same by the spec: B padded with trailing 1-dims, then numpy
+                # broadcasting (onnx.version_converter fails on the first)
+                trail = len(a_shape) - axis - len(b_shape)
+                shape = numpy_helper.from_array(np.array(list(b_shape) + [1] * trail, dtype=np.int64), "b_shape")
+                c.set_equivalent(
+                    [helper.make_node("Reshape", ["b", "b_shape"], ["b2"]), helper.make_node(op, ["a", "b2"], ["y"])],
+                    [shape],
+                )
+                cases.append(c)
+        else:
+            cases.append(binary(op, v, "broadcast", (2, 3, 4, 5), (3, 1, 5)))
+            cases.append(binary(op, v, "broadcast_both", (2, 1, 4), (3, 1)))
+            cases.append(binary(op, v, "const", (2, 3, 4), (4,), b_init=True))
+        return cases
+    return gen
+
+
+def gen_act(op, **variants):
+    def gen(v):
+        cases = [unary(op, v)]
+        for suffix, attrs in variants.items():
+            cases.append(unary(op, v, suffix, **attrs))
+        return cases
+    return gen
+
+
+def gen_Relu(v):
+    cases = [unary("Relu", v)]
+    if v == 14:
+        c = Case("Relu", v, "batch")
+        c.input("x", (2, 3, 4), batch_param=True)
+        cases.append(c.node("Relu", ["x"], ["y"]).output())
+    return cases
+
+
+def gen_LeakyRelu(v):
+    return [unary("LeakyRelu", v), unary("LeakyRelu", v, "alpha", alpha=0.2)]
+
+
+def gen_softmax(op):
+    def gen(v):
+        cases = [unary(op, v, shape=(2, 5))]
+        if v < 13:
+            # input coerced to 2D [prod(d[:axis]), prod(d[axis:])]
+            cases.append(unary(op, v, "rank4_axis1", shape=(2, 3, 4, 5), axis=1))
+            cases.append(unary(op, v, "rank3_default", shape=(2, 3, 4)))
+            cases.append(unary(op, v, "rank3_axis2", shape=(2, 3, 4), axis=2))
+            if v >= 11:
+                cases.append(unary(op, v, "rank3_neg_axis", shape=(2, 3, 4), axis=-2))
+        else:
+            cases.append(unary(op, v, "rank3_default", shape=(2, 3, 4)))
+            cases.append(unary(op, v, "rank4_axis1", shape=(2, 3, 4, 5), axis=1))
+            cases.append(unary(op, v, "rank3_neg_axis", shape=(2, 3, 4), axis=-2))
+        return cases
+    return gen
+
+
+def gen_MaxPool(v):
+    cases = [
+        unary("MaxPool", v, shape=(1, 3, 8, 8), kernel_shape=[2, 2], strides=[2, 2]),
+        unary("MaxPool", v, "1d", shape=(2, 3, 10), kernel_shape=[3], strides=[2], pads=[1, 1]),
+        unary("MaxPool", v, "pads", shape=(2, 2, 6, 6), kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        unary("MaxPool", v, "asym", shape=(1, 2, 7, 6), kernel_shape=[3, 2], strides=[2, 1], pads=[0, 1, 1, 0]),
+        unary("MaxPool", v, "same_upper", shape=(1, 2, 7, 7), kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_UPPER"),
+    ]
+    if v >= 10:
+        cases.append(unary("MaxPool", v, "ceil", shape=(1, 2, 7, 7), kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1))
+        cases.append(unary("MaxPool", v, "ceil_pads", shape=(1, 2, 6, 6), kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1))
+        cases.append(unary("MaxPool", v, "dilations", shape=(1, 2, 8, 8), kernel_shape=[2, 2], dilations=[2, 2]))
+        cases.append(unary("MaxPool", v, "1d_dilations", shape=(2, 2, 10), kernel_shape=[3], dilations=[2], strides=[2]))
+    return cases
+
+
+def gen_AveragePool(v):
+    cases = [
+        unary("AveragePool", v, shape=(1, 3, 8, 8), kernel_shape=[2, 2], strides=[2, 2]),
+        unary("AveragePool", v, "1d", shape=(2, 3, 10), kernel_shape=[3], strides=[2], pads=[1, 1]),
+        unary("AveragePool", v, "pads", shape=(2, 2, 6, 6), kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        unary("AveragePool", v, "asym", shape=(1, 2, 7, 6), kernel_shape=[3, 2], strides=[2, 1], pads=[0, 1, 1, 0]),
+    ]
+    if v >= 7:
+        cases.append(unary("AveragePool", v, "pads_count_include_pad", shape=(2, 2, 6, 6), kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1))
+        cases.append(unary("AveragePool", v, "1d_count_include_pad", shape=(2, 3, 10), kernel_shape=[3], strides=[2], pads=[1, 1], count_include_pad=1))
+    if v >= 10:
+        cases.append(unary("AveragePool", v, "ceil", shape=(1, 2, 7, 7), kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1))
+        cases.append(unary("AveragePool", v, "ceil_pads", shape=(1, 2, 6, 6), kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1))
+    if v >= 19:
+        cases.append(unary("AveragePool", v, "dilations", shape=(1, 2, 8, 8), kernel_shape=[2, 2], dilations=[2, 2]))
+    return cases
+
+
+def gen_GlobalAveragePool(v):
+    return [
+        unary("GlobalAveragePool", v),
+        unary("GlobalAveragePool", v, "1d", shape=(2, 3, 6)),
+    ]
+
+
+def gen_BatchNormalization(v):
+    def bn(suffix, shape, float_data, **attrs):
+        c = Case("BatchNormalization", v, suffix)
+        ch = shape[1]
+        c.input("x", shape)
+        c.weight("scale", (ch,), 0.5, 1.5, float_data)
+        c.weight("bias", (ch,), -0.5, 0.5, float_data)
+        c.weight("mean", (ch,), -0.5, 0.5, float_data)
+        c.weight("var", (ch,), 0.5, 1.5, float_data)
+        return c.node("BatchNormalization", ["x", "scale", "bias", "mean", "var"], ["y"], **attrs).output()
+
+    if v == 1:
+        base = dict(is_test=1, spatial=1, consumed_inputs=[0, 0, 0, 1, 1])
+    elif v == 6:
+        base = dict(is_test=1, spatial=1)
+    elif v == 7:
+        base = dict(spatial=1)
+    elif v >= 14:
+        base = dict(training_mode=0)
+    else:
+        base = {}
+    fd = v <= 7  # legacy cases store parameters as float_data
+    return [
+        bn("", (2, 3, 4, 5), fd, **base),
+        bn("epsilon", (2, 4, 3, 3), fd, epsilon=1e-2, momentum=0.8, **base),
+        bn("rank2", (2, 3), fd, **base),
+    ]
+
+
+def gen_Flatten(v):
+    cases = [
+        unary("Flatten", v),
+        unary("Flatten", v, "axis0", axis=0),
+        unary("Flatten", v, "axis2", axis=2),
+        unary("Flatten", v, "axis_rank", axis=4),
+    ]
+    if v >= 11:
+        cases.append(unary("Flatten", v, "neg_axis", axis=-1))
+        cases.append(unary("Flatten", v, "neg_axis_first", axis=-4))
+    return cases
+
+
+def gen_Reshape(v):
+    if v == 1:
+        cases = []
+        for suffix, target in [("", [6, 4]), ("zero_neg", [0, -1])]:
+            c = Case("Reshape", v, suffix)
+            c.input("x", (2, 3, 4))
+            cases.append(c.node("Reshape", ["x"], ["y"], shape=target).output())
+        return cases
+
+    def rs(suffix, in_shape, target, int64_data=False, **attrs):
+        c = Case("Reshape", v, suffix)
+        c.input("x", in_shape)
+        c.ints("shape", target, float_data=int64_data)
+        return c.node("Reshape", ["x", "shape"], ["y"], **attrs).output()
+
+    cases = [
+        rs("", (2, 3, 4), [4, 6], int64_data=(v == 5)),
+        rs("zero_neg", (2, 3, 4), [0, -1]),
+        rs("neg_middle", (2, 3, 4), [2, -1, 2]),
+        rs("rank1", (2, 3, 4), [24]),
+    ]
+    if v >= 14:
+        cases.append(rs("allowzero0", (2, 3, 4), [0, 4, -1], allowzero=0))
+    return cases
+
+
+def gen_Transpose(v):
+    return [
+        unary("Transpose", v),
+        unary("Transpose", v, "perm", perm=[0, 2, 3, 1]),
+        unary("Transpose", v, "2d", shape=(3, 5)),
+    ]
+
+
+def gen_Concat(v):
+    def cat(suffix, shapes, **attrs):
+        c = Case("Concat", v, suffix)
+        names = ["a", "b", "c"][: len(shapes)]
+        for n, s in zip(names, shapes):
+            c.input(n, s)
+        return c.node("Concat", names, ["y"], **attrs).output()
+
+    cases = [
+        cat("", [(2, 3, 4), (2, 1, 4), (2, 2, 4)], axis=1),
+        cat("axis0", [(2, 3), (1, 3), (3, 3)], axis=0),
+        cat("two", [(2, 3, 2), (2, 3, 3)], axis=2),
+    ]
+    if v == 1:
+        # axis defaults to 1 in v1 (later versions require it)
+        c = cat("default_axis", [(2, 3), (2, 2)])
+        c.set_equivalent([helper.make_node("Concat", ["a", "b"], ["y"], axis=1)])
+        cases.append(c)
+    if v >= 11:
+        cases.append(cat("neg_axis", [(2, 3, 4), (2, 3, 1), (2, 3, 2)], axis=-1))
+    return cases
+
+
+def gen_Constant(v):
+    cases = []
+    c = Case("Constant", v)
+    c.node("Constant", [], ["y"], value=numpy_helper.from_array(c.rand((2, 3)), "value")).output()
+    cases.append(c)
+    c = Case("Constant", v, "add")
+    c.input("x", (2, 3))
+    c.node("Constant", [], ["k"], value=numpy_helper.from_array(c.rand((2, 3)), "value"))
+    c.node("Add", ["x", "k"], ["y"]).output()
+    cases.append(c)
+    if v >= 12:
+        c = Case("Constant", v, "value_float")
+        cases.append(c.node("Constant", [], ["y"], value_float=0.25).output())
+        c = Case("Constant", v, "value_floats")
+        cases.append(c.node("Constant", [], ["y"], value_floats=[1.5, -2.0, 0.125]).output())
+        c = Case("Constant", v, "value_int")
+        cases.append(c.node("Constant", [], ["y"], value_int=7).output("y", TensorProto.INT64))
+        c = Case("Constant", v, "value_ints")
+        cases.append(c.node("Constant", [], ["y"], value_ints=[3, -1, 4]).output("y", TensorProto.INT64))
+        # a Constant feeding an op: per-channel scale via value_floats
+        c = Case("Constant", v, "value_floats_mul")
+        c.input("x", (2, 3))
+        c.node("Constant", [], ["k"], value_floats=[0.5, -1.0, 2.0])
+        c.node("Mul", ["x", "k"], ["y"]).output()
+        cases.append(c)
+    return cases
+
+
+def gen_Identity(v):
+    return [unary("Identity", v, shape=(2, 3, 4))]
+
+
+def gen_Dropout(v):
+    if v < 7:
+        return [
+            unary("Dropout", v, is_test=1),
+            unary("Dropout", v, "ratio", is_test=1, ratio=0.3),
+        ]
+    if v < 12:
+        return [unary("Dropout", v), unary("Dropout", v, "ratio", ratio=0.3)]
+    cases = [unary("Dropout", v)]
+    c = Case("Dropout", v, "ratio")
+    c.input("x", (2, 3, 4, 5))
+    c.init("ratio", np.array(0.3, dtype=np.float32))
+    cases.append(c.node("Dropout", ["x", "ratio"], ["y"]).output())
+    return cases
+
+
+def gen_Clip(v):
+    if v < 11:
+        return [
+            unary("Clip", v, min=-0.5, max=0.5),
+            unary("Clip", v, "min_only", min=0.0),
+            unary("Clip", v, "max_only", max=0.25),
+        ]
+
+    def clip(suffix, ins, **vals):
+        c = Case("Clip", v, suffix)
+        c.input("x", (2, 3, 4, 5))
+        for n, val in vals.items():
+            c.init(n, np.array(val, dtype=np.float32))
+        return c.node("Clip", ins, ["y"]).output()
+
+    return [
+        clip("", ["x", "min", "max"], min=-0.5, max=0.5),
+        clip("min_only", ["x", "min"], min=0.0),
+        clip("max_only", ["x", "", "max"], max=0.25),
+        clip("none", ["x"]),
+    ]
+
+
+def gen_Squeeze(v):
+    if v < 13:
+        cases = [
+            unary("Squeeze", v, shape=(2, 1, 3, 1), axes=[1]),
+            unary("Squeeze", v, "multi", shape=(2, 1, 3, 1), axes=[1, 3]),
+            unary("Squeeze", v, "no_axes", shape=(1, 2, 1, 3, 1)),
+        ]
+        if v >= 11:
+            cases.append(unary("Squeeze", v, "neg_axes", shape=(2, 1, 3, 1), axes=[-1]))
+        return cases
+
+    def sq(suffix, shape, axes):
+        c = Case("Squeeze", v, suffix)
+        c.input("x", shape)
+        ins = ["x"]
+        if axes is not None:
+            ins.append(c.ints("axes", axes))
+        return c.node("Squeeze", ins, ["y"]).output()
+
+    return [
+        sq("", (2, 1, 3, 1), [1]),
+        sq("multi", (2, 1, 3, 1), [1, 3]),
+        sq("neg_axes", (2, 1, 3, 1), [-1]),
+        sq("no_axes", (1, 2, 1, 3, 1), None),
+    ]
+
+
+def gen_Unsqueeze(v):
+    if v < 13:
+        cases = [
+            unary("Unsqueeze", v, shape=(2, 3), axes=[0]),
+            unary("Unsqueeze", v, "multi", shape=(2, 3), axes=[1, 3]),
+        ]
+        if v >= 11:
+            cases.append(unary("Unsqueeze", v, "neg_axes", shape=(2, 3), axes=[-1]))
+        return cases
+
+    def usq(suffix, shape, axes):
+        c = Case("Unsqueeze", v, suffix)
+        c.input("x", shape)
+        c.ints("axes", axes)
+        return c.node("Unsqueeze", ["x", "axes"], ["y"]).output()
+
+    return [
+        usq("", (2, 3), [0]),
+        usq("multi", (2, 3), [1, 3]),
+        usq("neg_axes", (2, 3), [-1]),
+    ]
+
+
+GENERATORS = {
+    "Conv": gen_Conv,
+    "Gemm": gen_Gemm,
+    "MatMul": gen_MatMul,
+    "Add": gen_binary("Add"),
+    "Sub": gen_binary("Sub"),
+    "Mul": gen_binary("Mul"),
+    "Div": gen_binary("Div"),
+    "Relu": gen_Relu,
+    "Sigmoid": gen_act("Sigmoid", wide={"low": -6.0, "high": 6.0}),
+    "Tanh": gen_act("Tanh", wide={"low": -4.0, "high": 4.0}),
+    "LeakyRelu": gen_LeakyRelu,
+    "Softmax": gen_softmax("Softmax"),
+    "LogSoftmax": gen_softmax("LogSoftmax"),
+    "MaxPool": gen_MaxPool,
+    "AveragePool": gen_AveragePool,
+    "GlobalAveragePool": gen_GlobalAveragePool,
+    "BatchNormalization": gen_BatchNormalization,
+    "Flatten": gen_Flatten,
+    "Reshape": gen_Reshape,
+    "Transpose": gen_Transpose,
+    "Concat": gen_Concat,
+    "Constant": gen_Constant,
+    "Identity": gen_Identity,
+    "Dropout": gen_Dropout,
+    "Clip": gen_Clip,
+    "Squeeze": gen_Squeeze,
+    "Unsqueeze": gen_Unsqueeze,
+}
+
+
+# Versions that changed nothing the cases exercise (new types, doc fixes) keep
+# only these variants ("" is the base case), to bound the test crate's build.
+TRIM = {
+    "Conv": {22: {"", "1d"}},
+    "Gemm": {9: {""}},
+    "MatMul": {9: {""}},
+    **{
+        op: {13: {"", "broadcast"}}
+        for op in ("Add", "Sub", "Mul", "Div")
+    },
+    "MaxPool": {8: {"", "1d"}, 11: {"", "ceil_pads"}, 12: {"", "dilations"}},
+    "AveragePool": {11: {"", "ceil_pads"}, 22: {"", "dilations"}},
+    "Flatten": {v: {""} for v in (9, 13, 21, 23)},
+    "Reshape": {v: {"", "zero_neg"} for v in (13, 19, 21, 23)},
+    "Transpose": {v: {"", "perm"} for v in (13, 21, 23)},
+    "Concat": {4: {"", "axis0"}, 13: {"", "neg_axis"}, 11: {"", "neg_axis"}},
+    "Constant": {
+        9: {""}, 11: {""}, 13: {"", "value_float"}, 19: {""}, 21: {""}, 23: {""},
+    },
+    "Clip": {12: {"", "max_only"}},
+    "Squeeze": {v: {"", "no_axes"} for v in (21, 23)},
+    "Unsqueeze": {v: {""} for v in (21, 23)},
+}
+
+
+# ---------------------------------------------------------------------------
+# Evaluation
+
+# Kernels of onnx.reference (onnx 1.22.0) that give wrong results for some
+# versions/attributes; the reference evaluator is not asked for such models.
+# (op, applies(since_version, attrs), reason)
+KNOWN_REFERENCE_BUGS = [
+    ("Conv", lambda v, a: a.get("auto_pad", b"NOTSET") in (b"SAME_UPPER", b"SAME_LOWER"),
+     "Conv with auto_pad SAME_* gets the output shape wrong"),
+    ("BatchNormalization", lambda v, a: v == 7,
+     "BatchNormalization-7 runs the v6 kernel, which defaults to training mode"),
+    ("BatchNormalization", lambda v, a: v == 9,
+     "BatchNormalization-9 blends batch statistics into mean/var (momentum default)"),
+    ("Softmax", lambda v, a: v < 13, "Softmax before opset 13 lacks the 2D coercion"),
+    ("LogSoftmax", lambda v, a: v < 13, "LogSoftmax before opset 13 lacks the 2D coercion"),
+    ("AveragePool", lambda v, a: v == 1,
+     "AveragePool-1 counts padding in the average"),
+    ("Gemm", lambda v, a: v == 6 and a.get("broadcast", 0) == 0,
+     "Gemm-6 with broadcast=0 ignores beta"),
+]
+
+
+def run_reference(model, feeds):
+    outs = ReferenceEvaluator(model).run(None, feeds)
+    return [np.asarray(o) for o in outs]
+
+
+def run_ort(model, feeds):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(
+        model.SerializeToString(), so, providers=["CPUExecutionProvider"]
+    )
+    return [np.asarray(o) for o in sess.run(None, feeds)]
+
+
+def short(e: BaseException) -> str:
+    msg = " ".join(str(e).split())
+    msg = re.sub(r"^\[ONNXRuntimeError\] : \d+ : ", "", msg)
+    return f"{type(e).__name__}: {msg[:160]}"
+
+
+def agree(x: list[np.ndarray], y: list[np.ndarray]) -> bool:
+    if len(x) != len(y):
+        return False
+    for a, b in zip(x, y):
+        if a.shape != b.shape:
+            return False
+        if a.dtype.kind != b.dtype.kind:
+            return False
+        if not np.allclose(a, b, rtol=RTOL, atol=ATOL):
+            return False
+    return True
+
+
+def resolved_nodes(model: onnx.ModelProto):
+    """(node, since_version of the schema it resolves to) for each node."""
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    for node in model.graph.node:
+        yield node, onnx.defs.get_schema(node.op_type, opset).since_version
+
+
+def reference_bug(model: onnx.ModelProto) -> str | None:
+    """Why the reference evaluator cannot be trusted on `model`, if it can't."""
+    for node, since in resolved_nodes(model):
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        for op, applies, reason in KNOWN_REFERENCE_BUGS:
+            if node.op_type == op and applies(since, attrs):
+                return reason
+    return None
+
+
+def evaluate(case: Case, model: onnx.ModelProto):
+    """Returns (outputs, agreeing evaluators, note) or (None, reason, None)."""
+    results: list[tuple[str, list[np.ndarray]]] = []
+    errors: list[str] = []
+    ignored: set[str] = set()
+
+    def attempt(label, m):
+        bug = reference_bug(m)
+        if bug:
+            ignored.add(bug)
+        else:
+            try:
+                results.append((f"reference{label}", run_reference(m, case.feeds)))
+            except Exception as e:  # noqa: BLE001
+                errors.append(f"reference{label}: {short(e)}")
+        try:
+            results.append((f"onnxruntime{label}", run_ort(m, case.feeds)))
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"onnxruntime{label}: {short(e)}")
+
+    attempt("", model)
+    for target in UPGRADE_TARGETS:
+        if case.opset >= target:
+            continue
+        try:
+            # the converter's adapters need shapes (e.g. legacy broadcasting)
+            inferred = shape_inference.infer_shapes(model, strict_mode=True)
+            up = version_converter.convert_version(inferred, target)
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"version_converter->{target}: {short(e)}")
+        else:
+            attempt(f"@opset{target}", up)
+    if case.equivalent is not None:
+        attempt("@equivalent", case.equivalent)
+
+    if not results:
+        why = errors + [f"reference not used: {b}" for b in sorted(ignored)]
+        return None, "; ".join(why), None
+
+    groups: list[list[tuple[str, list[np.ndarray]]]] = []
+    for r in results:
+        for g in groups:
+            if agree(g[0][1], r[1]):
+                g.append(r)
+                break
+        else:
+            groups.append([r])
+    groups.sort(key=len, reverse=True)  # stable: ties keep evaluator order
+    best = groups[0]
+    note = ""
+    if len(groups) > 1:
+        if len(best) * 2 <= len(results):
+            desc = " vs ".join("+".join(l for l, _ in g) for g in groups)
+            return None, f"evaluators disagree without a majority: {desc}", None
+        losers = ", ".join(l for g in groups[1:] for l, _ in g)
+        note = f"disagrees: {losers}"
+    agreeing = "+".join(l for l, _ in best)
+    notes = [note] if note else []
+    notes += [f"reference not used: {b}" for b in sorted(ignored)]
+    if len(results) == 1:
+        notes.append("single result, not cross-checked")
+    return best[0][1], agreeing, "; ".join(notes)
+
+
+# ---------------------------------------------------------------------------
+
+
+def write_case(case: Case, model: onnx.ModelProto, outputs):
+    d = MODELS / case.name
+    d.mkdir(parents=True)
+    (d / "model.onnx").write_bytes(model.SerializeToString())
+    for i, vi in enumerate(model.graph.input):
+        t = numpy_helper.from_array(case.feeds[vi.name], vi.name)
+        (d / f"input_{i}.pb").write_bytes(t.SerializeToString())
+    for i, (arr, vo) in enumerate(zip(outputs, model.graph.output)):
+        t = numpy_helper.from_array(arr, vo.name)
+        (d / f"output_{i}.pb").write_bytes(t.SerializeToString())
+
+
+def main() -> int:
+    if MODELS.exists():
+        shutil.rmtree(MODELS)
+    MODELS.mkdir(parents=True)
+
+    written: list[Case] = []
+    skipped: list[tuple[str, str]] = []
+    sources: list[tuple[str, str, str]] = []
+    covered: dict[tuple[str, int], int] = {}
+
+    for op in OPS:
+        for v in since_versions(op):
+            covered[(op, v)] = 0
+            keep = TRIM.get(op, {}).get(v)
+            for case in GENERATORS[op](v):
+                assert case.opset == v
+                if keep is not None and case.suffix not in keep:
+                    continue
+                probe = case.model()
+                # (checked after output shapes are known, below)
+                outputs, source, note = evaluate(case, probe)
+                if outputs is None:
+                    skipped.append((case.name, source))
+                    print(f"skip {case.name}: {source}")
+                    continue
+                # cast only where an evaluator widened a float32 result
+                fixed = []
+                for arr, (_, elem) in zip(outputs, case.outputs):
+                    want = helper.tensor_dtype_to_np_dtype(elem)
+                    if arr.dtype != want:
+                        assert arr.dtype.kind == want.kind, (case.name, arr.dtype, want)
+                        arr = arr.astype(want)
+                    fixed.append(arr)
+                model = case.model([a.shape for a in fixed])
+                onnx.checker.check_model(model, full_check=True)
+                write_case(case, model, fixed)
+                written.append(case)
+                covered[(op, v)] += 1
+                sources.append((case.name, source, note))
+                if "disagrees" in note or "single result" in note:
+                    print(f"note {case.name}: {source}; {note}")
+
+    names = [c.name for c in written] + [n for n, _ in skipped]
+    assert len(names) == len(set(names)), "duplicate case names"
+
+    lines = ["// @generated by scripts/make_op_models.py -- do not edit.", ""]
+    for c in sorted(written, key=lambda c: c.name):
+        idx = ", ".join(str(i) for i in range(len(c.inputs)))
+        lines.append(f'op_case!({c.name}, "models/{c.name}/model.onnx", [{idx}]);')
+    CASES_RS.parent.mkdir(parents=True, exist_ok=True)
+    CASES_RS.write_text("\n".join(lines) + "\n")
+
+    with open(MODELS / "SKIPPED.txt", "w") as f:
+        f.write("# Cases generated by scripts/make_op_models.py but not written,\n")
+        f.write("# because no evaluator could produce trustworthy expected outputs.\n")
+        for n, why in sorted(skipped):
+            f.write(f"{n}\t{why}\n")
+    with open(MODELS / "SOURCES.txt", "w") as f:
+        f.write("# case\tevaluators that agree on the written outputs (first one wrote them)\tnotes\n")
+        for n, src, note in sorted(sources):
+            f.write(f"{n}\t{src}\t{note}\n".rstrip("\t\n") + "\n")
+
+    missing = [f"{op} v{v}" for (op, v), n in covered.items() if n == 0]
+    print(
+        f"{len(written)} cases written, {len(skipped)} skipped, "
+        f"{len(covered) - len(missing)}/{len(covered)} operator versions covered"
+    )
+    if missing:
+        print("operator versions without any case: " + ", ".join(missing))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
