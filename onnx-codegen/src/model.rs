@@ -4,7 +4,7 @@
 use crate::emitter::{tensor_type_tokens, Emitter, Field, Weight};
 use crate::error::{CodegenError, Result};
 use crate::ops;
-use onnx_ir::Graph;
+use onnx_ir::{Graph, Kind};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
@@ -44,17 +44,30 @@ pub fn lower(graph: &Graph) -> Result<Lowered> {
     let mut output_types = vec![];
     for &id in &graph.outputs {
         let ty = &graph.values[id].ty;
+        let value = e.use_value(id)?;
         if ty.rank() == 0 {
-            return Err(CodegenError::Unsupported(format!("graph output `{}` is a scalar (rank 0), which is not supported yet", graph.values[id].name)));
+            // Rank-0 values are held as one-element tensors and returned as plain scalars.
+            let scalar = scalar_type_tokens(ty.dtype.kind());
+            outputs.push(quote! { #value.into_scalar::<#scalar>() });
+            output_types.push(scalar);
+        } else {
+            outputs.push(value);
+            output_types.push(tensor_type_tokens(ty));
         }
-        outputs.push(e.use_value(id)?);
-        output_types.push(tensor_type_tokens(ty));
     }
     let (output, output_ty) = match outputs.len() {
         1 => (outputs.remove(0), output_types.remove(0)),
         _ => (quote! { (#(#outputs),*) }, quote! { (#(#output_types),*) }),
     };
     Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty })
+}
+
+fn scalar_type_tokens(kind: Kind) -> TokenStream {
+    match kind {
+        Kind::Float => quote! { f32 },
+        Kind::Int => quote! { i64 },
+        Kind::Bool => quote! { bool },
+    }
 }
 
 /// Where the generated `Default` and `from_embedded` get the weights.

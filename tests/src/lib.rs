@@ -77,6 +77,17 @@ impl<const D: usize> Output for Tensor<D, Bool> {
     }
 }
 
+macro_rules! scalar_output {
+    ($($t:ty),*) => {$(
+        impl Output for $t {
+            fn into_output(self) -> TensorData {
+                TensorData::new(vec![self], [0usize; 0])
+            }
+        }
+    )*};
+}
+scalar_output!(f32, i64, bool);
+
 /// All outputs of a generated model's `forward` (one value or a tuple).
 pub trait Outputs {
     fn into_outputs(self) -> Vec<TensorData>;
@@ -159,6 +170,31 @@ macro_rules! op_case {
             }
         }
     };
+}
+
+/// A model the importer must reject, with an error containing `reason`.
+#[cfg(test)]
+macro_rules! unsupported_case {
+    ($name:ident, $path:tt, $reason:tt) => {
+        #[test]
+        fn $name() {
+            let error = crate::import_error($path);
+            assert!(error.contains($reason), "expected an error containing {:?}, got {error:?}", $reason);
+        }
+    };
+}
+
+/// The error the code generator gives for a model (panics if it imports fine).
+pub fn import_error(model_path: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(model_path);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let result = onnx_ir::import(&bytes, onnx_ir::ImportOptions::default())
+        .map_err(onnx_codegen::CodegenError::from)
+        .and_then(|graph| onnx_codegen::model::lower(&graph).map(|_| ()));
+    match result {
+        Ok(()) => panic!("{model_path} imported, but is listed as unsupported in tests/unsupported-cases.txt"),
+        Err(e) => e.to_string(),
+    }
 }
 
 #[cfg(test)]
