@@ -19,8 +19,13 @@ def io(name, shape):
     return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
 
 
+def write_if_changed(path, data):
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+
+
 def save(model, name):
-    (OUT / name).write_bytes(model.SerializeToString())
+    write_if_changed(OUT / name, model.SerializeToString())
 
 
 def main():
@@ -60,9 +65,9 @@ def main():
     full = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     onnx.checker.check_model(full)
     data = full.SerializeToString()
-    (OUT / "truncated.onnx").write_bytes(data[: len(data) // 2])
+    write_if_changed(OUT / "truncated.onnx", data[: len(data) // 2])
 
-    (OUT / "not_protobuf.onnx").write_text("this is a text file, not an ONNX model\n")
+    write_if_changed(OUT / "not_protobuf.onnx", b"this is a text file, not an ONNX model\n")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,13 @@ BATCH = 32
 LR = 0.01
 
 
+
+def write_if_changed(path: Path, data: bytes) -> None:
+    """Leaves identical files untouched, so cargo does not rebuild the crates that embed them."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_bytes() != data:
+        path.write_bytes(data)
+
 def patches(x: np.ndarray) -> np.ndarray:
     """[N, 1, 8, 8] -> [N, 8, 8, 9]: the 3x3 window (zero padded) at each pixel."""
     xp = np.pad(x[:, 0], ((0, 0), (1, 1), (1, 1)))
@@ -148,9 +155,9 @@ def main():
 
     (HERE / "model").mkdir(exist_ok=True)
     (HERE / "data").mkdir(exist_ok=True)
-    (HERE / "model" / "digits.onnx").write_bytes(model.SerializeToString())
+    write_if_changed(HERE / "model" / "digits.onnx", model.SerializeToString())
     for name, arr in [("test_images", x_test), ("test_labels", y_test), ("ort_logits", logits)]:
-        (HERE / "data" / f"{name}.pb").write_bytes(numpy_helper.from_array(arr, name).SerializeToString())
+        write_if_changed(HERE / "data" / f"{name}.pb", numpy_helper.from_array(arr, name).SerializeToString())
 
     train_logits, _ = forward(params, x_train.astype(np.float64))
     train_acc = float((train_logits.argmax(axis=1) == y_train).mean())
