@@ -1,0 +1,194 @@
+//! Attribute parsing per opset, type inference and error reporting, on models built in code.
+
+use onnx_ir::ops::{BinaryConfig, BinaryOp, ClipConfig, SoftmaxConfig};
+use onnx_ir::proto::*;
+use onnx_ir::{import, Dim, Error, ImportOptions, Op, TensorType};
+use prost::Message;
+
+fn attr_int(name: &str, v: i64) -> AttributeProto {
+    AttributeProto { name: name.into(), r#type: attribute_type::INT, i: v, ..Default::default() }
+}
+fn attr_ints(name: &str, v: &[i64]) -> AttributeProto {
+    AttributeProto { name: name.into(), r#type: attribute_type::INTS, ints: v.to_vec(), ..Default::default() }
+}
+fn attr_float(name: &str, v: f32) -> AttributeProto {
+    AttributeProto { name: name.into(), r#type: attribute_type::FLOAT, f: v, ..Default::default() }
+}
+
+fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
+    NodeProto {
+        op_type: op.into(),
+        name: format!("{op}_node"),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: outputs.iter().map(|s| s.to_string()).collect(),
+        attribute: attrs,
+        ..Default::default()
+    }
+}
+
+fn input(name: &str, dims: &[i64]) -> ValueInfoProto {
+    let dim = dims
+        .iter()
+        .map(|&d| if d < 0 { Dimension { dim_param: Some("batch".into()), dim_value: None } } else { Dimension { dim_value: Some(d), dim_param: None } })
+        .collect();
+    ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto { tensor_type: Some(TypeProtoTensor { elem_type: 1, shape: Some(TensorShapeProto { dim }) }), ..Default::default() }),
+        ..Default::default()
+    }
+}
+
+fn ints_init(name: &str, values: &[i64]) -> TensorProto {
+    TensorProto { name: name.into(), data_type: 7, dims: vec![values.len() as i64], int64_data: values.to_vec(), ..Default::default() }
+}
+
+fn floats_init(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
+    TensorProto { name: name.into(), data_type: 1, dims: dims.to_vec(), float_data: values.to_vec(), ..Default::default() }
+}
+
+fn model(opset: i64, nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>) -> Vec<u8> {
+    let output = nodes.last().map(|n| n.output[0].clone()).unwrap_or_default();
+    let graph = GraphProto { node: nodes, input: inputs, initializer: inits, output: vec![ValueInfoProto { name: output, ..Default::default() }], ..Default::default() };
+    ModelProto { ir_version: 8, opset_import: vec![OperatorSetIdProto { domain: String::new(), version: opset }], graph: Some(graph), ..Default::default() }.encode_to_vec()
+}
+
+fn only_op(bytes: &[u8]) -> (Op, TensorType) {
+    let graph = import(bytes, ImportOptions::default()).expect("imports");
+    let node = graph.nodes.last().expect("a node");
+    (node.op.clone(), graph.values[node.outputs[0]].ty.clone())
+}
+
+fn dims(t: &TensorType) -> Vec<Option<usize>> {
+    t.shape.iter().map(Dim::as_static).collect()
+}
+
+#[test]
+fn softmax_axis_default_and_semantics_change_at_opset_13() {
+    let x = || vec![input("x", &[2, 3, 4])];
+    let (op, _) = only_op(&model(11, vec![node("Softmax", &["x"], &["y"], vec![])], x(), vec![]));
+    assert_eq!(op, Op::Softmax(SoftmaxConfig { axis: 1, log: false, coerce_2d: true }));
+    let (op, _) = only_op(&model(13, vec![node("Softmax", &["x"], &["y"], vec![])], x(), vec![]));
+    assert_eq!(op, Op::Softmax(SoftmaxConfig { axis: 2, log: false, coerce_2d: false }));
+    // Before 13, the last axis needs no coercion.
+    let (op, _) = only_op(&model(1, vec![node("LogSoftmax", &["x"], &["y"], vec![attr_int("axis", -1)])], x(), vec![]));
+    assert_eq!(op, Op::Softmax(SoftmaxConfig { axis: 2, log: true, coerce_2d: false }));
+}
+
+#[test]
+fn reshape_shape_moves_from_attribute_to_input_at_opset_5() {
+    let (op, ty) = only_op(&model(1, vec![node("Reshape", &["x"], &["y"], vec![attr_ints("shape", &[0, -1])])], vec![input("x", &[2, 3, 4])], vec![]));
+    assert_eq!(op, Op::Reshape { shape: vec![0, -1] });
+    assert_eq!(dims(&ty), vec![Some(2), Some(12)]);
+    let (op, ty) = only_op(&model(14, vec![node("Reshape", &["x", "s"], &["y"], vec![])], vec![input("x", &[2, 3, 4])], vec![ints_init("s", &[-1, 4])]));
+    assert_eq!(op, Op::Reshape { shape: vec![-1, 4] });
+    assert_eq!(dims(&ty), vec![Some(6), Some(4)]);
+    let err = import(&model(14, vec![node("Reshape", &["x", "x"], &["y"], vec![])], vec![input("x", &[2, 3])], vec![]), ImportOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("must be a constant"), "{err}");
+}
+
+#[test]
+fn squeeze_and_unsqueeze_axes_from_attribute_then_input() {
+    let x = || vec![input("x", &[2, 1, 3, 1])];
+    let (op, ty) = only_op(&model(11, vec![node("Squeeze", &["x"], &["y"], vec![attr_ints("axes", &[-1, 1])])], x(), vec![]));
+    assert_eq!(op, Op::Squeeze { axes: vec![1, 3] });
+    assert_eq!(dims(&ty), vec![Some(2), Some(3)]);
+    let (op, _) = only_op(&model(13, vec![node("Squeeze", &["x", "a"], &["y"], vec![])], x(), vec![ints_init("a", &[3])]));
+    assert_eq!(op, Op::Squeeze { axes: vec![3] });
+    let (op, _) = only_op(&model(13, vec![node("Squeeze", &["x"], &["y"], vec![])], x(), vec![]));
+    assert_eq!(op, Op::Squeeze { axes: vec![1, 3] });
+    let (op, ty) = only_op(&model(13, vec![node("Unsqueeze", &["x", "a"], &["y"], vec![])], x(), vec![ints_init("a", &[0, -1])]));
+    assert_eq!(op, Op::Unsqueeze { axes: vec![0, 5] });
+    assert_eq!(dims(&ty), vec![Some(1), Some(2), Some(1), Some(3), Some(1), Some(1)]);
+}
+
+#[test]
+fn clip_bounds_from_attributes_then_inputs() {
+    let x = || vec![input("x", &[4])];
+    let (op, _) = only_op(&model(6, vec![node("Clip", &["x"], &["y"], vec![attr_float("min", -1.0)])], x(), vec![]));
+    assert_eq!(op, Op::Clip(ClipConfig { min: Some(-1.0), max: None }));
+    let (op, _) = only_op(&model(13, vec![node("Clip", &["x", "", "hi"], &["y"], vec![])], x(), vec![floats_init("hi", &[], &[2.5])]));
+    assert_eq!(op, Op::Clip(ClipConfig { min: None, max: Some(2.5) }));
+}
+
+#[test]
+fn legacy_broadcast_axis_before_opset_7() {
+    let ins = || vec![input("a", &[2, 3, 4, 5]), input("b", &[3])];
+    let add = |attrs| vec![node("Add", &["a", "b"], &["y"], attrs)];
+    let (op, ty) = only_op(&model(6, add(vec![attr_int("broadcast", 1), attr_int("axis", 1)]), ins(), vec![]));
+    assert_eq!(op, Op::Binary(BinaryConfig { op: BinaryOp::Add, legacy_axis: Some(1) }));
+    assert_eq!(dims(&ty), vec![Some(2), Some(3), Some(4), Some(5)]);
+    // From opset 7 the same shapes follow numpy rules and do not broadcast.
+    let err = import(&model(7, add(vec![]), ins(), vec![]), ImportOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("cannot be broadcast"), "{err}");
+}
+
+#[test]
+fn conv_and_pool_output_shapes() {
+    let w = floats_init("w", &[4, 3, 3, 3], &[0.0; 108]);
+    let conv = node("Conv", &["x", "w"], &["y"], vec![attr_ints("strides", &[2, 2]), attr_ints("pads", &[1, 1, 1, 1])]);
+    let (_, ty) = only_op(&model(11, vec![conv], vec![input("x", &[-1, 3, 9, 9])], vec![w]));
+    assert_eq!(ty.shape, vec![Dim::Symbolic("batch".into()), Dim::Static(4), Dim::Static(5), Dim::Static(5)]);
+    let pool = node("MaxPool", &["x"], &["y"], vec![attr_ints("kernel_shape", &[3, 3]), attr_ints("strides", &[2, 2]), attr_int("ceil_mode", 1)]);
+    let (_, ty) = only_op(&model(12, vec![pool], vec![input("x", &[1, 2, 8, 8])], vec![]));
+    assert_eq!(dims(&ty), vec![Some(1), Some(2), Some(4), Some(4)]);
+}
+
+#[test]
+fn gemm_and_matmul_shapes() {
+    let b = floats_init("b", &[5, 4], &[0.0; 20]);
+    let gemm = node("Gemm", &["x", "b"], &["y"], vec![attr_int("transB", 1)]);
+    let (_, ty) = only_op(&model(13, vec![gemm], vec![input("x", &[2, 4])], vec![b]));
+    assert_eq!(dims(&ty), vec![Some(2), Some(5)]);
+    let mm = node("MatMul", &["v", "m"], &["y"], vec![]);
+    let (_, ty) = only_op(&model(13, vec![mm], vec![input("v", &[4]), input("m", &[7, 4, 6])], vec![]));
+    assert_eq!(dims(&ty), vec![Some(7), Some(6)]);
+}
+
+#[test]
+fn wrong_attribute_type_names_node_and_op() {
+    let bad = AttributeProto { name: "axis".into(), r#type: attribute_type::FLOAT, f: 1.0, ..Default::default() };
+    let err = import(&model(13, vec![node("Softmax", &["x"], &["y"], vec![bad])], vec![input("x", &[2, 3])], vec![]), ImportOptions::default()).unwrap_err();
+    assert_eq!(err.to_string(), "node `Softmax_node` (Softmax): attribute `axis` has type FLOAT, expected INT");
+}
+
+#[test]
+fn unsupported_ops_are_listed_once_with_counts() {
+    let mut custom = node("ChannelScale", &["x"], &["a"], vec![]);
+    custom.domain = "example.custom".into();
+    let nodes = vec![custom, node("Foo", &["a"], &["b"], vec![]), node("Foo", &["b"], &["y"], vec![])];
+    let err = import(&model(13, nodes, vec![input("x", &[2])], vec![]), ImportOptions::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "model contains 2 op(s) with no implementation: ai.onnx::Foo (2 nodes), example.custom::ChannelScale (1 node); supply them with #[onnx_custom_op]"
+    );
+}
+
+#[test]
+fn dangling_input_is_an_error() {
+    let err = import(&model(13, vec![node("Relu", &["nope"], &["y"], vec![])], vec![], vec![]), ImportOptions::default()).unwrap_err();
+    assert!(matches!(err, Error::DanglingInput { ref input, .. } if input == "nope"), "{err}");
+}
+
+#[test]
+fn every_truncation_of_a_model_is_an_error_not_a_panic() {
+    let w = floats_init("w", &[4, 3, 3, 3], &[0.5; 108]);
+    let bytes = model(11, vec![node("Conv", &["x", "w"], &["y"], vec![])], vec![input("x", &[1, 3, 5, 5])], vec![w]);
+    assert!(import(&bytes, ImportOptions::default()).is_ok());
+    for len in 0..bytes.len() {
+        let _ = import(&bytes[..len], ImportOptions::default());
+    }
+    // Flipped bytes too: any result is fine, a panic is not.
+    for i in 0..bytes.len() {
+        let mut corrupt = bytes.clone();
+        corrupt[i] ^= 0xff;
+        let _ = import(&corrupt, ImportOptions::default());
+    }
+}
+
+#[test]
+fn identity_and_dropout_are_removed_by_simplify_only() {
+    let nodes = vec![node("Dropout", &["x"], &["a"], vec![]), node("Relu", &["a"], &["y"], vec![])];
+    let bytes = model(13, nodes, vec![input("x", &[3])], vec![]);
+    assert_eq!(import(&bytes, ImportOptions { simplify: true }).expect("imports").nodes.len(), 1);
+    assert_eq!(import(&bytes, ImportOptions { simplify: false }).expect("imports").nodes.len(), 2);
+}
