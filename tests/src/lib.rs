@@ -99,17 +99,24 @@ impl<T: Output> Outputs for T {
     }
 }
 
-impl<A: Output, B: Output> Outputs for (A, B) {
-    fn into_outputs(self) -> Vec<TensorData> {
-        vec![self.0.into_output(), self.1.into_output()]
-    }
+macro_rules! tuple_outputs {
+    ($($t:ident),+) => {
+        impl<$($t: Output),+> Outputs for ($($t,)+) {
+            #[allow(non_snake_case)]
+            fn into_outputs(self) -> Vec<TensorData> {
+                let ($($t,)+) = self;
+                vec![$($t.into_output()),+]
+            }
+        }
+    };
 }
-
-impl<A: Output, B: Output, C: Output> Outputs for (A, B, C) {
-    fn into_outputs(self) -> Vec<TensorData> {
-        vec![self.0.into_output(), self.1.into_output(), self.2.into_output()]
-    }
-}
+tuple_outputs!(A, B);
+tuple_outputs!(A, B, C);
+tuple_outputs!(A, B, C, D);
+tuple_outputs!(A, B, C, D, E);
+tuple_outputs!(A, B, C, D, E, F);
+tuple_outputs!(A, B, C, D, E, F, G);
+tuple_outputs!(A, B, C, D, E, F, G, H);
 
 /// The folder of a case, from its model path relative to this crate.
 pub fn case_dir(model_path: &str) -> PathBuf {
@@ -117,16 +124,30 @@ pub fn case_dir(model_path: &str) -> PathBuf {
     model.parent().map(Path::to_path_buf).unwrap_or(model)
 }
 
-/// Tolerances for float outputs: |actual - expected| <= ATOL + RTOL * |expected|.
-pub const RTOL: f64 = 1e-4;
-pub const ATOL: f64 = 1e-5;
+/// Tolerances of a float comparison: |actual - expected| <= atol + rtol * |expected|.
+#[derive(Debug, Clone, Copy)]
+pub struct Tolerance {
+    pub rtol: f64,
+    pub atol: f64,
+}
 
-/// Largest absolute difference, after checking kind and shape; panics with the details.
-pub fn compare(actual: &TensorData, expected: &onnx_ir::TensorData, what: &str) -> f64 {
-    assert_eq!(actual.shape().as_slice(), &expected.shape[..], "{what}: shape differs");
+/// For the per-operator models.
+pub const OP_TOLERANCE: Tolerance = Tolerance { rtol: 1e-4, atol: 1e-5 };
+
+/// Largest absolute difference, after checking kind and shape; integers and bools must be
+/// exact, NaN equals NaN.
+pub fn compare(actual: &TensorData, expected: &onnx_ir::TensorData, tol: Tolerance) -> Result<f64, String> {
+    if actual.shape().as_slice() != &expected.shape[..] {
+        return Err(format!("shape {:?}, expected {:?}", actual.shape().as_slice(), expected.shape));
+    }
     let exact = expected.dtype.kind() != onnx_ir::Kind::Float;
-    let is_float = matches!(actual.dtype(), burn::tensor::DType::F32 | burn::tensor::DType::F64 | burn::tensor::DType::F16 | burn::tensor::DType::BF16);
-    assert_eq!(!exact, is_float, "{what}: kind differs (got {:?}, expected {})", actual.dtype(), expected.dtype);
+    let is_float = matches!(
+        actual.dtype(),
+        burn::tensor::DType::F32 | burn::tensor::DType::F64 | burn::tensor::DType::F16 | burn::tensor::DType::BF16
+    );
+    if exact == is_float {
+        return Err(format!("element type {:?}, expected {}", actual.dtype(), expected.dtype));
+    }
     let got: Vec<f64> = actual.iter::<f64>().collect();
     let want = expected.to_f64s();
     let mut max_diff = 0.0f64;
@@ -136,18 +157,32 @@ pub fn compare(actual: &TensorData, expected: &onnx_ir::TensorData, what: &str) 
         }
         let diff = (g - w).abs();
         max_diff = max_diff.max(diff);
-        let ok = !exact && diff <= ATOL + RTOL * w.abs();
-        assert!(ok, "{what}: element {i} is {g}, expected {w} (diff {diff})");
+        if exact || diff.is_nan() || diff > tol.atol + tol.rtol * w.abs() {
+            return Err(format!("element {i} is {g}, expected {w} (diff {diff:e})"));
+        }
     }
-    max_diff
+    Ok(max_diff)
+}
+
+/// Compares every output with `output_N.pb` in `dir`; the largest difference seen.
+pub fn compare_outputs(dir: &Path, outputs: Vec<TensorData>, tol: Tolerance) -> Result<f64, String> {
+    let mut max_diff = 0.0f64;
+    for (i, actual) in outputs.iter().enumerate() {
+        let path = dir.join(format!("output_{i}.pb"));
+        let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let expected = onnx_ir::TensorData::decode(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        max_diff = max_diff.max(compare(actual, &expected, tol).map_err(|e| format!("output {i}: {e}"))?);
+    }
+    if dir.join(format!("output_{}.pb", outputs.len())).exists() {
+        return Err(format!("the model returned {} outputs, the test expects more", outputs.len()));
+    }
+    Ok(max_diff)
 }
 
 pub fn check_outputs(dir: &Path, outputs: Vec<TensorData>) {
-    for (i, actual) in outputs.iter().enumerate() {
-        let expected = read_pb(&dir.join(format!("output_{i}.pb")));
-        compare(actual, &expected, &format!("{} output {i}", dir.display()));
+    if let Err(e) = compare_outputs(dir, outputs, OP_TOLERANCE) {
+        panic!("{}: {e}", dir.display());
     }
-    assert!(!dir.join(format!("output_{}.pb", outputs.len())).exists(), "model returned fewer outputs than expected");
 }
 
 /// One model built by `scripts/make_op_models.py`: imported with `#[onnx_model]`, run on its

@@ -1,0 +1,118 @@
+//! Compiling the generated suite (attributing rustc errors to the test whose module caused
+//! them, then rebuilding without it) and running it, surviving crashes of single tests.
+
+use crate::expectations::Outcome;
+use crate::suite::Suite;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// Case modules a rustc diagnostic points into (primary spans, then any span or child).
+fn cases_of(message: &serde_json::Value) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut visit = |m: &serde_json::Value| {
+        for span in m["spans"].as_array().into_iter().flatten() {
+            if let Some(file) = span["file_name"].as_str() {
+                if let Some(case) = file.strip_prefix("src/cases/").and_then(|f| f.strip_suffix(".rs")) {
+                    found.insert(case.to_string());
+                }
+            }
+        }
+    };
+    visit(message);
+    for child in message["children"].as_array().into_iter().flatten() {
+        visit(child);
+    }
+    found
+}
+
+/// Builds the suite; cases that fail to compile get a `compile-error` outcome and are dropped
+/// until the rest builds. Returns the compiled cases.
+pub fn compile(suite: &Suite, target: &Path, mut cases: Vec<String>, outcomes: &mut BTreeMap<String, Outcome>) -> Result<Vec<String>, String> {
+    loop {
+        suite.write_main(&cases)?;
+        let output = cargo()
+            .args(["build", "--message-format=json", "--manifest-path"])
+            .arg(suite.dir.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", target)
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if output.status.success() {
+            return Ok(cases);
+        }
+        let mut failing: BTreeMap<String, String> = BTreeMap::new();
+        let mut unattributed = vec![];
+        for line in output.stdout.split(|&b| b == b'\n') {
+            let Ok(msg) = serde_json::from_slice::<serde_json::Value>(line) else { continue };
+            if msg["reason"] != "compiler-message" || msg["message"]["level"] != "error" {
+                continue;
+            }
+            let message = &msg["message"];
+            let text = message["message"].as_str().unwrap_or("").to_string();
+            let owners = cases_of(message);
+            if owners.is_empty() {
+                if message["spans"].as_array().is_some_and(|s| !s.is_empty()) {
+                    unattributed.push(message["rendered"].as_str().unwrap_or(&text).to_string());
+                }
+                continue;
+            }
+            for case in owners {
+                failing.entry(case).or_insert_with(|| text.clone());
+            }
+        }
+        if failing.is_empty() {
+            return Err(format!("the suite failed to build with errors not attributable to a test:\n{}", unattributed.join("\n")));
+        }
+        eprintln!("{} test(s) failed to compile; rebuilding without them", failing.len());
+        cases.retain(|c| !failing.contains_key(c));
+        for (case, error) in failing {
+            outcomes.insert(case, Outcome::new("compile-error", &error));
+        }
+    }
+}
+
+/// Runs the compiled suite. A test that crashes the process (abort, stack overflow) is
+/// recorded as a runtime error and the run resumes after it.
+pub fn run_suite(target: &Path, data: &Path, cases: &[String], outcomes: &mut BTreeMap<String, Outcome>) -> Result<(), String> {
+    let binary = target.join("debug").join("onnx-backend-suite");
+    let mut skip = 0;
+    while skip < cases.len() {
+        let mut child = Command::new(&binary)
+            .arg(data)
+            .arg(skip.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut in_progress: Option<String> = None;
+        for line in BufReader::new(stdout).lines() {
+            let line = line.map_err(|e| e.to_string())?;
+            let fields: Vec<&str> = line.split('\t').collect();
+            match fields[..] {
+                ["START", name] => in_progress = Some(name.to_string()),
+                ["RESULT", name, status, detail, _ms] => {
+                    let reason = if status == "pass" { String::new() } else { detail.to_string() };
+                    outcomes.insert(name.to_string(), Outcome::new(status, &reason));
+                    in_progress = None;
+                    skip += 1;
+                }
+                _ => {}
+            }
+        }
+        let status = child.wait().map_err(|e| e.to_string())?;
+        if let Some(name) = in_progress {
+            outcomes.insert(name, Outcome::new("runtime-error", &format!("the test crashed the process ({status})")));
+            skip += 1;
+        } else if !status.success() && skip < cases.len() {
+            return Err(format!("the suite exited with {status} before running every test"));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,161 @@
+//! The generated suite crate: one module per imported test (code from the code generator plus
+//! a `run` function feeding `test_data_set_0`), and a `main` that runs them one by one and
+//! prints one `RESULT` line each. Kept outside the repository, it builds into the workspace's
+//! target folder so the dependency graph (burn) is compiled only once.
+
+use onnx_codegen::model::{default_impl, StructSpec, WeightsSource};
+use onnx_codegen::{prelude, weights, CodegenError};
+use onnx_ir::{import, ImportOptions};
+use proc_macro2::{Ident, Span};
+use quote::{format_ident, quote};
+use std::path::{Path, PathBuf};
+
+/// The backend runner compares like ONNX's own: rtol 1e-3, atol 1e-7.
+const RTOL: f64 = 1e-3;
+const ATOL: f64 = 1e-7;
+
+pub struct Suite {
+    pub dir: PathBuf,
+    pub repo: PathBuf,
+}
+
+impl Suite {
+    /// Imports one test's model and writes its module; the error is the import failure.
+    pub fn generate_case(&self, name: &str, model_path: &Path) -> Result<(), String> {
+        let bytes = std::fs::read(model_path).map_err(|e| format!("cannot read {}: {e}", model_path.display()))?;
+        let attempt = std::panic::catch_unwind(|| -> Result<String, CodegenError> {
+            let graph = import(&bytes, ImportOptions::default())?;
+            let lowered = onnx_codegen::model::lower(&graph)?;
+            let source = if lowered.has_weights() {
+                let bpk = self.dir.join("weights").join(format!("{name}.bpk"));
+                let packed = weights::pack(&lowered.weights)?;
+                std::fs::write(&bpk, packed).map_err(|e| CodegenError::Write { path: bpk.display().to_string(), message: e.to_string() })?;
+                WeightsSource::Embedded { bpk_path: bpk.display().to_string() }
+            } else {
+                WeightsSource::None
+            };
+            let model = Ident::new("Model", Span::call_site());
+            let spec = StructSpec { name: &model, vis: quote! { pub }, attrs: quote! {} };
+            let items = lowered.items(&spec, &source);
+            let default = default_impl(&model, &source, lowered.has_weights());
+            let inputs = (0..graph.inputs.len()).map(|i| quote! { onnx_tests::input(dir, #i, device) });
+            let prelude = prelude();
+            let tokens = quote! {
+                #prelude
+                #items
+                #default
+                pub fn run(dir: &std::path::Path, device: &Device) -> Result<f64, String> {
+                    let _ = device;
+                    let model = Model::default();
+                    let outputs = model.forward(#(#inputs),*);
+                    let tolerance = onnx_tests::Tolerance { rtol: #RTOL, atol: #ATOL };
+                    onnx_tests::compare_outputs(dir, onnx_tests::Outputs::into_outputs(outputs), tolerance)
+                }
+            };
+            Ok(tokens.to_string())
+        });
+        let code = match attempt {
+            Ok(result) => result.map_err(|e| e.to_string())?,
+            Err(panic) => return Err(format!("importer panicked: {}", panic_message(&panic))),
+        };
+        std::fs::write(self.dir.join("src").join("cases").join(format!("{name}.rs")), code).map_err(|e| e.to_string())
+    }
+
+    /// Prepares the crate folder (manifest, lock file copy, empty cases).
+    pub fn init(&self) -> Result<(), String> {
+        let _ = std::fs::remove_dir_all(self.dir.join("src"));
+        let _ = std::fs::remove_dir_all(self.dir.join("weights"));
+        for sub in ["src/cases", "weights"] {
+            std::fs::create_dir_all(self.dir.join(sub)).map_err(|e| e.to_string())?;
+        }
+        let repo = self.repo.display();
+        let manifest = format!(
+            r#"[package]
+name = "onnx-backend-suite"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[workspace]
+
+[dependencies]
+burn = {{ version = "=0.22.1", default-features = false, features = ["std", "flex"] }}
+burn-onnx = {{ path = "{repo}/runtime-support" }}
+onnx-tests = {{ path = "{repo}/tests" }}
+
+# Same profile as the main workspace, so the dependencies built there are reused.
+[profile.dev.package."*"]
+opt-level = 3
+
+[profile.dev]
+debug = "line-tables-only"
+"#
+        );
+        std::fs::write(self.dir.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+        std::fs::copy(self.repo.join("Cargo.lock"), self.dir.join("Cargo.lock")).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// Writes `main.rs` running `cases` in order.
+    pub fn write_main(&self, cases: &[String]) -> Result<(), String> {
+        let mods = cases.iter().map(|c| format_ident!("{c}"));
+        let entries = cases.iter().map(|c| {
+            let m = format_ident!("{c}");
+            quote! { (#c, cases::#m::run as Runner) }
+        });
+        let code = quote! {
+            #![allow(warnings)]
+            use burn_onnx::burn::tensor::Device;
+            use std::io::Write;
+            use std::path::{Path, PathBuf};
+
+            mod cases {
+                #(pub mod #mods;)*
+            }
+
+            type Runner = fn(&Path, &Device) -> Result<f64, String>;
+
+            const TESTS: &[(&str, Runner)] = &[#(#entries),*];
+
+            fn one_line(s: &str) -> String {
+                s.replace(['\n', '\t', '\r'], " ")
+            }
+
+            fn main() {
+                let mut args = std::env::args().skip(1);
+                let data = PathBuf::from(args.next().expect("usage: suite <data-dir> [skip]"));
+                let skip: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+                std::panic::set_hook(Box::new(|_| {}));
+                let device = Device::flex();
+                let mut out = std::io::stdout();
+                for (name, run) in TESTS.iter().skip(skip) {
+                    let _ = writeln!(out, "START\t{name}");
+                    let _ = out.flush();
+                    let dir = data.join(name).join("test_data_set_0");
+                    let started = std::time::Instant::now();
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&dir, &device)));
+                    let ms = started.elapsed().as_secs_f64() * 1e3;
+                    let line = match result {
+                        Ok(Ok(diff)) => format!("pass\t{diff:e}"),
+                        Ok(Err(e)) => format!("mismatch\t{}", one_line(&e)),
+                        Err(panic) => {
+                            let message = panic
+                                .downcast_ref::<String>()
+                                .cloned()
+                                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                                .unwrap_or_default();
+                            format!("runtime-error\tpanic: {}", one_line(&message))
+                        }
+                    };
+                    let _ = writeln!(out, "RESULT\t{name}\t{line}\t{ms:.1}");
+                    let _ = out.flush();
+                }
+            }
+        };
+        std::fs::write(self.dir.join("src").join("main.rs"), code.to_string()).map_err(|e| e.to_string())
+    }
+}
+
+pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+}
