@@ -80,3 +80,28 @@ pub fn int_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Te
 pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Tensor<D, Bool>> {
     Param::uninitialized(ParamId::new(), move |device, _| Tensor::empty(shape, device), device.clone(), false, shape.into())
 }
+
+/// Helpers the generated code calls where one Burn call does not express an ONNX op.
+pub mod ops {
+    use burn::tensor::kind::Basic;
+    use burn::tensor::{Bool, Tensor};
+
+    /// The numpy broadcast of same-rank shapes (a 1 stretches to the other size).
+    pub fn broadcast_dims<const D: usize>(shapes: &[[usize; D]]) -> [usize; D] {
+        let mut out = [1; D];
+        for shape in shapes {
+            for (o, &d) in out.iter_mut().zip(shape) {
+                if d != 1 {
+                    *o = d;
+                }
+            }
+        }
+        out
+    }
+
+    /// ONNX `Where`: `x` where `condition` holds, else `y`, all broadcast together.
+    pub fn where_op<const D: usize, K: Basic>(condition: Tensor<D, Bool>, x: Tensor<D, K>, y: Tensor<D, K>) -> Tensor<D, K> {
+        let dims = broadcast_dims(&[condition.dims(), x.dims(), y.dims()]);
+        y.expand(dims).mask_where(condition.expand(dims), x.expand(dims))
+    }
+}

@@ -1,37 +1,65 @@
 use super::align_rank;
 use crate::emitter::{float_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{Activation, BinaryConfig, BinaryOp, ClipConfig};
-use onnx_ir::Node;
+use onnx_ir::ops::{BinaryConfig, BinaryOp, ClipConfig, UnaryOp, VariadicOp};
+use onnx_ir::{DType, Kind, Node};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+/// The method of a binary op, and its scalar form where Burn has one.
+fn binary_methods(op: BinaryOp, float: bool) -> (&'static str, Option<&'static str>) {
+    match op {
+        BinaryOp::Add => ("add", Some("add_scalar")),
+        BinaryOp::Sub => ("sub", Some("sub_scalar")),
+        BinaryOp::Mul => ("mul", Some("mul_scalar")),
+        BinaryOp::Div => ("div", Some("div_scalar")),
+        BinaryOp::Pow if float => ("powf", Some("powf_scalar")),
+        BinaryOp::Pow => ("powi", Some("powi_scalar")),
+        BinaryOp::Mod { fmod: true } if float => ("fmod", Some("fmod_scalar")),
+        BinaryOp::Mod { .. } => ("remainder", Some("remainder_scalar")),
+        BinaryOp::Equal => ("equal", Some("equal_elem")),
+        BinaryOp::Less => ("lower", Some("lower_elem")),
+        BinaryOp::LessOrEqual => ("lower_equal", Some("lower_equal_elem")),
+        BinaryOp::Greater => ("greater", Some("greater_elem")),
+        BinaryOp::GreaterOrEqual => ("greater_equal", Some("greater_equal_elem")),
+        BinaryOp::And => ("bool_and", None),
+        BinaryOp::Or => ("bool_or", None),
+        BinaryOp::Xor => ("bool_xor", None),
+        BinaryOp::BitShift { left: true } => ("bitwise_left_shift", Some("bitwise_left_shift_scalar")),
+        BinaryOp::BitShift { left: false } => ("bitwise_right_shift", Some("bitwise_right_shift_scalar")),
+        BinaryOp::BitwiseAnd => ("bitwise_and", Some("bitwise_and_scalar")),
+        BinaryOp::BitwiseOr => ("bitwise_or", Some("bitwise_or_scalar")),
+        BinaryOp::BitwiseXor => ("bitwise_xor", Some("bitwise_xor_scalar")),
+        BinaryOp::PRelu => ("prelu", None),
+    }
+}
+
 pub fn binary(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<TokenStream> {
     let (a, b) = (e.input_id(&node.inputs, 0)?, e.input_id(&node.inputs, 1)?);
-    let out = e.ty(node.outputs[0]);
-    let rank = out.rank();
-    let name = match c.op {
-        BinaryOp::Add => "add",
-        BinaryOp::Sub => "sub",
-        BinaryOp::Mul => "mul",
-        BinaryOp::Div => "div",
-    };
+    let rank = e.rank(node.outputs[0]).max(1);
+    let a_type = e.ty(a);
+    let float = a_type.dtype.kind() == Kind::Float;
+    let (name, scalar_name) = binary_methods(c.op, float);
     let method = format_ident!("{name}");
-    let scalar_method = format_ident!("{name}_scalar");
-    if let Some(v) = e.scalar(b).filter(|_| e.rank(a) == rank && c.legacy_axis.is_none()) {
-        let (a, v) = (e.use_value(a)?, scalar_literal(v, out.dtype));
-        return Ok(quote! { #a.#scalar_method(#v) });
+    let same_kind = e.ty(b).dtype.kind() == a_type.dtype.kind();
+    if let Some(scalar_method) = scalar_name.map(|n| format_ident!("{n}")) {
+        if let Some(v) = e.scalar(b).filter(|_| e.rank(a).max(1) == rank && c.legacy_axis.is_none()) {
+            let (a, v) = (e.use_value(a)?, scalar_literal(v, e.ty(b).dtype));
+            return Ok(quote! { #a.#scalar_method(#v) });
+        }
+        if let Some(v) = e.scalar(a).filter(|_| e.rank(b).max(1) == rank) {
+            let commuted = match c.op {
+                BinaryOp::Add | BinaryOp::Mul => Some(quote! { #scalar_method }),
+                BinaryOp::Sub => Some(quote! { neg().add_scalar }),
+                BinaryOp::Div if float => Some(quote! { recip().mul_scalar }),
+                _ => None,
+            };
+            if let Some(call) = commuted {
+                let (b, v) = (e.use_value(b)?, scalar_literal(v, a_type.dtype));
+                return Ok(quote! { #b.#call(#v) });
+            }
+        }
     }
-    let float = out.dtype.kind() == onnx_ir::Kind::Float;
-    if let Some(v) = e.scalar(a).filter(|_| e.rank(b) == rank && (float || c.op != BinaryOp::Div)) {
-        let (b, v) = (e.use_value(b)?, scalar_literal(v, out.dtype));
-        return Ok(match c.op {
-            BinaryOp::Add | BinaryOp::Mul => quote! { #b.#scalar_method(#v) },
-            BinaryOp::Sub => quote! { #b.neg().add_scalar(#v) },
-            BinaryOp::Div => quote! { #b.recip().mul_scalar(#v) },
-        });
-    }
-    // Constants of rank 0 are held as rank-1 parameters.
     let (ra, rb) = (e.rank(a).max(1), e.rank(b).max(1));
     let lhs = align_rank(e.use_value(a)?, ra, rank);
     let rhs = e.use_value(b)?;
@@ -43,19 +71,173 @@ pub fn binary(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<TokenStr
         }
         None => align_rank(rhs, rb, rank),
     };
-    Ok(quote! { #lhs.#method(#rhs) })
+    // Pow with a float base and an integer exponent: the exponent is converted.
+    let rhs = if c.op == BinaryOp::Pow && float && !same_kind { quote! { #rhs.float() } } else { rhs };
+    Ok(match c.op {
+        BinaryOp::PRelu => quote! {{
+            let x = #lhs;
+            let negative = x.clone().clamp_max(0.0).mul(#rhs);
+            x.clamp_min(0.0).add(negative)
+        }},
+        _ => quote! { #lhs.#method(#rhs) },
+    })
 }
 
-pub fn activation(e: &mut Emitter, node: &Node, act: Activation) -> Result<TokenStream> {
+pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
+    let float = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind() == Kind::Float;
     let x = e.input(&node.inputs, 0)?;
-    Ok(match act {
-        Activation::Relu => quote! { burn::tensor::activation::relu(#x) },
-        Activation::Sigmoid => quote! { burn::tensor::activation::sigmoid(#x) },
-        Activation::Tanh => quote! { #x.tanh() },
-        Activation::LeakyRelu { alpha } => {
-            let alpha = float_literal(alpha);
-            quote! { burn::tensor::activation::leaky_relu(#x, #alpha) }
+    let f = float_literal;
+    let act = quote! { burn::tensor::activation };
+    Ok(match op {
+        UnaryOp::Relu if float => quote! { #act::relu(#x) },
+        UnaryOp::Relu => quote! { #x.clamp_min(0) },
+        UnaryOp::Sigmoid => quote! { #act::sigmoid(#x) },
+        UnaryOp::Tanh => quote! { #x.tanh() },
+        UnaryOp::LeakyRelu { alpha } => {
+            let alpha = f(alpha);
+            quote! { #act::leaky_relu(#x, #alpha) }
         }
+        UnaryOp::Abs => quote! { #x.abs() },
+        UnaryOp::Neg => quote! { #x.neg() },
+        UnaryOp::Sign => quote! { #x.sign() },
+        UnaryOp::Ceil | UnaryOp::Floor | UnaryOp::Round if !float => x,
+        UnaryOp::Ceil => quote! { #x.ceil() },
+        UnaryOp::Floor => quote! { #x.floor() },
+        UnaryOp::Round => quote! { #x.round() },
+        UnaryOp::Exp => quote! { #x.exp() },
+        UnaryOp::Log => quote! { #x.log() },
+        UnaryOp::Sqrt => quote! { #x.sqrt() },
+        UnaryOp::Reciprocal => quote! { #x.recip() },
+        UnaryOp::Sin => quote! { #x.sin() },
+        UnaryOp::Cos => quote! { #x.cos() },
+        UnaryOp::Tan => quote! { #x.tan() },
+        UnaryOp::Asin => quote! { #x.asin() },
+        UnaryOp::Acos => quote! { #x.acos() },
+        UnaryOp::Atan => quote! { #x.atan() },
+        UnaryOp::Sinh => quote! { #x.sinh() },
+        UnaryOp::Cosh => quote! { #x.cosh() },
+        UnaryOp::Asinh => quote! { #x.asinh() },
+        UnaryOp::Acosh => quote! { #x.acosh() },
+        UnaryOp::Atanh => quote! { #x.atanh() },
+        UnaryOp::Erf => quote! { #x.erf() },
+        UnaryOp::Softplus => quote! { #act::softplus(#x, 1.0) },
+        UnaryOp::Softsign => quote! { #act::softsign(#x) },
+        UnaryOp::Mish => quote! { #act::mish(#x) },
+        UnaryOp::Gelu { tanh: false } => quote! { #act::gelu(#x) },
+        UnaryOp::Gelu { tanh: true } => quote! { #act::gelu_approximate(#x) },
+        UnaryOp::Elu { alpha } | UnaryOp::Selu { alpha, .. } => {
+            let alpha = f(alpha);
+            let gamma = match op {
+                UnaryOp::Selu { gamma, .. } => {
+                    let gamma = f(gamma);
+                    quote! { .mul_scalar(#gamma) }
+                }
+                _ => quote! {},
+            };
+            quote! {{
+                let x = #x;
+                let negative = x.clone().exp().sub_scalar(1.0).mul_scalar(#alpha);
+                x.clone().mask_where(x.lower_equal_elem(0.0), negative)#gamma
+            }}
+        }
+        UnaryOp::Celu { alpha } => {
+            let alpha = f(alpha);
+            quote! {{
+                let x = #x;
+                let negative = x.clone().div_scalar(#alpha).exp().sub_scalar(1.0).mul_scalar(#alpha);
+                x.clamp_min(0.0).add(negative.clamp_max(0.0))
+            }}
+        }
+        UnaryOp::HardSigmoid { alpha, beta } => {
+            let (alpha, beta) = (f(alpha), f(beta));
+            quote! { #x.mul_scalar(#alpha).add_scalar(#beta).clamp(0.0, 1.0) }
+        }
+        UnaryOp::HardSwish => quote! {{
+            let x = #x;
+            x.clone().mul(x.mul_scalar(1.0 / 6.0).add_scalar(0.5).clamp(0.0, 1.0))
+        }},
+        UnaryOp::ThresholdedRelu { alpha } => {
+            let alpha = f(alpha);
+            quote! {{
+                let x = #x;
+                x.clone().mask_fill(x.lower_equal_elem(#alpha), 0.0)
+            }}
+        }
+        UnaryOp::Shrink { bias, lambd } => {
+            let (bias, lambd, neg_lambd) = (f(bias), f(lambd), f(-lambd));
+            quote! {{
+                let x = #x;
+                let below = x.clone().lower_elem(#neg_lambd);
+                let above = x.clone().greater_elem(#lambd);
+                x.clone()
+                    .zeros_like()
+                    .mask_where(below, x.clone().add_scalar(#bias))
+                    .mask_where(above, x.sub_scalar(#bias))
+            }}
+        }
+        UnaryOp::IsNaN => quote! { #x.is_nan() },
+        UnaryOp::IsInf { positive: true, negative: true } => quote! { #x.is_inf() },
+        UnaryOp::IsInf { positive, negative } => {
+            let sign = match (positive, negative) {
+                (true, _) => quote! { greater_elem(0.0) },
+                (_, true) => quote! { lower_elem(0.0) },
+                // Neither: nothing is reported (a comparison no value satisfies).
+                _ => quote! { greater_elem(f64::INFINITY) },
+            };
+            quote! {{
+                let x = #x;
+                x.clone().is_inf().bool_and(x.#sign)
+            }}
+        }
+        UnaryOp::Not => quote! { #x.bool_not() },
+    })
+}
+
+/// Max/Min/Sum/Mean folded pairwise, each operand raised to the output rank.
+pub fn variadic(e: &mut Emitter, node: &Node, op: VariadicOp) -> Result<TokenStream> {
+    let rank = e.rank(node.outputs[0]).max(1);
+    let mut operands = vec![];
+    for i in 0..node.inputs.len() {
+        let r = e.rank(e.input_id(&node.inputs, i)?).max(1);
+        operands.push(align_rank(e.input(&node.inputs, i)?, r, rank));
+    }
+    let method = match op {
+        VariadicOp::Max => quote! { max_pair },
+        VariadicOp::Min => quote! { min_pair },
+        VariadicOp::Sum | VariadicOp::Mean => quote! { add },
+    };
+    let mut acc = operands.remove(0);
+    for operand in operands {
+        acc = quote! { #acc.#method(#operand) };
+    }
+    if op == VariadicOp::Mean {
+        let n = float_literal(node.inputs.len() as f64);
+        acc = quote! { #acc.div_scalar(#n) };
+    }
+    Ok(acc)
+}
+
+/// `Where(c, x, y)`: y with x where c holds, all operands broadcast to the output shape.
+pub fn where_(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    let rank = e.rank(node.outputs[0]).max(1);
+    let mut ops = vec![];
+    for i in 0..3 {
+        let r = e.rank(e.input_id(&node.inputs, i)?).max(1);
+        ops.push(align_rank(e.input(&node.inputs, i)?, r, rank));
+    }
+    let (c, x, y) = (&ops[0], &ops[1], &ops[2]);
+    Ok(quote! { burn_onnx::ops::where_op(#c, #x, #y) })
+}
+
+/// Cast between Burn's kinds; within a kind the element type stays Burn's default.
+pub fn cast(e: &mut Emitter, node: &Node, to: DType) -> Result<TokenStream> {
+    let from = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind();
+    let x = e.input(&node.inputs, 0)?;
+    Ok(match (from, to.kind()) {
+        (a, b) if a == b => x,
+        (_, Kind::Float) => quote! { #x.float() },
+        (_, Kind::Int) => quote! { #x.int() },
+        (_, Kind::Bool) => quote! { #x.bool() },
     })
 }
 

@@ -18,7 +18,10 @@ use proc_macro2::TokenStream;
 pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     match &node.op {
         Op::Binary(c) => elementwise::binary(e, node, c),
-        Op::Activation(a) => elementwise::activation(e, node, *a),
+        Op::Unary(u) => elementwise::unary(e, node, *u),
+        Op::Variadic(v) => elementwise::variadic(e, node, *v),
+        Op::Where => elementwise::where_(e, node),
+        Op::Cast { to } => elementwise::cast(e, node, *to),
         Op::Clip(c) => elementwise::clip(e, node, c),
         Op::Identity => e.input(&node.inputs, 0),
         Op::Gemm(c) => linear::gemm(e, node, c),

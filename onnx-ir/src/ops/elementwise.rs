@@ -4,7 +4,7 @@
 use super::common::{broadcast_shapes, fmt_dims};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
-use crate::types::{Dim, TensorType};
+use crate::types::{DType, Dim, Kind, TensorType};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinaryOp {
@@ -12,6 +12,58 @@ pub enum BinaryOp {
     Sub,
     Mul,
     Div,
+    Pow,
+    /// `fmod = 1`: the sign follows the dividend (C fmod); otherwise the divisor (Python %).
+    Mod { fmod: bool },
+    Equal,
+    Less,
+    LessOrEqual,
+    Greater,
+    GreaterOrEqual,
+    And,
+    Or,
+    Xor,
+    BitShift { left: bool },
+    BitwiseAnd,
+    BitwiseOr,
+    BitwiseXor,
+    PRelu,
+}
+
+impl BinaryOp {
+    pub fn from_op_type(ctx: &NodeCtx) -> Result<Self> {
+        Ok(match ctx.op_type {
+            "Add" => Self::Add,
+            "Sub" => Self::Sub,
+            "Mul" => Self::Mul,
+            "Div" => Self::Div,
+            "Pow" => Self::Pow,
+            "Mod" => Self::Mod { fmod: ctx.attrs.int_or("fmod", 0)? != 0 },
+            "Equal" => Self::Equal,
+            "Less" => Self::Less,
+            "LessOrEqual" => Self::LessOrEqual,
+            "Greater" => Self::Greater,
+            "GreaterOrEqual" => Self::GreaterOrEqual,
+            "And" => Self::And,
+            "Or" => Self::Or,
+            "Xor" => Self::Xor,
+            "BitShift" => match ctx.attrs.string("direction")?.as_deref() {
+                Some("LEFT") => Self::BitShift { left: true },
+                Some("RIGHT") => Self::BitShift { left: false },
+                other => return Err(ctx.error(format!("BitShift direction must be LEFT or RIGHT, got {other:?}"))),
+            },
+            "BitwiseAnd" => Self::BitwiseAnd,
+            "BitwiseOr" => Self::BitwiseOr,
+            "BitwiseXor" => Self::BitwiseXor,
+            "PRelu" => Self::PRelu,
+            other => return Err(ctx.error(format!("`{other}` is not a binary op"))),
+        })
+    }
+
+    /// Comparisons and logic produce bool tensors.
+    pub fn yields_bool(self) -> bool {
+        matches!(self, Self::Equal | Self::Less | Self::LessOrEqual | Self::Greater | Self::GreaterOrEqual | Self::And | Self::Or | Self::Xor)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +74,21 @@ pub struct BinaryConfig {
     pub legacy_axis: Option<usize>,
 }
 
-pub fn parse_binary(ctx: &NodeCtx, op: BinaryOp) -> Result<Parsed> {
+pub fn parse_binary(ctx: &NodeCtx) -> Result<Parsed> {
+    let op = BinaryOp::from_op_type(ctx)?;
+    let kind = ctx.input_type(0)?.dtype.kind();
+    let logic = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
+    let bits = matches!(op, BinaryOp::BitShift { .. } | BinaryOp::BitwiseAnd | BinaryOp::BitwiseOr | BinaryOp::BitwiseXor);
+    let fits = if logic {
+        kind == Kind::Bool
+    } else if bits {
+        kind == Kind::Int
+    } else {
+        kind != Kind::Bool || op == BinaryOp::Equal
+    };
+    if !fits || (op == BinaryOp::PRelu && kind != Kind::Float) {
+        return Err(ctx.error(format!("{} on {} tensors is not supported", ctx.op_type, ctx.input_type(0)?.dtype)));
+    }
     let mut legacy_axis = None;
     if ctx.opset < 7 && ctx.attrs.int_or("broadcast", 0)? == 1 {
         let (a, b) = (ctx.input_type(0)?.rank(), ctx.input_type(1)?.rank());
@@ -50,7 +116,7 @@ pub fn legacy_aligned(b: &[Dim], axis: usize, rank: usize) -> Vec<Dim> {
 
 pub fn infer_binary(c: &BinaryConfig, inputs: &[&TensorType]) -> Result<TensorType, String> {
     let (a, b) = (inputs[0], inputs[1]);
-    if a.dtype != b.dtype {
+    if a.dtype != b.dtype && c.op != BinaryOp::Pow {
         return Err(format!("operand types differ: {a} and {b}"));
     }
     let b_shape = match c.legacy_axis {
@@ -59,26 +125,192 @@ pub fn infer_binary(c: &BinaryConfig, inputs: &[&TensorType]) -> Result<TensorTy
     };
     let shape = broadcast_shapes(&a.shape, &b_shape)
         .map_err(|e| format!("{e} (operands {} and {})", fmt_dims(&a.shape), fmt_dims(&b.shape)))?;
-    Ok(TensorType::new(a.dtype, shape))
+    let dtype = if c.op.yields_bool() { DType::Bool } else { a.dtype };
+    Ok(TensorType::new(dtype, shape))
 }
 
+/// Elementwise functions of one tensor, with their attributes.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Activation {
+pub enum UnaryOp {
     Relu,
     Sigmoid,
     Tanh,
     LeakyRelu { alpha: f64 },
+    Abs,
+    Neg,
+    Exp,
+    Log,
+    Sqrt,
+    Reciprocal,
+    Ceil,
+    Floor,
+    Round,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Erf,
+    Sign,
+    Softplus,
+    Softsign,
+    Elu { alpha: f64 },
+    Selu { alpha: f64, gamma: f64 },
+    Celu { alpha: f64 },
+    HardSigmoid { alpha: f64, beta: f64 },
+    HardSwish,
+    Mish,
+    Gelu { tanh: bool },
+    ThresholdedRelu { alpha: f64 },
+    Shrink { bias: f64, lambd: f64 },
+    IsNaN,
+    IsInf { positive: bool, negative: bool },
+    Not,
 }
 
-pub fn parse_activation(ctx: &NodeCtx) -> Result<Parsed> {
-    let act = match ctx.op_type {
-        "Relu" => Activation::Relu,
-        "Sigmoid" => Activation::Sigmoid,
-        "Tanh" => Activation::Tanh,
-        "LeakyRelu" => Activation::LeakyRelu { alpha: ctx.attrs.float_or("alpha", 0.01)? as f64 },
-        other => return Err(ctx.error(format!("`{other}` is not an activation"))),
+impl UnaryOp {
+    /// Whether the op is defined on integer tensors too (the rest need floats).
+    pub fn accepts_int(self) -> bool {
+        matches!(self, Self::Relu | Self::Abs | Self::Neg | Self::Sign | Self::Ceil | Self::Floor | Self::Round)
+    }
+}
+
+pub fn parse_unary(ctx: &NodeCtx) -> Result<Parsed> {
+    let a = &ctx.attrs;
+    let f = |name: &str, default: f32| -> Result<f64> { Ok(a.float_or(name, default)? as f64) };
+    let op = match ctx.op_type {
+        "Relu" => UnaryOp::Relu,
+        "Sigmoid" => UnaryOp::Sigmoid,
+        "Tanh" => UnaryOp::Tanh,
+        "LeakyRelu" => UnaryOp::LeakyRelu { alpha: f("alpha", 0.01)? },
+        "Abs" => UnaryOp::Abs,
+        "Neg" => UnaryOp::Neg,
+        "Exp" => UnaryOp::Exp,
+        "Log" => UnaryOp::Log,
+        "Sqrt" => UnaryOp::Sqrt,
+        "Reciprocal" => UnaryOp::Reciprocal,
+        "Ceil" => UnaryOp::Ceil,
+        "Floor" => UnaryOp::Floor,
+        "Round" => UnaryOp::Round,
+        "Sin" => UnaryOp::Sin,
+        "Cos" => UnaryOp::Cos,
+        "Tan" => UnaryOp::Tan,
+        "Asin" => UnaryOp::Asin,
+        "Acos" => UnaryOp::Acos,
+        "Atan" => UnaryOp::Atan,
+        "Sinh" => UnaryOp::Sinh,
+        "Cosh" => UnaryOp::Cosh,
+        "Asinh" => UnaryOp::Asinh,
+        "Acosh" => UnaryOp::Acosh,
+        "Atanh" => UnaryOp::Atanh,
+        "Erf" => UnaryOp::Erf,
+        "Sign" => UnaryOp::Sign,
+        "Softplus" => UnaryOp::Softplus,
+        "Softsign" => UnaryOp::Softsign,
+        "Elu" => UnaryOp::Elu { alpha: f("alpha", 1.0)? },
+        "Selu" => UnaryOp::Selu { alpha: f("alpha", 1.673_263_2)?, gamma: f("gamma", 1.050_701)? },
+        "Celu" => UnaryOp::Celu { alpha: f("alpha", 1.0)? },
+        "HardSigmoid" => UnaryOp::HardSigmoid { alpha: f("alpha", 0.2)?, beta: f("beta", 0.5)? },
+        "HardSwish" => UnaryOp::HardSwish,
+        "Mish" => UnaryOp::Mish,
+        "Gelu" => {
+            let approximate = a.string("approximate")?.unwrap_or_else(|| "none".into());
+            UnaryOp::Gelu { tanh: approximate == "tanh" }
+        }
+        "ThresholdedRelu" => UnaryOp::ThresholdedRelu { alpha: f("alpha", 1.0)? },
+        "Shrink" => UnaryOp::Shrink { bias: f("bias", 0.0)?, lambd: f("lambd", 0.5)? },
+        "IsNaN" => UnaryOp::IsNaN,
+        "IsInf" => UnaryOp::IsInf { positive: a.int_or("detect_positive", 1)? != 0, negative: a.int_or("detect_negative", 1)? != 0 },
+        "Not" => UnaryOp::Not,
+        other => return Err(ctx.error(format!("`{other}` is not an elementwise function"))),
     };
-    Ok(Parsed::new(Op::Activation(act), 1))
+    let kind = ctx.input_type(0)?.dtype.kind();
+    let fits = match op {
+        UnaryOp::Not => kind == Kind::Bool,
+        _ if kind == Kind::Bool => false,
+        _ => kind == Kind::Float || op.accepts_int(),
+    };
+    if !fits {
+        return Err(ctx.error(format!("{} on {} tensors is not supported", ctx.op_type, ctx.input_type(0)?.dtype)));
+    }
+    Ok(Parsed::new(Op::Unary(op), 1))
+}
+
+pub fn infer_unary(op: UnaryOp, inputs: &[&TensorType]) -> TensorType {
+    let x = inputs[0];
+    match op {
+        UnaryOp::IsNaN | UnaryOp::IsInf { .. } => TensorType::new(DType::Bool, x.shape.clone()),
+        _ => x.clone(),
+    }
+}
+
+/// Max, Min, Sum and Mean over any number of inputs, with numpy broadcasting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VariadicOp {
+    Max,
+    Min,
+    Sum,
+    Mean,
+}
+
+pub fn parse_variadic(ctx: &NodeCtx) -> Result<Parsed> {
+    let op = match ctx.op_type {
+        "Max" => VariadicOp::Max,
+        "Min" => VariadicOp::Min,
+        "Sum" => VariadicOp::Sum,
+        _ => VariadicOp::Mean,
+    };
+    if ctx.inputs.is_empty() || ctx.inputs.iter().any(Option::is_none) {
+        return Err(ctx.error("every input is required"));
+    }
+    if op == VariadicOp::Mean && ctx.input_type(0)?.dtype.kind() != Kind::Float {
+        return Err(ctx.error("Mean of integer tensors is not supported"));
+    }
+    Ok(Parsed::new(Op::Variadic(op), ctx.inputs.len()))
+}
+
+pub fn infer_variadic(inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let mut shape = inputs[0].shape.clone();
+    for t in &inputs[1..] {
+        if t.dtype != inputs[0].dtype {
+            return Err(format!("operand types differ: {} and {t}", inputs[0]));
+        }
+        shape = broadcast_shapes(&shape, &t.shape)?;
+    }
+    Ok(TensorType::new(inputs[0].dtype, shape))
+}
+
+pub fn parse_where(ctx: &NodeCtx) -> Result<Parsed> {
+    if ctx.input_type(0)?.dtype != DType::Bool {
+        return Err(ctx.error(format!("condition must be bool, got {}", ctx.input_type(0)?)));
+    }
+    Ok(Parsed::new(Op::Where, 3))
+}
+
+pub fn infer_where(inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let (c, x, y) = (inputs[0], inputs[1], inputs[2]);
+    if x.dtype != y.dtype {
+        return Err(format!("branch types differ: {x} and {y}"));
+    }
+    let shape = broadcast_shapes(&broadcast_shapes(&c.shape, &x.shape)?, &y.shape)?;
+    Ok(TensorType::new(x.dtype, shape))
+}
+
+/// Cast (target from the `to` attribute) and CastLike (target from the second input's type).
+pub fn parse_cast(ctx: &NodeCtx) -> Result<Parsed> {
+    let to = if ctx.op_type == "CastLike" {
+        ctx.input_type(1)?.dtype
+    } else {
+        let code = ctx.attrs.int("to")?.ok_or_else(|| ctx.error("attribute `to` is required"))?;
+        DType::from_onnx(code as i32).ok_or_else(|| ctx.error(format!("cast to type code {code} is not supported")))?
+    };
+    Ok(Parsed::new(Op::Cast { to }, 1))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

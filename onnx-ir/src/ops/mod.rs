@@ -16,10 +16,10 @@ use crate::attributes::Attributes;
 use crate::error::{Error, Result};
 use crate::graph::Value;
 use crate::tensor::TensorData;
-use crate::types::TensorType;
+use crate::types::{DType, TensorType};
 
 pub use conv::ConvConfig;
-pub use elementwise::{Activation, BinaryConfig, BinaryOp, ClipConfig};
+pub use elementwise::{BinaryConfig, BinaryOp, ClipConfig, UnaryOp, VariadicOp};
 pub use linear::GemmConfig;
 pub use norm::BatchNormConfig;
 pub use pool::{PoolConfig, PoolKind};
@@ -30,7 +30,11 @@ pub use softmax::SoftmaxConfig;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
     Binary(BinaryConfig),
-    Activation(Activation),
+    Unary(UnaryOp),
+    Variadic(VariadicOp),
+    /// `Where(condition, x, y)`.
+    Where,
+    Cast { to: DType },
     Clip(ClipConfig),
     Gemm(GemmConfig),
     MatMul,
@@ -122,7 +126,11 @@ impl Op {
         let one = |t: TensorType| Ok(vec![t]);
         match self {
             Op::Binary(c) => one(elementwise::infer_binary(c, inputs)?),
-            Op::Activation(_) | Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),
+            Op::Unary(u) => one(elementwise::infer_unary(*u, inputs)),
+            Op::Variadic(_) => one(elementwise::infer_variadic(inputs)?),
+            Op::Where => one(elementwise::infer_where(inputs)?),
+            Op::Cast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
+            Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),
             Op::Softmax(_) => one(inputs[0].clone()),
             Op::Gemm(c) => one(linear::infer_gemm(c, inputs)?),
             Op::MatMul => one(linear::infer_matmul(inputs)?),

@@ -1,6 +1,6 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
-use super::{conv, elementwise, linear, norm, passthrough, pool, shape, softmax, BinaryOp, NodeCtx, Parsed};
+use super::{conv, elementwise, linear, norm, passthrough, pool, shape, softmax, NodeCtx, Parsed};
 use crate::error::Result;
 
 type Parser = fn(&NodeCtx) -> Result<Parsed>;
@@ -11,11 +11,17 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         return None;
     }
     Some(match op_type {
-        "Add" => |c| elementwise::parse_binary(c, BinaryOp::Add),
-        "Sub" => |c| elementwise::parse_binary(c, BinaryOp::Sub),
-        "Mul" => |c| elementwise::parse_binary(c, BinaryOp::Mul),
-        "Div" => |c| elementwise::parse_binary(c, BinaryOp::Div),
-        "Relu" | "Sigmoid" | "Tanh" | "LeakyRelu" => elementwise::parse_activation,
+        "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "Equal" | "Less" | "LessOrEqual" | "Greater"
+        | "GreaterOrEqual" | "And" | "Or" | "Xor" | "BitShift" | "BitwiseAnd" | "BitwiseOr" | "BitwiseXor"
+        | "PRelu" => elementwise::parse_binary,
+        "Relu" | "Sigmoid" | "Tanh" | "LeakyRelu" | "Abs" | "Neg" | "Exp" | "Log" | "Sqrt" | "Reciprocal"
+        | "Ceil" | "Floor" | "Round" | "Sin" | "Cos" | "Tan" | "Asin" | "Acos" | "Atan" | "Sinh" | "Cosh"
+        | "Asinh" | "Acosh" | "Atanh" | "Erf" | "Sign" | "Softplus" | "Softsign" | "Elu" | "Selu" | "Celu"
+        | "HardSigmoid" | "HardSwish" | "Mish" | "Gelu" | "ThresholdedRelu" | "Shrink" | "IsNaN" | "IsInf"
+        | "Not" => elementwise::parse_unary,
+        "Max" | "Min" | "Sum" | "Mean" => elementwise::parse_variadic,
+        "Where" => elementwise::parse_where,
+        "Cast" | "CastLike" => elementwise::parse_cast,
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,
@@ -34,10 +40,3 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         _ => return None,
     })
 }
-
-/// Every op type the registry knows, for documentation and tests.
-pub const SUPPORTED: &[&str] = &[
-    "Add", "AveragePool", "BatchNormalization", "Clip", "Concat", "Constant", "Conv", "Div", "Dropout",
-    "Flatten", "Gemm", "GlobalAveragePool", "Identity", "LeakyRelu", "LogSoftmax", "MatMul", "MaxPool",
-    "Mul", "Relu", "Reshape", "Sigmoid", "Softmax", "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
-];
