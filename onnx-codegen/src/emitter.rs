@@ -30,6 +30,8 @@ pub struct Emitter<'g> {
     pub fields: Vec<Field>,
     pub weights: Vec<Weight>,
     node: String,
+    /// Set when an op needs the device (creating tensors); `forward` then binds `device`.
+    pub needs_device: bool,
 }
 
 impl<'g> Emitter<'g> {
@@ -45,7 +47,13 @@ impl<'g> Emitter<'g> {
         }
         let mut names = Names::default();
         names.reserve("self");
-        Self { graph, names, vars: HashMap::new(), remaining_uses, const_fields: HashMap::new(), fields: vec![], weights: vec![], node: String::new() }
+        Self { graph, names, vars: HashMap::new(), remaining_uses, const_fields: HashMap::new(), fields: vec![], weights: vec![], node: String::new(), needs_device: false }
+    }
+
+    /// `&device`, the device `forward` runs on.
+    pub fn device(&mut self) -> TokenStream {
+        self.needs_device = true;
+        quote! { &device }
     }
 
     pub fn set_node(&mut self, name: &str) {
@@ -139,13 +147,22 @@ impl<'g> Emitter<'g> {
     }
 }
 
-/// `Tensor<R>`, `Tensor<R, Int>` or `Tensor<R, Bool>`.
+/// `Tensor<R>`, `Tensor<R, Int>` or `Tensor<R, Bool>`; rank-0 values are one-element vectors.
 pub fn tensor_type_tokens(ty: &TensorType) -> TokenStream {
-    let rank = lit(ty.rank());
+    let rank = lit(ty.rank().max(1));
     match ty.dtype.kind() {
         Kind::Float => quote! { Tensor<#rank> },
         Kind::Int => quote! { Tensor<#rank, Int> },
         Kind::Bool => quote! { Tensor<#rank, Bool> },
+    }
+}
+
+/// The Rust type of a rank-0 value crossing the `forward` boundary.
+pub fn scalar_type_tokens(kind: Kind) -> TokenStream {
+    match kind {
+        Kind::Float => quote! { f32 },
+        Kind::Int => quote! { i64 },
+        Kind::Bool => quote! { bool },
     }
 }
 

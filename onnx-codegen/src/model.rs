@@ -1,10 +1,10 @@
 //! Lowers a whole graph to the parts of a Burn module (fields, weights, `forward`) and
 //! assembles them into items, the same way for the macro, the CLI and build scripts.
 
-use crate::emitter::{tensor_type_tokens, Emitter, Field, Weight};
-use crate::error::{CodegenError, Result};
+use crate::emitter::{scalar_type_tokens, tensor_type_tokens, Emitter, Field, Weight};
+use crate::error::Result;
 use crate::ops;
-use onnx_ir::{Graph, Kind};
+use onnx_ir::Graph;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
@@ -21,23 +21,36 @@ pub struct Lowered {
 pub fn lower(graph: &Graph) -> Result<Lowered> {
     let mut e = Emitter::new(graph);
     let mut inputs = vec![];
+    let mut scalar_inputs = vec![];
+    let mut device_source = None;
     for &id in &graph.inputs {
         let ty = &graph.values[id].ty;
+        let var = e.bind(id);
         if ty.rank() == 0 {
-            return Err(CodegenError::Unsupported(format!("graph input `{}` is a scalar (rank 0), which is not supported yet", graph.values[id].name)));
+            // Scalars arrive as plain Rust values and become one-element tensors.
+            inputs.push((var.clone(), scalar_type_tokens(ty.dtype.kind())));
+            let tensor = tensor_type_tokens(ty);
+            scalar_inputs.push(quote! { let #var = <#tensor>::from_data([#var], &device); });
+        } else {
+            device_source.get_or_insert_with(|| var.clone());
+            inputs.push((var, tensor_type_tokens(ty)));
         }
-        inputs.push((e.bind(id), tensor_type_tokens(ty)));
     }
     let mut body = vec![];
     for node in &graph.nodes {
         e.set_node(&node.name);
         let expr = ops::emit(&mut e, node)?;
-        let out = node.outputs[0];
-        if graph.values[out].ty.rank() == 0 {
-            return Err(e.error("produces a scalar (rank 0), which is not supported yet"));
-        }
-        let var = e.bind(out);
+        let var = e.bind(node.outputs[0]);
         body.push(quote! { let #var = #expr; });
+    }
+    if e.needs_device || !scalar_inputs.is_empty() {
+        let device = match &device_source {
+            Some(var) => quote! { #var.device() },
+            None => quote! { Default::default() },
+        };
+        let mut prologue = vec![quote! { let device: Device = #device; }];
+        prologue.extend(scalar_inputs);
+        body.splice(0..0, prologue);
     }
     e.set_node("<graph outputs>");
     let mut outputs = vec![];
@@ -60,14 +73,6 @@ pub fn lower(graph: &Graph) -> Result<Lowered> {
         _ => (quote! { (#(#outputs),*) }, quote! { (#(#output_types),*) }),
     };
     Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty })
-}
-
-fn scalar_type_tokens(kind: Kind) -> TokenStream {
-    match kind {
-        Kind::Float => quote! { f32 },
-        Kind::Int => quote! { i64 },
-        Kind::Bool => quote! { bool },
-    }
 }
 
 /// Where the generated `Default` and `from_embedded` get the weights.

@@ -84,7 +84,19 @@ pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<T
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
 pub mod ops {
     use burn::tensor::kind::Basic;
-    use burn::tensor::{Bool, Tensor};
+    use burn::tensor::{Bool, Int, Tensor};
+
+    /// Axes computed at run time (read back to the host), normalised into `0..rank`, sorted.
+    pub fn runtime_axes(axes: Tensor<1, Int>, rank: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = axes
+            .into_data()
+            .iter::<i64>()
+            .map(|a| if a < 0 { a + rank as i64 } else { a } as usize)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 
     /// The numpy broadcast of same-rank shapes (a 1 stretches to the other size).
     pub fn broadcast_dims<const D: usize>(shapes: &[[usize; D]]) -> [usize; D] {

@@ -50,6 +50,22 @@ impl<const D: usize> FromPb for Tensor<D, Bool> {
     }
 }
 
+macro_rules! scalar_input {
+    ($($t:ty => $conv:expr),*) => {$(
+        impl FromPb for $t {
+            fn from_pb(data: &onnx_ir::TensorData, _device: &Device) -> Self {
+                let convert: fn(&onnx_ir::TensorData) -> $t = $conv;
+                convert(data)
+            }
+        }
+    )*};
+}
+scalar_input!(
+    f32 => |d| d.to_f64s()[0] as f32,
+    i64 => |d| d.to_f64s()[0] as i64,
+    bool => |d| d.bytes[0] != 0
+);
+
 pub fn input<T: FromPb>(dir: &Path, index: usize, device: &Device) -> T {
     T::from_pb(&read_pb(&dir.join(format!("input_{index}.pb"))), device)
 }

@@ -74,6 +74,13 @@ pub fn binary(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<TokenStr
     // Pow with a float base and an integer exponent: the exponent is converted.
     let rhs = if c.op == BinaryOp::Pow && float && !same_kind { quote! { #rhs.float() } } else { rhs };
     Ok(match c.op {
+        // An integer base with a float exponent is computed in floats; the result stays integer.
+        BinaryOp::Pow if !float && !same_kind => quote! { #lhs.float().powf(#rhs).int() },
+        // C fmod on integers: the remainder of truncated division.
+        BinaryOp::Mod { fmod: true } if !float => quote! {{
+            let (a, b) = (#lhs, #rhs);
+            a.clone().sub(a.div(b.clone()).mul(b))
+        }},
         BinaryOp::PRelu => quote! {{
             let x = #lhs;
             let negative = x.clone().clamp_max(0.0).mul(#rhs);
@@ -234,6 +241,11 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType) -> Result<TokenStream> {
     let from = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind();
     let x = e.input(&node.inputs, 0)?;
     Ok(match (from, to.kind()) {
+        // Narrower floats round through the narrow type and come back as Burn's default float.
+        (Kind::Float, Kind::Float) if matches!(to, DType::F16 | DType::BF16) => {
+            let narrow = if to == DType::F16 { quote! { F16 } } else { quote! { BF16 } };
+            quote! { #x.cast(burn::tensor::FloatDType::#narrow).cast(burn::tensor::FloatDType::F32) }
+        }
         (a, b) if a == b => x,
         (_, Kind::Float) => quote! { #x.float() },
         (_, Kind::Int) => quote! { #x.int() },

@@ -7,6 +7,7 @@ mod elementwise;
 mod linear;
 mod norm;
 mod pool;
+mod reduce;
 mod shape;
 mod softmax;
 
@@ -22,6 +23,8 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Variadic(v) => elementwise::variadic(e, node, *v),
         Op::Where => elementwise::where_(e, node),
         Op::Cast { to } => elementwise::cast(e, node, *to),
+        Op::Reduce(c) => reduce::reduce(e, node, c),
+        Op::ArgReduce(c) => reduce::arg_reduce(e, node, c),
         Op::Clip(c) => elementwise::clip(e, node, c),
         Op::Identity => e.input(&node.inputs, 0),
         Op::Gemm(c) => linear::gemm(e, node, c),

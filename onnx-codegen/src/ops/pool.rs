@@ -6,14 +6,22 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 pub fn pool(e: &mut Emitter, node: &Node, c: &PoolConfig) -> Result<TokenStream> {
+    let int = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind() == onnx_ir::Kind::Int;
     let x = e.input(&node.inputs, 0)?;
+    // Burn pools floats; integer inputs (exact in f32 below 2^24) go through floats.
+    let x = if int { quote! { #x.float() } } else { x };
+    let pooled = pool_float(x, c);
+    Ok(if int { quote! { #pooled.int() } } else { pooled })
+}
+
+fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
     let w = &c.window;
     let n = w.kernel.len();
     let (kernel, strides) = (dims_literal(&w.kernel), dims_literal(&w.strides));
     let pads = w.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
     let pads = quote! { [#(#pads),*] };
     let ceil = c.ceil_mode;
-    Ok(match c.kind {
+    match c.kind {
         PoolKind::Max => {
             let func = format_ident!("max_pool{n}d");
             let dilations = dims_literal(&w.dilations);
@@ -41,7 +49,7 @@ pub fn pool(e: &mut Emitter, node: &Node, c: &PoolConfig) -> Result<TokenStream>
                 )
             }
         }
-    })
+    }
 }
 
 /// Mean over every spatial axis, keeping them as size 1.

@@ -29,6 +29,9 @@ pub fn flatten(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream>
 
 pub fn reshape(e: &mut Emitter, node: &Node, shape: &[i64]) -> Result<TokenStream> {
     let x = e.input(&node.inputs, 0)?;
+    if shape.is_empty() {
+        return Ok(quote! { #x.reshape([1]) });
+    }
     let shape = ints_literal(shape);
     Ok(quote! { #x.reshape(#shape) })
 }
@@ -47,17 +50,23 @@ pub fn concat(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> 
 
 pub fn squeeze(e: &mut Emitter, node: &Node, axes: &[usize]) -> Result<TokenStream> {
     let rank = e.rank(node.outputs[0]);
-    if rank == 0 {
-        return Err(e.error("squeezing to a scalar (rank 0) is not supported yet"));
-    }
     let x = e.input(&node.inputs, 0)?;
+    if rank == 0 {
+        return Ok(quote! { #x.reshape([1]) });
+    }
     let (rank, axes) = (lit(rank), axes.iter().map(|&a| lit(a)));
     Ok(quote! { #x.squeeze_dims::<#rank>(&[#(#axes),*]) })
 }
 
 pub fn unsqueeze(e: &mut Emitter, node: &Node, axes: &[usize]) -> Result<TokenStream> {
     let rank = e.rank(node.outputs[0]);
+    let input_rank = e.rank(e.input_id(&node.inputs, 0)?);
     let x = e.input(&node.inputs, 0)?;
+    if input_rank == 0 {
+        let ones = vec![1usize; rank];
+        let dims = crate::emitter::dims_literal(&ones);
+        return Ok(quote! { #x.reshape(#dims) });
+    }
     let (rank, axes) = (lit(rank), axes.iter().map(|&a| lit(a)));
     Ok(quote! { #x.unsqueeze_dims::<#rank>(&[#(#axes),*]) })
 }

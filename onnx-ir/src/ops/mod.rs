@@ -8,6 +8,7 @@ pub mod linear;
 pub mod norm;
 pub mod passthrough;
 pub mod pool;
+pub mod reduce;
 pub mod registry;
 pub mod shape;
 pub mod softmax;
@@ -23,6 +24,7 @@ pub use elementwise::{BinaryConfig, BinaryOp, ClipConfig, UnaryOp, VariadicOp};
 pub use linear::GemmConfig;
 pub use norm::BatchNormConfig;
 pub use pool::{PoolConfig, PoolKind};
+pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use softmax::SoftmaxConfig;
 
 /// A parsed operator. Attribute-vs-input differences between opsets are resolved here, so
@@ -35,6 +37,8 @@ pub enum Op {
     /// `Where(condition, x, y)`.
     Where,
     Cast { to: DType },
+    Reduce(ReduceConfig),
+    ArgReduce(ArgReduceConfig),
     Clip(ClipConfig),
     Gemm(GemmConfig),
     MatMul,
@@ -129,6 +133,8 @@ impl Op {
             Op::Unary(u) => one(elementwise::infer_unary(*u, inputs)),
             Op::Variadic(_) => one(elementwise::infer_variadic(inputs)?),
             Op::Where => one(elementwise::infer_where(inputs)?),
+            Op::Reduce(c) => one(reduce::infer_reduce(c, inputs)?),
+            Op::ArgReduce(c) => one(reduce::infer_arg(c, inputs)),
             Op::Cast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
             Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),
             Op::Softmax(_) => one(inputs[0].clone()),

@@ -1,6 +1,6 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
-use super::{conv, elementwise, linear, norm, passthrough, pool, shape, softmax, NodeCtx, Parsed};
+use super::{conv, elementwise, linear, norm, passthrough, pool, reduce, shape, softmax, NodeCtx, Parsed};
 use crate::error::Result;
 
 type Parser = fn(&NodeCtx) -> Result<Parsed>;
@@ -22,6 +22,9 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Max" | "Min" | "Sum" | "Mean" => elementwise::parse_variadic,
         "Where" => elementwise::parse_where,
         "Cast" | "CastLike" => elementwise::parse_cast,
+        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2"
+        | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => reduce::parse_reduce,
+        "ArgMax" | "ArgMin" => reduce::parse_arg,
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,
