@@ -71,6 +71,11 @@ impl<'g> Emitter<'g> {
         ident
     }
 
+    /// Whether anything (a node or a graph output) reads the value.
+    pub fn is_used(&self, id: ValueId) -> bool {
+        self.remaining_uses[id] > 0
+    }
+
     pub fn ty(&self, id: ValueId) -> &'g TensorType {
         &self.graph.values[id].ty
     }
@@ -91,9 +96,10 @@ impl<'g> Emitter<'g> {
     /// An expression for one use of a value: the variable (cloned if used again later), or
     /// the parameter holding a constant.
     pub fn use_value(&mut self, id: ValueId) -> Result<TokenStream> {
-        if self.constant(id).is_some() {
+        if let Some(data) = self.constant(id) {
+            let int = data.dtype.kind() == Kind::Int;
             let field = self.const_field(id)?;
-            return Ok(quote! { self.#field.val() });
+            return Ok(if int { quote! { burn_onnx::ops::default_int(self.#field.val()) } } else { quote! { self.#field.val() } });
         }
         let var = self.vars.get(&id).cloned().ok_or_else(|| self.error(format!("value `{}` used before it is computed", self.graph.values[id].name)))?;
         let left = &mut self.remaining_uses[id];

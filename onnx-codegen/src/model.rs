@@ -40,8 +40,18 @@ pub fn lower(graph: &Graph) -> Result<Lowered> {
     for node in &graph.nodes {
         e.set_node(&node.name);
         let expr = ops::emit(&mut e, node)?;
-        let var = e.bind(node.outputs[0]);
-        body.push(quote! { let #var = #expr; });
+        if let [out] = node.outputs[..] {
+            let var = e.bind(out);
+            body.push(quote! { let #var = #expr; });
+        } else {
+            // Multi-output ops return a tuple; outputs nobody reads are `_`.
+            let pattern: Vec<TokenStream> = node
+                .outputs
+                .iter()
+                .map(|&o| if e.is_used(o) { let v = e.bind(o); quote! { #v } } else { quote! { _ } })
+                .collect();
+            body.push(quote! { let (#(#pattern),*) = #expr; });
+        }
     }
     if e.needs_device || !scalar_inputs.is_empty() {
         let device = match &device_source {

@@ -132,6 +132,11 @@ impl Builder {
             num_outputs: node.output.len(),
         };
         let parsed = (parser)(&ctx)?;
+        if let Some(data) = parsed.folded {
+            let output = node.output.first().cloned().unwrap_or_default();
+            self.add_value(output, data.tensor_type(), Some(data));
+            return Ok(());
+        }
         let data_inputs: Vec<Option<ValueId>> = inputs.into_iter().take(parsed.data_inputs).collect();
         let types: Vec<&TensorType> = data_inputs.iter().flatten().map(|&id| &self.graph.values[id].ty).collect();
         let out_types = parsed.op.infer(&types).map_err(|message| Error::Node {
@@ -141,11 +146,15 @@ impl Builder {
         })?;
         let mut outputs = vec![];
         for (i, out_name) in node.output.iter().enumerate() {
-            if out_name.is_empty() {
-                continue;
-            }
             match out_types.get(i) {
+                // An omitted optional output still holds its position, under a private name.
+                Some(ty) if out_name.is_empty() => {
+                    let id = self.graph.values.len();
+                    self.graph.values.push(Value { name: format!("{name}_unused_{i}"), ty: ty.clone(), constant: None });
+                    outputs.push(id);
+                }
                 Some(ty) => outputs.push(self.add_value(out_name.clone(), ty.clone(), None)),
+                None if out_name.is_empty() => {}
                 None => {
                     self.unproduced.insert(out_name.clone(), (name.clone(), node.op_type.clone()));
                 }

@@ -84,7 +84,7 @@ pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<T
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
 pub mod ops {
     use burn::tensor::kind::Basic;
-    use burn::tensor::{Bool, Int, Tensor};
+    use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
     /// Axes computed at run time (read back to the host), normalised into `0..rank`, sorted.
     pub fn runtime_axes(axes: Tensor<1, Int>, rank: usize) -> Vec<usize> {
@@ -115,5 +115,139 @@ pub mod ops {
     pub fn where_op<const D: usize, K: Basic>(condition: Tensor<D, Bool>, x: Tensor<D, K>, y: Tensor<D, K>) -> Tensor<D, K> {
         let dims = broadcast_dims(&[condition.dims(), x.dims(), y.dims()]);
         y.expand(dims).mask_where(condition.expand(dims), x.expand(dims))
+    }
+
+    /// An integer tensor in the device's default integer type. Weights load in the type they
+    /// were stored in (i64), computed tensors come in the default type; ops such as `cat`
+    /// need them alike.
+    pub fn default_int<const D: usize>(t: Tensor<D, Int>) -> Tensor<D, Int> {
+        let dtype = t.device().settings().int_dtype;
+        if t.dtype() == burn::tensor::DType::from(dtype) {
+            t
+        } else {
+            t.cast(dtype)
+        }
+    }
+
+    /// The values of a small integer tensor (a shape, axes, sizes), read back to the host.
+    pub fn host_ints<const D: usize>(values: Tensor<D, Int>) -> Vec<i64> {
+        values.into_data().iter::<i64>().collect()
+    }
+
+    /// `[usize; D]` from ONNX integers (negative values clamp to 0).
+    pub fn to_dims<const D: usize>(values: &[i64]) -> [usize; D] {
+        let mut out = [1; D];
+        for (o, &v) in out.iter_mut().zip(values) {
+            *o = v.max(0) as usize;
+        }
+        out
+    }
+
+    /// A 1-D int64 tensor of the given dims (ONNX `Shape`, `Size`).
+    pub fn shape_tensor(dims: &[usize], device: &Device) -> Tensor<1, Int> {
+        let values: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let n = values.len();
+        Tensor::from_data(TensorData::new(values, [n]), device)
+    }
+
+    fn range_values(start: f64, limit: f64, delta: f64) -> Vec<f64> {
+        let n = ((limit - start) / delta).ceil().max(0.0) as usize;
+        (0..n).map(|i| start + i as f64 * delta).collect()
+    }
+
+    fn first(values: TensorData) -> f64 {
+        values.iter::<f64>().next().unwrap_or(0.0)
+    }
+
+    /// ONNX `Range` over floats, from one-element tensors.
+    pub fn range_float(start: Tensor<1>, limit: Tensor<1>, delta: Tensor<1>) -> Tensor<1> {
+        let device = start.device();
+        let values = range_values(first(start.into_data()), first(limit.into_data()), first(delta.into_data()));
+        let n = values.len();
+        Tensor::from_data(TensorData::new(values.into_iter().map(|v| v as f32).collect::<Vec<_>>(), [n]), &device)
+    }
+
+    /// ONNX `Range` over integers, from one-element tensors.
+    pub fn range_int(start: Tensor<1, Int>, limit: Tensor<1, Int>, delta: Tensor<1, Int>) -> Tensor<1, Int> {
+        let device = start.device();
+        let values = range_values(first(start.into_data()), first(limit.into_data()), first(delta.into_data()));
+        let n = values.len();
+        Tensor::from_data(TensorData::new(values.into_iter().map(|v| v as i64).collect::<Vec<_>>(), [n]), &device)
+    }
+
+    /// The dims `Expand` produces: `shape` broadcast with the input dims (right-aligned).
+    pub fn expand_dims<const D: usize, const D2: usize>(dims: [usize; D], shape: &[i64]) -> [usize; D2] {
+        let mut out = [1; D2];
+        for i in 0..D2 {
+            let from_input = (i + D).checked_sub(D2).map_or(1, |j| dims[j]);
+            let from_shape = (i + shape.len()).checked_sub(D2).map_or(1, |j| shape[j].max(0) as usize);
+            out[i] = if from_shape == 1 { from_input } else { from_shape };
+        }
+        out
+    }
+
+    /// ONNX `Gather`: `indices` (flattened, negatives counted from the end) picked along `axis`;
+    /// the result has the data dims with `axis` replaced by `index_dims`.
+    pub fn gather<const D: usize, const D2: usize, K: Basic>(data: Tensor<D, K>, indices: Tensor<1, Int>, index_dims: &[usize], axis: usize) -> Tensor<D2, K> {
+        let dims = data.dims();
+        let size = dims[axis] as i64;
+        let negative = indices.clone().lower_elem(0);
+        let indices = indices.clone().mask_where(negative, indices.add_scalar(size));
+        let picked = data.select(axis, indices);
+        let mut out: Vec<usize> = dims[..axis].to_vec();
+        out.extend_from_slice(index_dims);
+        out.extend_from_slice(&dims[axis + 1..]);
+        if out.is_empty() {
+            out.push(1);
+        }
+        picked.reshape(burn::tensor::Shape::from(out))
+    }
+
+    /// ONNX `Slice`: per listed axis (all axes in order when `axes` is empty), elements from
+    /// `start` towards `end` (exclusive) by `step` (1 when `steps` is empty), bounds clamped
+    /// like ONNX. Negative steps walk the flipped axis.
+    pub fn slice<const D: usize, K: Basic>(mut x: Tensor<D, K>, starts: &[i64], ends: &[i64], axes: &[i64], steps: &[i64]) -> Tensor<D, K> {
+        for i in 0..starts.len() {
+            let axis = axes.get(i).map_or(i as i64, |&a| if a < 0 { a + D as i64 } else { a }) as usize;
+            let step = steps.get(i).copied().unwrap_or(1);
+            let dim = x.dims()[axis] as i64;
+            let norm = |v: i64| if v < 0 { v + dim } else { v };
+            let (start, end) = (norm(starts[i]), norm(ends[i]));
+            let mut ranges: Vec<burn::tensor::Slice> = (0..D).map(|_| burn::tensor::Slice::new(0, None, 1)).collect();
+            if step > 0 {
+                let (s, e) = (start.clamp(0, dim), end.clamp(0, dim).max(start.clamp(0, dim)));
+                ranges[axis] = burn::tensor::Slice::new(s as isize, Some(e as isize), step as isize);
+                x = x.slice(ranges.as_slice());
+            } else {
+                // Index i of the axis is n-1-i once flipped: walk forwards there.
+                let (s, e) = (start.clamp(-1, dim - 1), end.clamp(-1, dim - 1));
+                let (fs, fe) = (dim - 1 - s, (dim - 1 - e).max(dim - 1 - s));
+                ranges[axis] = burn::tensor::Slice::new(fs as isize, Some(fe as isize), -step as isize);
+                x = x.flip([axis]).slice(ranges.as_slice());
+            }
+        }
+        x
+    }
+
+    /// ONNX's equal split of `dim` into `count` parts: `ceil(dim / count)` each, the last smaller.
+    pub fn equal_split(dim: usize, count: usize) -> Vec<usize> {
+        let part = dim.div_ceil(count.max(1));
+        (0..count).map(|i| part.min(dim.saturating_sub(i * part))).collect()
+    }
+
+    /// ONNX `Split` into `N` parts of `sizes` along `axis`.
+    pub fn split<const D: usize, const N: usize, K: Basic>(x: Tensor<D, K>, sizes: &[usize], axis: usize) -> [Tensor<D, K>; N] {
+        let mut start = 0;
+        core::array::from_fn(|i| {
+            let len = sizes.get(i).copied().unwrap_or(0);
+            let part = x.clone().narrow(axis, start, len);
+            start += len;
+            part
+        })
+    }
+
+    /// Non-negative integers as `usize` (tile repeats, split sizes).
+    pub fn to_usizes(values: &[i64]) -> Vec<usize> {
+        values.iter().map(|&v| v.max(0) as usize).collect()
     }
 }

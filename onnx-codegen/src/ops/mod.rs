@@ -4,6 +4,7 @@
 
 mod conv;
 mod elementwise;
+mod indexing;
 mod linear;
 mod norm;
 mod pool;
@@ -24,6 +25,18 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Where => elementwise::where_(e, node),
         Op::Cast { to } => elementwise::cast(e, node, *to),
         Op::Reduce(c) => reduce::reduce(e, node, c),
+        Op::Shape { start, end } => indexing::shape(e, node, *start, *end),
+        Op::Size => indexing::size(e, node),
+        Op::ConstantOfShape { shape, value, dtype } => indexing::constant_of_shape(e, node, shape, *value, *dtype),
+        Op::Range => indexing::range(e, node),
+        Op::Expand { shape } => indexing::expand(e, node, shape),
+        Op::Gather { axis } => indexing::gather(e, node, *axis),
+        Op::Slice(c) => indexing::slice(e, node, c),
+        Op::Split { axis, sizes } => indexing::split(e, node, *axis, sizes),
+        Op::Tile { repeats } => indexing::tile(e, node, repeats),
+        Op::Trilu { upper, k } => indexing::trilu(e, node, *upper, k),
+        Op::CumSum { axis, exclusive, reverse } => indexing::cumsum(e, node, *axis, *exclusive, *reverse),
+        Op::ReshapeRuntime { rank } => shape::reshape_runtime(e, node, *rank),
         Op::ArgReduce(c) => reduce::arg_reduce(e, node, c),
         Op::Clip(c) => elementwise::clip(e, node, c),
         Op::Identity => e.input(&node.inputs, 0),

@@ -70,3 +70,15 @@ pub fn unsqueeze(e: &mut Emitter, node: &Node, axes: &[usize]) -> Result<TokenSt
     let (rank, axes) = (lit(rank), axes.iter().map(|&a| lit(a)));
     Ok(quote! { #x.unsqueeze_dims::<#rank>(&[#(#axes),*]) })
 }
+
+pub fn reshape_runtime(e: &mut Emitter, node: &Node, rank: usize) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let shape = e.input(&node.inputs, 1)?;
+    let rank = lit(rank.max(1));
+    Ok(quote! {{
+        let shape = burn_onnx::ops::host_ints(#shape);
+        let mut target = [0i64; #rank];
+        target.iter_mut().zip(&shape).for_each(|(t, &s)| *t = s);
+        #x.reshape(target)
+    }})
+}

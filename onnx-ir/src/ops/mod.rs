@@ -4,6 +4,7 @@
 pub mod common;
 pub mod conv;
 pub mod elementwise;
+pub mod indexing;
 pub mod linear;
 pub mod norm;
 pub mod passthrough;
@@ -17,10 +18,11 @@ use crate::attributes::Attributes;
 use crate::error::{Error, Result};
 use crate::graph::Value;
 use crate::tensor::TensorData;
-use crate::types::{DType, TensorType};
+use crate::types::{DType, Dim, TensorType};
 
 pub use conv::ConvConfig;
 pub use elementwise::{BinaryConfig, BinaryOp, ClipConfig, UnaryOp, VariadicOp};
+pub use indexing::{SliceConfig, SplitSizes};
 pub use linear::GemmConfig;
 pub use norm::BatchNormConfig;
 pub use pool::{PoolConfig, PoolKind};
@@ -38,6 +40,19 @@ pub enum Op {
     Where,
     Cast { to: DType },
     Reduce(ReduceConfig),
+    /// Run-time `Shape` of dims `start..end` (static shapes are folded at import).
+    Shape { start: usize, end: usize },
+    Size,
+    ConstantOfShape { shape: IntsInput, value: f64, dtype: DType },
+    Range,
+    Expand { shape: IntsInput },
+    Gather { axis: usize },
+    Slice(SliceConfig),
+    Split { axis: usize, sizes: SplitSizes },
+    Tile { repeats: IntsInput },
+    Trilu { upper: bool, k: IntsInput },
+    /// `axis` is `None` when it is only known at run time.
+    CumSum { axis: Option<usize>, exclusive: bool, reverse: bool },
     ArgReduce(ArgReduceConfig),
     Clip(ClipConfig),
     Gemm(GemmConfig),
@@ -51,6 +66,8 @@ pub enum Op {
     Flatten { axis: usize },
     /// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
     Reshape { shape: Vec<i64> },
+    /// Reshape to a shape read at run time (same `0`/`-1` rules), of known rank.
+    ReshapeRuntime { rank: usize },
     Transpose { perm: Vec<usize> },
     Concat { axis: usize },
     /// Sorted, normalised axes.
@@ -59,6 +76,33 @@ pub enum Op {
     Unsqueeze { axes: Vec<usize> },
     /// Identity and inference-mode Dropout.
     Identity,
+}
+
+/// An integer list that is either a constant or read from a runtime tensor of known length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IntsInput {
+    Static(Vec<i64>),
+    Runtime { len: usize },
+}
+
+impl IntsInput {
+    pub fn len(&self) -> usize {
+        match self {
+            Self::Static(v) => v.len(),
+            Self::Runtime { len } => *len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn as_static(&self) -> Option<&[i64]> {
+        match self {
+            Self::Static(v) => Some(v),
+            Self::Runtime { .. } => None,
+        }
+    }
 }
 
 /// What a family's parser sees of one node.
@@ -72,16 +116,22 @@ pub struct NodeCtx<'a> {
     pub num_outputs: usize,
 }
 
-/// A parsed node: the op, and how many leading ONNX inputs stay runtime inputs (the rest,
-/// such as Reshape's shape, were folded into the config).
+/// A parsed node: the op, and how many leading ONNX inputs stay node inputs (the rest, such
+/// as Reshape's constant shape, were folded into the config). `folded` holds the output when
+/// it is known at import time, in which case no node is emitted.
 pub struct Parsed {
     pub op: Op,
     pub data_inputs: usize,
+    pub folded: Option<TensorData>,
 }
 
 impl Parsed {
     pub fn new(op: Op, data_inputs: usize) -> Self {
-        Self { op, data_inputs }
+        Self { op, data_inputs, folded: None }
+    }
+
+    pub fn folded(data: TensorData) -> Self {
+        Self { op: Op::Identity, data_inputs: 0, folded: Some(data) }
     }
 }
 
@@ -112,6 +162,20 @@ impl<'a> NodeCtx<'a> {
         }
     }
 
+    /// An integer-list input (shape, axes, sizes) known now or only at run time.
+    pub fn ints_input(&self, index: usize, what: &str) -> Result<Option<IntsInput>> {
+        let Some(v) = self.inputs.get(index).copied().flatten() else { return Ok(None) };
+        if let Some(data) = &v.constant {
+            let ints = data.to_i64s().ok_or_else(|| self.error(format!("{what} must be an integer tensor, got {}", data.dtype)))?;
+            return Ok(Some(IntsInput::Static(ints)));
+        }
+        match v.ty.shape[..] {
+            [] => Ok(Some(IntsInput::Runtime { len: 1 })),
+            [Dim::Static(len)] => Ok(Some(IntsInput::Runtime { len })),
+            _ => Err(self.error(format!("computed {what} must be a vector of static length, got {}", v.ty))),
+        }
+    }
+
     /// Integer list from a constant input (Reshape shape, Squeeze axes, ...).
     pub fn const_ints(&self, index: usize, what: &str) -> Result<Option<Vec<i64>>> {
         match self.const_input(index, what)? {
@@ -135,6 +199,22 @@ impl Op {
             Op::Where => one(elementwise::infer_where(inputs)?),
             Op::Reduce(c) => one(reduce::infer_reduce(c, inputs)?),
             Op::ArgReduce(c) => one(reduce::infer_arg(c, inputs)),
+            Op::Shape { start, end } => one(TensorType::from_static(DType::I64, &[end - start])),
+            Op::Size => one(TensorType::new(DType::I64, vec![])),
+            Op::ConstantOfShape { shape, dtype, .. } => one(TensorType::new(
+                *dtype,
+                match shape {
+                    IntsInput::Static(v) => v.iter().map(|&d| Dim::Static(d.max(0) as usize)).collect(),
+                    IntsInput::Runtime { len } => vec![Dim::Unknown; *len],
+                },
+            )),
+            Op::Range => one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown])),
+            Op::Expand { shape } => one(indexing::infer_expand(shape, inputs[0])?),
+            Op::Gather { axis } => one(indexing::infer_gather(*axis, inputs[0], inputs[1])),
+            Op::Slice(c) => one(indexing::infer_slice(c, inputs[0])?),
+            Op::Split { axis, sizes } => Ok(indexing::infer_split(*axis, sizes, inputs[0])),
+            Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])),
+            Op::Trilu { .. } | Op::CumSum { .. } => one(inputs[0].clone()),
             Op::Cast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
             Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),
             Op::Softmax(_) => one(inputs[0].clone()),
@@ -145,6 +225,7 @@ impl Op {
             Op::GlobalAveragePool => one(pool::infer_global(inputs)?),
             Op::Flatten { axis } => one(shape::infer_flatten(*axis, inputs)?),
             Op::Reshape { shape } => one(shape::infer_reshape(shape, inputs)?),
+            Op::ReshapeRuntime { rank } => one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank])),
             Op::Transpose { perm } => one(shape::infer_transpose(perm, inputs)?),
             Op::Concat { axis } => one(shape::infer_concat(*axis, inputs)?),
             Op::Squeeze { axes } => one(shape::infer_squeeze(axes, inputs)?),

@@ -1,6 +1,6 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
-use super::{conv, elementwise, linear, norm, passthrough, pool, reduce, shape, softmax, NodeCtx, Parsed};
+use super::{conv, elementwise, indexing, linear, norm, passthrough, pool, reduce, shape, softmax, NodeCtx, Parsed};
 use crate::error::Result;
 
 type Parser = fn(&NodeCtx) -> Result<Parsed>;
@@ -25,6 +25,17 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2"
         | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => reduce::parse_reduce,
         "ArgMax" | "ArgMin" => reduce::parse_arg,
+        "Shape" => indexing::parse_shape,
+        "Size" => indexing::parse_size,
+        "ConstantOfShape" => indexing::parse_constant_of_shape,
+        "Range" => indexing::parse_range,
+        "Expand" => indexing::parse_expand,
+        "Gather" => indexing::parse_gather,
+        "Slice" => indexing::parse_slice,
+        "Split" => indexing::parse_split,
+        "Tile" => indexing::parse_tile,
+        "Trilu" => indexing::parse_trilu,
+        "CumSum" => indexing::parse_cumsum,
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,

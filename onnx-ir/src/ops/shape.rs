@@ -2,7 +2,7 @@
 //! Transpose, Concat, Squeeze and Unsqueeze (axes attribute before opset 13, input after).
 
 use super::common::{dims_product, normalize_axes, normalize_axis};
-use super::{NodeCtx, Op, Parsed};
+use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
 
@@ -23,7 +23,10 @@ pub fn parse_reshape(ctx: &NodeCtx) -> Result<Parsed> {
     let shape = if ctx.opset < 5 {
         ctx.attrs.ints("shape")?.ok_or_else(|| ctx.error("attribute `shape` is required"))?
     } else {
-        ctx.const_ints(1, "shape")?.ok_or_else(|| ctx.error("input `shape` is required"))?
+        match ctx.ints_input(1, "shape")?.ok_or_else(|| ctx.error("input `shape` is required"))? {
+            IntsInput::Static(shape) => shape,
+            IntsInput::Runtime { len } => return Ok(Parsed::new(Op::ReshapeRuntime { rank: len }, 2)),
+        }
     };
     if ctx.attrs.int_or("allowzero", 0)? != 0 && shape.contains(&0) {
         return Err(ctx.error("allowzero=1 with a 0 in the shape (an empty tensor) is not supported"));

@@ -1,0 +1,186 @@
+use crate::emitter::{dims_literal, ints_literal, lit, scalar_literal, Emitter};
+use crate::error::Result;
+use onnx_ir::ops::{IntsInput, SliceConfig, SplitSizes};
+use onnx_ir::{DType, Kind, Node};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+/// An `&[i64]` expression for an integer-list input: a literal, or read back at run time.
+fn ints(e: &mut Emitter, node: &Node, index: usize, input: &IntsInput) -> Result<TokenStream> {
+    Ok(match input {
+        IntsInput::Static(v) => {
+            let v = ints_literal(v);
+            quote! { &#v }
+        }
+        IntsInput::Runtime { .. } => {
+            let t = e.input(&node.inputs, index)?;
+            quote! { &burn_onnx::ops::host_ints(#t) }
+        }
+    })
+}
+
+fn kind_tokens(kind: Kind) -> TokenStream {
+    match kind {
+        Kind::Float => quote! { burn::tensor::Float },
+        Kind::Int => quote! { Int },
+        Kind::Bool => quote! { Bool },
+    }
+}
+
+pub fn shape(e: &mut Emitter, node: &Node, start: usize, end: usize) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let (start, end) = (lit(start), lit(end));
+    Ok(quote! {{
+        let x = #x;
+        burn_onnx::ops::shape_tensor(&x.dims()[#start..#end], &x.device())
+    }})
+}
+
+pub fn size(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    Ok(quote! {{
+        let x = #x;
+        burn_onnx::ops::shape_tensor(&[x.dims().iter().product()], &x.device())
+    }})
+}
+
+pub fn constant_of_shape(e: &mut Emitter, node: &Node, shape: &IntsInput, value: f64, dtype: DType) -> Result<TokenStream> {
+    let rank = shape.len().max(1);
+    let r = lit(rank);
+    let dims = match shape {
+        IntsInput::Static(v) if v.is_empty() => quote! { [1] },
+        IntsInput::Static(v) => dims_literal(&v.iter().map(|&d| d.max(0) as usize).collect::<Vec<_>>()),
+        IntsInput::Runtime { .. } => {
+            let list = ints(e, node, 0, shape)?;
+            quote! { burn_onnx::ops::to_dims::<#r>(#list) }
+        }
+    };
+    let device = e.device();
+    Ok(match dtype.kind() {
+        Kind::Bool => {
+            let v = lit((value != 0.0) as usize);
+            quote! { Tensor::<#r, Int>::full(#dims, #v, #device).bool() }
+        }
+        kind => {
+            let (k, v) = (kind_tokens(kind), scalar_literal(value, dtype));
+            quote! { Tensor::<#r, #k>::full(#dims, #v, #device) }
+        }
+    })
+}
+
+pub fn range(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    let float = e.ty(node.outputs[0]).dtype.kind() == Kind::Float;
+    let (s, l, d) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
+    let f = if float { quote! { range_float } } else { quote! { range_int } };
+    Ok(quote! { burn_onnx::ops::#f(#s, #l, #d) })
+}
+
+pub fn expand(e: &mut Emitter, node: &Node, shape: &IntsInput) -> Result<TokenStream> {
+    let out = lit(e.rank(node.outputs[0]).max(1));
+    let input_rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
+    let x = e.input(&node.inputs, 0)?;
+    let shape = ints(e, node, 1, shape)?;
+    Ok(quote! {{
+        let x = #x;
+        let dims = burn_onnx::ops::expand_dims::<#input_rank, #out>(x.dims(), #shape);
+        x.expand(dims)
+    }})
+}
+
+pub fn gather(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {
+    let rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
+    let out = lit(e.rank(node.outputs[0]).max(1));
+    let scalar_index = e.rank(e.input_id(&node.inputs, 1)?) == 0;
+    let data = e.input(&node.inputs, 0)?;
+    let indices = e.input(&node.inputs, 1)?;
+    let axis = lit(axis);
+    let index_dims = if scalar_index { quote! { &[] } } else { quote! { &indices.dims() } };
+    Ok(quote! {{
+        let indices = #indices;
+        let index_dims: &[usize] = #index_dims;
+        burn_onnx::ops::gather::<#rank, #out, _>(#data, indices.clone().reshape([-1]), index_dims, #axis)
+    }})
+}
+
+pub fn slice(e: &mut Emitter, node: &Node, c: &SliceConfig) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let starts = ints(e, node, 1, &c.starts)?;
+    let ends = ints(e, node, 2, &c.ends)?;
+    let empty = IntsInput::Static(vec![]);
+    let axes = ints(e, node, 3, c.axes.as_ref().unwrap_or(&empty))?;
+    let steps = ints(e, node, 4, c.steps.as_ref().unwrap_or(&empty))?;
+    Ok(quote! { burn_onnx::ops::slice(#x, #starts, #ends, #axes, #steps) })
+}
+
+pub fn split(e: &mut Emitter, node: &Node, axis: usize, sizes: &SplitSizes) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let n = node.outputs.len();
+    let sizes = match sizes {
+        SplitSizes::Static(v) => {
+            let v = crate::emitter::dims_literal(v);
+            quote! { #v.to_vec() }
+        }
+        SplitSizes::Runtime { .. } => {
+            let list = ints(e, node, 1, &IntsInput::Runtime { len: n })?;
+            quote! { burn_onnx::ops::to_usizes(#list) }
+        }
+        SplitSizes::Equal { count } => {
+            let (count, axis) = (lit(*count), lit(axis));
+            quote! { burn_onnx::ops::equal_split(x.dims()[#axis], #count) }
+        }
+    };
+    let parts: Vec<_> = (0..n).map(|i| format_ident!("part{i}")).collect();
+    let axis = lit(axis);
+    let n = lit(n);
+    Ok(quote! {{
+        let x = #x;
+        let sizes: Vec<usize> = #sizes;
+        let [#(#parts),*] = burn_onnx::ops::split::<_, #n, _>(x, &sizes, #axis);
+        (#(#parts),*)
+    }})
+}
+
+pub fn tile(e: &mut Emitter, node: &Node, repeats: &IntsInput) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let repeats = ints(e, node, 1, repeats)?;
+    Ok(quote! { #x.repeat(&burn_onnx::ops::to_usizes(#repeats)) })
+}
+
+pub fn trilu(e: &mut Emitter, node: &Node, upper: bool, k: &IntsInput) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let k = match k {
+        IntsInput::Static(v) => {
+            let k = proc_macro2::Literal::i64_unsuffixed(v.first().copied().unwrap_or(0));
+            quote! { #k }
+        }
+        IntsInput::Runtime { .. } => {
+            let list = ints(e, node, 1, k)?;
+            quote! { (#list)[0] }
+        }
+    };
+    let method = if upper { quote! { triu } } else { quote! { tril } };
+    Ok(quote! { #x.#method(#k) })
+}
+
+pub fn cumsum(e: &mut Emitter, node: &Node, axis: Option<usize>, exclusive: bool, reverse: bool) -> Result<TokenStream> {
+    let rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
+    let x = e.input(&node.inputs, 0)?;
+    let axis = match axis {
+        Some(a) => {
+            let a = lit(a);
+            quote! { #a }
+        }
+        None => {
+            let list = ints(e, node, 1, &IntsInput::Runtime { len: 1 })?;
+            quote! { burn_onnx::ops::runtime_axes(Tensor::<1, Int>::from_data((#list).to_vec().as_slice(), &x.device()), #rank)[0] }
+        }
+    };
+    let flip = if reverse { quote! { .flip([axis]) } } else { quote! {} };
+    let sum = if exclusive { quote! { x.clone().cumsum(axis).sub(x) } } else { quote! { x.cumsum(axis) } };
+    Ok(quote! {{
+        let x = #x;
+        let axis = #axis;
+        let x = x #flip;
+        (#sum) #flip
+    }})
+}

@@ -1,0 +1,265 @@
+//! Shape-producing and indexing ops: Shape, Size, ConstantOfShape, Range, Expand, Gather,
+//! Slice, Split, Tile, Trilu and CumSum. Integer-list inputs (shapes, starts, sizes) may be
+//! constants or run-time tensors of known length. Shape, Size and Range of known values are
+//! folded into constants.
+
+use super::common::{broadcast_shapes, normalize_axis};
+use super::{IntsInput, NodeCtx, Op, Parsed};
+use crate::error::Result;
+use crate::tensor::TensorData;
+use crate::types::{DType, Dim, Kind, TensorType};
+
+fn i64_tensor(values: &[i64], shape: Vec<usize>) -> TensorData {
+    TensorData { dtype: DType::I64, shape, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
+}
+
+/// ONNX's clamp of a start/end attribute into `0..=dim` (negative counts from the end).
+fn clamp_bound(v: i64, dim: i64) -> i64 {
+    let v = if v < 0 { v + dim } else { v };
+    v.clamp(0, dim)
+}
+
+pub fn parse_shape(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    let rank = x.rank() as i64;
+    let start = clamp_bound(ctx.attrs.int_or("start", 0)?, rank) as usize;
+    let end = clamp_bound(ctx.attrs.int_or("end", rank)?, rank) as usize;
+    let end = end.max(start);
+    let dims: Option<Vec<i64>> = x.shape[start..end].iter().map(|d| d.as_static().map(|n| n as i64)).collect();
+    match dims {
+        Some(dims) => Ok(Parsed::folded(i64_tensor(&dims, vec![dims.len()]))),
+        None => Ok(Parsed::new(Op::Shape { start, end }, 1)),
+    }
+}
+
+pub fn parse_size(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    match x.static_shape() {
+        Some(dims) => Ok(Parsed::folded(i64_tensor(&[dims.iter().product::<usize>() as i64], vec![]))),
+        None => Ok(Parsed::new(Op::Size, 1)),
+    }
+}
+
+pub fn parse_constant_of_shape(ctx: &NodeCtx) -> Result<Parsed> {
+    let shape = ctx.ints_input(0, "shape")?.ok_or_else(|| ctx.error("input `shape` is required"))?;
+    let (value, dtype) = match ctx.attrs.tensor("value")? {
+        Some(t) => (t.scalar_f64().ok_or_else(|| ctx.error("`value` must hold one element"))?, t.dtype),
+        None => (0.0, DType::F32),
+    };
+    Ok(Parsed::new(Op::ConstantOfShape { shape, value, dtype }, 1))
+}
+
+pub fn parse_range(ctx: &NodeCtx) -> Result<Parsed> {
+    let dtype = ctx.input_type(0)?.dtype;
+    if dtype.kind() == Kind::Bool {
+        return Err(ctx.error("Range over bools is not defined"));
+    }
+    let scalars: Option<Vec<f64>> = (0..3).map(|i| ctx.inputs.get(i).copied().flatten().and_then(|v| v.constant.as_ref()).and_then(TensorData::scalar_f64)).collect();
+    if let Some(s) = scalars {
+        let (start, limit, delta) = (s[0], s[1], s[2]);
+        if delta == 0.0 {
+            return Err(ctx.error("Range with delta 0"));
+        }
+        let n = ((limit - start) / delta).ceil().max(0.0) as usize;
+        let values: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
+        let data = match dtype.kind() {
+            Kind::Float => TensorData { dtype: DType::F32, shape: vec![n], bytes: values.iter().flat_map(|v| (*v as f32).to_le_bytes()).collect() },
+            _ => i64_tensor(&values.iter().map(|v| *v as i64).collect::<Vec<_>>(), vec![n]),
+        };
+        return Ok(Parsed::folded(data));
+    }
+    Ok(Parsed::new(Op::Range, 3))
+}
+
+pub fn parse_expand(ctx: &NodeCtx) -> Result<Parsed> {
+    let shape = ctx.ints_input(1, "shape")?.ok_or_else(|| ctx.error("input `shape` is required"))?;
+    Ok(Parsed::new(Op::Expand { shape }, 2))
+}
+
+pub fn infer_expand(shape: &IntsInput, x: &TensorType) -> Result<TensorType, String> {
+    let target: Vec<Dim> = match shape {
+        IntsInput::Static(v) => v.iter().map(|&d| Dim::Static(d.max(0) as usize)).collect(),
+        IntsInput::Runtime { len } => vec![Dim::Unknown; *len],
+    };
+    let mut out = broadcast_shapes(&x.shape, &target)?;
+    if let IntsInput::Runtime { .. } = shape {
+        out.iter_mut().for_each(|d| *d = Dim::Unknown);
+    }
+    Ok(TensorType::new(x.dtype, out))
+}
+
+pub fn parse_gather(ctx: &NodeCtx) -> Result<Parsed> {
+    let rank = ctx.input_type(0)?.rank();
+    let axis = normalize_axis(ctx.attrs.int_or("axis", 0)?, rank).map_err(|e| ctx.error(e))?;
+    if ctx.input_type(1)?.dtype.kind() != Kind::Int {
+        return Err(ctx.error("indices must be integers"));
+    }
+    Ok(Parsed::new(Op::Gather { axis }, 2))
+}
+
+pub fn infer_gather(axis: usize, data: &TensorType, indices: &TensorType) -> TensorType {
+    let mut shape = data.shape[..axis].to_vec();
+    shape.extend(indices.shape.iter().cloned());
+    shape.extend(data.shape[axis + 1..].iter().cloned());
+    TensorType::new(data.dtype, shape)
+}
+
+/// Slice bounds per listed axis; `axes` default to `0..len`, `steps` to 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SliceConfig {
+    pub starts: IntsInput,
+    pub ends: IntsInput,
+    pub axes: Option<IntsInput>,
+    pub steps: Option<IntsInput>,
+}
+
+pub fn parse_slice(ctx: &NodeCtx) -> Result<Parsed> {
+    let config = if ctx.opset < 10 {
+        let req = |n: &str| ctx.attrs.ints(n)?.ok_or_else(|| ctx.error(format!("attribute `{n}` is required")));
+        SliceConfig { starts: IntsInput::Static(req("starts")?), ends: IntsInput::Static(req("ends")?), axes: ctx.attrs.ints("axes")?.map(IntsInput::Static), steps: None }
+    } else {
+        let req = |i: usize, n: &str| ctx.ints_input(i, n)?.ok_or_else(|| ctx.error(format!("input `{n}` is required")));
+        SliceConfig { starts: req(1, "starts")?, ends: req(2, "ends")?, axes: ctx.ints_input(3, "axes")?, steps: ctx.ints_input(4, "steps")? }
+    };
+    if config.steps.as_ref().and_then(IntsInput::as_static).is_some_and(|s| s.contains(&0)) {
+        return Err(ctx.error("slice step 0"));
+    }
+    Ok(Parsed::new(Op::Slice(config), ctx.inputs.len().max(1)))
+}
+
+pub fn infer_slice(c: &SliceConfig, x: &TensorType) -> Result<TensorType, String> {
+    let rank = x.rank();
+    let mut shape = x.shape.clone();
+    let (Some(starts), Some(ends)) = (c.starts.as_static(), c.ends.as_static()) else {
+        // Which axes change is unknown until run time unless `axes` is constant.
+        match c.axes.as_ref().and_then(IntsInput::as_static) {
+            Some(axes) => {
+                for &a in axes {
+                    shape[normalize_axis(a, rank)?] = Dim::Unknown;
+                }
+            }
+            None => shape.iter_mut().for_each(|d| *d = Dim::Unknown),
+        }
+        return Ok(TensorType::new(x.dtype, shape));
+    };
+    let axes: Vec<i64> = match &c.axes {
+        Some(IntsInput::Static(a)) => a.clone(),
+        Some(IntsInput::Runtime { .. }) => {
+            shape.iter_mut().for_each(|d| *d = Dim::Unknown);
+            return Ok(TensorType::new(x.dtype, shape));
+        }
+        None => (0..starts.len() as i64).collect(),
+    };
+    let steps: Option<Vec<i64>> = match &c.steps {
+        Some(s) => s.as_static().map(<[i64]>::to_vec),
+        None => Some(vec![1; axes.len()]),
+    };
+    for (i, &a) in axes.iter().enumerate() {
+        let axis = normalize_axis(a, rank)?;
+        shape[axis] = match (x.shape[axis].as_static(), &steps) {
+            (Some(dim), Some(steps)) => Dim::Static(slice_len(starts[i], ends[i], steps[i], dim as i64)),
+            _ => Dim::Unknown,
+        };
+    }
+    Ok(TensorType::new(x.dtype, shape))
+}
+
+/// Number of elements ONNX Slice selects on one axis of size `dim`.
+pub fn slice_len(start: i64, end: i64, step: i64, dim: i64) -> usize {
+    let norm = |v: i64| if v < 0 { v + dim } else { v };
+    let (start, end) = (norm(start), norm(end));
+    let n = if step > 0 {
+        let (s, e) = (start.clamp(0, dim), end.clamp(0, dim));
+        (e - s + step - 1).div_euclid(step)
+    } else {
+        let (s, e) = (start.clamp(-1, dim - 1), end.clamp(-1, dim - 1));
+        (s - e + (-step) - 1).div_euclid(-step)
+    };
+    n.max(0) as usize
+}
+
+/// How Split divides its axis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitSizes {
+    Static(Vec<usize>),
+    /// Sizes read at run time, for `count` outputs.
+    Runtime { count: usize },
+    /// `count` parts as equal as possible (the last one smaller).
+    Equal { count: usize },
+}
+
+pub fn parse_split(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    let axis = normalize_axis(ctx.attrs.int_or("axis", 0)?, x.rank()).map_err(|e| ctx.error(e))?;
+    let given = if ctx.opset < 13 { ctx.attrs.ints("split")?.map(IntsInput::Static) } else { ctx.ints_input(1, "split")? };
+    let sizes = match given {
+        Some(IntsInput::Static(v)) if !v.is_empty() => SplitSizes::Static(v.iter().map(|&s| s.max(0) as usize).collect()),
+        Some(IntsInput::Runtime { len }) if len > 0 => SplitSizes::Runtime { count: len },
+        _ => {
+            let count = match ctx.attrs.int("num_outputs")? {
+                Some(n) if n > 0 => n as usize,
+                _ => ctx.num_outputs,
+            };
+            SplitSizes::Equal { count }
+        }
+    };
+    Ok(Parsed::new(Op::Split { axis, sizes }, ctx.inputs.len().clamp(1, 2)))
+}
+
+pub fn infer_split(axis: usize, sizes: &SplitSizes, x: &TensorType) -> Vec<TensorType> {
+    let with = |d: Dim| {
+        let mut s = x.shape.clone();
+        s[axis] = d;
+        TensorType::new(x.dtype, s)
+    };
+    match sizes {
+        SplitSizes::Static(v) => v.iter().map(|&n| with(Dim::Static(n))).collect(),
+        SplitSizes::Runtime { count } => vec![with(Dim::Unknown); *count],
+        SplitSizes::Equal { count } => match x.shape[axis].as_static() {
+            Some(dim) => equal_split(dim, *count).into_iter().map(|n| with(Dim::Static(n))).collect(),
+            None => vec![with(Dim::Unknown); *count],
+        },
+    }
+}
+
+/// ONNX's equal split: `ceil(dim / count)` each, the last part taking the rest.
+pub fn equal_split(dim: usize, count: usize) -> Vec<usize> {
+    let part = dim.div_ceil(count.max(1));
+    (0..count).map(|i| part.min(dim.saturating_sub(i * part))).collect()
+}
+
+pub fn parse_tile(ctx: &NodeCtx) -> Result<Parsed> {
+    let repeats = ctx.ints_input(1, "repeats")?.ok_or_else(|| ctx.error("input `repeats` is required"))?;
+    Ok(Parsed::new(Op::Tile { repeats }, 2))
+}
+
+pub fn infer_tile(repeats: &IntsInput, x: &TensorType) -> TensorType {
+    let shape = x
+        .shape
+        .iter()
+        .enumerate()
+        .map(|(i, d)| match (d.as_static(), repeats.as_static()) {
+            (Some(n), Some(r)) => Dim::Static(n * r[i].max(0) as usize),
+            _ => Dim::Unknown,
+        })
+        .collect();
+    TensorType::new(x.dtype, shape)
+}
+
+pub fn parse_trilu(ctx: &NodeCtx) -> Result<Parsed> {
+    let k = ctx.ints_input(1, "k")?;
+    Ok(Parsed::new(Op::Trilu { upper: ctx.attrs.int_or("upper", 1)? != 0, k: k.unwrap_or(IntsInput::Static(vec![0])) }, 2))
+}
+
+pub fn parse_cumsum(ctx: &NodeCtx) -> Result<Parsed> {
+    let rank = ctx.input_type(0)?.rank();
+    let axis = match ctx.ints_input(1, "axis")? {
+        Some(IntsInput::Static(a)) if a.len() == 1 => Some(normalize_axis(a[0], rank).map_err(|e| ctx.error(e))?),
+        Some(IntsInput::Runtime { .. }) => None,
+        _ => return Err(ctx.error("`axis` must be a scalar")),
+    };
+    Ok(Parsed::new(
+        Op::CumSum { axis, exclusive: ctx.attrs.int_or("exclusive", 0)? != 0, reverse: ctx.attrs.int_or("reverse", 0)? != 0 },
+        2,
+    ))
+}
