@@ -82,8 +82,16 @@ fn reshape_shape_moves_from_attribute_to_input_at_opset_5() {
     let (op, ty) = only_op(&model(14, vec![node("Reshape", &["x", "s"], &["y"], vec![])], vec![input("x", &[2, 3, 4])], vec![ints_init("s", &[-1, 4])]));
     assert_eq!(op, Op::Reshape { shape: vec![-1, 4] });
     assert_eq!(dims(&ty), vec![Some(6), Some(4)]);
+    // A shape computed at run time needs an integer vector of known length: that is the rank.
     let err = import(&model(14, vec![node("Reshape", &["x", "x"], &["y"], vec![])], vec![input("x", &[2, 3])], vec![]), ImportOptions::default()).unwrap_err();
-    assert!(err.to_string().contains("must be a constant"), "{err}");
+    assert!(err.to_string().contains("shape must be an integer tensor"), "{err}");
+    let mut shape = input("s", &[3]);
+    if let Some(t) = shape.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
+        t.elem_type = 7;
+    }
+    let (op, ty) = only_op(&model(14, vec![node("Reshape", &["x", "s"], &["y"], vec![])], vec![input("x", &[2, 3, 4]), shape], vec![]));
+    assert_eq!(op, Op::ReshapeRuntime { rank: 3 });
+    assert_eq!(ty.rank(), 3);
 }
 
 #[test]

@@ -169,6 +169,9 @@ impl<'a> NodeCtx<'a> {
             let ints = data.to_i64s().ok_or_else(|| self.error(format!("{what} must be an integer tensor, got {}", data.dtype)))?;
             return Ok(Some(IntsInput::Static(ints)));
         }
+        if v.ty.dtype.kind() != crate::types::Kind::Int {
+            return Err(self.error(format!("{what} must be an integer tensor, got {}", v.ty)));
+        }
         match v.ty.shape[..] {
             [] => Ok(Some(IntsInput::Runtime { len: 1 })),
             [Dim::Static(len)] => Ok(Some(IntsInput::Runtime { len })),
