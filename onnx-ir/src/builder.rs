@@ -144,6 +144,14 @@ impl Builder {
             op: node.op_type.clone(),
             message: format!("type inference failed: {message} (inputs: {})", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")),
         })?;
+        // Every input known now: evaluate instead of emitting a node.
+        let constants: Option<Vec<&TensorData>> = data_inputs.iter().flatten().map(|&id| self.graph.values[id].constant.as_ref()).collect();
+        if let Some(folded) = constants.filter(|c| !c.is_empty()).and_then(|c| crate::passes::fold::eval(&parsed.op, &c, &out_types)) {
+            for (out_name, data) in node.output.iter().zip(folded) {
+                self.add_value(out_name.clone(), data.tensor_type(), Some(data));
+            }
+            return Ok(());
+        }
         let mut outputs = vec![];
         for (i, out_name) in node.output.iter().enumerate() {
             match out_types.get(i) {

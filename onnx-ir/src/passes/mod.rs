@@ -1,6 +1,7 @@
 //! Simplification passes over the IR, each in its own module. `simplify = false` skips them;
 //! outputs must be the same either way.
 
+pub mod fold;
 mod remove_identity;
 
 use crate::graph::Graph;
