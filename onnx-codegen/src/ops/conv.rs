@@ -9,11 +9,12 @@ use quote::quote;
 /// `[out, in / groups, kernel...]` weight layout).
 pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream> {
     let w = e.input_id(&node.inputs, 1)?;
-    let weight = e.constant(w).cloned().ok_or_else(|| e.error("Conv with a computed (non-constant) weight is not supported yet"))?;
-    let bias = match node.inputs.get(2).copied().flatten() {
-        Some(b) => Some(e.constant(b).cloned().ok_or_else(|| e.error("Conv with a computed bias is not supported yet"))?),
-        None => None,
+    let bias_id = node.inputs.get(2).copied().flatten();
+    let constant_bias = bias_id.is_none_or(|b| e.constant(b).is_some());
+    let (Some(weight), true, 1..=2) = (e.constant(w).cloned(), constant_bias, c.window.kernel.len()) else {
+        return functional(e, node, c);
     };
+    let bias = bias_id.and_then(|b| e.constant(b).cloned());
     let win = &c.window;
     let (cin, cout, groups, has_bias) = (lit(c.in_channels), lit(c.out_channels), lit(c.groups), bias.is_some());
     let (ty, init) = if win.kernel.len() == 1 {
@@ -53,4 +54,33 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
     let field = e.add_layer(hint, ty, init, weights);
     let x = e.input(&node.inputs, 0)?;
     Ok(quote! { self.#field.forward(#x) })
+}
+
+/// Convolution with weights computed at run time (or 3-D): Burn's functional `convNd`.
+fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream> {
+    let win = &c.window;
+    let n = win.kernel.len();
+    if n == 3 && win.pads.iter().any(|(a, b)| a != b) {
+        return Err(e.error("3-D convolution with asymmetric padding is not supported by Burn"));
+    }
+    let x = e.input(&node.inputs, 0)?;
+    let w = e.input(&node.inputs, 1)?;
+    let bias = match node.inputs.get(2).copied().flatten() {
+        Some(b) => {
+            let b = e.use_value(b)?;
+            quote! { Some(#b) }
+        }
+        None => quote! { None },
+    };
+    let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
+    let pads = win.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
+    let func = quote::format_ident!("conv{n}d");
+    Ok(quote! {
+        burn::tensor::module::#func(
+            #x,
+            #w,
+            #bias,
+            burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups),
+        )
+    })
 }

@@ -184,3 +184,17 @@ pub fn cumsum(e: &mut Emitter, node: &Node, axis: Option<usize>, exclusive: bool
         (#sum) #flip
     }})
 }
+
+pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {
+    let data = e.input(&node.inputs, 0)?;
+    let indices = e.input(&node.inputs, 1)?;
+    let axis = lit(axis);
+    Ok(quote! {{
+        let data = #data;
+        let indices = #indices;
+        let size = data.dims()[#axis] as i64;
+        let negative = indices.clone().lower_elem(0);
+        let indices = indices.clone().mask_where(negative, indices.add_scalar(size));
+        data.gather(#axis, indices)
+    }})
+}

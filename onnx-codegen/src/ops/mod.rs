@@ -47,6 +47,8 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::GlobalAveragePool => pool::global_average(e, node),
         Op::Softmax(c) => softmax::softmax(e, node, c),
         Op::BatchNorm(c) => norm::batch_norm(e, node, c),
+        Op::LayerNorm(c) => norm::layer_norm(e, node, c),
+        Op::GatherElements { axis } => indexing::gather_elements(e, node, *axis),
         Op::Flatten { axis } => shape::flatten(e, node, *axis),
         Op::Reshape { shape } => shape::reshape(e, node, shape),
         Op::Transpose { perm } => shape::transpose(e, node, perm),

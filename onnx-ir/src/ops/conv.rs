@@ -1,4 +1,4 @@
-//! Conv (opsets 1, 11, 22) over 1-D and 2-D inputs; the weight gives the kernel shape when
+//! Conv (opsets 1, 11, 22) over 1-D, 2-D and 3-D inputs; the weight gives the kernel shape when
 //! `kernel_shape` is absent.
 
 use super::common::{read_window, window_output_type, Window};
@@ -19,8 +19,8 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
     let w = ctx.input_type(1)?;
     let spatial = x.rank().saturating_sub(2);
-    if !(1..=2).contains(&spatial) || w.rank() != x.rank() {
-        return Err(ctx.error(format!("only 1-D and 2-D convolution is supported, input {x}, weight {w}")));
+    if !(1..=3).contains(&spatial) || w.rank() != x.rank() {
+        return Err(ctx.error(format!("only 1-D, 2-D and 3-D convolution is supported, input {x}, weight {w}")));
     }
     let w_shape = w.static_shape().ok_or_else(|| ctx.error(format!("weight shape must be static, got {w}")))?;
     let kernel = match ctx.attrs.ints("kernel_shape")? {

@@ -263,3 +263,12 @@ pub fn parse_cumsum(ctx: &NodeCtx) -> Result<Parsed> {
         2,
     ))
 }
+
+pub fn parse_gather_elements(ctx: &NodeCtx) -> Result<Parsed> {
+    let (data, indices) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if data.rank() != indices.rank() || indices.dtype.kind() != Kind::Int {
+        return Err(ctx.error(format!("indices must be integers of the data's rank, got {data} and {indices}")));
+    }
+    let axis = normalize_axis(ctx.attrs.int_or("axis", 0)?, data.rank()).map_err(|e| ctx.error(e))?;
+    Ok(Parsed::new(Op::GatherElements { axis }, 2))
+}

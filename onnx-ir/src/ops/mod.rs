@@ -24,7 +24,7 @@ pub use conv::ConvConfig;
 pub use elementwise::{BinaryConfig, BinaryOp, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{SliceConfig, SplitSizes};
 pub use linear::GemmConfig;
-pub use norm::BatchNormConfig;
+pub use norm::{BatchNormConfig, LayerNormConfig};
 pub use pool::{PoolConfig, PoolKind};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use softmax::SoftmaxConfig;
@@ -62,6 +62,8 @@ pub enum Op {
     GlobalAveragePool,
     Softmax(SoftmaxConfig),
     BatchNorm(BatchNormConfig),
+    LayerNorm(LayerNormConfig),
+    GatherElements { axis: usize },
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten { axis: usize },
     /// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
@@ -218,6 +220,8 @@ impl Op {
             Op::Split { axis, sizes } => Ok(indexing::infer_split(*axis, sizes, inputs[0])),
             Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])),
             Op::Trilu { .. } | Op::CumSum { .. } => one(inputs[0].clone()),
+            Op::LayerNorm(c) => Ok(norm::infer_layer_norm(c, inputs[0])),
+            Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
             Op::Cast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
             Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),
             Op::Softmax(_) => one(inputs[0].clone()),

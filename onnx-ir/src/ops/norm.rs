@@ -1,7 +1,9 @@
 //! BatchNormalization in inference form, for every opset (1, 6, 7, 9, 14, 15): per-channel
 //! scale, bias, mean and variance, which must be constants.
 
+use super::common::normalize_axis;
 use super::{NodeCtx, Op, Parsed};
+use crate::types::{Dim, Kind, TensorType};
 use crate::error::Result;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,4 +34,31 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     }
     let epsilon = ctx.attrs.float_or("epsilon", 1e-5)? as f64;
     Ok(Parsed::new(Op::BatchNorm(BatchNormConfig { epsilon, channels: channels.unwrap_or(0) }), 5))
+}
+
+/// LayerNormalization (opset 17) and RMSNormalization (opset 23): normalise over the dims from
+/// `axis` on, then scale (and shift, for LayerNorm).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LayerNormConfig {
+    pub axis: usize,
+    pub epsilon: f64,
+    /// RMSNormalization: no centring, no bias, no statistics outputs.
+    pub rms: bool,
+}
+
+pub fn parse_layer_norm(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    if x.dtype.kind() != Kind::Float {
+        return Err(ctx.error(format!("input must be float, got {x}")));
+    }
+    let axis = normalize_axis(ctx.attrs.int_or("axis", -1)?, x.rank()).map_err(|e| ctx.error(e))?;
+    let rms = ctx.op_type == "RMSNormalization";
+    let epsilon = ctx.attrs.float_or("epsilon", 1e-5)? as f64;
+    Ok(Parsed::new(Op::LayerNorm(LayerNormConfig { axis, epsilon, rms }), if rms { 2 } else { 3 }))
+}
+
+pub fn infer_layer_norm(c: &LayerNormConfig, x: &TensorType) -> Vec<TensorType> {
+    let stats: Vec<Dim> = x.shape.iter().enumerate().map(|(i, d)| if i < c.axis { d.clone() } else { Dim::Static(1) }).collect();
+    let stats = TensorType::new(x.dtype, stats);
+    if c.rms { vec![x.clone()] } else { vec![x.clone(), stats.clone(), stats] }
 }

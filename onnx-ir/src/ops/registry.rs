@@ -44,6 +44,8 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "GlobalAveragePool" => pool::parse_global,
         "Softmax" | "LogSoftmax" => softmax::parse,
         "BatchNormalization" => norm::parse,
+        "LayerNormalization" | "RMSNormalization" => norm::parse_layer_norm,
+        "GatherElements" => indexing::parse_gather_elements,
         "Flatten" => shape::parse_flatten,
         "Reshape" => shape::parse_reshape,
         "Transpose" => shape::parse_transpose,
