@@ -250,4 +250,30 @@ pub mod ops {
     pub fn to_usizes(values: &[i64]) -> Vec<usize> {
         values.iter().map(|&v| v.max(0) as usize).collect()
     }
+
+    /// Per-element negative log-likelihood of `target` classes (axis 1 of `log_prob`), and the
+    /// weight of each element (the class weight, 0 where the target is `ignore_index`).
+    pub fn nll_loss<const D: usize, const T: usize>(
+        log_prob: Tensor<D>,
+        target: Tensor<T, Int>,
+        class_weight: Option<Tensor<1>>,
+        ignore_index: Option<i64>,
+    ) -> (Tensor<T>, Tensor<T>) {
+        let dims = target.dims();
+        let ignored = match ignore_index {
+            Some(i) => target.clone().equal_elem(i),
+            None => target.clone().zeros_like().bool(),
+        };
+        let safe = target.mask_fill(ignored.clone(), 0);
+        // Pick the target class with a one-hot mask along axis 1.
+        let classes = log_prob.dims()[1];
+        let one_hot: Tensor<D, Int> = safe.clone().one_hot_fill(classes, 1.0, 0.0, 1);
+        let picked: Tensor<T> = log_prob.mul(one_hot.float()).sum_dim(1).squeeze_dim(1);
+        let weight: Tensor<T> = match class_weight {
+            Some(w) => w.select(0, safe.reshape([-1])).reshape(dims),
+            None => picked.ones_like(),
+        };
+        let weight = weight.mask_fill(ignored, 0.0);
+        (picked.neg().mul(weight.clone()), weight)
+    }
 }

@@ -195,6 +195,13 @@ pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<Toke
         let size = data.dims()[#axis] as i64;
         let negative = indices.clone().lower_elem(0);
         let indices = indices.clone().mask_where(negative, indices.add_scalar(size));
-        data.gather(#axis, indices)
+        // Indices may be smaller than the data on the other axes: gather from that corner.
+        let mut corner = data.dims().map(|d| 0..d);
+        for (axis, (range, &n)) in corner.iter_mut().zip(&indices.dims()).enumerate() {
+            if axis != #axis {
+                *range = 0..n;
+            }
+        }
+        data.slice(corner).gather(#axis, indices)
     }})
 }

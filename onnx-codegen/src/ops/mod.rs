@@ -6,6 +6,7 @@ mod conv;
 mod elementwise;
 mod indexing;
 mod linear;
+mod loss;
 mod norm;
 mod pool;
 mod reduce;
@@ -48,6 +49,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Softmax(c) => softmax::softmax(e, node, c),
         Op::BatchNorm(c) => norm::batch_norm(e, node, c),
         Op::LayerNorm(c) => norm::layer_norm(e, node, c),
+        Op::Loss(c) => loss::loss(e, node, c),
         Op::GatherElements { axis } => indexing::gather_elements(e, node, *axis),
         Op::Flatten { axis } => shape::flatten(e, node, *axis),
         Op::Reshape { shape } => shape::reshape(e, node, shape),

@@ -6,6 +6,7 @@ pub mod conv;
 pub mod elementwise;
 pub mod indexing;
 pub mod linear;
+pub mod loss;
 pub mod norm;
 pub mod passthrough;
 pub mod pool;
@@ -24,6 +25,7 @@ pub use conv::ConvConfig;
 pub use elementwise::{BinaryConfig, BinaryOp, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{SliceConfig, SplitSizes};
 pub use linear::GemmConfig;
+pub use loss::{LossConfig, Reduction};
 pub use norm::{BatchNormConfig, LayerNormConfig};
 pub use pool::{PoolConfig, PoolKind};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
@@ -64,6 +66,7 @@ pub enum Op {
     BatchNorm(BatchNormConfig),
     LayerNorm(LayerNormConfig),
     GatherElements { axis: usize },
+    Loss(LossConfig),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten { axis: usize },
     /// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
@@ -221,6 +224,7 @@ impl Op {
             Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])),
             Op::Trilu { .. } | Op::CumSum { .. } => one(inputs[0].clone()),
             Op::LayerNorm(c) => Ok(norm::infer_layer_norm(c, inputs[0])),
+            Op::Loss(c) => Ok(loss::infer(c, inputs)),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
             Op::Cast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
             Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),

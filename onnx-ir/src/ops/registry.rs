@@ -1,6 +1,6 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
-use super::{conv, elementwise, indexing, linear, norm, passthrough, pool, reduce, shape, softmax, NodeCtx, Parsed};
+use super::{conv, elementwise, indexing, linear, loss, norm, passthrough, pool, reduce, shape, softmax, NodeCtx, Parsed};
 use crate::error::Result;
 
 type Parser = fn(&NodeCtx) -> Result<Parsed>;
@@ -46,6 +46,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "BatchNormalization" => norm::parse,
         "LayerNormalization" | "RMSNormalization" => norm::parse_layer_norm,
         "GatherElements" => indexing::parse_gather_elements,
+        "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => loss::parse,
         "Flatten" => shape::parse_flatten,
         "Reshape" => shape::parse_reshape,
         "Transpose" => shape::parse_transpose,

@@ -1,0 +1,45 @@
+//! NegativeLogLikelihoodLoss (opsets 12, 13, 22) and SoftmaxCrossEntropyLoss (12, 13): class
+//! axis 1, optional per-class weights, `ignore_index`, and none/sum/mean reduction.
+
+use super::{NodeCtx, Op, Parsed};
+use crate::error::Result;
+use crate::types::{Kind, TensorType};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduction {
+    None,
+    Sum,
+    Mean,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LossConfig {
+    pub reduction: Reduction,
+    pub ignore_index: Option<i64>,
+    /// SoftmaxCrossEntropyLoss: the input is scores, normalised with log-softmax first.
+    pub softmax: bool,
+}
+
+pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
+    let (input, target) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if input.dtype.kind() != Kind::Float || target.dtype.kind() != Kind::Int || input.rank() != target.rank() + 1 || input.rank() < 2 {
+        return Err(ctx.error(format!("expected float [N, C, ...] input and integer [N, ...] target, got {input} and {target}")));
+    }
+    let reduction = match ctx.attrs.string("reduction")?.as_deref().unwrap_or("mean") {
+        "none" => Reduction::None,
+        "sum" => Reduction::Sum,
+        "mean" => Reduction::Mean,
+        other => return Err(ctx.error(format!("unknown reduction `{other}`"))),
+    };
+    let config = LossConfig { reduction, ignore_index: ctx.attrs.int("ignore_index")?, softmax: ctx.op_type == "SoftmaxCrossEntropyLoss" };
+    Ok(Parsed::new(Op::Loss(config), 3))
+}
+
+pub fn infer(c: &LossConfig, inputs: &[&TensorType]) -> Vec<TensorType> {
+    let (input, target) = (inputs[0], inputs[1]);
+    let loss = match c.reduction {
+        Reduction::None => TensorType::new(input.dtype, target.shape.clone()),
+        _ => TensorType::new(input.dtype, vec![]),
+    };
+    if c.softmax { vec![loss, input.clone()] } else { vec![loss] }
+}
