@@ -276,4 +276,39 @@ pub mod ops {
         let weight = weight.mask_fill(ignored, 0.0);
         (picked.neg().mul(weight.clone()), weight)
     }
+
+    /// ONNX `Hardmax`: 1 at the first maximum along `axis`, 0 elsewhere.
+    pub fn hardmax<const D: usize>(x: Tensor<D>, axis: usize) -> Tensor<D> {
+        let dims = x.dims();
+        let n = dims[axis];
+        let winner = x.argmax(axis).expand(dims);
+        let mut index_dims = [1usize; D];
+        index_dims[axis] = n;
+        let positions = Tensor::<1, Int>::arange(0..n as i64, &winner.device()).reshape(index_dims).expand(dims);
+        winner.equal(positions).float()
+    }
+
+    /// ONNX `Pad` with `pads` as `[begins..., ends...]` over `axes` (all axes when empty);
+    /// negative pads crop.
+    pub fn pad<const D: usize, K: burn::tensor::kind::Numeric>(x: Tensor<D, K>, pads: &[i64], axes: &[i64], mode: burn::tensor::ops::PadMode) -> Tensor<D, K> {
+        let listed: Vec<usize> = if axes.is_empty() {
+            (0..D).collect()
+        } else {
+            axes.iter().map(|&a| if a < 0 { a + D as i64 } else { a } as usize).collect()
+        };
+        let n = listed.len();
+        let mut pairs = vec![(0usize, 0usize); D];
+        let (mut starts, mut ends, mut crop_axes) = (vec![], vec![], vec![]);
+        for (i, &axis) in listed.iter().enumerate() {
+            let (begin, end) = (pads[i], pads[i + n]);
+            pairs[axis] = (begin.max(0) as usize, end.max(0) as usize);
+            if begin < 0 || end < 0 {
+                starts.push((-begin).max(0));
+                ends.push(if end < 0 { end } else { i64::MAX });
+                crop_axes.push(axis as i64);
+            }
+        }
+        let x = if crop_axes.is_empty() { x } else { slice(x, &starts, &ends, &crop_axes, &[]) };
+        x.pad(pairs, mode)
+    }
 }

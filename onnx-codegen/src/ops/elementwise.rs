@@ -1,7 +1,7 @@
 use super::align_rank;
 use crate::emitter::{float_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{BinaryConfig, BinaryOp, ClipConfig, UnaryOp, VariadicOp};
+use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 use onnx_ir::{DType, Kind, Node};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -256,20 +256,21 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType) -> Result<TokenStream> {
 pub fn clip(e: &mut Emitter, node: &Node, c: &ClipConfig) -> Result<TokenStream> {
     let dtype = e.ty(node.outputs[0]).dtype;
     let x = e.input(&node.inputs, 0)?;
-    let lit = |v: f64| scalar_literal(v, dtype);
-    Ok(match (c.min, c.max) {
-        (Some(lo), Some(hi)) => {
-            let (lo, hi) = (lit(lo), lit(hi));
-            quote! { #x.clamp(#lo, #hi) }
-        }
-        (Some(lo), None) => {
-            let lo = lit(lo);
-            quote! { #x.clamp_min(#lo) }
-        }
-        (None, Some(hi)) => {
-            let hi = lit(hi);
-            quote! { #x.clamp_max(#hi) }
-        }
+    let scalar = if dtype.kind() == Kind::Float { quote! { f64 } } else { quote! { i64 } };
+    let mut bound = |b: Bound, index: usize| -> Result<Option<TokenStream>> {
+        Ok(match b {
+            Bound::None => None,
+            Bound::Static(v) => Some(scalar_literal(v, dtype)),
+            Bound::Runtime => {
+                let t = e.input(&node.inputs, index)?;
+                Some(quote! { #t.into_scalar::<#scalar>() })
+            }
+        })
+    };
+    Ok(match (bound(c.min, 1)?, bound(c.max, 2)?) {
+        (Some(lo), Some(hi)) => quote! { #x.clamp(#lo, #hi) },
+        (Some(lo), None) => quote! { #x.clamp_min(#lo) },
+        (None, Some(hi)) => quote! { #x.clamp_max(#hi) },
         (None, None) => x,
     })
 }

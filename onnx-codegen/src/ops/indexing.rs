@@ -1,6 +1,6 @@
 use crate::emitter::{dims_literal, ints_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{IntsInput, SliceConfig, SplitSizes};
+use onnx_ir::ops::{IntsInput, PadConfig, PadMode, SliceConfig, SplitSizes};
 use onnx_ir::{DType, Kind, Node};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -162,7 +162,7 @@ pub fn trilu(e: &mut Emitter, node: &Node, upper: bool, k: &IntsInput) -> Result
     Ok(quote! { #x.#method(#k) })
 }
 
-pub fn cumsum(e: &mut Emitter, node: &Node, axis: Option<usize>, exclusive: bool, reverse: bool) -> Result<TokenStream> {
+pub fn cumsum(e: &mut Emitter, node: &Node, axis: Option<usize>, exclusive: bool, reverse: bool, product: bool) -> Result<TokenStream> {
     let rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
     let x = e.input(&node.inputs, 0)?;
     let axis = match axis {
@@ -171,18 +171,140 @@ pub fn cumsum(e: &mut Emitter, node: &Node, axis: Option<usize>, exclusive: bool
             quote! { #a }
         }
         None => {
-            let list = ints(e, node, 1, &IntsInput::Runtime { len: 1 })?;
-            quote! { burn_onnx::ops::runtime_axes(Tensor::<1, Int>::from_data((#list).to_vec().as_slice(), &x.device()), #rank)[0] }
+            let t = e.input(&node.inputs, 1)?;
+            quote! { burn_onnx::ops::runtime_axes(#t.reshape([1]), #rank)[0] }
         }
     };
     let flip = if reverse { quote! { .flip([axis]) } } else { quote! {} };
-    let sum = if exclusive { quote! { x.clone().cumsum(axis).sub(x) } } else { quote! { x.cumsum(axis) } };
+    let (method, identity) = if product { (quote! { cumprod }, quote! { ones_like }) } else { (quote! { cumsum }, quote! { zeros_like }) };
+    // Exclusive: shift the inclusive result by one, starting from the identity.
+    let shift = if exclusive {
+        quote! {
+            let n = y.dims()[axis];
+            let first = y.clone().narrow(axis, 0, 1).#identity();
+            let y = Tensor::cat(vec![first, y.narrow(axis, 0, n - 1)], axis);
+        }
+    } else {
+        quote! {}
+    };
     Ok(quote! {{
         let x = #x;
         let axis = #axis;
-        let x = x #flip;
-        (#sum) #flip
+        let y = x #flip .#method(axis);
+        #shift
+        y #flip
     }})
+}
+
+pub fn squeeze_runtime(e: &mut Emitter, node: &Node, rank: usize) -> Result<TokenStream> {
+    let input_rank = lit(e.rank(e.input_id(&node.inputs, 0)?));
+    let x = e.input(&node.inputs, 0)?;
+    let axes = e.input(&node.inputs, 1)?;
+    if rank == 0 {
+        return Ok(quote! { #x.reshape([1]) });
+    }
+    let rank = lit(rank);
+    Ok(quote! { #x.squeeze_dims::<#rank>(&burn_onnx::ops::runtime_axes(#axes, #input_rank)) })
+}
+
+pub fn unsqueeze_runtime(e: &mut Emitter, node: &Node, rank: usize) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let axes = e.input(&node.inputs, 1)?;
+    let rank = lit(rank);
+    Ok(quote! { #x.unsqueeze_dims::<#rank>(&burn_onnx::ops::runtime_axes(#axes, #rank)) })
+}
+
+pub fn hardmax(e: &mut Emitter, node: &Node, axis: usize, coerce_2d: bool) -> Result<TokenStream> {
+    let rank = e.rank(e.input_id(&node.inputs, 0)?);
+    let x = e.input(&node.inputs, 0)?;
+    if coerce_2d {
+        let (rows, cols) = (super::shape::dims_product(0..axis), super::shape::dims_product(axis..rank));
+        return Ok(quote! {{
+            let x = #x;
+            let dims = x.dims();
+            burn_onnx::ops::hardmax::<2>(x.reshape([#rows, #cols]), 1).reshape(dims)
+        }});
+    }
+    let (r, axis) = (lit(rank.max(1)), lit(axis));
+    Ok(quote! { burn_onnx::ops::hardmax::<#r>(#x, #axis) })
+}
+
+pub fn topk(e: &mut Emitter, node: &Node, axis: usize, k: &IntsInput, largest: bool) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let k = match k {
+        IntsInput::Static(v) => {
+            let k = lit(v[0].max(0) as usize);
+            quote! { #k }
+        }
+        IntsInput::Runtime { .. } => {
+            let list = ints(e, node, 1, k)?;
+            quote! { (#list)[0] as usize }
+        }
+    };
+    let axis = lit(axis);
+    Ok(if largest {
+        quote! { #x.topk_with_indices(#k, #axis) }
+    } else {
+        // The smallest k are the largest of the negation.
+        quote! {{
+            let (values, indices) = #x.neg().topk_with_indices(#k, #axis);
+            (values.neg(), indices)
+        }}
+    })
+}
+
+pub fn one_hot(e: &mut Emitter, node: &Node, axis: usize, depth: Option<usize>) -> Result<TokenStream> {
+    let out = e.ty(node.outputs[0]);
+    let rank = lit(out.rank());
+    let float_out = out.dtype.kind() == Kind::Float;
+    let float_indices = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind() == Kind::Float;
+    let indices = e.input(&node.inputs, 0)?;
+    let indices = if float_indices { quote! { #indices.int() } } else { indices };
+    let depth = match depth {
+        Some(d) => {
+            let d = lit(d);
+            quote! { #d }
+        }
+        None => {
+            let t = e.input(&node.inputs, 1)?;
+            quote! { #t.into_scalar::<f64>() as usize }
+        }
+    };
+    let values = e.input(&node.inputs, 2)?;
+    let values = if float_out { values } else { quote! { #values.float() } };
+    let result = quote! { hot.float().mul_scalar(on - off).add_scalar(off) };
+    let result = if float_out { result } else { quote! { #result.round().int() } };
+    let axis = lit(axis);
+    Ok(quote! {{
+        let depth = #depth;
+        let values: Vec<f64> = #values.into_data().iter::<f64>().collect();
+        let (off, on) = (values[0], values[1]);
+        let indices = #indices;
+        let negative = indices.clone().lower_elem(0);
+        let indices = indices.clone().mask_where(negative, indices.add_scalar(depth as i64));
+        let hot: Tensor<#rank, Int> = indices.one_hot_fill(depth, 1.0, 0.0, #axis);
+        #result
+    }})
+}
+
+pub fn pad(e: &mut Emitter, node: &Node, c: &PadConfig) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let pads = ints(e, node, 1, &c.pads)?;
+    let empty = IntsInput::Static(vec![]);
+    let axes = ints(e, node, 3, c.axes.as_ref().unwrap_or(&empty))?;
+    let mode = match c.mode {
+        PadMode::Constant(Some(v)) => {
+            let v = proc_macro2::Literal::f32_unsuffixed(v as f32);
+            quote! { burn::tensor::ops::PadMode::Constant(#v) }
+        }
+        PadMode::Constant(None) => {
+            let v = e.input(&node.inputs, 2)?;
+            quote! { burn::tensor::ops::PadMode::Constant(#v.into_scalar::<f32>()) }
+        }
+        PadMode::Reflect => quote! { burn::tensor::ops::PadMode::Reflect },
+        PadMode::Edge => quote! { burn::tensor::ops::PadMode::Edge },
+    };
+    Ok(quote! { burn_onnx::ops::pad(#x, #pads, #axes, #mode) })
 }
 
 pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {

@@ -313,25 +313,39 @@ pub fn parse_cast(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Cast { to }, 1))
 }
 
+/// A Clip bound: absent, known now, or read from the input tensor at run time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bound {
+    None,
+    Static(f64),
+    Runtime,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClipConfig {
-    pub min: Option<f64>,
-    pub max: Option<f64>,
+    pub min: Bound,
+    pub max: Bound,
 }
 
 pub fn parse_clip(ctx: &NodeCtx) -> Result<Parsed> {
+    // Opset 6's defaults are ±FLT_MAX, which clip nothing.
+    let finite = |v: Option<f64>| match v.filter(|v| v.abs() < f32::MAX as f64) {
+        Some(v) => Bound::Static(v),
+        None => Bound::None,
+    };
     let (min, max) = if ctx.opset < 11 {
-        (ctx.attrs.float("min")?.map(f64::from), ctx.attrs.float("max")?.map(f64::from))
+        (finite(ctx.attrs.float("min")?.map(f64::from)), finite(ctx.attrs.float("max")?.map(f64::from)))
     } else {
-        let bound = |i: usize, what: &str| -> Result<Option<f64>> {
-            match ctx.const_input(i, what)? {
-                None => Ok(None),
-                Some(t) => t.scalar_f64().map(Some).ok_or_else(|| ctx.error(format!("{what} must be a scalar"))),
+        let bound = |i: usize, what: &str| -> Result<Bound> {
+            match ctx.inputs.get(i).copied().flatten() {
+                None => Ok(Bound::None),
+                Some(v) => match &v.constant {
+                    Some(t) => Ok(finite(Some(t.scalar_f64().ok_or_else(|| ctx.error(format!("{what} must be a scalar")))?))),
+                    None => Ok(Bound::Runtime),
+                },
             }
         };
         (bound(1, "min")?, bound(2, "max")?)
     };
-    // Opset 6's defaults are ±FLT_MAX, which clip nothing.
-    let finite = |v: Option<f64>| v.filter(|v| v.abs() < f32::MAX as f64);
-    Ok(Parsed::new(Op::Clip(ClipConfig { min: finite(min), max: finite(max) }), 1))
+    Ok(Parsed::new(Op::Clip(ClipConfig { min, max }), 3))
 }

@@ -259,7 +259,12 @@ pub fn parse_cumsum(ctx: &NodeCtx) -> Result<Parsed> {
         _ => return Err(ctx.error("`axis` must be a scalar")),
     };
     Ok(Parsed::new(
-        Op::CumSum { axis, exclusive: ctx.attrs.int_or("exclusive", 0)? != 0, reverse: ctx.attrs.int_or("reverse", 0)? != 0 },
+        Op::CumSum {
+            axis,
+            exclusive: ctx.attrs.int_or("exclusive", 0)? != 0,
+            reverse: ctx.attrs.int_or("reverse", 0)? != 0,
+            product: ctx.op_type == "CumProd",
+        },
         2,
     ))
 }
@@ -271,4 +276,95 @@ pub fn parse_gather_elements(ctx: &NodeCtx) -> Result<Parsed> {
     }
     let axis = normalize_axis(ctx.attrs.int_or("axis", 0)?, data.rank()).map_err(|e| ctx.error(e))?;
     Ok(Parsed::new(Op::GatherElements { axis }, 2))
+}
+
+pub fn parse_hardmax(ctx: &NodeCtx) -> Result<Parsed> {
+    let rank = ctx.input_type(0)?.rank();
+    let legacy = ctx.opset < 13;
+    let axis = normalize_axis(ctx.attrs.int_or("axis", if legacy { 1 } else { -1 })?, rank).map_err(|e| ctx.error(e))?;
+    Ok(Parsed::new(Op::Hardmax { axis, coerce_2d: legacy && axis + 1 != rank }, 1))
+}
+
+pub fn parse_topk(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    let axis = normalize_axis(ctx.attrs.int_or("axis", -1)?, x.rank()).map_err(|e| ctx.error(e))?;
+    let k = if ctx.opset < 10 {
+        IntsInput::Static(vec![ctx.attrs.int("k")?.ok_or_else(|| ctx.error("attribute `k` is required"))?])
+    } else {
+        ctx.ints_input(1, "k")?.ok_or_else(|| ctx.error("input `k` is required"))?
+    };
+    let largest = ctx.attrs.int_or("largest", 1)? != 0;
+    Ok(Parsed::new(Op::TopK { axis, k, largest }, 2))
+}
+
+pub fn infer_topk(axis: usize, k: &IntsInput, x: &TensorType) -> Vec<TensorType> {
+    let mut shape = x.shape.clone();
+    shape[axis] = k.as_static().map_or(Dim::Unknown, |k| Dim::Static(k[0].max(0) as usize));
+    vec![TensorType::new(x.dtype, shape.clone()), TensorType::new(DType::I64, shape)]
+}
+
+pub fn parse_one_hot(ctx: &NodeCtx) -> Result<Parsed> {
+    let indices = ctx.input_type(0)?;
+    let axis = normalize_axis(ctx.attrs.int_or("axis", -1)?, indices.rank() + 1).map_err(|e| ctx.error(e))?;
+    let depth = ctx.inputs.get(1).copied().flatten().and_then(|v| v.constant.as_ref()).and_then(TensorData::scalar_f64);
+    Ok(Parsed::new(Op::OneHot { axis, depth: depth.map(|d| d as usize) }, 3))
+}
+
+pub fn infer_one_hot(axis: usize, depth: Option<usize>, indices: &TensorType, values: &TensorType) -> TensorType {
+    let mut shape = indices.shape.clone();
+    shape.insert(axis, depth.map_or(Dim::Unknown, Dim::Static));
+    TensorType::new(values.dtype, shape)
+}
+
+/// Pad: `pads` as an attribute (before opset 11) or input, `axes` from 18; modes constant,
+/// reflect and edge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PadConfig {
+    pub pads: IntsInput,
+    pub axes: Option<IntsInput>,
+    pub mode: PadMode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PadMode {
+    /// The value, when it is an attribute or a constant input (else read at run time).
+    Constant(Option<f64>),
+    Reflect,
+    Edge,
+}
+
+pub fn parse_pad(ctx: &NodeCtx) -> Result<Parsed> {
+    let mode = ctx.attrs.string("mode")?.unwrap_or_else(|| "constant".into());
+    let (pads, value, axes) = if ctx.opset < 11 {
+        let pads = ctx.attrs.ints("pads")?.or(ctx.attrs.ints("paddings")?).ok_or_else(|| ctx.error("attribute `pads` is required"))?;
+        (IntsInput::Static(pads), Some(ctx.attrs.float_or("value", 0.0)? as f64), None)
+    } else {
+        let pads = ctx.ints_input(1, "pads")?.ok_or_else(|| ctx.error("input `pads` is required"))?;
+        let value = match ctx.inputs.get(2).copied().flatten() {
+            None => Some(0.0),
+            Some(v) => v.constant.as_ref().and_then(TensorData::scalar_f64),
+        };
+        (pads, value, ctx.ints_input(3, "axes")?)
+    };
+    let mode = match mode.as_str() {
+        "constant" => PadMode::Constant(value),
+        "reflect" => PadMode::Reflect,
+        "edge" => PadMode::Edge,
+        other => return Err(ctx.error(format!("pad mode `{other}` is not supported by Burn"))),
+    };
+    Ok(Parsed::new(Op::Pad(PadConfig { pads, axes, mode }), ctx.inputs.len().clamp(1, 4)))
+}
+
+pub fn infer_pad(c: &PadConfig, x: &TensorType) -> TensorType {
+    let rank = x.rank();
+    let (Some(pads), None) = (c.pads.as_static(), &c.axes) else {
+        return TensorType::new(x.dtype, vec![Dim::Unknown; rank]);
+    };
+    let shape = (0..rank)
+        .map(|i| match x.shape[i].as_static() {
+            Some(n) if pads.len() == 2 * rank => Dim::Static((n as i64 + pads[i] + pads[i + rank]).max(0) as usize),
+            _ => Dim::Unknown,
+        })
+        .collect();
+    TensorType::new(x.dtype, shape)
 }

@@ -10,6 +10,7 @@ pub mod loss;
 pub mod norm;
 pub mod passthrough;
 pub mod pool;
+pub mod quantize;
 pub mod reduce;
 pub mod registry;
 pub mod shape;
@@ -22,8 +23,9 @@ use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 
 pub use conv::ConvConfig;
-pub use elementwise::{BinaryConfig, BinaryOp, ClipConfig, UnaryOp, VariadicOp};
-pub use indexing::{SliceConfig, SplitSizes};
+pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
+pub use indexing::{PadConfig, PadMode, SliceConfig, SplitSizes};
+pub use quantize::QuantizeConfig;
 pub use linear::GemmConfig;
 pub use loss::{LossConfig, Reduction};
 pub use norm::{BatchNormConfig, LayerNormConfig};
@@ -54,7 +56,16 @@ pub enum Op {
     Tile { repeats: IntsInput },
     Trilu { upper: bool, k: IntsInput },
     /// `axis` is `None` when it is only known at run time.
-    CumSum { axis: Option<usize>, exclusive: bool, reverse: bool },
+    CumSum { axis: Option<usize>, exclusive: bool, reverse: bool, product: bool },
+    SqueezeRuntime { rank: usize },
+    UnsqueezeRuntime { rank: usize },
+    Hardmax { axis: usize, coerce_2d: bool },
+    TopK { axis: usize, k: IntsInput, largest: bool },
+    OneHot { axis: usize, depth: Option<usize> },
+    Pad(PadConfig),
+    Quantize(QuantizeConfig),
+    /// LpNormalization along `axis` with p = 1 or 2.
+    LpNorm { axis: usize, p: u8 },
     ArgReduce(ArgReduceConfig),
     Clip(ClipConfig),
     Gemm(GemmConfig),
@@ -224,6 +235,12 @@ impl Op {
             Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])),
             Op::Trilu { .. } | Op::CumSum { .. } => one(inputs[0].clone()),
             Op::LayerNorm(c) => Ok(norm::infer_layer_norm(c, inputs[0])),
+            Op::SqueezeRuntime { rank } | Op::UnsqueezeRuntime { rank } => one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank])),
+            Op::Hardmax { .. } | Op::LpNorm { .. } => one(inputs[0].clone()),
+            Op::TopK { axis, k, .. } => Ok(indexing::infer_topk(*axis, k, inputs[0])),
+            Op::OneHot { axis, depth } => one(indexing::infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1])),
+            Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])),
+            Op::Quantize(c) => one(quantize::infer(c, inputs)),
             Op::Loss(c) => Ok(loss::infer(c, inputs)),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
             Op::Cast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),

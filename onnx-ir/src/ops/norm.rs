@@ -62,3 +62,14 @@ pub fn infer_layer_norm(c: &LayerNormConfig, x: &TensorType) -> Vec<TensorType> 
     let stats = TensorType::new(x.dtype, stats);
     if c.rms { vec![x.clone()] } else { vec![x.clone(), stats.clone(), stats] }
 }
+
+pub fn parse_lp_norm(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    let axis = normalize_axis(ctx.attrs.int_or("axis", -1)?, x.rank()).map_err(|e| ctx.error(e))?;
+    let p = match ctx.attrs.int_or("p", 2)? {
+        1 => 1,
+        2 => 2,
+        other => return Err(ctx.error(format!("p must be 1 or 2, got {other}"))),
+    };
+    Ok(Parsed::new(Op::LpNorm { axis, p }, 1))
+}

@@ -1,6 +1,6 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
-use super::{conv, elementwise, indexing, linear, loss, norm, passthrough, pool, reduce, shape, softmax, NodeCtx, Parsed};
+use super::{conv, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, reduce, shape, softmax, NodeCtx, Parsed};
 use crate::error::Result;
 
 type Parser = fn(&NodeCtx) -> Result<Parsed>;
@@ -35,7 +35,13 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Split" => indexing::parse_split,
         "Tile" => indexing::parse_tile,
         "Trilu" => indexing::parse_trilu,
-        "CumSum" => indexing::parse_cumsum,
+        "CumSum" | "CumProd" => indexing::parse_cumsum,
+        "Hardmax" => indexing::parse_hardmax,
+        "TopK" => indexing::parse_topk,
+        "OneHot" => indexing::parse_one_hot,
+        "Pad" => indexing::parse_pad,
+        "QuantizeLinear" | "DequantizeLinear" => quantize::parse,
+        "LpNormalization" => norm::parse_lp_norm,
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,

@@ -117,6 +117,9 @@ fn read_axes(ctx: &NodeCtx) -> Result<Option<Vec<i64>>> {
 
 pub fn parse_squeeze(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
+    if let (true, Some(IntsInput::Runtime { len })) = (ctx.opset >= 13, ctx.ints_input(1, "axes")?) {
+        return Ok(Parsed::new(Op::SqueezeRuntime { rank: x.rank().saturating_sub(len) }, 2));
+    }
     let axes = match read_axes(ctx)? {
         Some(axes) => normalize_axes(&axes, x.rank()).map_err(|e| ctx.error(e))?,
         None => {
@@ -142,6 +145,9 @@ pub fn infer_squeeze(axes: &[usize], inputs: &[&TensorType]) -> Result<TensorTyp
 
 pub fn parse_unsqueeze(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
+    if let (true, Some(IntsInput::Runtime { len })) = (ctx.opset >= 13, ctx.ints_input(1, "axes")?) {
+        return Ok(Parsed::new(Op::UnsqueezeRuntime { rank: x.rank() + len }, 2));
+    }
     let axes = read_axes(ctx)?.ok_or_else(|| ctx.error("axes are required"))?;
     let out_rank = x.rank() + axes.len();
     let normalized = normalize_axes(&axes, out_rank).map_err(|e| ctx.error(e))?;

@@ -1,0 +1,57 @@
+//! QuantizeLinear and DequantizeLinear (opsets 10 to 24) with a scalar or per-axis scale
+//! and zero point; blocked quantization is not supported yet.
+
+use super::common::normalize_axis;
+use super::{NodeCtx, Op, Parsed};
+use crate::error::Result;
+use crate::types::{DType, Kind, TensorType};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuantizeConfig {
+    /// The axis a 1-D scale runs along.
+    pub axis: usize,
+    /// Quantize (float to integer) or dequantize.
+    pub quantize: bool,
+    /// Integer type of the quantized side.
+    pub int_type: DType,
+}
+
+/// Saturation bounds of a quantized integer type.
+pub fn int_range(dtype: DType) -> Option<(f64, f64)> {
+    Some(match dtype {
+        DType::U8 => (0.0, 255.0),
+        DType::I8 => (-128.0, 127.0),
+        DType::U16 => (0.0, 65535.0),
+        DType::I16 => (-32768.0, 32767.0),
+        DType::I32 => (i32::MIN as f64, i32::MAX as f64),
+        _ => return None,
+    })
+}
+
+pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
+    let quantize = ctx.op_type == "QuantizeLinear";
+    if ctx.attrs.int_or("block_size", 0)? != 0 {
+        return Err(ctx.error("blocked quantization (block_size) is not supported yet"));
+    }
+    let x = ctx.input_type(0)?;
+    let axis = normalize_axis(ctx.attrs.int_or("axis", 1)?, x.rank().max(1)).map_err(|e| ctx.error(e))?;
+    let zero_point = ctx.inputs.get(2).copied().flatten().map(|v| v.ty.dtype);
+    let int_type = if quantize {
+        match (ctx.attrs.int("output_dtype")?.filter(|&c| c != 0), zero_point) {
+            (Some(code), _) => DType::from_onnx(code as i32).ok_or_else(|| ctx.error(format!("output type code {code} is not supported")))?,
+            (None, Some(dtype)) => dtype,
+            (None, None) => DType::U8,
+        }
+    } else {
+        x.dtype
+    };
+    if int_type.kind() != Kind::Int || int_range(int_type).is_none() {
+        return Err(ctx.error(format!("quantized type {int_type} is not supported")));
+    }
+    Ok(Parsed::new(Op::Quantize(QuantizeConfig { axis, quantize, int_type }), 3))
+}
+
+pub fn infer(c: &QuantizeConfig, inputs: &[&TensorType]) -> TensorType {
+    let dtype = if c.quantize { c.int_type } else { inputs[1].dtype };
+    TensorType::new(dtype, inputs[0].shape.clone())
+}
