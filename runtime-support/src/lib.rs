@@ -311,4 +311,102 @@ pub mod ops {
         let x = if crop_axes.is_empty() { x } else { slice(x, &starts, &ends, &crop_axes, &[]) };
         x.pad(pairs, mode)
     }
+
+    /// The attention mask input: boolean (true keeps a position) or added to the scores.
+    pub enum AttentionMask {
+        Keep(Tensor<4, Bool>),
+        Add(Tensor<4>),
+    }
+
+    /// Attributes of ONNX `Attention`.
+    pub struct AttentionOptions {
+        /// Defaults to `1 / sqrt(head size)`.
+        pub scale: Option<f64>,
+        pub causal: bool,
+        /// `softcap * tanh(qk / softcap)` when positive.
+        pub softcap: f64,
+        /// The fourth output: 0/1 QK (after softcap), 2 with the mask added, 3 after softmax.
+        pub qk_output_mode: usize,
+    }
+
+    /// ONNX `Attention` on `[batch, heads, seq, head size]` tensors. Returns the output, the
+    /// present key and value (past caches concatenated), and the QK intermediate.
+    #[allow(clippy::too_many_arguments)]
+    pub fn attention(
+        q: Tensor<4>,
+        k: Tensor<4>,
+        v: Tensor<4>,
+        mask: Option<AttentionMask>,
+        past_key: Option<Tensor<4>>,
+        past_value: Option<Tensor<4>>,
+        nonpad_kv_seqlen: Option<Tensor<1, Int>>,
+        options: AttentionOptions,
+    ) -> (Tensor<4>, Tensor<4>, Tensor<4>, Tensor<4>) {
+        let device = q.device();
+        let past = past_key.as_ref().map_or(0, |p| p.dims()[2]);
+        let k = match past_key {
+            Some(p) => Tensor::cat(vec![p, k], 2),
+            None => k,
+        };
+        let v = match past_value {
+            Some(p) => Tensor::cat(vec![p, v], 2),
+            None => v,
+        };
+        let (present_key, present_value) = (k.clone(), v.clone());
+        let [batch, q_heads, q_len, head] = q.dims();
+        let [_, kv_heads, kv_len, _] = k.dims();
+        let inf = f32::NEG_INFINITY;
+        // Additive bias [*, *, q_len, kv_len]; a shorter mask is padded with masked positions.
+        let mut bias = Tensor::<4>::zeros([1, 1, q_len, kv_len], &device);
+        if let Some(mask) = mask {
+            let additive = match mask {
+                AttentionMask::Keep(m) => m.clone().float().zeros_like().mask_fill(m.bool_not(), inf),
+                AttentionMask::Add(m) => m,
+            };
+            let width = additive.dims()[3];
+            let additive = if width < kv_len { additive.pad([(0, 0), (0, 0), (0, 0), (0, kv_len - width)], burn::tensor::ops::PadMode::Constant(inf)) } else { additive };
+            let dims = broadcast_dims(&[bias.dims(), additive.dims()]);
+            bias = bias.expand(dims).add(additive.expand(dims));
+        }
+        if options.causal {
+            // Key j is hidden from query i when j > i + past.
+            let hidden = Tensor::<2>::ones([q_len, kv_len], &device).triu(past as i64 + 1).bool();
+            let causal = Tensor::<2>::zeros([q_len, kv_len], &device).mask_fill(hidden, inf).reshape([1, 1, q_len, kv_len]);
+            let dims = broadcast_dims(&[bias.dims(), causal.dims()]);
+            bias = bias.expand(dims).add(causal.expand(dims));
+        }
+        if let Some(lengths) = nonpad_kv_seqlen {
+            let positions = Tensor::<1, Int>::arange(0..kv_len as i64, &device).reshape([1, kv_len]).expand([batch, kv_len]);
+            let valid = positions.lower(lengths.reshape([batch, 1]).expand([batch, kv_len]));
+            let padding = Tensor::<2>::zeros([batch, kv_len], &device).mask_fill(valid.bool_not(), inf).reshape([batch, 1, 1, kv_len]);
+            let dims = broadcast_dims(&[bias.dims(), padding.dims()]);
+            bias = bias.expand(dims).add(padding.expand(dims));
+        }
+        // Grouped-query attention: each key/value head serves q_heads / kv_heads query heads.
+        let (k, v) = if q_heads != kv_heads && kv_heads > 0 && q_heads % kv_heads == 0 {
+            let group = q_heads / kv_heads;
+            let repeat = |t: Tensor<4>| {
+                let [b, h, s, d] = t.dims();
+                t.unsqueeze_dim::<5>(2).expand([b, h, group, s, d]).reshape([b, h * group, s, d])
+            };
+            (repeat(k), repeat(v))
+        } else {
+            (k, v)
+        };
+        let root = options.scale.unwrap_or(1.0 / (head as f64).sqrt()).sqrt();
+        let mut qk = q.mul_scalar(root).matmul(k.swap_dims(2, 3).mul_scalar(root));
+        if options.softcap > 0.0 {
+            qk = qk.div_scalar(options.softcap).tanh().mul_scalar(options.softcap);
+        }
+        let dims = broadcast_dims(&[qk.dims(), bias.dims()]);
+        let with_bias = qk.clone().expand(dims).add(bias.expand(dims));
+        let probs = burn::tensor::activation::softmax(with_bias.clone(), 3);
+        let y = probs.clone().matmul(v);
+        let qk_output = match options.qk_output_mode {
+            2 => with_bias,
+            3 => probs,
+            _ => qk,
+        };
+        (y, present_key, present_value, qk_output)
+    }
 }

@@ -2,6 +2,7 @@
 //! Layers with weights become Burn modules (Conv, Linear, BatchNorm), everything else direct
 //! tensor operations.
 
+mod attention;
 mod conv;
 mod elementwise;
 mod indexing;
@@ -58,6 +59,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::BatchNorm(c) => norm::batch_norm(e, node, c),
         Op::LayerNorm(c) => norm::layer_norm(e, node, c),
         Op::Loss(c) => loss::loss(e, node, c),
+        Op::Attention(c) => attention::attention(e, node, c),
         Op::GatherElements { axis } => indexing::gather_elements(e, node, *axis),
         Op::Flatten { axis } => shape::flatten(e, node, *axis),
         Op::Reshape { shape } => shape::reshape(e, node, shape),

@@ -1,6 +1,7 @@
 //! Operators: one module per family, each holding its config parsing for every opset and its
 //! type inference. `registry` maps (domain, op_type) to the family that parses it.
 
+pub mod attention;
 pub mod common;
 pub mod conv;
 pub mod elementwise;
@@ -22,6 +23,7 @@ use crate::graph::Value;
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 
+pub use attention::AttentionConfig;
 pub use conv::ConvConfig;
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, SliceConfig, SplitSizes};
@@ -78,6 +80,8 @@ pub enum Op {
     LayerNorm(LayerNormConfig),
     GatherElements { axis: usize },
     Loss(LossConfig),
+    /// Outputs: Y and, when requested, present key, present value and the QK product.
+    Attention(AttentionConfig),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten { axis: usize },
     /// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
@@ -242,6 +246,7 @@ impl Op {
             Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])),
             Op::Quantize(c) => one(quantize::infer(c, inputs)),
             Op::Loss(c) => Ok(loss::infer(c, inputs)),
+            Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
             Op::Cast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
             Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),

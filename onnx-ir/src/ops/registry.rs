@@ -1,6 +1,6 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
-use super::{conv, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, reduce, shape, softmax, NodeCtx, Parsed};
+use super::{attention, conv, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, reduce, shape, softmax, NodeCtx, Parsed};
 use crate::error::Result;
 
 type Parser = fn(&NodeCtx) -> Result<Parsed>;
@@ -42,6 +42,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Pad" => indexing::parse_pad,
         "QuantizeLinear" | "DequantizeLinear" => quantize::parse,
         "LpNormalization" => norm::parse_lp_norm,
+        "Attention" => attention::parse,
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,

@@ -1,0 +1,64 @@
+use super::align_rank;
+use crate::emitter::{float_literal, lit, Emitter};
+use crate::error::Result;
+use onnx_ir::ops::AttentionConfig;
+use onnx_ir::{Kind, Node};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// `Some(expr)` for a present optional input, else `None`.
+fn optional(e: &mut Emitter, node: &Node, index: usize, wrap: impl Fn(TokenStream) -> TokenStream) -> Result<TokenStream> {
+    Ok(match node.inputs.get(index).copied().flatten() {
+        Some(id) => {
+            let v = e.use_value(id)?;
+            let v = wrap(v);
+            quote! { Some(#v) }
+        }
+        None => quote! { None },
+    })
+}
+
+pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<TokenStream> {
+    let packed = e.rank(e.input_id(&node.inputs, 0)?) == 3;
+    let heads = |h: Option<usize>| lit(h.unwrap_or(1));
+    let (qh, kvh) = (heads(c.q_heads), heads(c.kv_heads));
+    let split = |x: TokenStream, h: &proc_macro2::Literal| if packed { quote! { #x.reshape([0, 0, #h, -1]).swap_dims(1, 2) } } else { x };
+    let q = split(e.input(&node.inputs, 0)?, &qh);
+    let k = split(e.input(&node.inputs, 1)?, &kvh);
+    let v = split(e.input(&node.inputs, 2)?, &kvh);
+    let mask = match node.inputs.get(3).copied().flatten() {
+        Some(id) => {
+            let (rank, bool_mask) = (e.rank(id).max(1), e.ty(id).dtype.kind() == Kind::Bool);
+            let m = align_rank(e.use_value(id)?, rank, 4);
+            if bool_mask {
+                quote! { Some(burn_onnx::ops::AttentionMask::Keep(#m)) }
+            } else {
+                quote! { Some(burn_onnx::ops::AttentionMask::Add(#m)) }
+            }
+        }
+        None => quote! { None },
+    };
+    let past_key = optional(e, node, 4, |v| v)?;
+    let past_value = optional(e, node, 5, |v| v)?;
+    let nonpad = optional(e, node, 6, |v| v)?;
+    let scale = match c.scale {
+        Some(s) => {
+            let s = float_literal(s);
+            quote! { Some(#s) }
+        }
+        None => quote! { None },
+    };
+    let (causal, softcap, mode) = (c.causal, float_literal(c.softcap), lit(c.qk_output_mode as usize));
+    let y = if packed { quote! { y.swap_dims(1, 2).reshape([0, 0, -1]) } } else { quote! { y } };
+    let outputs = match node.outputs.len() {
+        1 => y,
+        2 => quote! { (#y, present_key) },
+        3 => quote! { (#y, present_key, present_value) },
+        _ => quote! { (#y, present_key, present_value, qk) },
+    };
+    Ok(quote! {{
+        let options = burn_onnx::ops::AttentionOptions { scale: #scale, causal: #causal, softcap: #softcap, qk_output_mode: #mode };
+        let (y, present_key, present_value, qk) = burn_onnx::ops::attention(#q, #k, #v, #mask, #past_key, #past_value, #nonpad, options);
+        #outputs
+    }})
+}
