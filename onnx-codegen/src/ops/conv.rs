@@ -84,3 +84,35 @@ fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStrea
         )
     })
 }
+
+/// ConvTranspose through Burn's functional `conv_transposeNd`, which pads symmetrically: the
+/// smaller side's padding is applied there and the rest cropped afterwards.
+pub fn conv_transpose(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::ConvTransposeConfig) -> Result<TokenStream> {
+    let win = &c.window;
+    let n = win.kernel.len();
+    let x = e.input(&node.inputs, 0)?;
+    let w = e.input(&node.inputs, 1)?;
+    let bias = match node.inputs.get(2).copied().flatten() {
+        Some(b) => {
+            let b = e.use_value(b)?;
+            quote! { Some(#b) }
+        }
+        None => quote! { None },
+    };
+    let common: Vec<usize> = win.pads.iter().map(|&(a, b)| a.min(b)).collect();
+    let (strides, dilations, out_pad, padding) = (dims_literal(&win.strides), dims_literal(&win.dilations), dims_literal(&c.output_padding), dims_literal(&common));
+    let groups = lit(c.groups);
+    let func = quote::format_ident!("conv_transpose{n}d");
+    let y = quote! {
+        burn::tensor::module::#func(#x, #w, #bias, burn::tensor::ops::ConvTransposeOptions::new(#strides, #padding, #out_pad, #dilations, #groups))
+    };
+    if win.pads.iter().all(|(a, b)| a == b) {
+        return Ok(y);
+    }
+    // Crop what the larger side still pads: begins from the start, ends from the end.
+    let starts: Vec<i64> = win.pads.iter().map(|&(a, b)| (a - a.min(b)) as i64).collect();
+    let ends: Vec<i64> = win.pads.iter().map(|&(a, b)| if b > a { -((b - a) as i64) } else { i64::MAX }).collect();
+    let axes: Vec<i64> = (2..2 + n as i64).collect();
+    let (starts, ends, axes) = (crate::emitter::ints_literal(&starts), crate::emitter::ints_literal(&ends), crate::emitter::ints_literal(&axes));
+    Ok(quote! { burn_onnx::ops::slice(#y, &#starts, &#ends, &#axes, &[]) })
+}

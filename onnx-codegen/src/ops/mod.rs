@@ -53,6 +53,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Gemm(c) => linear::gemm(e, node, c),
         Op::MatMul => linear::matmul(e, node),
         Op::Conv(c) => conv::conv(e, node, c),
+        Op::ConvTranspose(c) => conv::conv_transpose(e, node, c),
         Op::Pool(c) => pool::pool(e, node, c),
         Op::GlobalAveragePool => pool::global_average(e, node),
         Op::Softmax(c) => softmax::softmax(e, node, c),

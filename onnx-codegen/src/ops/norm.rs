@@ -11,8 +11,10 @@ pub fn batch_norm(e: &mut Emitter, node: &Node, c: &BatchNormConfig) -> Result<T
     let mut weights = vec![];
     for (index, path) in [(1, "gamma"), (2, "beta"), (3, "running_mean"), (4, "running_var")] {
         let id = e.input_id(&node.inputs, index)?;
-        let data = e.constant(id).cloned().ok_or_else(|| e.error("BatchNormalization statistics must be constants"))?;
-        weights.push((path, data));
+        match e.constant(id).cloned() {
+            Some(data) => weights.push((path, data)),
+            None => return batch_norm_functional(e, node, c),
+        }
     }
     let (channels, epsilon) = (lit(c.channels), float_literal(c.epsilon));
     let field = e.add_layer(
@@ -101,4 +103,11 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
         let zero = zero.map(|z| quote! { .sub(#z) });
         quote! { #x.float() #zero .mul(#scale) }
     })
+}
+
+/// BatchNormalization whose statistics are computed at run time: Burn's functional form.
+fn batch_norm_functional(e: &mut Emitter, node: &Node, c: &BatchNormConfig) -> Result<TokenStream> {
+    let args = (0..5).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
+    let epsilon = float_literal(c.epsilon);
+    Ok(quote! { burn::tensor::module::batch_norm(#(#args),*, #epsilon) })
 }

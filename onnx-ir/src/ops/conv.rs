@@ -53,3 +53,68 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
 pub fn infer(c: &ConvConfig, inputs: &[&TensorType]) -> Result<TensorType, String> {
     window_output_type(inputs[0], Dim::Static(c.out_channels), &c.window, false)
 }
+
+/// ConvTranspose: explicit pads, output_padding, or pads derived from `output_shape` /
+/// SAME auto-padding. Weight `[in, out / groups, kernel...]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConvTransposeConfig {
+    pub window: Window,
+    pub groups: usize,
+    pub output_padding: Vec<usize>,
+    pub out_channels: usize,
+}
+
+pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    let w = ctx.input_type(1)?;
+    let spatial = x.rank().saturating_sub(2);
+    if !(1..=3).contains(&spatial) || w.rank() != x.rank() {
+        return Err(ctx.error(format!("only 1-D, 2-D and 3-D transposed convolution is supported, input {x}, weight {w}")));
+    }
+    let w_shape = w.static_shape().ok_or_else(|| ctx.error(format!("weight shape must be static, got {w}")))?;
+    let groups = ctx.attrs.int_or("group", 1)?.max(1) as usize;
+    let kernel = w_shape[2..].to_vec();
+    let list = |name: &str, default: usize| -> Result<Vec<usize>> {
+        Ok(ctx.attrs.ints(name)?.map(|v| v.iter().map(|&x| x.max(0) as usize).collect()).unwrap_or_else(|| vec![default; spatial]))
+    };
+    let strides = list("strides", 1)?;
+    let dilations = list("dilations", 1)?;
+    let output_padding = list("output_padding", 0)?;
+    let auto_pad = ctx.attrs.string("auto_pad")?.unwrap_or_else(|| "NOTSET".into());
+    let output_shape = ctx.attrs.ints("output_shape")?;
+    let pads: Vec<(usize, usize)> = if output_shape.is_some() || auto_pad.starts_with("SAME") {
+        (0..spatial)
+            .map(|i| {
+                let size = x.shape[2 + i].as_static().ok_or_else(|| ctx.error(format!("output_shape/auto_pad need static spatial dims, input {x}")))?;
+                let target = match &output_shape {
+                    Some(shape) => shape[shape.len() - spatial + i] as usize,
+                    None => size * strides[i],
+                };
+                let full = strides[i] * (size - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1;
+                let total = full.saturating_sub(target);
+                let half = total / 2;
+                Ok(if auto_pad == "SAME_UPPER" { (half, total - half) } else { (total - half, half) })
+            })
+            .collect::<Result<_>>()?
+    } else {
+        let flat = list("pads", 0)?;
+        if flat.len() == 2 * spatial { (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect() } else { vec![(0, 0); spatial] }
+    };
+    let config = ConvTransposeConfig { window: Window { kernel, strides, pads, dilations }, groups, output_padding, out_channels: w_shape[1] * groups };
+    Ok(Parsed::new(Op::ConvTranspose(config), 3))
+}
+
+pub fn infer_transpose(c: &ConvTransposeConfig, x: &TensorType) -> TensorType {
+    let w = &c.window;
+    let mut shape = vec![x.shape[0].clone(), Dim::Static(c.out_channels)];
+    for (i, d) in x.shape[2..].iter().enumerate() {
+        shape.push(match d.as_static() {
+            Some(n) => {
+                let full = w.strides[i] * (n - 1) + c.output_padding[i] + (w.kernel[i] - 1) * w.dilations[i] + 1;
+                Dim::Static(full.saturating_sub(w.pads[i].0 + w.pads[i].1))
+            }
+            None => Dim::Unknown,
+        });
+    }
+    TensorType::new(x.dtype, shape)
+}

@@ -24,7 +24,7 @@ use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 
 pub use attention::AttentionConfig;
-pub use conv::ConvConfig;
+pub use conv::{ConvConfig, ConvTransposeConfig};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, SliceConfig, SplitSizes};
 pub use quantize::QuantizeConfig;
@@ -73,6 +73,7 @@ pub enum Op {
     Gemm(GemmConfig),
     MatMul,
     Conv(ConvConfig),
+    ConvTranspose(ConvTransposeConfig),
     Pool(PoolConfig),
     GlobalAveragePool,
     Softmax(SoftmaxConfig),
@@ -254,6 +255,7 @@ impl Op {
             Op::Gemm(c) => one(linear::infer_gemm(c, inputs)?),
             Op::MatMul => one(linear::infer_matmul(inputs)?),
             Op::Conv(c) => one(conv::infer(c, inputs)?),
+            Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])),
             Op::Pool(c) => one(pool::infer(c, inputs)?),
             Op::GlobalAveragePool => one(pool::infer_global(inputs)?),
             Op::Flatten { axis } => one(shape::infer_flatten(*axis, inputs)?),

@@ -26,11 +26,11 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let names = ["scale", "bias", "mean", "var"];
     let mut channels = None;
     for (i, what) in names.iter().enumerate() {
-        let data = ctx.const_input(i + 1, what)?.ok_or_else(|| ctx.error(format!("input `{what}` is required")))?;
-        if data.shape.len() != 1 || channels.is_some_and(|c| c != data.shape[0]) {
-            return Err(ctx.error(format!("`{what}` must be a vector of the channel count, got {:?}", data.shape)));
+        let ty = ctx.input_type(i + 1)?;
+        if ty.rank() != 1 || channels.is_some_and(|c| Some(c) != ty.shape[0].as_static()) {
+            return Err(ctx.error(format!("`{what}` must be a vector of the channel count, got {ty}")));
         }
-        channels = Some(data.shape[0]);
+        channels = ty.shape[0].as_static();
     }
     let epsilon = ctx.attrs.float_or("epsilon", 1e-5)? as f64;
     Ok(Parsed::new(Op::BatchNorm(BatchNormConfig { epsilon, channels: channels.unwrap_or(0) }), 5))

@@ -34,7 +34,9 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error("blocked quantization (block_size) is not supported yet"));
     }
     let x = ctx.input_type(0)?;
-    let axis = normalize_axis(ctx.attrs.int_or("axis", 1)?, x.rank().max(1)).map_err(|e| ctx.error(e))?;
+    // The axis matters only for a per-axis (1-D) scale on a tensor of rank > 1.
+    let per_axis = ctx.input_type(1)?.rank() == 1 && x.rank() > 1;
+    let axis = if per_axis { normalize_axis(ctx.attrs.int_or("axis", 1)?, x.rank()).map_err(|e| ctx.error(e))? } else { 0 };
     let zero_point = ctx.inputs.get(2).copied().flatten().map(|v| v.ty.dtype);
     let int_type = if quantize {
         match (ctx.attrs.int("output_dtype")?.filter(|&c| c != 0), zero_point) {

@@ -47,6 +47,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,
         "Conv" => conv::parse,
+        "ConvTranspose" => conv::parse_transpose,
         "MaxPool" | "AveragePool" => pool::parse,
         "GlobalAveragePool" => pool::parse_global,
         "Softmax" | "LogSoftmax" => softmax::parse,
