@@ -197,6 +197,7 @@ pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
             }}
         }
         UnaryOp::Not => quote! { #x.bool_not() },
+        UnaryOp::BitwiseNot => quote! { #x.bitwise_not() },
     })
 }
 
@@ -268,7 +269,8 @@ pub fn clip(e: &mut Emitter, node: &Node, c: &ClipConfig) -> Result<TokenStream>
         })
     };
     Ok(match (bound(c.min, 1)?, bound(c.max, 2)?) {
-        (Some(lo), Some(hi)) => quote! { #x.clamp(#lo, #hi) },
+        // min then max, as numpy: with min > max every element becomes max.
+        (Some(lo), Some(hi)) => quote! { #x.clamp_min(#lo).clamp_max(#hi) },
         (Some(lo), None) => quote! { #x.clamp_min(#lo) },
         (None, Some(hi)) => quote! { #x.clamp_max(#hi) },
         (None, None) => x,

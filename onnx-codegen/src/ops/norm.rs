@@ -1,7 +1,7 @@
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
 use super::align_rank;
-use onnx_ir::ops::{BatchNormConfig, LayerNormConfig, QuantizeConfig};
+use onnx_ir::ops::{BatchNormConfig, GroupNormKind, LayerNormConfig, QuantizeConfig};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -67,10 +67,13 @@ pub fn layer_norm(e: &mut Emitter, node: &Node, c: &LayerNormConfig) -> Result<T
 pub fn lp_norm(e: &mut Emitter, node: &Node, axis: usize, p: u8) -> Result<TokenStream> {
     let x = e.input(&node.inputs, 0)?;
     let axis = lit(axis);
-    let norm = if p == 1 { quote! { x.abs().sum_dim(#axis) } } else { quote! { x.square().sum_dim(#axis).sqrt() } };
+    let norm = if p == 1 { quote! { x.clone().abs().sum_dim(#axis) } } else { quote! { x.clone().square().sum_dim(#axis).sqrt() } };
+    // A zero vector stays zero (ONNX), rather than 0 / 0.
     Ok(quote! {{
         let x = #x;
-        x.clone().div(#norm)
+        let norm = #norm;
+        let zero = norm.clone().equal_elem(0.0);
+        x.div(norm.mask_fill(zero, 1.0))
     }})
 }
 
@@ -110,4 +113,72 @@ fn batch_norm_functional(e: &mut Emitter, node: &Node, c: &BatchNormConfig) -> R
     let args = (0..5).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
     let epsilon = float_literal(c.epsilon);
     Ok(quote! { burn::tensor::module::batch_norm(#(#args),*, #epsilon) })
+}
+
+/// Instance, group and mean-variance normalisation: centre and scale over groups of dims, then
+/// an optional per-channel (or, GroupNorm-18, per-group) affine transform.
+pub fn group_norm(e: &mut Emitter, node: &Node, kind: &GroupNormKind, epsilon: f64) -> Result<TokenStream> {
+    let rank = e.rank(e.input_id(&node.inputs, 0)?);
+    let x = e.input(&node.inputs, 0)?;
+    let epsilon = float_literal(epsilon);
+    let r = lit(rank);
+    let channel_axes: Vec<_> = std::iter::once(0).chain(2..rank).map(lit).collect();
+    let per_channel = |v: TokenStream| quote! { #v.unsqueeze_dims::<#r>(&[#(#channel_axes),*]) };
+    let (normalize, affine_input) = match kind {
+        GroupNormKind::MeanVariance { axes } => {
+            let axes: Vec<_> = axes.iter().map(|&a| lit(a)).collect();
+            (quote! {{
+                let mean = x.clone().mean_dims(&[#(#axes),*]);
+                let centered = x.sub(mean);
+                let std = centered.clone().square().mean_dims(&[#(#axes),*]).sqrt().add_scalar(#epsilon);
+                centered.div(std)
+            }}, false)
+        }
+        GroupNormKind::Instance => {
+            let axes: Vec<_> = (2..rank).map(lit).collect();
+            (quote! {{
+                let mean = x.clone().mean_dims(&[#(#axes),*]);
+                let centered = x.sub(mean);
+                let inv_std = centered.clone().square().mean_dims(&[#(#axes),*]).add_scalar(#epsilon).sqrt().recip();
+                centered.mul(inv_std)
+            }}, true)
+        }
+        GroupNormKind::Group { groups, .. } => {
+            let g = lit(*groups);
+            (quote! {{
+                let dims = x.dims();
+                let grouped: Tensor<3> = x.reshape([dims[0] as i64, #g, -1]);
+                let mean = grouped.clone().mean_dim(2);
+                let centered = grouped.sub(mean);
+                let inv_std = centered.clone().square().mean_dim(2).add_scalar(#epsilon).sqrt().recip();
+                centered.mul(inv_std).reshape(dims)
+            }}, true)
+        }
+    };
+    let mut affine = quote! {};
+    if affine_input {
+        for (index, method) in [(1, quote! { mul }), (2, quote! { add })] {
+            let v = e.input(&node.inputs, index)?;
+            let v = match kind {
+                // Opset 18 gives one value per group: spread it over the group's channels.
+                GroupNormKind::Group { groups, per_group_affine: true } => {
+                    let g = lit(*groups);
+                    quote! {{
+                        let channels = x_dims[1];
+                        #v.reshape([#g, 1]).expand([#g, channels / #g]).reshape([channels])
+                    }}
+                }
+                _ => v,
+            };
+            let v = per_channel(v);
+            affine = quote! { #affine.#method(#v) };
+        }
+    }
+    Ok(quote! {{
+        let x = #x;
+        let x_dims = x.dims();
+        let _ = x_dims;
+        let normalized = #normalize;
+        normalized #affine
+    }})
 }

@@ -52,10 +52,11 @@ fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
     }
 }
 
-/// Mean over every spatial axis, keeping them as size 1.
-pub fn global_average(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+/// Mean (or max) over every spatial axis, keeping them as size 1.
+pub fn global(e: &mut Emitter, node: &Node, max: bool) -> Result<TokenStream> {
     let rank = e.rank(e.input_id(&node.inputs, 0)?);
     let x = e.input(&node.inputs, 0)?;
     let axes = (2..rank).map(lit);
-    Ok(quote! { #x.mean_dims(&[#(#axes),*]) })
+    let method = if max { quote! { max_dims } } else { quote! { mean_dims } };
+    Ok(quote! { #x.#method(&[#(#axes),*]) })
 }

@@ -82,3 +82,40 @@ pub fn reshape_runtime(e: &mut Emitter, node: &Node, rank: usize) -> Result<Toke
         #x.reshape(target)
     }})
 }
+
+/// DepthToSpace / SpaceToDepth as reshape, permute, reshape.
+pub fn depth_space(e: &mut Emitter, node: &Node, block: usize, to_space: bool, crd: bool) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let b = lit(block);
+    let body = match (to_space, crd) {
+        (true, false) => quote! {
+            x.reshape([n, #b, #b, c / (#b * #b), h, w]).permute([0, 3, 4, 1, 5, 2]).reshape([n, c / (#b * #b), h * #b, w * #b])
+        },
+        (true, true) => quote! {
+            x.reshape([n, c / (#b * #b), #b, #b, h, w]).permute([0, 1, 4, 2, 5, 3]).reshape([n, c / (#b * #b), h * #b, w * #b])
+        },
+        (false, _) => quote! {
+            x.reshape([n, c, h / #b, #b, w / #b, #b]).permute([0, 3, 5, 1, 2, 4]).reshape([n, c * #b * #b, h / #b, w / #b])
+        },
+    };
+    Ok(quote! {{
+        let x = #x;
+        let [n, c, h, w] = x.dims();
+        #body
+    }})
+}
+
+pub fn eye_like(e: &mut Emitter, node: &Node, k: i64, dtype: onnx_ir::DType) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let k = proc_macro2::Literal::i64_unsuffixed(k);
+    let cast = match dtype.kind() {
+        onnx_ir::Kind::Float => quote! {},
+        onnx_ir::Kind::Int => quote! { .int() },
+        onnx_ir::Kind::Bool => quote! { .bool() },
+    };
+    Ok(quote! {{
+        let x = #x;
+        let [rows, cols] = x.dims();
+        Tensor::<2>::ones([rows, cols], &x.device()).triu(#k).tril(#k) #cast
+    }})
+}

@@ -79,18 +79,20 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let strides = list("strides", 1)?;
     let dilations = list("dilations", 1)?;
-    let output_padding = list("output_padding", 0)?;
+    let mut output_padding = list("output_padding", 0)?;
     let auto_pad = ctx.attrs.string("auto_pad")?.unwrap_or_else(|| "NOTSET".into());
     let output_shape = ctx.attrs.ints("output_shape")?;
     let pads: Vec<(usize, usize)> = if output_shape.is_some() || auto_pad.starts_with("SAME") {
         (0..spatial)
-            .map(|i| {
+            .map(|i| -> Result<(usize, usize)> {
                 let size = x.shape[2 + i].as_static().ok_or_else(|| ctx.error(format!("output_shape/auto_pad need static spatial dims, input {x}")))?;
                 let target = match &output_shape {
                     Some(shape) => shape[shape.len() - spatial + i] as usize,
                     None => size * strides[i],
                 };
                 let full = strides[i] * (size - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1;
+                // A larger requested output is reached with extra output padding at the end.
+                output_padding[i] += target.saturating_sub(full);
                 let total = full.saturating_sub(target);
                 let half = total / 2;
                 Ok(if auto_pad == "SAME_UPPER" { (half, total - half) } else { (total - half, half) })

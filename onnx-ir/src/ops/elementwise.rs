@@ -172,6 +172,7 @@ pub enum UnaryOp {
     IsNaN,
     IsInf { positive: bool, negative: bool },
     Not,
+    BitwiseNot,
 }
 
 impl UnaryOp {
@@ -228,11 +229,13 @@ pub fn parse_unary(ctx: &NodeCtx) -> Result<Parsed> {
         "IsNaN" => UnaryOp::IsNaN,
         "IsInf" => UnaryOp::IsInf { positive: a.int_or("detect_positive", 1)? != 0, negative: a.int_or("detect_negative", 1)? != 0 },
         "Not" => UnaryOp::Not,
+        "BitwiseNot" => UnaryOp::BitwiseNot,
         other => return Err(ctx.error(format!("`{other}` is not an elementwise function"))),
     };
     let kind = ctx.input_type(0)?.dtype.kind();
     let fits = match op {
         UnaryOp::Not => kind == Kind::Bool,
+        UnaryOp::BitwiseNot => kind == Kind::Int,
         _ if kind == Kind::Bool => false,
         _ => kind == Kind::Float || op.accepts_int(),
     };

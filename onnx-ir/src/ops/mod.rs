@@ -30,7 +30,7 @@ pub use indexing::{PadConfig, PadMode, SliceConfig, SplitSizes};
 pub use quantize::QuantizeConfig;
 pub use linear::GemmConfig;
 pub use loss::{LossConfig, Reduction};
-pub use norm::{BatchNormConfig, LayerNormConfig};
+pub use norm::{BatchNormConfig, GroupNormKind, LayerNormConfig};
 pub use pool::{PoolConfig, PoolKind};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use softmax::SoftmaxConfig;
@@ -76,6 +76,10 @@ pub enum Op {
     ConvTranspose(ConvTransposeConfig),
     Pool(PoolConfig),
     GlobalAveragePool,
+    GlobalMaxPool,
+    GroupNorm { kind: GroupNormKind, epsilon: f64 },
+    DepthSpace { block: usize, to_space: bool, crd: bool },
+    EyeLike { k: i64, dtype: DType },
     Softmax(SoftmaxConfig),
     BatchNorm(BatchNormConfig),
     LayerNorm(LayerNormConfig),
@@ -257,7 +261,10 @@ impl Op {
             Op::Conv(c) => one(conv::infer(c, inputs)?),
             Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])),
             Op::Pool(c) => one(pool::infer(c, inputs)?),
-            Op::GlobalAveragePool => one(pool::infer_global(inputs)?),
+            Op::GlobalAveragePool | Op::GlobalMaxPool => one(pool::infer_global(inputs)?),
+            Op::GroupNorm { .. } => one(inputs[0].clone()),
+            Op::DepthSpace { block, to_space, .. } => one(shape::infer_depth_space(*block, *to_space, inputs[0])),
+            Op::EyeLike { dtype, .. } => one(TensorType::new(*dtype, inputs[0].shape.clone())),
             Op::Flatten { axis } => one(shape::infer_flatten(*axis, inputs)?),
             Op::Reshape { shape } => one(shape::infer_reshape(shape, inputs)?),
             Op::ReshapeRuntime { rank } => one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank])),

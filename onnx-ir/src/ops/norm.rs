@@ -73,3 +73,33 @@ pub fn parse_lp_norm(ctx: &NodeCtx) -> Result<Parsed> {
     };
     Ok(Parsed::new(Op::LpNorm { axis, p }, 1))
 }
+
+/// InstanceNormalization, GroupNormalization (per-group scale/bias in opset 18, per-channel
+/// from 21) and MeanVarianceNormalization: normalise over groups of dims.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GroupNormKind {
+    Instance,
+    Group { groups: usize, per_group_affine: bool },
+    MeanVariance { axes: Vec<usize> },
+}
+
+pub fn parse_group_norm(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    if x.dtype.kind() != Kind::Float || x.rank() < 2 {
+        return Err(ctx.error(format!("input must be float [N, C, ...], got {x}")));
+    }
+    let (kind, default_eps, inputs) = match ctx.op_type {
+        "InstanceNormalization" => (GroupNormKind::Instance, 1e-5, 3),
+        "GroupNormalization" => {
+            let groups = ctx.attrs.int("num_groups")?.filter(|&g| g > 0).ok_or_else(|| ctx.error("attribute `num_groups` is required"))? as usize;
+            (GroupNormKind::Group { groups, per_group_affine: ctx.opset < 21 }, 1e-5, 3)
+        }
+        _ => {
+            let axes = ctx.attrs.ints("axes")?.unwrap_or_else(|| vec![0, 2, 3]);
+            let axes = super::common::normalize_axes(&axes, x.rank()).map_err(|e| ctx.error(e))?;
+            (GroupNormKind::MeanVariance { axes }, 1e-9, 1)
+        }
+    };
+    let epsilon = ctx.attrs.float_or("epsilon", default_eps as f32)? as f64;
+    Ok(Parsed::new(Op::GroupNorm { kind, epsilon }, inputs))
+}

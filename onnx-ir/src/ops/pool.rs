@@ -52,7 +52,8 @@ pub fn parse_global(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.input_type(0)?.rank() < 3 {
         return Err(ctx.error(format!("expected [N, C, spatial...], got {}", ctx.input_type(0)?)));
     }
-    Ok(Parsed::new(Op::GlobalAveragePool, 1))
+    let op = if ctx.op_type == "GlobalMaxPool" { Op::GlobalMaxPool } else { Op::GlobalAveragePool };
+    Ok(Parsed::new(op, 1))
 }
 
 pub fn infer_global(inputs: &[&TensorType]) -> Result<TensorType, String> {

@@ -18,7 +18,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         | "Ceil" | "Floor" | "Round" | "Sin" | "Cos" | "Tan" | "Asin" | "Acos" | "Atan" | "Sinh" | "Cosh"
         | "Asinh" | "Acosh" | "Atanh" | "Erf" | "Sign" | "Softplus" | "Softsign" | "Elu" | "Selu" | "Celu"
         | "HardSigmoid" | "HardSwish" | "Mish" | "Gelu" | "ThresholdedRelu" | "Shrink" | "IsNaN" | "IsInf"
-        | "Not" => elementwise::parse_unary,
+        | "Not" | "BitwiseNot" => elementwise::parse_unary,
         "Max" | "Min" | "Sum" | "Mean" => elementwise::parse_variadic,
         "Where" => elementwise::parse_where,
         "Cast" | "CastLike" => elementwise::parse_cast,
@@ -49,7 +49,10 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Conv" => conv::parse,
         "ConvTranspose" => conv::parse_transpose,
         "MaxPool" | "AveragePool" => pool::parse,
-        "GlobalAveragePool" => pool::parse_global,
+        "GlobalAveragePool" | "GlobalMaxPool" => pool::parse_global,
+        "InstanceNormalization" | "GroupNormalization" | "MeanVarianceNormalization" => norm::parse_group_norm,
+        "DepthToSpace" | "SpaceToDepth" => shape::parse_depth_space,
+        "EyeLike" => shape::parse_eye_like,
         "Softmax" | "LogSoftmax" => softmax::parse,
         "BatchNormalization" => norm::parse,
         "LayerNormalization" | "RMSNormalization" => norm::parse_layer_norm,

@@ -166,3 +166,38 @@ pub fn infer_unsqueeze(axes: &[usize], inputs: &[&TensorType]) -> Result<TensorT
         .collect();
     Ok(TensorType::new(x.dtype, shape))
 }
+
+/// DepthToSpace (DCR or CRD order) and SpaceToDepth on `[N, C, H, W]`.
+pub fn parse_depth_space(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    let block = ctx.attrs.int("blocksize")?.filter(|&b| b > 0).ok_or_else(|| ctx.error("attribute `blocksize` is required"))? as usize;
+    if x.rank() != 4 {
+        return Err(ctx.error(format!("input must be [N, C, H, W], got {x}")));
+    }
+    let to_space = ctx.op_type == "DepthToSpace";
+    let crd = ctx.attrs.string("mode")?.as_deref() == Some("CRD");
+    Ok(Parsed::new(Op::DepthSpace { block, to_space, crd }, 1))
+}
+
+pub fn infer_depth_space(block: usize, to_space: bool, x: &TensorType) -> TensorType {
+    let d = |i: usize, f: &dyn Fn(usize) -> usize| x.shape[i].as_static().map_or(Dim::Unknown, |n| Dim::Static(f(n)));
+    let b2 = block * block;
+    let shape = if to_space {
+        vec![x.shape[0].clone(), d(1, &|n| n / b2), d(2, &|n| n * block), d(3, &|n| n * block)]
+    } else {
+        vec![x.shape[0].clone(), d(1, &|n| n * b2), d(2, &|n| n / block), d(3, &|n| n / block)]
+    };
+    TensorType::new(x.dtype, shape)
+}
+
+pub fn parse_eye_like(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    if x.rank() != 2 {
+        return Err(ctx.error(format!("input must be a matrix, got {x}")));
+    }
+    let dtype = match ctx.attrs.int("dtype")? {
+        Some(code) => crate::types::DType::from_onnx(code as i32).ok_or_else(|| ctx.error(format!("dtype code {code} is not supported")))?,
+        None => x.dtype,
+    };
+    Ok(Parsed::new(Op::EyeLike { k: ctx.attrs.int_or("k", 0)?, dtype }, 1))
+}
