@@ -91,7 +91,8 @@ pub fn binary(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<TokenStr
 }
 
 pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
-    let float = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind() == Kind::Float;
+    let dtype = e.ty(e.input_id(&node.inputs, 0)?).dtype;
+    let float = dtype.kind() == Kind::Float;
     let x = e.input(&node.inputs, 0)?;
     let f = float_literal;
     let act = quote! { burn::tensor::activation };
@@ -197,7 +198,12 @@ pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
             }}
         }
         UnaryOp::Not => quote! { #x.bool_not() },
-        UnaryOp::BitwiseNot => quote! { #x.bitwise_not() },
+        // Unsigned types keep only their own bits (Burn's integers are signed).
+        UnaryOp::BitwiseNot => match dtype {
+            DType::U8 => quote! { #x.bitwise_not().bitwise_and_scalar(0xff) },
+            DType::U16 => quote! { #x.bitwise_not().bitwise_and_scalar(0xffff) },
+            _ => quote! { #x.bitwise_not() },
+        },
     })
 }
 

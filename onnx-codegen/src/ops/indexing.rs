@@ -1,6 +1,6 @@
 use crate::emitter::{dims_literal, ints_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{IntsInput, PadConfig, PadMode, SliceConfig, SplitSizes};
+use onnx_ir::ops::{IntsInput, PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 use onnx_ir::{DType, Kind, Node};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -326,4 +326,44 @@ pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<Toke
         }
         data.slice(corner).gather(#axis, indices)
     }})
+}
+
+fn update_op(r: ScatterReduction) -> TokenStream {
+    match r {
+        ScatterReduction::None => quote! { Assign },
+        ScatterReduction::Add => quote! { Add },
+        ScatterReduction::Mul => quote! { Mul },
+        ScatterReduction::Max => quote! { Max },
+        ScatterReduction::Min => quote! { Min },
+    }
+}
+
+pub fn scatter(e: &mut Emitter, node: &Node, axis: usize, reduction: ScatterReduction) -> Result<TokenStream> {
+    let data = e.input(&node.inputs, 0)?;
+    let indices = e.input(&node.inputs, 1)?;
+    let updates = e.input(&node.inputs, 2)?;
+    let (axis, update) = (lit(axis), update_op(reduction));
+    Ok(quote! {{
+        let data = #data;
+        let indices = #indices;
+        let size = data.dims()[#axis] as i64;
+        let negative = indices.clone().lower_elem(0);
+        let indices = indices.clone().mask_where(negative, indices.add_scalar(size));
+        data.scatter(#axis, indices, #updates, burn::tensor::ops::IndexingUpdateOp::#update)
+    }})
+}
+
+pub fn scatter_nd(e: &mut Emitter, node: &Node, reduction: ScatterReduction) -> Result<TokenStream> {
+    let data = e.input(&node.inputs, 0)?;
+    let indices = e.input(&node.inputs, 1)?;
+    let updates = e.input(&node.inputs, 2)?;
+    let update = update_op(reduction);
+    Ok(quote! { #data.scatter_nd(#indices, #updates, burn::tensor::ops::IndexingUpdateOp::#update) })
+}
+
+pub fn gather_nd(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    let out = lit(e.rank(node.outputs[0]).max(1));
+    let data = e.input(&node.inputs, 0)?;
+    let indices = e.input(&node.inputs, 1)?;
+    Ok(quote! { #data.gather_nd::<_, #out>(#indices) })
 }

@@ -36,6 +36,24 @@ fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
                 )
             }
         }
+        // The window sum of |x|^p is the average with padding counted, times the window size.
+        PoolKind::Lp { p } => {
+            let func = format_ident!("avg_pool{n}d");
+            let area = crate::emitter::float_literal(w.kernel.iter().product::<usize>() as f64);
+            let (p, root) = (crate::emitter::float_literal(p as f64), crate::emitter::float_literal(1.0 / p as f64));
+            quote! {
+                burn::tensor::module::#func(
+                    #x.abs().powf_scalar(#p),
+                    burn::tensor::ops::AvgPoolOptions::new(#kernel)
+                        .with_stride(#strides)
+                        .with_padding_pairs(#pads)
+                        .with_count_include_pad(true)
+                        .with_ceil_mode(#ceil),
+                )
+                .mul_scalar(#area)
+                .powf_scalar(#root)
+            }
+        }
         PoolKind::Average { count_include_pad } => {
             let func = format_ident!("avg_pool{n}d");
             quote! {

@@ -38,7 +38,17 @@ fn drop_axes(y: TokenStream, axes: TokenStream, out_rank: usize, keepdims: bool)
 pub fn reduce(e: &mut Emitter, node: &Node, c: &ReduceConfig) -> Result<TokenStream> {
     let rank = e.rank(e.input_id(&node.inputs, 0)?);
     let out_rank = e.rank(node.outputs[0]);
+    let boolean = e.ty(node.outputs[0]).dtype.kind() == onnx_ir::Kind::Bool;
     let x = e.input(&node.inputs, 0)?;
+    // Max/min of bools are any/all: computed on 0/1 integers.
+    if boolean {
+        let y = reduce_values(e, node, c, quote! { #x.int() }, rank, out_rank)?;
+        return Ok(quote! { #y.bool() });
+    }
+    reduce_values(e, node, c, x, rank, out_rank)
+}
+
+fn reduce_values(e: &mut Emitter, node: &Node, c: &ReduceConfig, x: TokenStream, rank: usize, out_rank: usize) -> Result<TokenStream> {
     let (pre, per_axis, all, post) = parts(c.op);
     Ok(match &c.axes {
         ReduceAxes::All => {

@@ -368,3 +368,57 @@ pub fn infer_pad(c: &PadConfig, x: &TensorType) -> TensorType {
         .collect();
     TensorType::new(x.dtype, shape)
 }
+
+/// How Scatter* combines an update with the existing value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScatterReduction {
+    None,
+    Add,
+    Mul,
+    Max,
+    Min,
+}
+
+fn scatter_reduction(ctx: &NodeCtx) -> Result<ScatterReduction> {
+    Ok(match ctx.attrs.string("reduction")?.as_deref().unwrap_or("none") {
+        "none" => ScatterReduction::None,
+        "add" => ScatterReduction::Add,
+        "mul" => ScatterReduction::Mul,
+        "max" => ScatterReduction::Max,
+        "min" => ScatterReduction::Min,
+        other => return Err(ctx.error(format!("unknown reduction `{other}`"))),
+    })
+}
+
+/// ScatterElements (and the older Scatter) along `axis`, and ScatterND.
+pub fn parse_scatter(ctx: &NodeCtx) -> Result<Parsed> {
+    let data = ctx.input_type(0)?;
+    if ctx.input_type(1)?.dtype.kind() != Kind::Int {
+        return Err(ctx.error("indices must be integers"));
+    }
+    let reduction = scatter_reduction(ctx)?;
+    let op = if ctx.op_type == "ScatterND" {
+        Op::ScatterNd { reduction }
+    } else {
+        Op::Scatter { axis: normalize_axis(ctx.attrs.int_or("axis", 0)?, data.rank()).map_err(|e| ctx.error(e))?, reduction }
+    };
+    Ok(Parsed::new(op, 3))
+}
+
+pub fn parse_gather_nd(ctx: &NodeCtx) -> Result<Parsed> {
+    if ctx.attrs.int_or("batch_dims", 0)? != 0 {
+        return Err(ctx.error("GatherND with batch_dims is not supported yet"));
+    }
+    let indices = ctx.input_type(1)?;
+    match indices.shape.last().and_then(Dim::as_static) {
+        Some(_) if indices.dtype.kind() == Kind::Int => Ok(Parsed::new(Op::GatherNd, 2)),
+        _ => Err(ctx.error(format!("indices must be integers with a static last dim, got {indices}"))),
+    }
+}
+
+pub fn infer_gather_nd(data: &TensorType, indices: &TensorType) -> TensorType {
+    let k = indices.shape.last().and_then(Dim::as_static).unwrap_or(0);
+    let mut shape = indices.shape[..indices.rank() - 1].to_vec();
+    shape.extend(data.shape.iter().skip(k).cloned());
+    TensorType::new(data.dtype, shape)
+}

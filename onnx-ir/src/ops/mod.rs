@@ -26,7 +26,7 @@ use crate::types::{DType, Dim, TensorType};
 pub use attention::AttentionConfig;
 pub use conv::{ConvConfig, ConvTransposeConfig};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
-pub use indexing::{PadConfig, PadMode, SliceConfig, SplitSizes};
+pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 pub use quantize::QuantizeConfig;
 pub use linear::GemmConfig;
 pub use loss::{LossConfig, Reduction};
@@ -84,6 +84,9 @@ pub enum Op {
     BatchNorm(BatchNormConfig),
     LayerNorm(LayerNormConfig),
     GatherElements { axis: usize },
+    GatherNd,
+    Scatter { axis: usize, reduction: ScatterReduction },
+    ScatterNd { reduction: ScatterReduction },
     Loss(LossConfig),
     /// Outputs: Y and, when requested, present key, present value and the QK product.
     Attention(AttentionConfig),
@@ -252,6 +255,8 @@ impl Op {
             Op::Quantize(c) => one(quantize::infer(c, inputs)),
             Op::Loss(c) => Ok(loss::infer(c, inputs)),
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
+            Op::GatherNd => one(indexing::infer_gather_nd(inputs[0], inputs[1])),
+            Op::Scatter { .. } | Op::ScatterNd { .. } => one(inputs[0].clone()),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
             Op::Cast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
             Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),

@@ -10,6 +10,8 @@ use crate::types::{Dim, TensorType};
 pub enum PoolKind {
     Max,
     Average { count_include_pad: bool },
+    /// `(sum |x|^p)^(1/p)` over each window.
+    Lp { p: u32 },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +36,11 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error("storage_order=1 is not supported"));
         }
         PoolKind::Max
+    } else if ctx.op_type == "LpPool" {
+        if window.dilations.iter().any(|&d| d != 1) {
+            return Err(ctx.error("LpPool with dilations is not supported by Burn"));
+        }
+        PoolKind::Lp { p: ctx.attrs.int_or("p", 2)?.max(1) as u32 }
     } else {
         if window.dilations.iter().any(|&d| d != 1) {
             return Err(ctx.error("AveragePool with dilations is not supported by Burn"));

@@ -52,7 +52,8 @@ pub fn parse_reduce(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let x = ctx.input_type(0)?;
     let float_only = !matches!(op, ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min | ReduceOp::Prod);
-    if x.dtype.kind() == Kind::Bool || (float_only && x.dtype.kind() != Kind::Float) {
+    let bool_ok = matches!(op, ReduceOp::Max | ReduceOp::Min);
+    if (x.dtype.kind() == Kind::Bool && !bool_ok) || (float_only && x.dtype.kind() != Kind::Float) {
         return Err(ctx.error(format!("{} on {} tensors is not supported", ctx.op_type, x.dtype)));
     }
     let keepdims = ctx.attrs.int_or("keepdims", 1)? != 0;
