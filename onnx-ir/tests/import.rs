@@ -1,6 +1,6 @@
 //! Attribute parsing per opset, type inference and error reporting, on models built in code.
 
-use onnx_ir::ops::{BinaryConfig, BinaryOp, ClipConfig, SoftmaxConfig};
+use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, SoftmaxConfig};
 use onnx_ir::proto::*;
 use onnx_ir::{import, Dim, Error, ImportOptions, Op, TensorType};
 use prost::Message;
@@ -113,9 +113,12 @@ fn squeeze_and_unsqueeze_axes_from_attribute_then_input() {
 fn clip_bounds_from_attributes_then_inputs() {
     let x = || vec![input("x", &[4])];
     let (op, _) = only_op(&model(6, vec![node("Clip", &["x"], &["y"], vec![attr_float("min", -1.0)])], x(), vec![]));
-    assert_eq!(op, Op::Clip(ClipConfig { min: Some(-1.0), max: None }));
+    assert_eq!(op, Op::Clip(ClipConfig { min: Bound::Static(-1.0), max: Bound::None }));
     let (op, _) = only_op(&model(13, vec![node("Clip", &["x", "", "hi"], &["y"], vec![])], x(), vec![floats_init("hi", &[], &[2.5])]));
-    assert_eq!(op, Op::Clip(ClipConfig { min: None, max: Some(2.5) }));
+    assert_eq!(op, Op::Clip(ClipConfig { min: Bound::None, max: Bound::Static(2.5) }));
+    // A bound computed at run time stays an input.
+    let (op, _) = only_op(&model(13, vec![node("Clip", &["x", "x"], &["y"], vec![])], x(), vec![]));
+    assert_eq!(op, Op::Clip(ClipConfig { min: Bound::Runtime, max: Bound::None }));
 }
 
 #[test]
