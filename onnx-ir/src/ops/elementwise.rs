@@ -310,7 +310,11 @@ pub fn parse_cast(ctx: &NodeCtx) -> Result<Parsed> {
     let to = if ctx.op_type == "CastLike" {
         ctx.input_type(1)?.dtype
     } else {
-        let code = ctx.attrs.int("to")?.ok_or_else(|| ctx.error("attribute `to` is required"))?;
+        // Opset 1 names the type as a string ("FLOAT"); later opsets use the type code.
+        let code = match ctx.attrs.string("to") {
+            Ok(Some(name)) => type_code(&name).ok_or_else(|| ctx.error(format!("unknown type name `{name}`")))?,
+            _ => ctx.attrs.int("to")?.ok_or_else(|| ctx.error("attribute `to` is required"))?,
+        };
         DType::from_onnx(code as i32).ok_or_else(|| ctx.error(format!("cast to type code {code} is not supported")))?
     };
     Ok(Parsed::new(Op::Cast { to }, 1))
@@ -351,4 +355,13 @@ pub fn parse_clip(ctx: &NodeCtx) -> Result<Parsed> {
         (bound(1, "min")?, bound(2, "max")?)
     };
     Ok(Parsed::new(Op::Clip(ClipConfig { min, max }), 3))
+}
+
+/// `TensorProto.DataType` code of a type name, as Cast-1 spells it.
+fn type_code(name: &str) -> Option<i64> {
+    const NAMES: [&str; 17] = [
+        "UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32",
+        "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+    ];
+    NAMES.iter().position(|n| n.eq_ignore_ascii_case(name)).map(|i| i as i64)
 }
