@@ -12,7 +12,9 @@ cd "$(dirname "$0")/.."
 
 scripts/setup-python.sh
 PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
+"$PY" scripts/list_onnx_ops.py
 "$PY" scripts/make_op_models.py
+"$PY" scripts/make_opset_compliance.py
 "$PY" scripts/make_ui_models.py
 "$PY" examples/digits/train.py
 

@@ -98,6 +98,10 @@ pub fn matmul(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     }
     let lhs = e.use_value(a)?;
     let rhs = e.use_value(b)?;
+    if ra == 1 && rb == 1 {
+        // The dot product: a rank-0 result, held as a one-element vector.
+        return Ok(quote! { #lhs.mul(#rhs).sum() });
+    }
     let lhs = if ra == 1 { quote! { #lhs.unsqueeze::<2>() } } else { lhs };
     let rhs = if rb == 1 { quote! { #rhs.unsqueeze_dim::<2>(1) } } else { rhs };
     let rank = ra.max(rb).max(2);

@@ -50,9 +50,6 @@ pub fn parse_matmul(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error("MatMul of a scalar is not defined"));
         }
     }
-    if ctx.input_type(0)?.rank() == 1 && ctx.input_type(1)?.rank() == 1 {
-        return Err(ctx.error("MatMul of two vectors (a scalar result) is not supported yet"));
-    }
     Ok(Parsed::new(Op::MatMul, 2))
 }
 
