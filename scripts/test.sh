@@ -5,8 +5,10 @@
 #      and ONNX Runtime (files whose bytes do not change are left untouched, so nothing rebuilds);
 #   3. cargo test over the whole workspace (unit tests, per-operator models, the digits example
 #      against ONNX Runtime, and the trybuild ui-tests);
-#   4. the official ONNX backend node tests (1,765), checked against
-#      tests/onnx-backend/expectations.toml: a test listed as passing that fails fails this script.
+#   4. the ONNX backend test suites of the onnx wheel (node: 1,765 tests, simple, pytorch-converted,
+#      pytorch-operator, light), each checked against its expectations file under
+#      tests/onnx-backend/: a test listed as passing that fails fails this script;
+#   5. the runner's --dir mode on a fixture of one passing and one deliberately wrong test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,9 +18,22 @@ PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
 "$PY" scripts/make_op_models.py
 "$PY" scripts/make_opset_compliance.py
 "$PY" scripts/make_ui_models.py
+"$PY" scripts/make_dir_fixture.py
 "$PY" examples/digits/train.py
 
 cargo test --workspace
 
-NODE_TESTS="$("$PY" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "node"))')"
-cargo run -p onnx-backend -- --data "$NODE_TESTS"
+BACKEND_DATA="$("$PY" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data"))')"
+cargo build -q -p onnx-backend
+for suite in node simple pytorch-converted pytorch-operator light; do
+    echo "== ONNX backend suite: $suite"
+    cargo run -q -p onnx-backend -- --data "$BACKEND_DATA" --suite "$suite"
+done
+
+# --dir mode must report the wrong fixture as failing, with its difference, and exit 1.
+if report="$(cargo run -q -p onnx-backend -- --dir tests/onnx-backend/fixtures/dir-mode 2>/dev/null)"; then
+    echo "onnx-backend --dir accepted a failing test"; exit 1
+fi
+grep -q '^test_relu_ok *pass' <<<"$report" && grep -q '^test_relu_wrong_expected *mismatch .*diff 5e-1' <<<"$report" \
+    && grep -q '^1 passed, 1 failed$' <<<"$report" || { echo "unexpected --dir report:"; echo "$report"; exit 1; }
+echo "onnx-backend --dir check: 1 pass and 1 fail reported as expected"

@@ -212,7 +212,8 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
         return None;
     }
     let [out_ty] = out else { return None };
-    if !foldable_dtype(out_ty.dtype) {
+    let out_elements = out_ty.static_shape().map(|s| s.iter().product::<usize>());
+    if !foldable_dtype(out_ty.dtype) || out_elements.is_some_and(|n| n > MAX_ELEMENTS) {
         return None;
     }
     let arrays: Vec<Array> = inputs.iter().map(|t| Array::of(t)).collect();

@@ -1,6 +1,7 @@
 //! Compiling the generated suite (attributing rustc errors to the test whose module caused
 //! them, then rebuilding without it) and running it, surviving crashes of single tests.
 
+use crate::cases::Case;
 use crate::expectations::Outcome;
 use crate::suite::Suite;
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,9 +34,10 @@ fn cases_of(message: &serde_json::Value) -> BTreeSet<String> {
 
 /// Builds the suite; cases that fail to compile get a `compile-error` outcome and are dropped
 /// until the rest builds. Returns the compiled cases.
-pub fn compile(suite: &Suite, target: &Path, mut cases: Vec<String>, outcomes: &mut BTreeMap<String, Outcome>) -> Result<Vec<String>, String> {
+pub fn compile<'a>(suite: &Suite, target: &Path, mut cases: Vec<(&'a Case, String)>, outcomes: &mut BTreeMap<String, Outcome>) -> Result<Vec<(&'a Case, String)>, String> {
     loop {
-        suite.write_main(&cases)?;
+        let modules: Vec<(String, String)> = cases.iter().map(|(c, m)| (c.name.clone(), m.clone())).collect();
+        suite.write_main(&modules)?;
         let output = cargo()
             .args(["build", "--message-format=json", "--manifest-path"])
             .arg(suite.dir.join("Cargo.toml"))
@@ -70,21 +72,45 @@ pub fn compile(suite: &Suite, target: &Path, mut cases: Vec<String>, outcomes: &
             return Err(format!("the suite failed to build with errors not attributable to a test:\n{}", unattributed.join("\n")));
         }
         eprintln!("{} test(s) failed to compile; rebuilding without them", failing.len());
-        cases.retain(|c| !failing.contains_key(c));
-        for (case, error) in failing {
-            outcomes.insert(case, Outcome::new("compile-error", &error));
+        for (case, module) in &cases {
+            if let Some(error) = failing.get(module) {
+                outcomes.insert(case.name.clone(), Outcome::new("compile-error", error));
+            }
         }
+        cases.retain(|(_, m)| !failing.contains_key(m));
     }
 }
 
-/// Runs the compiled suite. A test that crashes the process (abort, stack overflow) is
-/// recorded as a runtime error and the run resumes after it.
-pub fn run_suite(target: &Path, data: &Path, cases: &[String], outcomes: &mut BTreeMap<String, Outcome>) -> Result<(), String> {
+/// Runs the compiled suite on every data set of every case. A test whose data set crashes the
+/// process (abort, stack overflow) is recorded as a runtime error and the run resumes after it.
+/// A case passes when all its data sets pass.
+pub fn run_suite(suite: &Suite, target: &Path, cases: &[(&Case, String)], outcomes: &mut BTreeMap<String, Outcome>) -> Result<(), String> {
     let binary = target.join("debug").join("onnx-backend-suite");
+    let lines: Vec<(String, String)> = cases
+        .iter()
+        .flat_map(|(c, _)| c.data_sets.iter().map(move |d| (c.name.clone(), d.display().to_string())))
+        .collect();
+    for (case, _) in cases {
+        if case.data_sets.is_empty() {
+            outcomes.insert(case.name.clone(), Outcome::new("runtime-error", "the test has no test_data_set folder"));
+        }
+    }
+    let manifest = suite.dir.join("manifest.tsv");
+    let text: String = lines.iter().map(|(n, d)| format!("{n}\t{d}\n")).collect();
+    std::fs::write(&manifest, text).map_err(|e| e.to_string())?;
+    let mut record = |name: &str, outcome: Outcome| {
+        let merged = match outcomes.remove(name) {
+            // Any failing data set fails the case; passes keep the largest difference.
+            Some(prev) if !prev.passed() => prev,
+            Some(prev) if outcome.passed() => Outcome { max_diff: prev.max_diff.into_iter().chain(outcome.max_diff).reduce(f64::max), ..outcome },
+            _ => outcome,
+        };
+        outcomes.insert(name.to_string(), merged);
+    };
     let mut skip = 0;
-    while skip < cases.len() {
+    while skip < lines.len() {
         let mut child = Command::new(&binary)
-            .arg(data)
+            .arg(&manifest)
             .arg(skip.to_string())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -98,8 +124,9 @@ pub fn run_suite(target: &Path, data: &Path, cases: &[String], outcomes: &mut BT
             match fields[..] {
                 ["START", name] => in_progress = Some(name.to_string()),
                 ["RESULT", name, status, detail, _ms] => {
-                    let reason = if status == "pass" { String::new() } else { detail.to_string() };
-                    outcomes.insert(name.to_string(), Outcome::new(status, &reason));
+                    let mut outcome = Outcome::new(status, if status == "pass" { "" } else { detail });
+                    outcome.max_diff = detail.parse().ok().filter(|_| status == "pass");
+                    record(name, outcome);
                     in_progress = None;
                     skip += 1;
                 }
@@ -108,9 +135,9 @@ pub fn run_suite(target: &Path, data: &Path, cases: &[String], outcomes: &mut BT
         }
         let status = child.wait().map_err(|e| e.to_string())?;
         if let Some(name) = in_progress {
-            outcomes.insert(name, Outcome::new("runtime-error", &format!("the test crashed the process ({status})")));
+            record(&name, Outcome::new("runtime-error", &format!("the test crashed the process ({status})")));
             skip += 1;
-        } else if !status.success() && skip < cases.len() {
+        } else if !status.success() && skip < lines.len() {
             return Err(format!("the suite exited with {status} before running every test"));
         }
     }

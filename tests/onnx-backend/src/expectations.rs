@@ -4,19 +4,21 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     /// `pass`, `import-error`, `compile-error`, `mismatch` or `runtime-error`.
     pub status: String,
     /// First line of the error (empty for a pass).
     pub reason: String,
+    /// Largest difference seen over the data sets (reported, not stored).
+    pub max_diff: Option<f64>,
 }
 
 impl Outcome {
     pub fn new(status: &str, reason: &str) -> Self {
         let reason = reason.lines().next().unwrap_or("").trim();
         let reason: String = reason.chars().take(300).collect();
-        Self { status: status.into(), reason }
+        Self { status: status.into(), reason, max_diff: None }
     }
 
     pub fn passed(&self) -> bool {
@@ -52,10 +54,10 @@ fn unquote(s: &str) -> Option<String> {
     Some(out)
 }
 
-pub fn write(outcomes: &BTreeMap<String, Outcome>) -> String {
+pub fn write(suite: &str, outcomes: &BTreeMap<String, Outcome>) -> String {
     let passed = outcomes.values().filter(|o| o.passed()).count();
     let mut out = format!(
-        "# ONNX backend node tests (onnx==1.22.0): {passed} of {} pass.\n# Written by `cargo run -p onnx-backend -- --update`; do not edit by hand.\n",
+        "# ONNX backend tests, suite `{suite}` (onnx==1.22.0): {passed} of {} pass.\n# Written by `cargo run -p onnx-backend -- --suite {suite} --update`; do not edit by hand.\n",
         outcomes.len()
     );
     for (name, o) in outcomes {
@@ -106,7 +108,7 @@ mod tests {
         let mut m = BTreeMap::new();
         m.insert("test_a".to_string(), Outcome::new("pass", ""));
         m.insert("test_b".to_string(), Outcome::new("import-error", "node `x` (Foo): \"bad\" \\ thing\nsecond line"));
-        let parsed = parse(&write(&m)).expect("parses");
+        let parsed = parse(&write("node", &m)).expect("parses");
         assert_eq!(parsed, m);
         assert_eq!(parsed["test_b"].reason, "node `x` (Foo): \"bad\" \\ thing");
     }

@@ -1,13 +1,16 @@
-//! Runs the ONNX backend node tests (the `onnx==1.22.0` wheel's `backend/test/data/node`)
-//! through the code generator: import every model, compile the successes together, run them
-//! on `test_data_set_0`, compare with the expected outputs, and check the outcomes against
-//! `expectations.toml`.
+//! Runs ONNX backend test suites (the `onnx==1.22.0` wheel's `backend/test/data/<suite>`, or
+//! any folder in the same layout) through the code generator: import every model, compile the
+//! successes together, run each on every `test_data_set_N`, compare with the expected outputs,
+//! and check the outcomes against the suite's expectations file.
 //!
 //! ```text
-//! cargo run -p onnx-backend -- --data <node dir> [--filter PATTERN] [--update]
+//! cargo run -p onnx-backend -- --data <onnx/backend/test/data> [--suite node] [--filter PATTERN] [--update]
+//! cargo run -p onnx-backend -- --dir <folder>
 //! ```
-//! Exits 1 when a test listed as `pass` does not pass.
+//! Exits 1 when a test listed as `pass` does not pass (or, for `--dir` without expectations,
+//! when any test fails).
 
+mod cases;
 mod compile;
 mod expectations;
 mod suite;
@@ -18,34 +21,54 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use suite::Suite;
 
+/// The suites shipped in the onnx wheel.
+const SUITES: &[&str] = &["node", "simple", "pytorch-converted", "pytorch-operator", "light"];
+
 struct Args {
-    data: PathBuf,
+    /// The folder of test cases.
+    folder: PathBuf,
+    /// Suite name, for messages and the expectations file; `None` for `--dir`.
+    suite: Option<String>,
     filter: Option<String>,
     update: bool,
-    expectations: PathBuf,
+    /// `None` for a `--dir` run without `--expectations`: report only.
+    expectations: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut args = Args { data: PathBuf::new(), filter: None, update: false, expectations: here.join("expectations.toml") };
     let mut data = std::env::var_os("ONNX_BACKEND_DATA").map(PathBuf::from);
+    let (mut suite, mut dir, mut filter, mut update, mut expectations) = (None, None, None, false, None);
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--data" => data = it.next().map(PathBuf::from),
-            "--filter" => args.filter = it.next(),
-            "--update" => args.update = true,
-            "--expectations" => args.expectations = it.next().map(PathBuf::from).ok_or("--expectations needs a path")?,
+            "--suite" => suite = it.next(),
+            "--dir" => dir = it.next().map(PathBuf::from),
+            "--filter" => filter = it.next(),
+            "--update" => update = true,
+            "--expectations" => expectations = Some(it.next().map(PathBuf::from).ok_or("--expectations needs a path")?),
             "-h" | "--help" => {
-                println!("usage: onnx-backend --data <onnx/backend/test/data/node> [--filter PATTERN] [--update] [--expectations FILE]");
+                println!("usage: onnx-backend --data <onnx/backend/test/data> [--suite SUITE] [--filter PATTERN] [--update]");
+                println!("       onnx-backend --dir <folder> [--expectations FILE] [--filter PATTERN]");
+                println!("  SUITE: {} (default node)", SUITES.join(", "));
                 println!("  PATTERN: a substring of test names, or a glob with `*` (e.g. 'test_conv*')");
                 std::process::exit(0);
             }
             other => return Err(format!("unknown argument `{other}` (see --help)")),
         }
     }
-    args.data = data.ok_or("the node test folder is needed: --data DIR or ONNX_BACKEND_DATA")?;
-    Ok(args)
+    if let Some(folder) = dir {
+        return Ok(Args { folder, suite: None, filter, update, expectations });
+    }
+    let suite = suite.unwrap_or_else(|| "node".into());
+    if !SUITES.contains(&suite.as_str()) {
+        return Err(format!("unknown suite `{suite}`; one of {}", SUITES.join(", ")));
+    }
+    let data = data.ok_or("the test data folder is needed: --data <onnx/backend/test/data> (or ONNX_BACKEND_DATA), or --dir")?;
+    let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
+    let expectations = expectations.or(Some(here.join(file)));
+    Ok(Args { folder: data.join(&suite), suite: Some(suite), filter, update, expectations })
 }
 
 fn matches(pattern: &str, name: &str) -> bool {
@@ -68,18 +91,6 @@ fn matches(pattern: &str, name: &str) -> bool {
     rest.is_empty()
 }
 
-fn list_tests(data: &Path, filter: Option<&str>) -> Result<Vec<String>, String> {
-    let entries = std::fs::read_dir(data).map_err(|e| format!("cannot list {}: {e}", data.display()))?;
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("model.onnx").is_file())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| filter.is_none_or(|p| matches(p, n)))
-        .collect();
-    names.sort();
-    Ok(names)
-}
-
 fn main() {
     match run() {
         Ok(code) => std::process::exit(code),
@@ -92,28 +103,29 @@ fn main() {
 
 fn run() -> Result<i32, String> {
     let args = parse_args()?;
-    let tests = list_tests(&args.data, args.filter.as_deref())?;
-    if tests.is_empty() {
-        return Err(format!("no tests in {} match", args.data.display()));
-    }
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().map_err(|e| e.to_string())?;
     let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo.join("target"));
+    let mut cases = cases::list(&args.folder, &target.join("onnx-backend-generated"))?;
+    cases.retain(|c| args.filter.as_deref().is_none_or(|p| matches(p, &c.name)));
+    if cases.is_empty() {
+        return Err(format!("no tests in {} match", args.folder.display()));
+    }
     let suite = Suite { dir: target.join("onnx-backend-suite"), repo: repo.clone() };
     suite.init()?;
 
     let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();
     let started = Instant::now();
     let mut imported = vec![];
-    for name in &tests {
-        match suite.generate_case(name, &args.data.join(name).join("model.onnx")) {
-            Ok(()) => imported.push(name.clone()),
+    for case in &cases {
+        match suite.generate_case(&case.name, &case.model) {
+            Ok(module) => imported.push((case, module)),
             Err(e) => {
-                outcomes.insert(name.clone(), Outcome::new("import-error", &e));
+                outcomes.insert(case.name.clone(), Outcome::new("import-error", &e));
             }
         }
     }
     let import_time = started.elapsed();
-    eprintln!("imported {} of {} tests in {:.1}s", imported.len(), tests.len(), import_time.as_secs_f64());
+    eprintln!("imported {} of {} tests in {:.1}s", imported.len(), cases.len(), import_time.as_secs_f64());
 
     let started = Instant::now();
     let compiled = compile::compile(&suite, &target, imported, &mut outcomes)?;
@@ -121,7 +133,7 @@ fn run() -> Result<i32, String> {
     eprintln!("compiled {} tests in {:.1}s", compiled.len(), compile_time.as_secs_f64());
 
     let started = Instant::now();
-    compile::run_suite(&target, &args.data, &compiled, &mut outcomes)?;
+    compile::run_suite(&suite, &target, &compiled, &mut outcomes)?;
     let run_time = started.elapsed();
 
     Ok(report(&args, &outcomes, [import_time, compile_time, run_time]))
@@ -129,11 +141,14 @@ fn run() -> Result<i32, String> {
 
 /// Prints the comparison with the expectations and the closing line; the exit code.
 fn report(args: &Args, outcomes: &BTreeMap<String, Outcome>, times: [std::time::Duration; 3]) -> i32 {
-    let expected = match std::fs::read_to_string(&args.expectations) {
+    let Some(expectations_file) = &args.expectations else {
+        return report_table(outcomes);
+    };
+    let expected = match std::fs::read_to_string(expectations_file) {
         Ok(text) => match expectations::parse(&text) {
             Ok(map) => map,
             Err(e) => {
-                eprintln!("onnx-backend: {}: {e}", args.expectations.display());
+                eprintln!("onnx-backend: {}: {e}", expectations_file.display());
                 return 2;
             }
         },
@@ -169,9 +184,10 @@ fn report(args: &Args, outcomes: &BTreeMap<String, Outcome>, times: [std::time::
     if args.update {
         let mut merged = expected.clone();
         merged.extend(outcomes.iter().map(|(k, v)| (k.clone(), v.clone())));
-        match std::fs::write(&args.expectations, expectations::write(&merged)) {
-            Ok(()) => println!("wrote {}", args.expectations.display()),
-            Err(e) => eprintln!("cannot write {}: {e}", args.expectations.display()),
+        let suite = args.suite.as_deref().unwrap_or("custom");
+        match std::fs::write(expectations_file, expectations::write(suite, &merged)) {
+            Ok(()) => println!("wrote {}", expectations_file.display()),
+            Err(e) => eprintln!("cannot write {}: {e}", expectations_file.display()),
         }
     } else if !regressions.is_empty() {
         println!("REGRESSIONS: {} test(s) listed as passing no longer pass:", regressions.len());
@@ -182,4 +198,17 @@ fn report(args: &Args, outcomes: &BTreeMap<String, Outcome>, times: [std::time::
     let passed = outcomes.values().filter(|o| o.passed()).count();
     println!("{} passed, {} failed", passed, outcomes.len() - passed);
     i32::from(!args.update && !regressions.is_empty())
+}
+
+/// `--dir` without expectations: one line per test (with the largest difference or the
+/// reason), the closing line, and exit 1 when any test failed.
+fn report_table(outcomes: &BTreeMap<String, Outcome>) -> i32 {
+    let width = outcomes.keys().map(String::len).max().unwrap_or(4);
+    for (name, o) in outcomes {
+        let detail = if o.passed() { format!("max diff {:e}", o.max_diff.unwrap_or(0.0)) } else { o.reason.clone() };
+        println!("{name:width$}  {:14} {detail}", o.status);
+    }
+    let passed = outcomes.values().filter(|o| o.passed()).count();
+    println!("{} passed, {} failed", passed, outcomes.len() - passed);
+    i32::from(passed != outcomes.len())
 }

@@ -20,14 +20,16 @@ pub struct Suite {
 }
 
 impl Suite {
-    /// Imports one test's model and writes its module; the error is the import failure.
-    pub fn generate_case(&self, name: &str, model_path: &Path) -> Result<(), String> {
+    /// Imports one test's model and writes its module; returns the module name, or the
+    /// import failure.
+    pub fn generate_case(&self, name: &str, model_path: &Path) -> Result<String, String> {
+        let module = format!("case_{}", onnx_codegen::snake_case(name));
         let bytes = std::fs::read(model_path).map_err(|e| format!("cannot read {}: {e}", model_path.display()))?;
         let attempt = std::panic::catch_unwind(|| -> Result<String, CodegenError> {
             let graph = import(&bytes, ImportOptions::default())?;
             let lowered = onnx_codegen::model::lower(&graph)?;
             let source = if lowered.has_weights() {
-                let bpk = self.dir.join("weights").join(format!("{name}.bpk"));
+                let bpk = self.dir.join("weights").join(format!("{module}.bpk"));
                 let packed = weights::pack(&lowered.weights)?;
                 std::fs::write(&bpk, packed).map_err(|e| CodegenError::Write { path: bpk.display().to_string(), message: e.to_string() })?;
                 WeightsSource::Embedded { bpk_path: bpk.display().to_string() }
@@ -58,7 +60,8 @@ impl Suite {
             Ok(result) => result.map_err(|e| e.to_string())?,
             Err(panic) => return Err(format!("importer panicked: {}", panic_message(&panic))),
         };
-        std::fs::write(self.dir.join("src").join("cases").join(format!("{name}.rs")), code).map_err(|e| e.to_string())
+        std::fs::write(self.dir.join("src").join("cases").join(format!("{module}.rs")), code).map_err(|e| e.to_string())?;
+        Ok(module)
     }
 
     /// Prepares the crate folder (manifest, lock file copy, empty cases).
@@ -96,18 +99,19 @@ debug = "line-tables-only"
         Ok(())
     }
 
-    /// Writes `main.rs` running `cases` in order.
-    pub fn write_main(&self, cases: &[String]) -> Result<(), String> {
-        let mods = cases.iter().map(|c| format_ident!("{c}"));
-        let entries = cases.iter().map(|c| {
-            let m = format_ident!("{c}");
-            quote! { (#c, cases::#m::run as Runner) }
+    /// Writes `main.rs`: it runs the `(test, data set folder)` lines of the manifest file given
+    /// as its first argument, from the line given as its second.
+    pub fn write_main(&self, modules: &[(String, String)]) -> Result<(), String> {
+        let mods = modules.iter().map(|(_, m)| format_ident!("{m}"));
+        let entries = modules.iter().map(|(name, m)| {
+            let m = format_ident!("{m}");
+            quote! { (#name, cases::#m::run as Runner) }
         });
         let code = quote! {
             #![allow(warnings)]
             use burn_onnx::burn::tensor::Device;
             use std::io::Write;
-            use std::path::{Path, PathBuf};
+            use std::path::Path;
 
             mod cases {
                 #(pub mod #mods;)*
@@ -123,17 +127,18 @@ debug = "line-tables-only"
 
             fn main() {
                 let mut args = std::env::args().skip(1);
-                let data = PathBuf::from(args.next().expect("usage: suite <data-dir> [skip]"));
+                let manifest = std::fs::read_to_string(args.next().expect("usage: suite <manifest> [skip]")).expect("manifest");
                 let skip: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
                 std::panic::set_hook(Box::new(|_| {}));
                 let device = Device::flex();
                 let mut out = std::io::stdout();
-                for (name, run) in TESTS.iter().skip(skip) {
+                for line in manifest.lines().skip(skip) {
+                    let Some((name, dir)) = line.split_once('\t') else { continue };
+                    let Some((_, run)) = TESTS.iter().find(|(n, _)| *n == name) else { continue };
                     let _ = writeln!(out, "START\t{name}");
                     let _ = out.flush();
-                    let dir = data.join(name).join("test_data_set_0");
                     let started = std::time::Instant::now();
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&dir, &device)));
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(Path::new(dir), &device)));
                     let ms = started.elapsed().as_secs_f64() * 1e3;
                     let line = match result {
                         Ok(Ok(diff)) => format!("pass\t{diff:e}"),

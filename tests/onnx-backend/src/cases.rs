@@ -1,0 +1,68 @@
+//! Test cases of a suite folder: `NAME/model.onnx` with `NAME/test_data_set_N/{input,output}_K.pb`
+//! (node, simple, pytorch-*, or any folder a user points at), or the `light` layout
+//! (`light_X.onnx` + `light_X_output_0.pb`, inputs generated as ONNX's runner does:
+//! `arange(n) / n` in float32, unknown dims taken as 1).
+
+use onnx_ir::proto::{ModelProto, TensorProto};
+use prost::Message;
+use std::path::{Path, PathBuf};
+
+pub struct Case {
+    pub name: String,
+    pub model: PathBuf,
+    pub data_sets: Vec<PathBuf>,
+}
+
+fn data_sets(dir: &Path) -> Vec<PathBuf> {
+    let mut sets: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir() && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("test_data_set_"))).collect())
+        .unwrap_or_default();
+    sets.sort();
+    sets
+}
+
+/// Cases in `folder`, in name order. `scratch` receives generated data for the light layout.
+pub fn list(folder: &Path, scratch: &Path) -> Result<Vec<Case>, String> {
+    let entries = std::fs::read_dir(folder).map_err(|e| format!("cannot list {}: {e}", folder.display()))?;
+    let mut cases = vec![];
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if path.join("model.onnx").is_file() {
+            cases.push(Case { data_sets: data_sets(&path), model: path.join("model.onnx"), name });
+        } else if let Some(stem) = name.strip_suffix(".onnx") {
+            let output = folder.join(format!("{stem}_output_0.pb"));
+            if output.is_file() {
+                let set = light_data_set(&path, &output, &scratch.join(stem))?;
+                cases.push(Case { name: stem.to_string(), model: path, data_sets: vec![set] });
+            }
+        }
+    }
+    cases.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(cases)
+}
+
+/// Writes `test_data_set_0` for a light model: generated inputs and the stored output.
+fn light_data_set(model: &Path, output: &Path, dir: &Path) -> Result<PathBuf, String> {
+    let bytes = std::fs::read(model).map_err(|e| e.to_string())?;
+    let proto = ModelProto::decode(&bytes[..]).map_err(|e| format!("{}: {e}", model.display()))?;
+    let graph = proto.graph.ok_or("model without graph")?;
+    let set = dir.join("test_data_set_0");
+    std::fs::create_dir_all(&set).map_err(|e| e.to_string())?;
+    let initializers: Vec<&str> = graph.initializer.iter().map(|t| t.name.as_str()).collect();
+    for (i, input) in graph.input.iter().filter(|i| !initializers.contains(&i.name.as_str())).enumerate() {
+        let dims: Vec<i64> = input
+            .r#type
+            .as_ref()
+            .and_then(|t| t.tensor_type.as_ref())
+            .and_then(|t| t.shape.as_ref())
+            .map(|s| s.dim.iter().map(|d| d.dim_value.filter(|&v| v > 0).unwrap_or(1)).collect())
+            .unwrap_or_default();
+        let n: i64 = dims.iter().product();
+        let raw_data = (0..n).flat_map(|k| ((k as f64 / n as f64) as f32).to_le_bytes()).collect();
+        let tensor = TensorProto { dims, data_type: 1, raw_data, name: input.name.clone(), ..Default::default() };
+        std::fs::write(set.join(format!("input_{i}.pb")), tensor.encode_to_vec()).map_err(|e| e.to_string())?;
+    }
+    std::fs::copy(output, set.join("output_0.pb")).map_err(|e| e.to_string())?;
+    Ok(set)
+}
