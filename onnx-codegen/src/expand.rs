@@ -2,9 +2,10 @@
 //! lower it, write the weights where the option says, and return the items to splice in.
 
 use crate::error::{CodegenError, Result};
-use crate::model::{default_impl, lower, StructSpec, WeightsSource};
+use crate::model::{default_impl, lower, BpkPath, StructSpec, WeightsSource};
 use crate::names::snake_case;
-use crate::{format_file, prelude, weights};
+use crate::generate::{generate, write_files, BpkLocation, GenerateOptions, LoadStrategy};
+use crate::{prelude, weights};
 use onnx_ir::ImportOptions;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -44,8 +45,8 @@ pub fn expand(req: &Request) -> Result<TokenStream> {
         _ => Some(weights::pack(&lowered.weights)?),
     };
     let source = match (&packed, req.weights) {
-        (Some(bpk), WeightsMode::Embed) => WeightsSource::Embedded { bpk_path: store_artifact(&req.manifest_dir, &stem, bpk)? },
-        (Some(bpk), WeightsMode::File) => WeightsSource::File { bpk_path: store_artifact(&req.manifest_dir, &stem, bpk)? },
+        (Some(bpk), WeightsMode::Embed) => WeightsSource::Embedded(BpkPath::Literal(store_artifact(&req.manifest_dir, &stem, bpk)?)),
+        (Some(bpk), WeightsMode::File) => WeightsSource::File(BpkPath::Literal(store_artifact(&req.manifest_dir, &stem, bpk)?)),
         _ => WeightsSource::None,
     };
     let spec = StructSpec { name: &req.name, vis: quote! { pub }, attrs: req.attrs.clone() };
@@ -53,13 +54,16 @@ pub fn expand(req: &Request) -> Result<TokenStream> {
     let default = default_impl(&req.name, &source, lowered.has_weights());
     let prelude = prelude();
     if let Some(dir) = &req.dump {
+        // The same files the CLI writes for these options.
         let dir = req.manifest_dir.join(dir);
-        let file = quote! { #prelude #items #default };
-        write(&dir.join(format!("{stem}.rs")), format_file(file).as_bytes())?;
-        write(&dir.join(format!("{stem}.ir.txt")), graph.to_string().as_bytes())?;
-        if let Some(bpk) = &packed {
-            write(&dir.join(format!("{stem}.bpk")), bpk)?;
-        }
+        let strategy = match req.weights {
+            WeightsMode::Embed => LoadStrategy::Embedded,
+            WeightsMode::File => LoadStrategy::File,
+            WeightsMode::None => LoadStrategy::None,
+        };
+        let name = req.name.to_string();
+        let opts = GenerateOptions { name: &name, strategy, simplify: req.simplify, location: BpkLocation::Beside, out_dir: &dir };
+        write_files(&generate(&bytes, &opts)?, &dir, true)?;
     }
     let module = format_ident!("__burn_onnx_{}", stem);
     let (name, vis) = (&req.name, &req.vis);

@@ -5,13 +5,17 @@
 mod emitter;
 pub mod error;
 pub mod expand;
+pub mod generate;
 pub mod model;
+mod modelgen;
 mod names;
 mod ops;
 pub mod weights;
 
 pub use error::{CodegenError, Result};
 pub use expand::{expand, Request, WeightsMode};
+pub use generate::{generate, write_files, GenerateOptions, GeneratedModel, LoadStrategy};
+pub use modelgen::ModelGen;
 pub use names::snake_case;
 
 use proc_macro2::TokenStream;

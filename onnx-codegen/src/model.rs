@@ -85,13 +85,37 @@ pub fn lower(graph: &Graph) -> Result<Lowered> {
     Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty })
 }
 
+/// How generated code names its `.bpk` file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BpkPath {
+    /// A path as written (absolute for the macro; relative to the generated `.rs` for
+    /// `include_bytes!`, or to the working directory for reading, for the CLI).
+    Literal(String),
+    /// A file name in the build script's `OUT_DIR` (ModelGen).
+    OutDir(String),
+}
+
+impl BpkPath {
+    fn tokens(&self) -> TokenStream {
+        match self {
+            Self::Literal(path) => quote! { #path },
+            Self::OutDir(file) => {
+                let file = format!("/{file}");
+                quote! { concat!(env!("OUT_DIR"), #file) }
+            }
+        }
+    }
+}
+
 /// Where the generated `Default` and `from_embedded` get the weights.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WeightsSource {
     /// Bytes of this `.bpk` file are embedded in the binary (aligned, zero-copy load).
-    Embedded { bpk_path: String },
+    Embedded(BpkPath),
     /// `Default` reads this `.bpk` file at run time.
-    File { bpk_path: String },
+    File(BpkPath),
+    /// Weights only through `from_bytes`/`from_file`: `Default` builds the structure only.
+    Bytes,
     /// No weights: `Default` builds the structure only.
     None,
 }
@@ -127,6 +151,8 @@ impl Lowered {
                 #(pub #field_names: #field_types,)*
             }
 
+            // Not every constructor is used by every program.
+            #[allow(dead_code)]
             impl #name {
                 /// Builds the module structure; parameters are uninitialised until weights load.
                 #[allow(unused_variables)]
@@ -160,18 +186,24 @@ impl Lowered {
 
 fn loading_items(source: &WeightsSource, has_weights: bool) -> TokenStream {
     match source {
-        WeightsSource::Embedded { bpk_path } if has_weights => quote! {
+        WeightsSource::Embedded(path) if has_weights => {
+            let bpk_path = path.tokens();
+            quote! {
             /// Loads the weights embedded in the binary at compile time.
             pub fn from_embedded(device: &Device) -> Self {
                 static WEIGHTS: &[u8] = burn_onnx::include_bytes_aligned!(256, #bpk_path);
                 burn_onnx::load_static(Self::new(device), WEIGHTS)
                     .expect("embedded weights were generated from this model")
             }
-        },
-        WeightsSource::File { bpk_path } if has_weights => quote! {
-            /// The weights file written when the model was imported.
-            pub const WEIGHTS_FILE: &'static str = #bpk_path;
-        },
+            }
+        }
+        WeightsSource::File(path) if has_weights => {
+            let bpk_path = path.tokens();
+            quote! {
+                /// The weights file written when the model was imported.
+                pub const WEIGHTS_FILE: &'static str = #bpk_path;
+            }
+        }
         _ => quote! {},
     }
 }
@@ -179,8 +211,8 @@ fn loading_items(source: &WeightsSource, has_weights: bool) -> TokenStream {
 /// `impl Default`, loading weights the way the options say.
 pub fn default_impl(name: &Ident, source: &WeightsSource, has_weights: bool) -> TokenStream {
     let body = match source {
-        WeightsSource::Embedded { .. } if has_weights => quote! { Self::from_embedded(&Default::default()) },
-        WeightsSource::File { .. } if has_weights => quote! {
+        WeightsSource::Embedded(_) if has_weights => quote! { Self::from_embedded(&Default::default()) },
+        WeightsSource::File(_) if has_weights => quote! {
             Self::from_file(Self::WEIGHTS_FILE, &Default::default())
                 .unwrap_or_else(|e| panic!("cannot load {}: {e}", Self::WEIGHTS_FILE))
         },

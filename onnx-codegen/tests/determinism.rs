@@ -1,6 +1,6 @@
 //! The same model gives byte-identical generated code and weights, expansion after expansion.
 
-use onnx_codegen::model::{lower, StructSpec, WeightsSource};
+use onnx_codegen::model::{lower, BpkPath, StructSpec, WeightsSource};
 use onnx_codegen::{format_file, weights};
 use onnx_ir::{import, ImportOptions};
 use proc_macro2::{Ident, Span};
@@ -11,7 +11,7 @@ fn generate(bytes: &[u8], simplify: bool) -> (String, Vec<u8>) {
     let lowered = lower(&graph).expect("lowers");
     let name = Ident::new("Digits", Span::call_site());
     let spec = StructSpec { name: &name, vis: quote! { pub }, attrs: quote! {} };
-    let source = WeightsSource::Embedded { bpk_path: "digits.bpk".into() };
+    let source = WeightsSource::Embedded(BpkPath::Literal("digits.bpk".into()));
     let code = format_file(lowered.items(&spec, &source));
     (code, weights::pack(&lowered.weights).expect("packs"))
 }

@@ -250,3 +250,6 @@ pub fn import_error(model_path: &str) -> String {
 
 #[cfg(test)]
 mod cases;
+
+#[cfg(test)]
+mod load;

@@ -3,7 +3,7 @@
 //! prints one `RESULT` line each. Kept outside the repository, it builds into the workspace's
 //! target folder so the dependency graph (burn) is compiled only once.
 
-use onnx_codegen::model::{default_impl, StructSpec, WeightsSource};
+use onnx_codegen::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use onnx_codegen::{prelude, weights, CodegenError};
 use onnx_ir::{import, ImportOptions};
 use proc_macro2::{Ident, Span};
@@ -32,7 +32,7 @@ impl Suite {
                 let bpk = self.dir.join("weights").join(format!("{module}.bpk"));
                 let packed = weights::pack(&lowered.weights)?;
                 std::fs::write(&bpk, packed).map_err(|e| CodegenError::Write { path: bpk.display().to_string(), message: e.to_string() })?;
-                WeightsSource::Embedded { bpk_path: bpk.display().to_string() }
+                WeightsSource::Embedded(BpkPath::Literal(bpk.display().to_string()))
             } else {
                 WeightsSource::None
             };

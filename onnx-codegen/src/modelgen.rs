@@ -1,0 +1,88 @@
+//! `ModelGen`: the build-script front door.
+//!
+//! ```ignore
+//! // build.rs
+//! onnx_codegen::ModelGen::new().input("model/digits.onnx").out_dir("model/").run_from_script();
+//! // src/lib.rs
+//! include!(concat!(env!("OUT_DIR"), "/model/digits.rs"));
+//! ```
+
+use crate::error::{CodegenError, Result};
+use crate::generate::{generate, type_name, write_files, BpkLocation, GenerateOptions, LoadStrategy};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Default)]
+pub struct ModelGen {
+    inputs: Vec<PathBuf>,
+    out_dir: PathBuf,
+    strategy: LoadStrategy,
+    development: bool,
+    no_simplify: bool,
+}
+
+impl ModelGen {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An ONNX file to generate code for (relative paths to the working directory, which is the
+    /// crate root in a build script).
+    pub fn input(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.inputs.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Output folder: under `OUT_DIR` for `run_from_script`, as given for `run_from_cli`.
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.out_dir = dir.as_ref().to_path_buf();
+        self
+    }
+
+    pub fn load_strategy(&mut self, strategy: LoadStrategy) -> &mut Self {
+        self.strategy = strategy;
+        self
+    }
+
+    /// Also write the IR text dumps.
+    pub fn development(&mut self, on: bool) -> &mut Self {
+        self.development = on;
+        self
+    }
+
+    pub fn simplify(&mut self, on: bool) -> &mut Self {
+        self.no_simplify = !on;
+        self
+    }
+
+    /// For build scripts: writes into `$OUT_DIR/<out_dir>`, tells cargo to rerun when a model
+    /// changes, and panics with the error (a build script's way to fail).
+    pub fn run_from_script(&self) {
+        let out = std::env::var_os("OUT_DIR").map(PathBuf::from).unwrap_or_else(|| panic!("ModelGen::run_from_script must run inside a build script (OUT_DIR is not set)"));
+        if let Err(e) = self.run(&out.join(&self.out_dir), true) {
+            panic!("burn-onnx ModelGen: {e}");
+        }
+    }
+
+    /// Writes into `out_dir` as given (for tools); the files written.
+    pub fn run_from_cli(&self) -> Result<Vec<PathBuf>> {
+        self.run(&self.out_dir, false)
+    }
+
+    fn run(&self, dir: &Path, script: bool) -> Result<Vec<PathBuf>> {
+        let mut written = vec![];
+        for input in &self.inputs {
+            if script {
+                println!("cargo:rerun-if-changed={}", input.display());
+            }
+            let bytes = std::fs::read(input).map_err(|e| CodegenError::Read { path: input.display().to_string(), message: e.to_string() })?;
+            let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
+            let name = type_name(&stem);
+            // In a build script the files live in OUT_DIR, under `out_dir`.
+            let location = if script { BpkLocation::OutDir(self.out_dir.clone()) } else { BpkLocation::Beside };
+            let opts = GenerateOptions { name: &name, strategy: self.strategy, simplify: !self.no_simplify, location, out_dir: &self.out_dir };
+            let model = generate(&bytes, &opts)?;
+            written.extend(write_files(&model, dir, self.development)?);
+        }
+        Ok(written)
+    }
+}

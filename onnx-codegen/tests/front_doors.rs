@@ -1,0 +1,56 @@
+//! The macro, the CLI and ModelGen produce the same code for the digits model: compared as
+//! formatted text, with only the weights path (which each front door names its own way) masked.
+
+use onnx_codegen::generate::{generate, BpkLocation, GenerateOptions, LoadStrategy};
+use onnx_codegen::{expand, Request, WeightsMode};
+use proc_macro2::{Ident, Span};
+use quote::quote;
+use std::path::{Path, PathBuf};
+
+/// The struct and impl items, formatted, with the `include_bytes_aligned!` argument masked.
+fn items_text(file: syn::File) -> String {
+    let items = file.items.into_iter().flat_map(|item| match item {
+        syn::Item::Mod(m) => m.content.map(|(_, items)| items).unwrap_or_default(),
+        other => vec![other],
+    });
+    let kept: Vec<syn::Item> = items.filter(|i| matches!(i, syn::Item::Struct(_) | syn::Item::Impl(_))).collect();
+    let text = prettyplease::unparse(&syn::File { shebang: None, attrs: vec![], items: kept });
+    let marker = "include_bytes_aligned!(";
+    let Some(start) = text.find(marker) else { return text };
+    // Up to the end of the statement: the argument may hold nested parentheses (concat!).
+    let end = start + text[start..].find(';').unwrap_or(0);
+    format!("{}{marker}<WEIGHTS>){}", &text[..start], &text[end..])
+}
+
+fn cli_or_modelgen(location: BpkLocation) -> String {
+    let bytes = std::fs::read(model_path()).expect("digits model");
+    let out = PathBuf::from("out");
+    let opts = GenerateOptions { name: "Digits", strategy: LoadStrategy::Embedded, simplify: true, location, out_dir: &out };
+    let code = generate(&bytes, &opts).expect("generates").code;
+    items_text(syn::parse_file(&code).expect("generated code parses"))
+}
+
+fn model_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits/model/digits.onnx")
+}
+
+#[test]
+fn macro_cli_and_modelgen_generate_the_same_code() {
+    let request = Request {
+        manifest_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits"),
+        model: "model/digits.onnx".into(),
+        weights: WeightsMode::Embed,
+        simplify: true,
+        dump: None,
+        name: Ident::new("Digits", Span::call_site()),
+        vis: quote! { pub },
+        attrs: quote! {},
+    };
+    let tokens = expand(&request).expect("expands");
+    let from_macro = items_text(syn::parse2(tokens).expect("expansion parses"));
+    let from_cli = cli_or_modelgen(BpkLocation::Beside);
+    let from_modelgen = cli_or_modelgen(BpkLocation::OutDir(PathBuf::from("model")));
+    assert!(from_macro.contains("pub fn forward(&self, images: Tensor<4>) -> Tensor<2>"), "{from_macro}");
+    assert_eq!(from_macro, from_cli);
+    assert_eq!(from_cli, from_modelgen);
+}
