@@ -113,6 +113,17 @@ impl<'g> Emitter<'g> {
         self.use_value(id)
     }
 
+    /// `Some(<use of input>)` for a present optional input, else `None`, as tokens.
+    pub fn optional_input(&mut self, inputs: &[Option<ValueId>], index: usize) -> Result<TokenStream> {
+        Ok(match inputs.get(index).copied().flatten() {
+            Some(id) => {
+                let v = self.use_value(id)?;
+                quote! { Some(#v) }
+            }
+            None => quote! { None },
+        })
+    }
+
     pub fn input_id(&self, inputs: &[Option<ValueId>], index: usize) -> Result<ValueId> {
         inputs.get(index).copied().flatten().ok_or_else(|| self.error(format!("input {index} is missing")))
     }

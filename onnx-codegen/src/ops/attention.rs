@@ -6,18 +6,6 @@ use onnx_ir::{Kind, Node};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// `Some(expr)` for a present optional input, else `None`.
-fn optional(e: &mut Emitter, node: &Node, index: usize, wrap: impl Fn(TokenStream) -> TokenStream) -> Result<TokenStream> {
-    Ok(match node.inputs.get(index).copied().flatten() {
-        Some(id) => {
-            let v = e.use_value(id)?;
-            let v = wrap(v);
-            quote! { Some(#v) }
-        }
-        None => quote! { None },
-    })
-}
-
 pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<TokenStream> {
     let packed = e.rank(e.input_id(&node.inputs, 0)?) == 3;
     let heads = |h: Option<usize>| lit(h.unwrap_or(1));
@@ -38,9 +26,9 @@ pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<To
         }
         None => quote! { None },
     };
-    let past_key = optional(e, node, 4, |v| v)?;
-    let past_value = optional(e, node, 5, |v| v)?;
-    let nonpad = optional(e, node, 6, |v| v)?;
+    let past_key = e.optional_input(&node.inputs, 4)?;
+    let past_value = e.optional_input(&node.inputs, 5)?;
+    let nonpad = e.optional_input(&node.inputs, 6)?;
     let scale = match c.scale {
         Some(s) => {
             let s = float_literal(s);

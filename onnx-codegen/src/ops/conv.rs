@@ -65,13 +65,7 @@ fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStrea
     }
     let x = e.input(&node.inputs, 0)?;
     let w = e.input(&node.inputs, 1)?;
-    let bias = match node.inputs.get(2).copied().flatten() {
-        Some(b) => {
-            let b = e.use_value(b)?;
-            quote! { Some(#b) }
-        }
-        None => quote! { None },
-    };
+    let bias = e.optional_input(&node.inputs, 2)?;
     let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
     let pads = win.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
     let func = quote::format_ident!("conv{n}d");
@@ -92,13 +86,7 @@ pub fn conv_transpose(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::ConvTransp
     let n = win.kernel.len();
     let x = e.input(&node.inputs, 0)?;
     let w = e.input(&node.inputs, 1)?;
-    let bias = match node.inputs.get(2).copied().flatten() {
-        Some(b) => {
-            let b = e.use_value(b)?;
-            quote! { Some(#b) }
-        }
-        None => quote! { None },
-    };
+    let bias = e.optional_input(&node.inputs, 2)?;
     let common: Vec<usize> = win.pads.iter().map(|&(a, b)| a.min(b)).collect();
     let (strides, dilations, out_pad, padding) = (dims_literal(&win.strides), dims_literal(&win.dilations), dims_literal(&c.output_padding), dims_literal(&common));
     let groups = lit(c.groups);

@@ -9,13 +9,7 @@ pub fn loss(e: &mut Emitter, node: &Node, c: &LossConfig) -> Result<TokenStream>
     let rank = e.rank(e.input_id(&node.inputs, 0)?);
     let input = e.input(&node.inputs, 0)?;
     let target = e.input(&node.inputs, 1)?;
-    let weight = match node.inputs.get(2).copied().flatten() {
-        Some(w) => {
-            let w = e.use_value(w)?;
-            quote! { Some(#w) }
-        }
-        None => quote! { None },
-    };
+    let weight = e.optional_input(&node.inputs, 2)?;
     let ignore = match c.ignore_index {
         Some(i) => {
             let i = Literal::i64_unsuffixed(i);
