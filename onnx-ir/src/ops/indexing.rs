@@ -229,6 +229,17 @@ pub fn equal_split(dim: usize, count: usize) -> Vec<usize> {
 }
 
 pub fn parse_tile(ctx: &NodeCtx) -> Result<Parsed> {
+    if ctx.opset < 6 {
+        // Tile-1: `tiles` copies along one `axis`, both constant scalars of the input's type.
+        let scalar = |i: usize, what: &str| -> Result<i64> {
+            ctx.const_input(i, what)?.and_then(TensorData::scalar_f64).map(|v| v as i64).ok_or_else(|| ctx.error(format!("`{what}` must be a constant scalar")))
+        };
+        let rank = ctx.input_type(0)?.rank();
+        let axis = normalize_axis(scalar(2, "axis")?, rank).map_err(|e| ctx.error(e))?;
+        let mut repeats = vec![1; rank];
+        repeats[axis] = scalar(1, "tiles")?;
+        return Ok(Parsed::new(Op::Tile { repeats: IntsInput::Static(repeats) }, 1));
+    }
     let repeats = ctx.ints_input(1, "repeats")?.ok_or_else(|| ctx.error("input `repeats` is required"))?;
     Ok(Parsed::new(Op::Tile { repeats }, 2))
 }

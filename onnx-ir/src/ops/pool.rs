@@ -40,7 +40,9 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         if window.dilations.iter().any(|&d| d != 1) {
             return Err(ctx.error("LpPool with dilations is not supported by Burn"));
         }
-        PoolKind::Lp { p: ctx.attrs.int_or("p", 2)?.max(1) as u32 }
+        // LpPool-1 has a float `p`; later versions an integer.
+        let p = if ctx.opset < 2 { ctx.attrs.float_or("p", 2.0)? as i64 } else { ctx.attrs.int_or("p", 2)? };
+        PoolKind::Lp { p: p.max(1) as u32 }
     } else {
         if window.dilations.iter().any(|&d| d != 1) {
             return Err(ctx.error("AveragePool with dilations is not supported by Burn"));
