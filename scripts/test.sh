@@ -20,6 +20,7 @@ PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
 "$PY" scripts/make_ui_models.py
 "$PY" scripts/make_dir_fixture.py
 "$PY" examples/digits/train.py
+"$PY" examples/custom-ops/make_model.py
 
 cargo test --workspace
 

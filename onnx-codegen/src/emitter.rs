@@ -32,10 +32,13 @@ pub struct Emitter<'g> {
     node: String,
     /// Set when an op needs the device (creating tensors); `forward` then binds `device`.
     pub needs_device: bool,
+    hooks: &'g [crate::Hook],
+    /// Compile-time checks (hook signatures) emitted beside the struct.
+    pub checks: Vec<TokenStream>,
 }
 
 impl<'g> Emitter<'g> {
-    pub fn new(graph: &'g Graph) -> Self {
+    pub fn new(graph: &'g Graph, hooks: &'g [crate::Hook]) -> Self {
         let mut remaining_uses = vec![0; graph.values.len()];
         for node in &graph.nodes {
             for &input in node.inputs.iter().flatten() {
@@ -47,7 +50,13 @@ impl<'g> Emitter<'g> {
         }
         let mut names = Names::default();
         names.reserve("self");
-        Self { graph, names, vars: HashMap::new(), remaining_uses, const_fields: HashMap::new(), fields: vec![], weights: vec![], node: String::new(), needs_device: false }
+        Self { graph, names, vars: HashMap::new(), remaining_uses, const_fields: HashMap::new(), fields: vec![], weights: vec![], node: String::new(), needs_device: false, hooks, checks: vec![] }
+    }
+
+    /// The user hook for `(domain, op_type)`, if one was given.
+    pub fn hook(&self, domain: &str, op_type: &str) -> Option<crate::Hook> {
+        let domain = if domain == "ai.onnx" { "" } else { domain };
+        self.hooks.iter().find(|h| h.domain == domain && h.op_type == op_type).cloned()
     }
 
     /// `&device`, the device `forward` runs on.

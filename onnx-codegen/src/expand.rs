@@ -2,7 +2,7 @@
 //! lower it, write the weights where the option says, and return the items to splice in.
 
 use crate::error::{CodegenError, Result};
-use crate::model::{default_impl, lower, BpkPath, StructSpec, WeightsSource};
+use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use crate::names::snake_case;
 use crate::generate::{generate, write_files, BpkLocation, GenerateOptions, LoadStrategy};
 use crate::{prelude, weights};
@@ -31,13 +31,16 @@ pub struct Request {
     pub name: Ident,
     pub vis: TokenStream,
     pub attrs: TokenStream,
+    /// User hooks (`custom_ops = [...]`).
+    pub hooks: Vec<crate::Hook>,
 }
 
 pub fn expand(req: &Request) -> Result<TokenStream> {
     let model_path = req.manifest_dir.join(&req.model);
     let bytes = std::fs::read(&model_path).map_err(|e| CodegenError::Read { path: model_path.display().to_string(), message: e.to_string() })?;
-    let graph = onnx_ir::import(&bytes, ImportOptions { simplify: req.simplify })?;
-    let lowered = lower(&graph)?;
+    let custom: Vec<(String, String)> = req.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
+    let graph = onnx_ir::import_with_custom_ops(&bytes, ImportOptions { simplify: req.simplify }, &custom)?;
+    let lowered = crate::model::lower_with_hooks(&graph, &req.hooks)?;
     let stem = snake_case(&req.name.to_string());
     let packed = match req.weights {
         WeightsMode::None => None,
@@ -62,7 +65,7 @@ pub fn expand(req: &Request) -> Result<TokenStream> {
             WeightsMode::None => LoadStrategy::None,
         };
         let name = req.name.to_string();
-        let opts = GenerateOptions { name: &name, strategy, simplify: req.simplify, location: BpkLocation::Beside, out_dir: &dir };
+        let opts = GenerateOptions { name: &name, strategy, simplify: req.simplify, location: BpkLocation::Beside, out_dir: &dir, hooks: &req.hooks };
         write_files(&generate(&bytes, &opts)?, &dir, true)?;
     }
     let module = format_ident!("__burn_onnx_{}", stem);
@@ -71,6 +74,9 @@ pub fn expand(req: &Request) -> Result<TokenStream> {
     Ok(quote! {
         #[doc(hidden)]
         mod #module {
+            // Hooks named in the attribute resolve as they would beside the struct.
+            #[allow(unused_imports)]
+            use super::*;
             #prelude
             // Rebuild when the model changes.
             const _: &[u8] = include_bytes!(#model_path);

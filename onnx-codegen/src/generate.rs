@@ -3,7 +3,7 @@
 //! weights, and text dumps of the IR before and after simplification.
 
 use crate::error::{CodegenError, Result};
-use crate::model::{default_impl, lower, BpkPath, StructSpec, WeightsSource};
+use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use crate::{format_file, prelude, weights};
 use onnx_ir::ImportOptions;
 use proc_macro2::{Ident, Span};
@@ -42,6 +42,8 @@ pub struct GenerateOptions<'a> {
     pub location: BpkLocation,
     /// The folder the files go to, as the user named it (used by `File` from the CLI).
     pub out_dir: &'a Path,
+    /// User hooks (the macro's `custom_ops`); empty for the CLI and ModelGen.
+    pub hooks: &'a [crate::Hook],
 }
 
 pub struct GeneratedModel {
@@ -69,9 +71,10 @@ pub fn type_name(stem: &str) -> String {
 }
 
 pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel> {
-    let raw = onnx_ir::import(bytes, ImportOptions { simplify: false })?;
-    let graph = if opts.simplify { onnx_ir::import(bytes, ImportOptions { simplify: true })? } else { raw.clone() };
-    let lowered = lower(&graph)?;
+    let custom: Vec<(String, String)> = opts.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
+    let raw = onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: false }, &custom)?;
+    let graph = if opts.simplify { onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: true }, &custom)? } else { raw.clone() };
+    let lowered = crate::model::lower_with_hooks(&graph, opts.hooks)?;
     let stem = crate::snake_case(opts.name);
     let file = format!("{stem}.bpk");
     let has_weights = lowered.has_weights();

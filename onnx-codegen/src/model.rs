@@ -16,10 +16,17 @@ pub struct Lowered {
     body: Vec<TokenStream>,
     output: TokenStream,
     output_ty: TokenStream,
+    /// Compile-time assertions (hook signatures).
+    checks: Vec<TokenStream>,
 }
 
 pub fn lower(graph: &Graph) -> Result<Lowered> {
-    let mut e = Emitter::new(graph);
+    lower_with_hooks(graph, &[])
+}
+
+/// Lowers a graph whose custom nodes call the given user hooks.
+pub fn lower_with_hooks(graph: &Graph, hooks: &[crate::Hook]) -> Result<Lowered> {
+    let mut e = Emitter::new(graph, hooks);
     let mut inputs = vec![];
     let mut scalar_inputs = vec![];
     let mut device_source = None;
@@ -82,7 +89,7 @@ pub fn lower(graph: &Graph) -> Result<Lowered> {
         1 => (outputs.remove(0), output_types.remove(0)),
         _ => (quote! { (#(#outputs),*) }, quote! { (#(#output_types),*) }),
     };
-    Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty })
+    Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, checks: e.checks })
 }
 
 /// How generated code names its `.bpk` file.
@@ -144,7 +151,10 @@ impl Lowered {
         let (output, output_ty) = (&self.output, &self.output_ty);
         let loading = loading_items(source, self.has_weights());
         let device_arg = if self.fields.is_empty() { quote! { _device } } else { quote! { device } };
+        let checks = &self.checks;
         quote! {
+            #(#checks)*
+
             #attrs
             #[derive(burn::module::Module, Debug)]
             #vis struct #name {

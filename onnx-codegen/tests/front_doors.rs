@@ -25,7 +25,7 @@ fn items_text(file: syn::File) -> String {
 fn cli_or_modelgen(location: BpkLocation) -> String {
     let bytes = std::fs::read(model_path()).expect("digits model");
     let out = PathBuf::from("out");
-    let opts = GenerateOptions { name: "Digits", strategy: LoadStrategy::Embedded, simplify: true, location, out_dir: &out };
+    let opts = GenerateOptions { name: "Digits", strategy: LoadStrategy::Embedded, simplify: true, location, out_dir: &out, hooks: &[] };
     let code = generate(&bytes, &opts).expect("generates").code;
     items_text(syn::parse_file(&code).expect("generated code parses"))
 }
@@ -45,6 +45,7 @@ fn macro_cli_and_modelgen_generate_the_same_code() {
         name: Ident::new("Digits", Span::call_site()),
         vis: quote! { pub },
         attrs: quote! {},
+        hooks: vec![],
     };
     let tokens = expand(&request).expect("expands");
     let from_macro = items_text(syn::parse2(tokens).expect("expansion parses"));

@@ -11,15 +11,30 @@ use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 use std::collections::{BTreeMap, HashMap};
 
-pub fn build(model: &ModelProto) -> Result<Graph> {
+/// Ops routed to user hooks, as `(domain, op_type)` (`""` for the default domain).
+pub type CustomOps<'a> = &'a [(String, String)];
+
+fn is_custom(custom: CustomOps, domain: &str, op_type: &str) -> bool {
+    let domain = if domain == "ai.onnx" { "" } else { domain };
+    custom.iter().any(|(d, o)| d == domain && o == op_type)
+}
+
+pub fn build(model: &ModelProto, custom: CustomOps) -> Result<Graph> {
     let graph = model.graph.as_ref().ok_or(Error::NoGraph)?;
     let opset = model
         .opset_import
         .iter()
         .find(|o| o.domain.is_empty() || o.domain == "ai.onnx")
         .map_or(1, |o| o.version);
-    check_supported(graph)?;
-    let mut b = Builder { graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset }, names: HashMap::new(), unproduced: HashMap::new() };
+    check_supported(graph, custom)?;
+    let declared = declared_types(graph);
+    let mut b = Builder {
+        graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset },
+        names: HashMap::new(),
+        unproduced: HashMap::new(),
+        custom,
+        declared,
+    };
     for init in &graph.initializer {
         let data = TensorData::from_proto(init)?;
         b.add_value(init.name.clone(), data.tensor_type(), Some(data));
@@ -43,10 +58,10 @@ pub fn build(model: &ModelProto) -> Result<Graph> {
 }
 
 /// One error listing every op without an implementation, with node counts.
-fn check_supported(graph: &GraphProto) -> Result<()> {
+fn check_supported(graph: &GraphProto, custom: CustomOps) -> Result<()> {
     let mut missing: BTreeMap<(String, String), usize> = BTreeMap::new();
     for node in &graph.node {
-        let known = node.op_type == "Constant" && (node.domain.is_empty() || node.domain == "ai.onnx");
+        let known = (node.op_type == "Constant" && (node.domain.is_empty() || node.domain == "ai.onnx")) || is_custom(custom, &node.domain, &node.op_type);
         if !known && registry::lookup(&node.domain, &node.op_type).is_none() {
             *missing.entry((node.domain.clone(), node.op_type.clone())).or_default() += 1;
         }
@@ -57,6 +72,11 @@ fn check_supported(graph: &GraphProto) -> Result<()> {
     Err(Error::UnsupportedOps(
         missing.into_iter().map(|((domain, op_type), nodes)| UnsupportedOp { domain, op_type, nodes }).collect(),
     ))
+}
+
+/// Types the model declares for values (value_info and graph outputs) with a known rank.
+fn declared_types(graph: &GraphProto) -> HashMap<String, TensorType> {
+    graph.value_info.iter().chain(&graph.output).filter_map(|v| graph_input_type(v).ok().map(|t| (v.name.clone(), t))).collect()
 }
 
 fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {
@@ -76,14 +96,16 @@ fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {
     Ok(TensorType::new(dtype, dims))
 }
 
-struct Builder {
+struct Builder<'a> {
     graph: Graph,
+    custom: CustomOps<'a>,
+    declared: HashMap<String, TensorType>,
     names: HashMap<String, ValueId>,
     /// Outputs a node declares but the op does not produce in inference (Dropout's mask).
     unproduced: HashMap<String, (String, String)>,
 }
 
-impl Builder {
+impl Builder<'_> {
     fn add_value(&mut self, name: String, ty: TensorType, constant: Option<TensorData>) -> ValueId {
         let id = self.graph.values.len();
         self.names.insert(name.clone(), id);
@@ -108,6 +130,40 @@ impl Builder {
         Err(Error::DanglingInput { node: node_name.to_string(), op: node.op_type.clone(), input: name.to_string() })
     }
 
+    /// A node for a user hook: every input stays an input; output types from the built-in
+    /// inference when the op is an override, else declared types, else the first input's.
+    fn add_custom_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
+        let attrs = Attributes::new(&node.attribute, &name, &node.op_type);
+        let attributes = crate::ops::custom::read_attributes(&node.attribute, &attrs)?;
+        let builtin = registry::lookup(&node.domain, &node.op_type).and_then(|parser| {
+            let ctx = NodeCtx {
+                name: &name,
+                op_type: &node.op_type,
+                opset: self.graph.opset,
+                attrs: Attributes::new(&node.attribute, &name, &node.op_type),
+                inputs: inputs.iter().map(|i| i.map(|id| &self.graph.values[id])).collect(),
+                num_outputs: node.output.len(),
+            };
+            let parsed = parser(&ctx).ok()?;
+            let types: Vec<&TensorType> = inputs.iter().take(parsed.data_inputs).flatten().map(|&id| &self.graph.values[id].ty).collect();
+            parsed.op.infer(&types).ok()
+        });
+        let first = inputs.iter().flatten().next().map(|&id| self.graph.values[id].ty.clone());
+        let outputs: Vec<TensorType> = match builtin {
+            Some(types) => types,
+            None => node
+                .output
+                .iter()
+                .map(|o| self.declared.get(o).cloned().or_else(|| first.clone()))
+                .collect::<Option<_>>()
+                .ok_or_else(|| Error::Node { node: name.clone(), op: node.op_type.clone(), message: "the output types of a custom op need value_info or an input".into() })?,
+        };
+        let op = crate::ops::Op::Custom(crate::ops::CustomOp { domain: node.domain.clone(), op_type: node.op_type.clone(), attributes, outputs: outputs.clone() });
+        let ids = node.output.iter().zip(outputs).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
+        self.graph.nodes.push(Node { name, op, inputs, outputs: ids });
+        Ok(())
+    }
+
     fn add_node(&mut self, node: &NodeProto, index: usize) -> Result<()> {
         let name = if node.name.is_empty() { format!("{}_{index}", node.op_type) } else { node.name.clone() };
         let inputs = node.input.iter().map(|i| self.resolve(node, &name, i)).collect::<Result<Vec<_>>>()?;
@@ -117,6 +173,9 @@ impl Builder {
             let output = node.output.first().cloned().unwrap_or_default();
             self.add_value(output, data.tensor_type(), Some(data));
             return Ok(());
+        }
+        if is_custom(self.custom, &node.domain, &node.op_type) {
+            return self.add_custom_node(node, name, inputs);
         }
         let parser = registry::lookup(&node.domain, &node.op_type).ok_or_else(|| Error::Node {
             node: name.clone(),

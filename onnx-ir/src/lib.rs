@@ -38,8 +38,14 @@ impl Default for ImportOptions {
 
 /// Decodes ONNX model bytes and builds the typed, inferred (and optionally simplified) graph.
 pub fn import(bytes: &[u8], options: ImportOptions) -> Result<Graph> {
+    import_with_custom_ops(bytes, options, &[])
+}
+
+/// Like [`import`], with the `(domain, op_type)` pairs (`""` for the default domain) that user
+/// hooks implement: those nodes become [`ops::Op::Custom`].
+pub fn import_with_custom_ops(bytes: &[u8], options: ImportOptions, custom: &[(String, String)]) -> Result<Graph> {
     let model = proto::ModelProto::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
-    let mut graph = builder::build(&model)?;
+    let mut graph = builder::build(&model, custom)?;
     if options.simplify {
         passes::simplify(&mut graph);
     }

@@ -2,25 +2,49 @@
 //! Every failure becomes a `compile_error!` at the attribute; a panic inside the library is
 //! caught and reported as a bug rather than crashing the compiler.
 
-use onnx_codegen::{Request, WeightsMode};
+mod custom_op;
+
+use onnx_codegen::{Hook, Request, WeightsMode};
 use proc_macro::TokenStream;
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::{ItemStruct, LitBool, LitStr, Token};
 
-const OPTIONS: &str = "weights = \"embed\" | \"file\" | \"none\", simplify = <bool>, partition = <bool>, dump = \"<dir>\"";
+const OPTIONS: &str = "weights = \"embed\" | \"file\" | \"none\", simplify = <bool>, partition = <bool>, dump = \"<dir>\", custom_ops = [\"domain::Op\" => hook, ...]";
 
 struct Args {
     model: LitStr,
     weights: WeightsMode,
     simplify: bool,
     dump: Option<String>,
+    hooks: Vec<Hook>,
+}
+
+/// `"domain::OpType" => path::to::hook` (no domain: the default ONNX domain).
+fn parse_hook(input: ParseStream) -> syn::Result<Hook> {
+    let key: LitStr = input.parse()?;
+    input.parse::<Token![=>]>()?;
+    let path: syn::Path = input.parse()?;
+    let text = key.value();
+    let (domain, op_type) = match text.rsplit_once("::") {
+        Some((d, o)) => (if d == "ai.onnx" { String::new() } else { d.to_string() }, o.to_string()),
+        None => (String::new(), text.clone()),
+    };
+    if op_type.is_empty() {
+        return Err(syn::Error::new(key.span(), "expected \"domain::OpType\""));
+    }
+    let mut signature = path.clone();
+    if let Some(last) = signature.segments.last_mut() {
+        last.ident = quote::format_ident!("__onnx_hook_signature_{}", last.ident, span = last.ident.span());
+    }
+    let label = quote::quote!(#path).to_string().replace(' ', "");
+    Ok(Hook { domain, op_type, call: quote::quote!(#path), signature: quote::quote!(#signature), label })
 }
 
 impl Parse for Args {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let model: LitStr = input.parse().map_err(|e| syn::Error::new(e.span(), "expected the model path: #[onnx_model(\"path/to/model.onnx\")]"))?;
-        let mut args = Args { model, weights: WeightsMode::Embed, simplify: true, dump: None };
+        let mut args = Args { model, weights: WeightsMode::Embed, simplify: true, dump: None, hooks: vec![] };
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -44,6 +68,12 @@ impl Parse for Args {
                     input.parse::<LitBool>()?;
                 }
                 "dump" => args.dump = Some(input.parse::<LitStr>()?.value()),
+                "custom_ops" => {
+                    let content;
+                    syn::bracketed!(content in input);
+                    let hooks = content.parse_terminated(parse_hook, Token![,])?;
+                    args.hooks.extend(hooks);
+                }
                 other => return Err(syn::Error::new(key.span(), format!("unknown option `{other}`; valid options: {OPTIONS}"))),
             }
         }
@@ -78,6 +108,7 @@ fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
         name: item.ident.clone(),
         vis: quote::quote! { #vis },
         attrs: quote::quote! { #(#attrs)* },
+        hooks: args.hooks,
     };
     let span = Span::call_site();
     match std::panic::catch_unwind(|| onnx_codegen::expand(&request)) {
@@ -87,5 +118,16 @@ fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
             let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
             Err(syn::Error::new(span, format!("{}: internal error in the ONNX importer (please report it): {message}", args.model.value())))
         }
+    }
+}
+
+/// Declares a hook for an ONNX op: `fn(tensors..., &burn_onnx::hook::NodeAttributes) -> outputs`.
+/// The model names it with `custom_ops = ["domain::OpType" => hook]`; its declared signature is
+/// checked against each node at compile time.
+#[proc_macro_attribute]
+pub fn onnx_custom_op(_attr: TokenStream, item: TokenStream) -> TokenStream {
+    match custom_op::expand(item.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
     }
 }

@@ -63,7 +63,7 @@ fn run(args: &Args) -> Result<(), String> {
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let name = args.name.clone().unwrap_or_else(|| type_name(&stem));
     let strategy = if args.embed { LoadStrategy::Embedded } else { LoadStrategy::File };
-    let opts = GenerateOptions { name: &name, strategy, simplify: args.simplify, location: BpkLocation::Beside, out_dir: &args.out_dir };
+    let opts = GenerateOptions { name: &name, strategy, simplify: args.simplify, location: BpkLocation::Beside, out_dir: &args.out_dir, hooks: &[] };
     let started = std::time::Instant::now();
     let model = generate(&bytes, &opts).map_err(|e| format!("{}: {e}", args.model.display()))?;
     if model.nodes > 300 {

@@ -4,6 +4,7 @@
 
 mod attention;
 mod conv;
+pub mod custom;
 mod elementwise;
 mod indexing;
 mod linear;
@@ -65,6 +66,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::LayerNorm(c) => norm::layer_norm(e, node, c),
         Op::Loss(c) => loss::loss(e, node, c),
         Op::Attention(c) => attention::attention(e, node, c),
+        Op::Custom(c) => custom::custom(e, node, c),
         Op::GatherElements { axis } => indexing::gather_elements(e, node, *axis),
         Op::GatherNd => indexing::gather_nd(e, node),
         Op::Scatter { axis, reduction } => indexing::scatter(e, node, *axis, *reduction),

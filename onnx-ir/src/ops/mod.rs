@@ -4,6 +4,7 @@
 pub mod attention;
 pub mod common;
 pub mod conv;
+pub mod custom;
 pub mod elementwise;
 pub mod indexing;
 pub mod linear;
@@ -25,6 +26,7 @@ use crate::types::{DType, Dim, TensorType};
 
 pub use attention::AttentionConfig;
 pub use conv::{ConvConfig, ConvTransposeConfig};
+pub use custom::{AttrValue, CustomOp};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 pub use quantize::QuantizeConfig;
@@ -90,6 +92,8 @@ pub enum Op {
     Loss(LossConfig),
     /// Outputs: Y and, when requested, present key, present value and the QK product.
     Attention(AttentionConfig),
+    /// A node computed by a user hook.
+    Custom(CustomOp),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten { axis: usize },
     /// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
@@ -255,6 +259,7 @@ impl Op {
             Op::Quantize(c) => one(quantize::infer(c, inputs)),
             Op::Loss(c) => Ok(loss::infer(c, inputs)),
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
+            Op::Custom(c) => Ok(c.outputs.clone()),
             Op::GatherNd => one(indexing::infer_gather_nd(inputs[0], inputs[1])),
             Op::Scatter { .. } | Op::ScatterNd { .. } => one(inputs[0].clone()),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
