@@ -81,8 +81,17 @@ pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<T
     Param::uninitialized(ParamId::new(), move |device, _| Tensor::empty(shape, device), device.clone(), false, shape.into())
 }
 
+mod resize;
+
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
 pub mod ops {
+    pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
+
+    /// The values of a small float tensor (scales, roi), read back to the host.
+    pub fn host_floats<const D: usize>(values: Tensor<D>) -> Vec<f64> {
+        values.into_data().iter::<f64>().collect()
+    }
+
     use burn::tensor::kind::Basic;
     use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 

@@ -14,6 +14,7 @@ pub mod passthrough;
 pub mod pool;
 pub mod quantize;
 pub mod reduce;
+pub mod resize;
 pub mod registry;
 pub mod shape;
 pub mod softmax;
@@ -35,6 +36,7 @@ pub use loss::{LossConfig, Reduction};
 pub use norm::{BatchNormConfig, GroupNormKind, LayerNormConfig};
 pub use pool::{PoolConfig, PoolKind};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
+pub use resize::{FloatsInput, IntsOrRuntime, ResizeConfig};
 pub use softmax::SoftmaxConfig;
 
 /// A parsed operator. Attribute-vs-input differences between opsets are resolved here, so
@@ -92,6 +94,7 @@ pub enum Op {
     Loss(LossConfig),
     /// Outputs: Y and, when requested, present key, present value and the QK product.
     Attention(AttentionConfig),
+    Resize(ResizeConfig),
     /// A node computed by a user hook.
     Custom(CustomOp),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
@@ -260,6 +263,7 @@ impl Op {
             Op::Loss(c) => Ok(loss::infer(c, inputs)),
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::Custom(c) => Ok(c.outputs.clone()),
+            Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::GatherNd => one(indexing::infer_gather_nd(inputs[0], inputs[1])),
             Op::Scatter { .. } | Op::ScatterNd { .. } => one(inputs[0].clone()),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),

@@ -1,6 +1,6 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
-use super::{attention, conv, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, reduce, shape, softmax, NodeCtx, Parsed};
+use super::{attention, conv, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, reduce, resize, shape, softmax, NodeCtx, Parsed};
 use crate::error::Result;
 
 type Parser = fn(&NodeCtx) -> Result<Parsed>;
@@ -43,6 +43,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "QuantizeLinear" | "DequantizeLinear" => quantize::parse,
         "LpNormalization" => norm::parse_lp_norm,
         "Attention" => attention::parse,
+        "Resize" | "Upsample" => resize::parse,
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,

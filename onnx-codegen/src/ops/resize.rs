@@ -1,0 +1,76 @@
+use crate::emitter::{float_literal, ints_literal, Emitter};
+use crate::error::Result;
+use onnx_ir::ops::{FloatsInput, IntsOrRuntime, ResizeConfig};
+use onnx_ir::{Kind, Node};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+fn camel(s: &str) -> proc_macro2::Ident {
+    let name: String = s.split('_').map(|p| {
+        let mut c = p.chars();
+        c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+    }).collect();
+    format_ident!("{name}")
+}
+
+fn float_list(e: &mut Emitter, node: &Node, input: &Option<FloatsInput>) -> Result<TokenStream> {
+    Ok(match input {
+        None => quote! { &[] },
+        Some(FloatsInput::Static(v)) => {
+            let v = v.iter().map(|&f| float_literal(f));
+            quote! { &[#(#v),*] }
+        }
+        Some(FloatsInput::Runtime(i)) => {
+            let t = e.input(&node.inputs, *i)?;
+            quote! { &burn_onnx::ops::host_floats(#t) }
+        }
+    })
+}
+
+/// Resize/Upsample through `burn_onnx::ops::resize` (integer inputs go through floats).
+pub fn resize(e: &mut Emitter, node: &Node, c: &ResizeConfig) -> Result<TokenStream> {
+    let int = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind() == Kind::Int;
+    let x = e.input(&node.inputs, 0)?;
+    let x = if int { quote! { #x.float() } } else { x };
+    let roi = float_list(e, node, &c.roi)?;
+    let scales = float_list(e, node, &c.scales)?;
+    let sizes = match &c.sizes {
+        None => quote! { &[] },
+        Some(IntsOrRuntime::Static(v)) => {
+            let v = ints_literal(v);
+            quote! { &#v }
+        }
+        Some(IntsOrRuntime::Runtime(i)) => {
+            let t = e.input(&node.inputs, *i)?;
+            quote! { &burn_onnx::ops::host_ints(#t) }
+        }
+    };
+    let o = quote! { burn_onnx::ops };
+    let mode = match c.mode.as_str() {
+        "nearest" => {
+            let m = camel(&c.nearest_mode);
+            quote! { #o::ResizeMode::Nearest(#o::NearestMode::#m) }
+        }
+        "linear" => quote! { #o::ResizeMode::Linear },
+        _ => {
+            let a = float_literal(c.cubic_coeff_a);
+            quote! { #o::ResizeMode::Cubic(#a) }
+        }
+    };
+    let coordinate = camel(&c.coordinate);
+    let policy = camel(&c.policy);
+    let axes = ints_literal(&c.axes);
+    let (exclude, antialias, extrapolation) = (c.exclude_outside, c.antialias, float_literal(c.extrapolation_value));
+    let y = quote! {
+        #o::resize(#x, #roi, #scales, #sizes, &#o::ResizeOptions {
+            mode: #mode,
+            coordinate: #o::CoordinateMode::#coordinate,
+            axes: #axes.to_vec(),
+            policy: #o::AspectPolicy::#policy,
+            exclude_outside: #exclude,
+            antialias: #antialias,
+            extrapolation_value: #extrapolation,
+        })
+    };
+    Ok(if int { quote! { #y.round().int() } } else { y })
+}

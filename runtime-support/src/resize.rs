@@ -1,0 +1,229 @@
+//! ONNX `Resize` (and `Upsample`) as one interpolation matrix per resized axis, built on the
+//! host exactly as ONNX's reference evaluator chooses taps and coefficients, then applied with a
+//! matmul along that axis. Covers every coordinate transformation, nearest rounding mode,
+//! linear and cubic (with `exclude_outside` and antialiasing) and `tf_crop_and_resize`
+//! extrapolation.
+
+use burn::tensor::{Tensor, TensorData};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ResizeMode {
+    /// `round_prefer_floor`, `round_prefer_ceil`, `floor` or `ceil`.
+    Nearest(NearestMode),
+    Linear,
+    /// With the cubic coefficient `a`.
+    Cubic(f64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NearestMode {
+    RoundPreferFloor,
+    RoundPreferCeil,
+    Floor,
+    Ceil,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoordinateMode {
+    HalfPixel,
+    HalfPixelSymmetric,
+    PytorchHalfPixel,
+    AlignCorners,
+    Asymmetric,
+    TfCropAndResize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AspectPolicy {
+    Stretch,
+    NotLarger,
+    NotSmaller,
+}
+
+#[derive(Debug, Clone)]
+pub struct ResizeOptions {
+    pub mode: ResizeMode,
+    pub coordinate: CoordinateMode,
+    /// Resized axes; empty for all.
+    pub axes: Vec<i64>,
+    pub policy: AspectPolicy,
+    pub exclude_outside: bool,
+    pub antialias: bool,
+    pub extrapolation_value: f64,
+}
+
+fn coefficients(mode: ResizeMode, ratio: f64, scale: f64, antialias: bool) -> Vec<f64> {
+    match mode {
+        ResizeMode::Nearest(m) => {
+            if ratio == 1.0 {
+                return vec![0.0, 1.0];
+            }
+            let upper = match m {
+                NearestMode::RoundPreferFloor => ratio > 0.5,
+                NearestMode::RoundPreferCeil => ratio >= 0.5,
+                NearestMode::Floor => false,
+                NearestMode::Ceil => true,
+            };
+            if upper { vec![0.0, 1.0] } else { vec![1.0, 0.0] }
+        }
+        ResizeMode::Linear if antialias => {
+            let scale = scale.min(1.0);
+            let start = (-1.0 / scale).floor() as i64 + 1;
+            let footprint = 2 - 2 * start;
+            let c: Vec<f64> = (start..start + footprint).map(|i| (1.0 - ((i as f64 - ratio) * scale).abs()).clamp(0.0, 1.0)).collect();
+            let sum: f64 = c.iter().sum();
+            c.into_iter().map(|v| v / sum).collect()
+        }
+        ResizeMode::Linear => vec![1.0 - ratio, ratio],
+        ResizeMode::Cubic(a) if antialias => {
+            let scale = scale.min(1.0);
+            let kernel = |x: f64| {
+                let x = x.abs();
+                if x <= 1.0 {
+                    (a + 2.0) * x * x * x - (a + 3.0) * x * x + 1.0
+                } else if x < 2.0 {
+                    a * x * x * x - 5.0 * a * x * x + 8.0 * a * x - 4.0 * a
+                } else {
+                    0.0
+                }
+            };
+            let start = (-2.0 / scale).floor() as i64 + 1;
+            let c: Vec<f64> = (start..2 - start).map(|i| kernel(scale * (i as f64 - ratio))).collect();
+            let sum: f64 = c.iter().sum();
+            c.into_iter().map(|v| v / sum).collect()
+        }
+        ResizeMode::Cubic(a) => {
+            let r = ratio;
+            vec![
+                ((a * (r + 1.0) - 5.0 * a) * (r + 1.0) + 8.0 * a) * (r + 1.0) - 4.0 * a,
+                ((a + 2.0) * r - (a + 3.0)) * r * r + 1.0,
+                ((a + 2.0) * (1.0 - r) - (a + 3.0)) * (1.0 - r) * (1.0 - r) + 1.0,
+                ((a * ((1.0 - r) + 1.0) - 5.0 * a) * ((1.0 - r) + 1.0) + 8.0 * a) * ((1.0 - r) + 1.0) - 4.0 * a,
+            ]
+        }
+    }
+}
+
+/// The `n` indexes of `0..limit` nearest to `x` (ties to the smaller), ascending.
+fn neighbours(x: f64, n: usize, limit: i64) -> Vec<i64> {
+    let centre = x.floor() as i64;
+    let mut candidates: Vec<i64> = (centre - n as i64 - 1..=centre + n as i64 + 1).filter(|&i| (0..limit).contains(&i)).collect();
+    candidates.sort_by(|&a, &b| ((x - a as f64).abs(), a).partial_cmp(&((x - b as f64).abs(), b)).unwrap_or(std::cmp::Ordering::Equal));
+    candidates.truncate(n);
+    candidates.sort_unstable();
+    candidates
+}
+
+/// Row-major `[out, in]` weights and the per-row constant (extrapolated rows) for one axis.
+fn axis_matrix(input: usize, output: usize, scale: f64, roi: (f64, f64), o: &ResizeOptions) -> (Vec<f64>, Vec<f64>) {
+    let (in_f, out_f) = (input as f64, scale * input as f64);
+    let mut weights = vec![0.0; output * input];
+    let mut constant = vec![0.0; output];
+    for x in 0..output {
+        let xf = x as f64;
+        let x_ori = match o.coordinate {
+            CoordinateMode::AlignCorners if out_f == 1.0 => 0.0,
+            CoordinateMode::AlignCorners => xf * (in_f - 1.0) / (out_f - 1.0),
+            CoordinateMode::Asymmetric => xf / scale,
+            CoordinateMode::TfCropAndResize => {
+                let v = if out_f == 1.0 {
+                    (roi.1 - roi.0) * (in_f - 1.0) / 2.0
+                } else {
+                    xf * (roi.1 - roi.0) * (in_f - 1.0) / (out_f - 1.0)
+                } + roi.0 * (in_f - 1.0);
+                if v < 0.0 || v > in_f - 1.0 {
+                    constant[x] = o.extrapolation_value;
+                    continue;
+                }
+                v
+            }
+            CoordinateMode::PytorchHalfPixel if out_f == 1.0 => -0.5,
+            CoordinateMode::PytorchHalfPixel | CoordinateMode::HalfPixel => (xf + 0.5) / scale - 0.5,
+            CoordinateMode::HalfPixelSymmetric => {
+                let adjustment = output as f64 / out_f;
+                let offset = in_f / 2.0 * (1.0 - adjustment);
+                offset + (xf + 0.5) / scale - 0.5
+            }
+        };
+        let ratio = if x_ori.fract() == 0.0 { 1.0 } else { x_ori - x_ori.floor() };
+        let mut c = coefficients(o.mode, ratio, scale, o.antialias);
+        let n = c.len();
+        let pad = n.div_ceil(2) as i64;
+        let taps: Vec<i64> = neighbours(x_ori + pad as f64, n, input as i64 + 2 * pad).into_iter().map(|i| i - pad).collect();
+        if o.exclude_outside {
+            for (w, &t) in c.iter_mut().zip(&taps) {
+                if t < 0 || t >= input as i64 {
+                    *w = 0.0;
+                }
+            }
+            let sum: f64 = c.iter().sum();
+            c.iter_mut().for_each(|w| *w /= sum);
+        }
+        for (w, &t) in c.iter().zip(&taps) {
+            // Edge padding: taps beyond the axis read its first or last element.
+            let src = t.clamp(0, input as i64 - 1) as usize;
+            weights[x * input + src] += w;
+        }
+    }
+    (weights, constant)
+}
+
+/// Output sizes and the scale of each resized axis, from `scales` or `sizes` (one per listed
+/// axis), ONNX's rounding and the aspect-ratio policy.
+fn plan(dims: &[usize], axes: &[usize], scales: &[f64], sizes: &[i64], roi: &[(f64, f64)], o: &ResizeOptions) -> Vec<(usize, usize, f64)> {
+    if !sizes.is_empty() {
+        let ratios: Vec<f64> = axes.iter().zip(sizes).map(|(&a, &s)| s as f64 / dims[a] as f64).collect();
+        let common = match o.policy {
+            AspectPolicy::Stretch => None,
+            AspectPolicy::NotLarger => ratios.iter().copied().reduce(f64::min),
+            AspectPolicy::NotSmaller => ratios.iter().copied().reduce(f64::max),
+        };
+        return axes
+            .iter()
+            .zip(&ratios)
+            .zip(sizes)
+            .map(|((&a, &r), &s)| match common {
+                Some(c) => (a, (c * dims[a] as f64 + 0.5) as usize, c),
+                None => (a, s.max(0) as usize, r),
+            })
+            .collect();
+    }
+    axes.iter()
+        .zip(scales)
+        .zip(roi)
+        .map(|((&a, &s), &(start, end))| {
+            let extent = if o.coordinate == CoordinateMode::TfCropAndResize { end - start } else { 1.0 };
+            (a, (dims[a] as f64 * extent * s) as usize, s)
+        })
+        .collect()
+}
+
+/// ONNX `Resize` of a float tensor. `roi` holds `[starts..., ends...]` for the listed axes
+/// (only read by `tf_crop_and_resize`); give either `scales` or `sizes`.
+pub fn resize<const D: usize>(x: Tensor<D>, roi: &[f64], scales: &[f64], sizes: &[i64], options: &ResizeOptions) -> Tensor<D> {
+    let dims = x.dims();
+    let axes: Vec<usize> = if options.axes.is_empty() {
+        (0..D).collect()
+    } else {
+        options.axes.iter().map(|&a| if a < 0 { a + D as i64 } else { a } as usize).collect()
+    };
+    let n = axes.len();
+    let roi: Vec<(f64, f64)> = (0..n).map(|i| (roi.get(i).copied().unwrap_or(0.0), roi.get(i + n).copied().unwrap_or(1.0))).collect();
+    let device = x.device();
+    let mut y = x;
+    for (i, (axis, output, scale)) in plan(&dims, &axes, scales, sizes, &roi, options).into_iter().enumerate() {
+        let input = y.dims()[axis];
+        if output == input && scale == 1.0 && options.coordinate != CoordinateMode::TfCropAndResize {
+            continue;
+        }
+        let (weights, constant) = axis_matrix(input, output, scale, roi[i], options);
+        let to_f32 = |v: Vec<f64>| v.into_iter().map(|w| w as f32).collect::<Vec<f32>>();
+        // [in, out] so that moving the axis last and multiplying maps in -> out.
+        let w: Tensor<2> = Tensor::<2>::from_data(TensorData::new(to_f32(weights), [output, input]), &device).transpose();
+        let c: Tensor<1> = Tensor::from_data(TensorData::new(to_f32(constant), [output]), &device);
+        let moved = y.swap_dims(axis, D - 1);
+        let resized = moved.matmul(w.unsqueeze::<D>()).add(c.unsqueeze::<D>());
+        y = resized.swap_dims(axis, D - 1);
+    }
+    y
+}
