@@ -160,6 +160,11 @@ def handmade():
         ("Pad", 2): model(helper.make_node("Pad", ["x"], ["y"], pads=[0, 0, 1, 1, 0, 0, 1, 1], mode="edge"), x4, [1, 2, 5, 5]),
         ("Tile", 1): model(helper.make_node("Tile", ["x", "t", "a"], ["y"]), x4, [1, 2, 6, 3], [init("t", np.array(2.0)), init("a", np.array(2.0))]),
         ("TopK", 1): model(helper.make_node("TopK", ["x"], ["y", "i"], k=2), x4, [1, 2, 3, 2]),
+        ("Resize", 10): model(helper.make_node("Resize", ["x", "scales"], ["y"], mode="nearest"), x4, [1, 2, 6, 6], [init("scales", [1, 1, 2, 2])]),
+        ("Resize", 11): model(
+            helper.make_node("Resize", ["x", "roi", "scales"], ["y"], mode="linear"), x4, [1, 2, 6, 6], [init("roi", np.zeros(0)), init("scales", [1, 1, 2, 2])]
+        ),
+        ("Upsample", 1): model(helper.make_node("Upsample", ["x"], ["y"], height_scale=2.0, width_scale=2.0, mode="NEAREST"), x4, [1, 2, 6, 6]),
     }
 
 

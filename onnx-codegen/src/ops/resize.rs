@@ -74,3 +74,22 @@ pub fn resize(e: &mut Emitter, node: &Node, c: &ResizeConfig) -> Result<TokenStr
     };
     Ok(if int { quote! { #y.round().int() } } else { y })
 }
+
+pub fn grid_sample(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::GridSampleConfig) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let grid = e.input(&node.inputs, 1)?;
+    let mode = match c.mode.as_str() {
+        "nearest" => quote! { Nearest },
+        _ => quote! { Bilinear },
+    };
+    let padding = camel(&c.padding);
+    let align = c.align_corners;
+    Ok(quote! {
+        #x.grid_sample_2d(
+            #grid,
+            burn::tensor::ops::GridSampleOptions::new(burn::tensor::ops::InterpolateMode::#mode)
+                .with_padding_mode(burn::tensor::ops::GridSamplePaddingMode::#padding)
+                .with_align_corners(#align),
+        )
+    })
+}

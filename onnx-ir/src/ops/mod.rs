@@ -36,7 +36,7 @@ pub use loss::{LossConfig, Reduction};
 pub use norm::{BatchNormConfig, GroupNormKind, LayerNormConfig};
 pub use pool::{PoolConfig, PoolKind};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
-pub use resize::{FloatsInput, IntsOrRuntime, ResizeConfig};
+pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
 pub use softmax::SoftmaxConfig;
 
 /// A parsed operator. Attribute-vs-input differences between opsets are resolved here, so
@@ -95,6 +95,7 @@ pub enum Op {
     /// Outputs: Y and, when requested, present key, present value and the QK product.
     Attention(AttentionConfig),
     Resize(ResizeConfig),
+    GridSample(GridSampleConfig),
     /// A node computed by a user hook.
     Custom(CustomOp),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
@@ -264,6 +265,7 @@ impl Op {
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::Custom(c) => Ok(c.outputs.clone()),
             Op::Resize(_) => one(resize::infer(inputs[0])),
+            Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),
             Op::GatherNd => one(indexing::infer_gather_nd(inputs[0], inputs[1])),
             Op::Scatter { .. } | Op::ScatterNd { .. } => one(inputs[0].clone()),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),

@@ -44,6 +44,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "LpNormalization" => norm::parse_lp_norm,
         "Attention" => attention::parse,
         "Resize" | "Upsample" => resize::parse,
+        "GridSample" => resize::parse_grid_sample,
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,

@@ -56,14 +56,20 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let a = &ctx.attrs;
     let upsample = ctx.op_type == "Upsample";
     let legacy = upsample || ctx.opset < 11;
-    let mut mode = a.string("mode")?.unwrap_or_else(|| "nearest".into());
+    // Upsample-1 spells modes in capitals.
+    let mut mode = a.string("mode")?.unwrap_or_else(|| "nearest".into()).to_lowercase();
     if mode == "bilinear" {
         mode = "linear".into();
     }
     if !["nearest", "linear", "cubic"].contains(&mode.as_str()) {
         return Err(ctx.error(format!("unknown mode `{mode}`")));
     }
-    let (roi, scales, sizes) = if upsample && ctx.opset < 9 {
+    let (roi, scales, sizes) = if upsample && ctx.opset < 7 {
+        // Upsample-1: scales of the two trailing (spatial) axes as attributes.
+        let h = a.float_or("height_scale", 1.0)? as f64;
+        let w = a.float_or("width_scale", 1.0)? as f64;
+        (None, Some(FloatsInput::Static(vec![1.0, 1.0, h, w])), None)
+    } else if upsample && ctx.opset < 9 {
         let scales = a.floats("scales")?.ok_or_else(|| ctx.error("attribute `scales` is required"))?;
         (None, Some(FloatsInput::Static(scales.into_iter().map(f64::from).collect())), None)
     } else if legacy {
@@ -93,4 +99,37 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
 
 pub fn infer(x: &TensorType) -> TensorType {
     TensorType::new(x.dtype, vec![Dim::Unknown; x.rank()])
+}
+
+/// GridSample (opsets 16, 20, 22) over 4-D inputs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GridSampleConfig {
+    /// `linear`, `nearest` or `cubic` (opset 16 names: bilinear, bicubic).
+    pub mode: String,
+    /// `zeros`, `border` or `reflection`.
+    pub padding: String,
+    pub align_corners: bool,
+}
+
+pub fn parse_grid_sample(ctx: &NodeCtx) -> Result<Parsed> {
+    let (x, grid) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if x.rank() != 4 || grid.rank() != 4 || x.dtype.kind() != Kind::Float {
+        return Err(ctx.error(format!("only 2-D (4-D tensor) float GridSample is supported, got {x} and grid {grid}")));
+    }
+    let mode = match ctx.attrs.string("mode")?.unwrap_or_else(|| "linear".into()).as_str() {
+        "bilinear" | "linear" => "linear",
+        "bicubic" | "cubic" => return Err(ctx.error("GridSample cubic mode is not supported by Burn's grid_sample_2d")),
+        "nearest" => "nearest",
+        other => return Err(ctx.error(format!("unknown mode `{other}`"))),
+    };
+    let config = GridSampleConfig {
+        mode: mode.into(),
+        padding: ctx.attrs.string("padding_mode")?.unwrap_or_else(|| "zeros".into()),
+        align_corners: ctx.attrs.int_or("align_corners", 0)? != 0,
+    };
+    Ok(Parsed::new(Op::GridSample(config), 2))
+}
+
+pub fn infer_grid_sample(x: &TensorType, grid: &TensorType) -> TensorType {
+    TensorType::new(x.dtype, vec![x.shape[0].clone(), x.shape[1].clone(), grid.shape[1].clone(), grid.shape[2].clone()])
 }
