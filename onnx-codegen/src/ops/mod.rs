@@ -11,6 +11,7 @@ mod linear;
 mod loss;
 mod norm;
 mod pool;
+mod quantize;
 mod reduce;
 mod resize;
 mod shape;
@@ -46,7 +47,9 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::TopK { axis, k, largest } => indexing::topk(e, node, *axis, k, *largest),
         Op::OneHot { axis, depth } => indexing::one_hot(e, node, *axis, *depth),
         Op::Pad(c) => indexing::pad(e, node, c),
-        Op::Quantize(c) => norm::quantize(e, node, c),
+        Op::Quantize(c) => quantize::quantize(e, node, c),
+        Op::QuantizedLinear(c) => quantize::quantized_linear(e, node, c),
+        Op::DynamicQuantize => quantize::dynamic_quantize(e, node),
         Op::LpNorm { axis, p } => norm::lp_norm(e, node, *axis, *p),
         Op::ReshapeRuntime { rank } => shape::reshape_runtime(e, node, *rank),
         Op::ArgReduce(c) => reduce::arg_reduce(e, node, c),

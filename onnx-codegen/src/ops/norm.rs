@@ -1,7 +1,7 @@
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
 use super::align_rank;
-use onnx_ir::ops::{BatchNormConfig, GroupNormKind, LayerNormConfig, QuantizeConfig};
+use onnx_ir::ops::{BatchNormConfig, GroupNormKind, LayerNormConfig};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -77,44 +77,6 @@ pub fn lp_norm(e: &mut Emitter, node: &Node, axis: usize, p: u8) -> Result<Token
     }})
 }
 
-/// QuantizeLinear: round(x / scale) + zero point, saturated; DequantizeLinear: the inverse.
-pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<TokenStream> {
-    let rank = e.rank(e.input_id(&node.inputs, 0)?).max(1);
-    let per_axis = |index: usize, e: &mut Emitter| -> Result<Option<TokenStream>> {
-        let Some(id) = node.inputs.get(index).copied().flatten() else { return Ok(None) };
-        let vector = e.rank(id) == 1 && rank > 1;
-        let float = e.ty(id).dtype.kind() == onnx_ir::Kind::Float;
-        let v = e.use_value(id)?;
-        let v = if float { v } else { quote! { #v.float() } };
-        Ok(Some(if vector {
-            let axes = (0..rank).filter(|&a| a != c.axis).map(lit);
-            let r = lit(rank);
-            quote! { #v.unsqueeze_dims::<#r>(&[#(#axes),*]) }
-        } else {
-            align_rank(v, 1, rank)
-        }))
-    };
-    let x = e.input(&node.inputs, 0)?;
-    let scale = per_axis(1, e)?.ok_or_else(|| e.error("scale is required"))?;
-    let zero = per_axis(2, e)?;
-    Ok(if c.quantize {
-        let (lo, hi) = onnx_ir::ops::quantize::int_range(c.int_type).unwrap_or((0.0, 255.0));
-        let (lo, hi) = (float_literal(lo), float_literal(hi));
-        let zero = zero.map(|z| quote! { .add(#z) });
-        quote! { #x.div(#scale).round() #zero .clamp(#lo, #hi).int() }
-    } else {
-        let zero = zero.map(|z| quote! { .sub(#z) });
-        quote! { #x.float() #zero .mul(#scale) }
-    })
-}
-
-/// BatchNormalization whose statistics are computed at run time: Burn's functional form.
-fn batch_norm_functional(e: &mut Emitter, node: &Node, c: &BatchNormConfig) -> Result<TokenStream> {
-    let args = (0..5).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
-    let epsilon = float_literal(c.epsilon);
-    Ok(quote! { burn::tensor::module::batch_norm(#(#args),*, #epsilon) })
-}
-
 /// Instance, group and mean-variance normalisation: centre and scale over groups of dims, then
 /// an optional per-channel (or, GroupNorm-18, per-group) affine transform.
 pub fn group_norm(e: &mut Emitter, node: &Node, kind: &GroupNormKind, epsilon: f64) -> Result<TokenStream> {
@@ -181,4 +143,11 @@ pub fn group_norm(e: &mut Emitter, node: &Node, kind: &GroupNormKind, epsilon: f
         let normalized = #normalize;
         normalized #affine
     }})
+}
+
+/// BatchNormalization whose statistics are computed at run time: Burn's functional form.
+fn batch_norm_functional(e: &mut Emitter, node: &Node, c: &BatchNormConfig) -> Result<TokenStream> {
+    let args = (0..5).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
+    let epsilon = float_literal(c.epsilon);
+    Ok(quote! { burn::tensor::module::batch_norm(#(#args),*, #epsilon) })
 }

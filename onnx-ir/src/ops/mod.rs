@@ -30,7 +30,7 @@ pub use conv::{ConvConfig, ConvTransposeConfig};
 pub use custom::{AttrValue, CustomOp};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
-pub use quantize::QuantizeConfig;
+pub use quantize::{QuantizeConfig, QuantizedLinearConfig};
 pub use linear::GemmConfig;
 pub use loss::{LossConfig, Reduction};
 pub use norm::{BatchNormConfig, GroupNormKind, LayerNormConfig};
@@ -70,6 +70,9 @@ pub enum Op {
     OneHot { axis: usize, depth: Option<usize> },
     Pad(PadConfig),
     Quantize(QuantizeConfig),
+    QuantizedLinear(QuantizedLinearConfig),
+    /// Outputs: quantized uint8 values, scale, zero point.
+    DynamicQuantize,
     /// LpNormalization along `axis` with p = 1 or 2.
     LpNorm { axis: usize, p: u8 },
     ArgReduce(ArgReduceConfig),
@@ -261,6 +264,8 @@ impl Op {
             Op::OneHot { axis, depth } => one(indexing::infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1])),
             Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])),
             Op::Quantize(c) => one(quantize::infer(c, inputs)),
+            Op::QuantizedLinear(c) => one(quantize::infer_linear(c, inputs)?),
+            Op::DynamicQuantize => Ok(quantize::infer_dynamic(inputs[0])),
             Op::Loss(c) => Ok(loss::infer(c, inputs)),
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::Custom(c) => Ok(c.outputs.clone()),

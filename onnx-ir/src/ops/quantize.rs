@@ -1,5 +1,7 @@
 //! QuantizeLinear and DequantizeLinear (opsets 10 to 24) with a scalar or per-axis scale
-//! and zero point; blocked quantization is not supported yet.
+//! and zero point (blocked quantization is not supported yet), DynamicQuantizeLinear, and the
+//! integer and quantized-linear MatMul/Conv (MatMulInteger, ConvInteger, QLinearMatMul,
+//! QLinearConv).
 
 use super::common::normalize_axis;
 use super::{NodeCtx, Op, Parsed};
@@ -56,4 +58,62 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
 pub fn infer(c: &QuantizeConfig, inputs: &[&TensorType]) -> TensorType {
     let dtype = if c.quantize { c.int_type } else { inputs[1].dtype };
     TensorType::new(dtype, inputs[0].shape.clone())
+}
+
+/// MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuantizedLinearConfig {
+    /// Convolution geometry; `None` for the MatMul forms.
+    pub conv: Option<(super::common::Window, usize)>,
+    /// QLinear* (scales, requantized output of this type) or *Integer (int32 accumulation).
+    pub requantize: Option<DType>,
+}
+
+pub fn parse_linear(ctx: &NodeCtx) -> Result<Parsed> {
+    let qlinear = ctx.op_type.starts_with("QLinear");
+    let conv = if ctx.op_type.contains("Conv") {
+        let x = ctx.input_type(0)?;
+        let w = ctx.input_type(if qlinear { 3 } else { 1 })?;
+        let kernel = w.static_shape().ok_or_else(|| ctx.error(format!("weight shape must be static, got {w}")))?[2..].to_vec();
+        if !(1..=2).contains(&kernel.len()) {
+            return Err(ctx.error("only 1-D and 2-D quantized convolution is supported"));
+        }
+        let groups = ctx.attrs.int_or("group", 1)?.max(1) as usize;
+        Some((super::common::read_window(ctx, kernel, x)?, groups))
+    } else {
+        None
+    };
+    let requantize = if qlinear { Some(ctx.input_type(7)?.dtype) } else { None };
+    Ok(Parsed::new(Op::QuantizedLinear(QuantizedLinearConfig { conv, requantize }), ctx.inputs.len()))
+}
+
+pub fn infer_linear(c: &QuantizedLinearConfig, inputs: &[&TensorType]) -> Result<TensorType, String> {
+    let dtype = c.requantize.unwrap_or(DType::I32);
+    let (a, b) = if c.requantize.is_some() { (inputs[0], inputs[3]) } else { (inputs[0], inputs[1]) };
+    let float = |t: &TensorType| TensorType::new(DType::F32, t.shape.clone());
+    let out = match &c.conv {
+        Some((window, groups)) => {
+            let config = super::ConvConfig {
+                window: window.clone(),
+                groups: *groups,
+                in_channels: 0,
+                out_channels: b.shape[0].as_static().unwrap_or(0),
+                has_bias: false,
+            };
+            super::conv::infer(&config, &[&float(a)])?
+        }
+        None => super::linear::infer_matmul(&[&float(a), &float(b)])?,
+    };
+    Ok(TensorType::new(dtype, out.shape))
+}
+
+pub fn parse_dynamic(ctx: &NodeCtx) -> Result<Parsed> {
+    if ctx.input_type(0)?.dtype.kind() != Kind::Float {
+        return Err(ctx.error("input must be float"));
+    }
+    Ok(Parsed::new(Op::DynamicQuantize, 1))
+}
+
+pub fn infer_dynamic(x: &TensorType) -> Vec<TensorType> {
+    vec![TensorType::new(DType::U8, x.shape.clone()), TensorType::new(DType::F32, vec![]), TensorType::new(DType::U8, vec![])]
 }

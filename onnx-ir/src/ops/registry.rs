@@ -41,6 +41,8 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "OneHot" => indexing::parse_one_hot,
         "Pad" => indexing::parse_pad,
         "QuantizeLinear" | "DequantizeLinear" => quantize::parse,
+        "MatMulInteger" | "ConvInteger" | "QLinearMatMul" | "QLinearConv" => quantize::parse_linear,
+        "DynamicQuantizeLinear" => quantize::parse_dynamic,
         "LpNormalization" => norm::parse_lp_norm,
         "Attention" => attention::parse,
         "Resize" | "Upsample" => resize::parse,

@@ -1,0 +1,145 @@
+use super::align_rank;
+use crate::emitter::{dims_literal, float_literal, lit, Emitter};
+use crate::error::Result;
+use onnx_ir::ops::quantize::int_range;
+use onnx_ir::ops::{QuantizeConfig, QuantizedLinearConfig};
+use onnx_ir::{Kind, Node, ValueId};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// QuantizeLinear: round(x / scale) + zero point, saturated; DequantizeLinear: the inverse.
+pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<TokenStream> {
+    let rank = e.rank(e.input_id(&node.inputs, 0)?).max(1);
+    let per_axis = |index: usize, e: &mut Emitter| -> Result<Option<TokenStream>> {
+        let Some(id) = node.inputs.get(index).copied().flatten() else { return Ok(None) };
+        let vector = e.rank(id) == 1 && rank > 1;
+        let float = e.ty(id).dtype.kind() == onnx_ir::Kind::Float;
+        let v = e.use_value(id)?;
+        let v = if float { v } else { quote! { #v.float() } };
+        Ok(Some(if vector {
+            let axes = (0..rank).filter(|&a| a != c.axis).map(lit);
+            let r = lit(rank);
+            quote! { #v.unsqueeze_dims::<#r>(&[#(#axes),*]) }
+        } else {
+            align_rank(v, 1, rank)
+        }))
+    };
+    let x = e.input(&node.inputs, 0)?;
+    let scale = per_axis(1, e)?.ok_or_else(|| e.error("scale is required"))?;
+    let zero = per_axis(2, e)?;
+    Ok(if c.quantize {
+        let (lo, hi) = int_range(c.int_type).unwrap_or((0.0, 255.0));
+        let (lo, hi) = (float_literal(lo), float_literal(hi));
+        let zero = zero.map(|z| quote! { .add(#z) });
+        quote! { #x.div(#scale).round() #zero .clamp(#lo, #hi).int() }
+    } else {
+        let zero = zero.map(|z| quote! { .sub(#z) });
+        quote! { #x.float() #zero .mul(#scale) }
+    })
+}
+
+/// How a per-axis (vector) quantization parameter lines up with its operand.
+#[derive(Clone, Copy)]
+enum Axis {
+    /// Rows of a matrix: `[M]` to `[M, 1]`.
+    Rows,
+    /// Columns of a matrix: `[N]` to `[1, N]`.
+    Columns,
+    /// Output channels of a convolution weight of this rank.
+    Channels(usize),
+}
+
+/// A scale or zero point as a float tensor broadcastable to its operand of `rank`.
+fn parameter(e: &mut Emitter, id: ValueId, rank: usize, axis: Axis) -> Result<TokenStream> {
+    let vector = e.rank(id) == 1 && e.ty(id).shape[0].as_static() != Some(1);
+    let float = e.ty(id).dtype.kind() == Kind::Float;
+    let v = e.use_value(id)?;
+    let v = if float { v } else { quote! { #v.float() } };
+    Ok(match (vector, axis) {
+        (true, Axis::Rows) => quote! { #v.unsqueeze_dim::<2>(1) },
+        (true, Axis::Columns) => quote! { #v.unsqueeze_dim::<2>(0) },
+        (true, Axis::Channels(r)) => {
+            let (axes, r) = ((1..r).map(lit), lit(r));
+            quote! { #v.unsqueeze_dims::<#r>(&[#(#axes),*]) }
+        }
+        _ => align_rank(v, 1, rank),
+    })
+}
+
+/// `(x - zero) * scale` as floats (zero and scale optional).
+fn dequantized(e: &mut Emitter, node: &Node, x: usize, scale: Option<usize>, zero: Option<usize>, axis: Axis) -> Result<TokenStream> {
+    let id = e.input_id(&node.inputs, x)?;
+    let rank = e.rank(id).max(1);
+    let mut v = e.use_value(id)?;
+    v = quote! { #v.float() };
+    if let Some(z) = zero.and_then(|z| node.inputs.get(z).copied().flatten()) {
+        let z = parameter(e, z, rank, axis)?;
+        v = quote! { #v.sub(#z) };
+    }
+    if let Some(s) = scale {
+        let s = parameter(e, e.input_id(&node.inputs, s)?, rank, axis)?;
+        v = quote! { #v.mul(#s) };
+    }
+    Ok(v)
+}
+
+/// MatMulInteger / ConvInteger (exact int32 accumulation, computed in f32 for the small
+/// integer ranges quantized models use) and QLinearMatMul / QLinearConv (requantized).
+pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig) -> Result<TokenStream> {
+    let q = c.requantize.is_some();
+    // Input positions: (a, a_scale, a_zero, b, b_scale, b_zero).
+    let (a, b) = if q { ((0, Some(1), Some(2)), (3, Some(4), Some(5))) } else { ((0, None, Some(2)), (1, None, Some(3))) };
+    let rank = e.rank(node.outputs[0]).max(1);
+    let (a_axis, b_axis) = match &c.conv {
+        Some(_) => (Axis::Rows, Axis::Channels(rank)),
+        None => (Axis::Rows, Axis::Columns),
+    };
+    let lhs = dequantized(e, node, a.0, a.1, a.2, a_axis)?;
+    let rhs = dequantized(e, node, b.0, b.1, b.2, b_axis)?;
+    let mut acc = match &c.conv {
+        Some((w, groups)) => {
+            let n = w.kernel.len();
+            let (strides, dilations, groups) = (dims_literal(&w.strides), dims_literal(&w.dilations), lit(*groups));
+            let pads = w.pads.iter().map(|&(x, y)| (lit(x), lit(y))).map(|(x, y)| quote! { (#x, #y) });
+            let func = quote::format_ident!("conv{n}d");
+            quote! {
+                burn::tensor::module::#func(#lhs, #rhs, None, burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups))
+            }
+        }
+        None => {
+            let (ra, rb) = (e.rank(e.input_id(&node.inputs, a.0)?), e.rank(e.input_id(&node.inputs, b.0)?));
+            let (lhs, rhs) = (align_rank(lhs, ra, rank), align_rank(rhs, rb, rank));
+            quote! { #lhs.matmul(#rhs) }
+        }
+    };
+    let Some(out_type) = c.requantize else {
+        return Ok(quote! { #acc.round().int() });
+    };
+    // QLinearConv's int32 bias is in units of x_scale * w_scale.
+    if let (Some(_), Some(bias)) = (&c.conv, node.inputs.get(8).copied().flatten()) {
+        let bias = parameter(e, bias, rank, Axis::Channels(rank))?;
+        let x_scale = parameter(e, e.input_id(&node.inputs, 1)?, rank, Axis::Rows)?;
+        let w_scale = parameter(e, e.input_id(&node.inputs, 4)?, rank, Axis::Channels(rank))?;
+        acc = quote! { #acc.add(#bias.unsqueeze_dim::<#rank>(0).squeeze_dim::<#rank>(0).mul(#x_scale).mul(#w_scale)) };
+    }
+    let y_scale = parameter(e, e.input_id(&node.inputs, 6)?, rank, Axis::Rows)?;
+    let y_zero = parameter(e, e.input_id(&node.inputs, 7)?, rank, Axis::Rows)?;
+    let (lo, hi) = int_range(out_type).unwrap_or((0.0, 255.0));
+    let (lo, hi) = (float_literal(lo), float_literal(hi));
+    Ok(quote! { #acc.div(#y_scale).round().add(#y_zero).clamp(#lo, #hi).int() })
+}
+
+/// DynamicQuantizeLinear: uint8 values with a scale and zero point from the data range.
+pub fn dynamic_quantize(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    let rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
+    let x = e.input(&node.inputs, 0)?;
+    Ok(quote! {{
+        let x = #x;
+        let low = x.clone().min().clamp_max(0.0);
+        let high = x.clone().max().clamp_min(0.0);
+        let scale = high.sub(low.clone()).div_scalar(255.0);
+        let zero = low.neg().div(scale.clone()).round().clamp(0.0, 255.0);
+        let y = x.div(scale.clone().unsqueeze::<#rank>()).round().add(zero.clone().unsqueeze::<#rank>()).clamp(0.0, 255.0).int();
+        (y, scale, zero.int())
+    }})
+}
