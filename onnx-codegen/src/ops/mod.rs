@@ -68,6 +68,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Softmax(c) => softmax::softmax(e, node, c),
         Op::BatchNorm(c) => norm::batch_norm(e, node, c),
         Op::LayerNorm(c) => norm::layer_norm(e, node, c),
+        Op::Lrn(c) => norm::lrn(e, node, c),
         Op::Loss(c) => loss::loss(e, node, c),
         Op::Attention(c) => attention::attention(e, node, c),
         Op::Custom(c) => custom::custom(e, node, c),

@@ -33,7 +33,7 @@ pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes
 pub use quantize::{QuantizeConfig, QuantizedLinearConfig};
 pub use linear::GemmConfig;
 pub use loss::{LossConfig, Reduction};
-pub use norm::{BatchNormConfig, GroupNormKind, LayerNormConfig};
+pub use norm::{BatchNormConfig, GroupNormKind, LayerNormConfig, LrnConfig};
 pub use pool::{PoolConfig, PoolKind};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
@@ -90,6 +90,7 @@ pub enum Op {
     Softmax(SoftmaxConfig),
     BatchNorm(BatchNormConfig),
     LayerNorm(LayerNormConfig),
+    Lrn(LrnConfig),
     GatherElements { axis: usize },
     GatherNd,
     Scatter { axis: usize, reduction: ScatterReduction },
@@ -283,7 +284,7 @@ impl Op {
             Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])),
             Op::Pool(c) => one(pool::infer(c, inputs)?),
             Op::GlobalAveragePool | Op::GlobalMaxPool => one(pool::infer_global(inputs)?),
-            Op::GroupNorm { .. } => one(inputs[0].clone()),
+            Op::GroupNorm { .. } | Op::Lrn(_) => one(inputs[0].clone()),
             Op::DepthSpace { block, to_space, .. } => one(shape::infer_depth_space(*block, *to_space, inputs[0])),
             Op::EyeLike { dtype, .. } => one(TensorType::new(*dtype, inputs[0].shape.clone())),
             Op::Flatten { axis } => one(shape::infer_flatten(*axis, inputs)?),

@@ -103,3 +103,28 @@ pub fn parse_group_norm(ctx: &NodeCtx) -> Result<Parsed> {
     let epsilon = ctx.attrs.float_or("epsilon", default_eps as f32)? as f64;
     Ok(Parsed::new(Op::GroupNorm { kind, epsilon }, inputs))
 }
+
+/// LRN: each element divided by `(bias + alpha / size * window sum of squares)^beta` over
+/// `size` neighbouring channels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LrnConfig {
+    pub size: usize,
+    pub alpha: f64,
+    pub beta: f64,
+    pub bias: f64,
+}
+
+pub fn parse_lrn(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    if x.rank() < 3 || x.dtype.kind() != Kind::Float {
+        return Err(ctx.error(format!("input must be float [N, C, ...], got {x}")));
+    }
+    let size = ctx.attrs.int("size")?.filter(|&s| s > 0).ok_or_else(|| ctx.error("attribute `size` is required"))? as usize;
+    let config = LrnConfig {
+        size,
+        alpha: ctx.attrs.float_or("alpha", 1e-4)? as f64,
+        beta: ctx.attrs.float_or("beta", 0.75)? as f64,
+        bias: ctx.attrs.float_or("bias", 1.0)? as f64,
+    };
+    Ok(Parsed::new(Op::Lrn(config), 1))
+}

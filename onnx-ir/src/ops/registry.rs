@@ -44,6 +44,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "MatMulInteger" | "ConvInteger" | "QLinearMatMul" | "QLinearConv" => quantize::parse_linear,
         "DynamicQuantizeLinear" => quantize::parse_dynamic,
         "LpNormalization" => norm::parse_lp_norm,
+        "LRN" => norm::parse_lrn,
         "Attention" => attention::parse,
         "Resize" | "Upsample" => resize::parse,
         "GridSample" => resize::parse_grid_sample,
