@@ -66,6 +66,10 @@ impl<'a> Attributes<'a> {
         Ok(self.get(name, ty::STRING)?.map(|a| String::from_utf8_lossy(&a.s).into_owned()))
     }
 
+    pub fn strings_or_none(&self, name: &str) -> Result<Option<Vec<String>>> {
+        Ok(self.get(name, ty::STRINGS)?.map(|a| a.strings.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect()))
+    }
+
     pub fn tensor(&self, name: &str) -> Result<Option<TensorData>> {
         match self.get(name, ty::TENSOR)? {
             Some(a) => match &a.t {

@@ -81,10 +81,12 @@ pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<T
     Param::uninitialized(ParamId::new(), move |device, _| Tensor::empty(shape, device), device.clone(), false, shape.into())
 }
 
+mod recurrent;
 mod resize;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
 pub mod ops {
+    pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
 
     /// The values of a small float tensor (scales, roi), read back to the host.

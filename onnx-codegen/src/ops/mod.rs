@@ -12,6 +12,7 @@ mod loss;
 mod norm;
 mod pool;
 mod quantize;
+mod recurrent;
 mod reduce;
 mod resize;
 mod shape;
@@ -73,6 +74,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Attention(c) => attention::attention(e, node, c),
         Op::Custom(c) => custom::custom(e, node, c),
         Op::Resize(c) => resize::resize(e, node, c),
+        Op::Recurrent(c) => recurrent::recurrent(e, node, c),
         Op::GridSample(c) => resize::grid_sample(e, node, c),
         Op::GatherElements { axis } => indexing::gather_elements(e, node, *axis),
         Op::GatherNd => indexing::gather_nd(e, node),

@@ -13,6 +13,7 @@ pub mod norm;
 pub mod passthrough;
 pub mod pool;
 pub mod quantize;
+pub mod recurrent;
 pub mod reduce;
 pub mod resize;
 pub mod registry;
@@ -31,6 +32,7 @@ pub use custom::{AttrValue, CustomOp};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 pub use quantize::{QuantizeConfig, QuantizedLinearConfig};
+pub use recurrent::{CellKind, RecurrentConfig};
 pub use linear::GemmConfig;
 pub use loss::{LossConfig, Reduction};
 pub use norm::{BatchNormConfig, GroupNormKind, LayerNormConfig, LrnConfig};
@@ -99,6 +101,8 @@ pub enum Op {
     /// Outputs: Y and, when requested, present key, present value and the QK product.
     Attention(AttentionConfig),
     Resize(ResizeConfig),
+    /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
+    Recurrent(RecurrentConfig),
     GridSample(GridSampleConfig),
     /// A node computed by a user hook.
     Custom(CustomOp),
@@ -271,6 +275,7 @@ impl Op {
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::Custom(c) => Ok(c.outputs.clone()),
             Op::Resize(_) => one(resize::infer(inputs[0])),
+            Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),
             Op::GatherNd => one(indexing::infer_gather_nd(inputs[0], inputs[1])),
             Op::Scatter { .. } | Op::ScatterNd { .. } => one(inputs[0].clone()),

@@ -1,6 +1,6 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
-use super::{attention, conv, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, reduce, resize, shape, softmax, NodeCtx, Parsed};
+use super::{attention, conv, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent, reduce, resize, shape, softmax, NodeCtx, Parsed};
 use crate::error::Result;
 
 type Parser = fn(&NodeCtx) -> Result<Parsed>;
@@ -48,6 +48,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Attention" => attention::parse,
         "Resize" | "Upsample" => resize::parse,
         "GridSample" => resize::parse_grid_sample,
+        "RNN" | "GRU" | "LSTM" => recurrent::parse,
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,

@@ -1,0 +1,185 @@
+//! ONNX RNN, GRU and LSTM, unrolled over time with one matmul per gate group and step.
+//! Weights keep ONNX's layout (`W [dirs, gates * hidden, input]`, `R [dirs, gates * hidden,
+//! hidden]`, `B [dirs, 2 * gates * hidden]`); gate order is ONNX's (LSTM i, o, f, c; GRU z, r, h).
+
+use burn::tensor::{Int, Tensor};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Activation {
+    Sigmoid,
+    Tanh,
+    Relu,
+    HardSigmoid(f64, f64),
+    LeakyRelu(f64),
+    ThresholdedRelu(f64),
+    ScaledTanh(f64, f64),
+    Elu(f64),
+    Softsign,
+    Softplus,
+    Affine(f64, f64),
+}
+
+impl Activation {
+    fn apply<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
+        use burn::tensor::activation as a;
+        match self {
+            Self::Sigmoid => a::sigmoid(x),
+            Self::Tanh => x.tanh(),
+            Self::Relu => a::relu(x),
+            Self::HardSigmoid(alpha, beta) => x.mul_scalar(alpha).add_scalar(beta).clamp(0.0, 1.0),
+            Self::LeakyRelu(alpha) => a::leaky_relu(x, alpha),
+            Self::ThresholdedRelu(alpha) => x.clone().mask_fill(x.lower_equal_elem(alpha), 0.0),
+            Self::ScaledTanh(alpha, beta) => x.mul_scalar(beta).tanh().mul_scalar(alpha),
+            Self::Elu(alpha) => a::elu(x, alpha),
+            Self::Softsign => a::softsign(x),
+            Self::Softplus => a::softplus(x, 1.0),
+            Self::Affine(alpha, beta) => x.mul_scalar(alpha).add_scalar(beta),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    Rnn,
+    Gru { linear_before_reset: bool },
+    Lstm { input_forget: bool },
+}
+
+#[derive(Debug, Clone)]
+pub struct RecurrentOptions {
+    pub cell: Cell,
+    pub hidden: usize,
+    /// Forward, reverse, or both (outputs stacked forward first).
+    pub directions: Vec<bool>,
+    /// Per direction: f, g (and h for LSTM), as ONNX lists them.
+    pub activations: Vec<Activation>,
+    pub clip: Option<f64>,
+    /// Inputs and outputs batch-major (`layout = 1`).
+    pub batch_first: bool,
+}
+
+/// Rows `k * hidden .. (k + 1) * hidden` of a `[gates * hidden, n]` matrix.
+fn gate<const D: usize>(m: &Tensor<D>, k: usize, hidden: usize) -> Tensor<D> {
+    m.clone().narrow(D - 2, k * hidden, hidden)
+}
+
+fn bias_gate(b: &Tensor<1>, k: usize, hidden: usize) -> Tensor<2> {
+    b.clone().narrow(0, k * hidden, hidden).unsqueeze::<2>()
+}
+
+/// Runs the recurrence. Returns `Y [seq, dirs, batch, hidden]` (`[batch, seq, dirs, hidden]`
+/// batch-first), `Y_h` and `Y_c` (`[dirs, batch, hidden]`, batch-first `[batch, dirs, hidden]`).
+#[allow(clippy::too_many_arguments)]
+pub fn recurrent(
+    x: Tensor<3>,
+    w: Tensor<3>,
+    r: Tensor<3>,
+    b: Option<Tensor<2>>,
+    sequence_lens: Option<Tensor<1, Int>>,
+    initial_h: Option<Tensor<3>>,
+    initial_c: Option<Tensor<3>>,
+    peepholes: Option<Tensor<2>>,
+    options: &RecurrentOptions,
+) -> (Tensor<4>, Tensor<3>, Tensor<3>) {
+    let x = if options.batch_first { x.swap_dims(0, 1) } else { x };
+    let [steps, batch, _] = x.dims();
+    let hidden = options.hidden;
+    let device = x.device();
+    let gates = match options.cell {
+        Cell::Rnn => 1,
+        Cell::Gru { .. } => 3,
+        Cell::Lstm { .. } => 4,
+    };
+    let state = |t: &Option<Tensor<3>>, d: usize| -> Tensor<2> {
+        let t = t.clone().map(|t| if options.batch_first { t.swap_dims(0, 1) } else { t });
+        match t {
+            Some(t) => t.narrow(0, d, 1).squeeze_dim(0),
+            None => Tensor::zeros([batch, hidden], &device),
+        }
+    };
+    let lengths = sequence_lens;
+    let per_dir = match options.cell {
+        Cell::Rnn => 1,
+        Cell::Gru { .. } => 2,
+        Cell::Lstm { .. } => 3,
+    };
+    let (mut ys, mut hs, mut cs) = (vec![], vec![], vec![]);
+    for (d, &reverse) in options.directions.iter().enumerate() {
+        let w: Tensor<2> = w.clone().narrow(0, d, 1).squeeze_dim(0);
+        let r: Tensor<2> = r.clone().narrow(0, d, 1).squeeze_dim(0);
+        let b: Tensor<1> = match &b {
+            Some(b) => b.clone().narrow(0, d, 1).squeeze_dim(0),
+            None => Tensor::zeros([2 * gates * hidden], &device),
+        };
+        let act = &options.activations[d * per_dir..(d + 1) * per_dir];
+        let clip = |t: Tensor<2>| match options.clip {
+            Some(c) => t.clamp(-c, c),
+            None => t,
+        };
+        // Input and recurrent projections of gate k at one step.
+        let wx = |xt: &Tensor<2>, k: usize| xt.clone().matmul(gate(&w, k, hidden).transpose()).add(bias_gate(&b, k, hidden));
+        let rh = |h: &Tensor<2>, k: usize| h.clone().matmul(gate(&r, k, hidden).transpose()).add(bias_gate(&b, gates + k, hidden));
+        let mut h = state(&initial_h, d);
+        let mut c = state(&initial_c, d);
+        let mut outputs: Vec<Tensor<2>> = (0..steps).map(|_| Tensor::zeros([batch, hidden], &device)).collect();
+        let order: Vec<usize> = if reverse { (0..steps).rev().collect() } else { (0..steps).collect() };
+        for t in order {
+            let xt: Tensor<2> = x.clone().narrow(0, t, 1).squeeze_dim(0);
+            let (h_new, c_new) = match options.cell {
+                Cell::Rnn => (act[0].apply(clip(wx(&xt, 0).add(rh(&h, 0)))), c.clone()),
+                Cell::Gru { linear_before_reset } => {
+                    let z = act[0].apply(clip(wx(&xt, 0).add(rh(&h, 0))));
+                    let rg = act[0].apply(clip(wx(&xt, 1).add(rh(&h, 1))));
+                    let candidate = if linear_before_reset {
+                        wx(&xt, 2).add(rg.mul(rh(&h, 2)))
+                    } else {
+                        let reset = rg.mul(h.clone());
+                        wx(&xt, 2).add(reset.matmul(gate(&r, 2, hidden).transpose())).add(bias_gate(&b, gates + 2, hidden))
+                    };
+                    let candidate = act[1].apply(clip(candidate));
+                    (z.clone().neg().add_scalar(1.0).mul(candidate).add(z.mul(h.clone())), c.clone())
+                }
+                Cell::Lstm { input_forget } => {
+                    let peephole = |k: usize| -> Option<Tensor<2>> {
+                        peepholes.clone().map(|p| p.narrow(0, d, 1).squeeze_dim::<1>(0).narrow(0, k * hidden, hidden).unsqueeze::<2>())
+                    };
+                    let with_peephole = |pre: Tensor<2>, k: usize, cell: &Tensor<2>| match peephole(k) {
+                        Some(p) => pre.add(p.mul(cell.clone())),
+                        None => pre,
+                    };
+                    let i = act[0].apply(clip(with_peephole(wx(&xt, 0).add(rh(&h, 0)), 0, &c)));
+                    let f = act[0].apply(clip(with_peephole(wx(&xt, 2).add(rh(&h, 2)), 2, &c)));
+                    let f = if input_forget { i.clone().neg().add_scalar(1.0) } else { f };
+                    let g = act[1].apply(clip(wx(&xt, 3).add(rh(&h, 3))));
+                    let c_new = f.mul(c.clone()).add(i.mul(g));
+                    let o = act[0].apply(clip(with_peephole(wx(&xt, 1).add(rh(&h, 1)), 1, &c_new)));
+                    (o.mul(act[2].apply(c_new.clone())), c_new)
+                }
+            };
+            // Past a batch entry's length its state stays and its output is zero.
+            match &lengths {
+                Some(lengths) => {
+                    let mask = lengths.clone().lower_equal_elem(t as i64).unsqueeze_dim::<2>(1).expand([batch, hidden]);
+                    outputs[t] = h_new.clone().mask_fill(mask.clone(), 0.0);
+                    h = h_new.mask_where(mask.clone(), h);
+                    c = c_new.mask_where(mask, c);
+                }
+                None => {
+                    outputs[t] = h_new.clone();
+                    h = h_new;
+                    c = c_new;
+                }
+            }
+        }
+        ys.push(Tensor::stack::<3>(outputs, 0));
+        hs.push(h);
+        cs.push(c);
+    }
+    let y = Tensor::stack::<4>(ys, 1);
+    let (y_h, y_c) = (Tensor::stack::<3>(hs, 0), Tensor::stack::<3>(cs, 0));
+    if options.batch_first {
+        (y.permute([2, 0, 1, 3]), y_h.swap_dims(0, 1), y_c.swap_dims(0, 1))
+    } else {
+        (y, y_h, y_c)
+    }
+}
