@@ -119,3 +119,15 @@ pub fn matmul(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         y
     })
 }
+
+/// Einsum with the equation as written (Burn evaluates it at run time).
+pub fn einsum(e: &mut Emitter, node: &Node, equation: &str) -> Result<TokenStream> {
+    let out = e.ty(node.outputs[0]);
+    let rank = lit(out.rank().max(1));
+    let kind = match out.dtype.kind() {
+        onnx_ir::Kind::Int => quote! { Int },
+        _ => quote! { burn::tensor::Float },
+    };
+    let operands = (0..node.inputs.len()).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
+    Ok(quote! { Tensor::<#rank, #kind>::einsum(#equation, [#(#operands.into()),*]) })
+}

@@ -58,6 +58,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Identity => e.input(&node.inputs, 0),
         Op::Gemm(c) => linear::gemm(e, node, c),
         Op::MatMul => linear::matmul(e, node),
+        Op::Einsum { equation } => linear::einsum(e, node, equation),
         Op::Conv(c) => conv::conv(e, node, c),
         Op::ConvTranspose(c) => conv::conv_transpose(e, node, c),
         Op::Pool(c) => pool::pool(e, node, c),

@@ -68,3 +68,35 @@ pub fn infer_matmul(inputs: &[&TensorType]) -> Result<TensorType, String> {
     }
     Ok(TensorType::new(a.dtype, shape))
 }
+
+/// Einsum: the equation, and the output rank it implies for the input ranks.
+pub fn parse_einsum(ctx: &NodeCtx) -> Result<Parsed> {
+    let equation: String = ctx.attrs.string("equation")?.ok_or_else(|| ctx.error("attribute `equation` is required"))?.chars().filter(|c| !c.is_whitespace()).collect();
+    if ctx.inputs.iter().any(Option::is_none) || ctx.inputs.is_empty() {
+        return Err(ctx.error("every input is required"));
+    }
+    Ok(Parsed::new(Op::Einsum { equation }, ctx.inputs.len()))
+}
+
+/// Output rank of an einsum equation: explicit (`->`) or implicit (labels used once, sorted),
+/// with `...` standing for the broadcast dims not named by letters.
+pub fn einsum_rank(equation: &str, ranks: &[usize]) -> Result<usize, String> {
+    let (lhs, rhs) = match equation.split_once("->") {
+        Some((l, r)) => (l, Some(r)),
+        None => (equation, None),
+    };
+    let terms: Vec<&str> = lhs.split(',').collect();
+    if terms.len() != ranks.len() {
+        return Err(format!("equation `{equation}` has {} operands, the node {}", terms.len(), ranks.len()));
+    }
+    let letters = |t: &str| t.chars().filter(|c| c.is_ascii_alphabetic()).count();
+    let ellipsis = terms.iter().zip(ranks).filter(|(t, _)| t.contains("...")).map(|(t, &r)| r.saturating_sub(letters(t))).max().unwrap_or(0);
+    Ok(match rhs {
+        Some(r) => letters(r) + if r.contains("...") { ellipsis } else { 0 },
+        None => {
+            let all: String = terms.concat();
+            let once = all.chars().filter(|c| c.is_ascii_alphabetic() && all.matches(*c).count() == 1).count();
+            once + ellipsis
+        }
+    })
+}

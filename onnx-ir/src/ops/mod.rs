@@ -81,6 +81,7 @@ pub enum Op {
     Clip(ClipConfig),
     Gemm(GemmConfig),
     MatMul,
+    Einsum { equation: String },
     Conv(ConvConfig),
     ConvTranspose(ConvTransposeConfig),
     Pool(PoolConfig),
@@ -285,6 +286,10 @@ impl Op {
             Op::Softmax(_) => one(inputs[0].clone()),
             Op::Gemm(c) => one(linear::infer_gemm(c, inputs)?),
             Op::MatMul => one(linear::infer_matmul(inputs)?),
+            Op::Einsum { equation } => {
+                let ranks: Vec<usize> = inputs.iter().map(|t| t.rank()).collect();
+                one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; linear::einsum_rank(equation, &ranks)?]))
+            }
             Op::Conv(c) => one(conv::infer(c, inputs)?),
             Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])),
             Op::Pool(c) => one(pool::infer(c, inputs)?),

@@ -52,6 +52,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,
+        "Einsum" => linear::parse_einsum,
         "Conv" => conv::parse,
         "ConvTranspose" => conv::parse_transpose,
         "MaxPool" | "AveragePool" | "LpPool" => pool::parse,
