@@ -57,7 +57,7 @@ fn unquote(s: &str) -> Option<String> {
 pub fn write(suite: &str, outcomes: &BTreeMap<String, Outcome>) -> String {
     let passed = outcomes.values().filter(|o| o.passed()).count();
     let mut out = format!(
-        "# ONNX backend tests, suite `{suite}` (onnx==1.22.0): {passed} of {} pass.\n# Written by `cargo run -p onnx-backend -- --suite {suite} --update`; do not edit by hand.\n",
+        "# Test outcomes for `{suite}`: {passed} of {} pass.\n# Written by the onnx-backend runner with --update; do not edit by hand.\n",
         outcomes.len()
     );
     for (name, o) in outcomes {

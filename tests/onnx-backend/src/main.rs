@@ -33,12 +33,18 @@ struct Args {
     update: bool,
     /// `None` for a `--dir` run without `--expectations`: report only.
     expectations: Option<PathBuf>,
+    /// `(rtol, atol)`; ONNX's backend runner uses 1e-3 and 1e-7.
+    tolerance: (f64, f64),
+    /// A markdown table of the results is written here.
+    report: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut data = std::env::var_os("ONNX_BACKEND_DATA").map(PathBuf::from);
     let (mut suite, mut dir, mut filter, mut update, mut expectations) = (None, None, None, false, None);
+    let mut tolerance = (1e-3, 1e-7);
+    let mut report = None;
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -48,9 +54,14 @@ fn parse_args() -> Result<Args, String> {
             "--filter" => filter = it.next(),
             "--update" => update = true,
             "--expectations" => expectations = Some(it.next().map(PathBuf::from).ok_or("--expectations needs a path")?),
+            "--report" => report = Some(it.next().map(PathBuf::from).ok_or("--report needs a path")?),
+            "--rtol" => tolerance.0 = it.next().and_then(|v| v.parse().ok()).ok_or("--rtol needs a number")?,
+            "--atol" => tolerance.1 = it.next().and_then(|v| v.parse().ok()).ok_or("--atol needs a number")?,
             "-h" | "--help" => {
                 println!("usage: onnx-backend --data <onnx/backend/test/data> [--suite SUITE] [--filter PATTERN] [--update]");
                 println!("       onnx-backend --dir <folder> [--expectations FILE] [--filter PATTERN]");
+                println!("  --rtol R --atol A: float tolerances (default 1e-3 and 1e-7, as ONNX's backend runner)");
+                println!("  --report FILE: also write the per-test results as a markdown table");
                 println!("  SUITE: {} (default node)", SUITES.join(", "));
                 println!("  PATTERN: a substring of test names, or a glob with `*` (e.g. 'test_conv*')");
                 std::process::exit(0);
@@ -59,7 +70,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     if let Some(folder) = dir {
-        return Ok(Args { folder, suite: None, filter, update, expectations });
+        return Ok(Args { folder, suite: None, filter, update, expectations, tolerance, report });
     }
     let suite = suite.unwrap_or_else(|| "node".into());
     if !SUITES.contains(&suite.as_str()) {
@@ -68,7 +79,7 @@ fn parse_args() -> Result<Args, String> {
     let data = data.ok_or("the test data folder is needed: --data <onnx/backend/test/data> (or ONNX_BACKEND_DATA), or --dir")?;
     let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
     let expectations = expectations.or(Some(here.join(file)));
-    Ok(Args { folder: data.join(&suite), suite: Some(suite), filter, update, expectations })
+    Ok(Args { folder: data.join(&suite), suite: Some(suite), filter, update, expectations, tolerance, report })
 }
 
 fn matches(pattern: &str, name: &str) -> bool {
@@ -110,7 +121,7 @@ fn run() -> Result<i32, String> {
     if cases.is_empty() {
         return Err(format!("no tests in {} match", args.folder.display()));
     }
-    let suite = Suite { dir: target.join("onnx-backend-suite"), repo: repo.clone() };
+    let suite = Suite { dir: target.join("onnx-backend-suite"), repo: repo.clone(), tolerance: args.tolerance };
     suite.init()?;
 
     let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();
@@ -136,7 +147,24 @@ fn run() -> Result<i32, String> {
     compile::run_suite(&suite, &target, &compiled, &mut outcomes)?;
     let run_time = started.elapsed();
 
+    if let Some(path) = &args.report {
+        std::fs::write(path, markdown(&outcomes, args.tolerance)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
     Ok(report(&args, &outcomes, [import_time, compile_time, run_time]))
+}
+
+/// The results as a markdown table (written by `--report`).
+fn markdown(outcomes: &BTreeMap<String, Outcome>, (rtol, atol): (f64, f64)) -> String {
+    let passed = outcomes.values().filter(|o| o.passed()).count();
+    let mut out = format!(
+        "<!-- Written by `cargo run -p onnx-backend -- ... --report`; do not edit by hand. -->\n\n{passed} of {} pass (every data set within rtol {rtol:e}, atol {atol:e}).\n\n| model | result | max abs diff / reason |\n|---|---|---|\n",
+        outcomes.len()
+    );
+    for (name, o) in outcomes {
+        let detail = if o.passed() { format!("{:.2e}", o.max_diff.unwrap_or(0.0)) } else { o.reason.replace('|', "\\|") };
+        out.push_str(&format!("| {name} | {} | {detail} |\n", o.status));
+    }
+    out
 }
 
 /// Prints the comparison with the expectations and the closing line; the exit code.
@@ -184,7 +212,9 @@ fn report(args: &Args, outcomes: &BTreeMap<String, Outcome>, times: [std::time::
     if args.update {
         let mut merged = expected.clone();
         merged.extend(outcomes.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let suite = args.suite.as_deref().unwrap_or("custom");
+        let folder = args.folder.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+        let suite = args.suite.clone().unwrap_or(folder);
+        let suite = suite.as_str();
         match std::fs::write(expectations_file, expectations::write(suite, &merged)) {
             Ok(()) => println!("wrote {}", expectations_file.display()),
             Err(e) => eprintln!("cannot write {}: {e}", expectations_file.display()),

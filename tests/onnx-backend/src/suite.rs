@@ -10,13 +10,11 @@ use proc_macro2::{Ident, Span};
 use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
 
-/// The backend runner compares like ONNX's own: rtol 1e-3, atol 1e-7.
-const RTOL: f64 = 1e-3;
-const ATOL: f64 = 1e-7;
-
 pub struct Suite {
     pub dir: PathBuf,
     pub repo: PathBuf,
+    /// `(rtol, atol)` of float comparisons.
+    pub tolerance: (f64, f64),
 }
 
 impl Suite {
@@ -42,6 +40,7 @@ impl Suite {
             let default = default_impl(&model, &source, lowered.has_weights());
             let inputs = (0..graph.inputs.len()).map(|i| quote! { onnx_tests::input(dir, #i, device) });
             let prelude = prelude();
+            let (rtol, atol) = self.tolerance;
             let tokens = quote! {
                 #prelude
                 #items
@@ -50,7 +49,7 @@ impl Suite {
                     let _ = device;
                     let model = Model::default();
                     let outputs = model.forward(#(#inputs),*);
-                    let tolerance = onnx_tests::Tolerance { rtol: #RTOL, atol: #ATOL };
+                    let tolerance = onnx_tests::Tolerance { rtol: #rtol, atol: #atol };
                     onnx_tests::compare_outputs(dir, onnx_tests::Outputs::into_outputs(outputs), tolerance)
                 }
             };
