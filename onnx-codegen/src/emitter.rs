@@ -35,22 +35,38 @@ pub struct Emitter<'g> {
     hooks: &'g [crate::Hook],
     /// Compile-time checks (hook signatures) emitted beside the struct.
     pub checks: Vec<TokenStream>,
+    /// Nesting of If branches being emitted, and where each value was bound.
+    depth: usize,
+    bound_at: HashMap<ValueId, usize>,
+}
+
+/// How many times each value is read, branches of If nodes included.
+fn count_uses(nodes: &[onnx_ir::Node], uses: &mut [usize]) {
+    for node in nodes {
+        for &input in node.inputs.iter().flatten() {
+            uses[input] += 1;
+        }
+        if let onnx_ir::Op::If(c) = &node.op {
+            for branch in [&c.then_branch, &c.else_branch] {
+                count_uses(&branch.nodes, uses);
+                for &o in &branch.outputs {
+                    uses[o] += 1;
+                }
+            }
+        }
+    }
 }
 
 impl<'g> Emitter<'g> {
     pub fn new(graph: &'g Graph, hooks: &'g [crate::Hook]) -> Self {
         let mut remaining_uses = vec![0; graph.values.len()];
-        for node in &graph.nodes {
-            for &input in node.inputs.iter().flatten() {
-                remaining_uses[input] += 1;
-            }
-        }
+        count_uses(&graph.nodes, &mut remaining_uses);
         for &output in &graph.outputs {
             remaining_uses[output] += 1;
         }
         let mut names = Names::default();
         names.reserve("self");
-        Self { graph, names, vars: HashMap::new(), remaining_uses, const_fields: HashMap::new(), fields: vec![], weights: vec![], node: String::new(), needs_device: false, hooks, checks: vec![] }
+        Self { graph, names, vars: HashMap::new(), remaining_uses, const_fields: HashMap::new(), fields: vec![], weights: vec![], node: String::new(), needs_device: false, hooks, checks: vec![], depth: 0, bound_at: HashMap::new() }
     }
 
     /// The user hook for `(domain, op_type)`, if one was given.
@@ -77,7 +93,18 @@ impl<'g> Emitter<'g> {
     pub fn bind(&mut self, id: ValueId) -> Ident {
         let ident = self.names.fresh(&self.graph.values[id].name);
         self.vars.insert(id, ident.clone());
+        self.bound_at.insert(id, self.depth);
         ident
+    }
+
+    /// Enters (or leaves) an If branch: values of enclosing scopes are then always cloned,
+    /// since the other branch and later nodes may read them too.
+    pub fn enter_branch(&mut self) {
+        self.depth += 1;
+    }
+
+    pub fn leave_branch(&mut self) {
+        self.depth -= 1;
     }
 
     /// Whether anything (a node or a graph output) reads the value.
@@ -111,6 +138,9 @@ impl<'g> Emitter<'g> {
             return Ok(if int { quote! { burn_onnx::ops::default_int(self.#field.val()) } } else { quote! { self.#field.val() } });
         }
         let var = self.vars.get(&id).cloned().ok_or_else(|| self.error(format!("value `{}` used before it is computed", self.graph.values[id].name)))?;
+        if self.bound_at.get(&id).copied().unwrap_or(0) < self.depth {
+            return Ok(quote! { #var.clone() });
+        }
         let left = &mut self.remaining_uses[id];
         *left = left.saturating_sub(1);
         Ok(if *left > 0 { quote! { #var.clone() } } else { quote! { #var } })

@@ -43,23 +43,7 @@ pub fn lower_with_hooks(graph: &Graph, hooks: &[crate::Hook]) -> Result<Lowered>
             inputs.push((var, tensor_type_tokens(ty)));
         }
     }
-    let mut body = vec![];
-    for node in &graph.nodes {
-        e.set_node(&node.name);
-        let expr = ops::emit(&mut e, node)?;
-        if let [out] = node.outputs[..] {
-            let var = e.bind(out);
-            body.push(quote! { let #var = #expr; });
-        } else {
-            // Multi-output ops return a tuple; outputs nobody reads are `_`.
-            let pattern: Vec<TokenStream> = node
-                .outputs
-                .iter()
-                .map(|&o| if e.is_used(o) { let v = e.bind(o); quote! { #v } } else { quote! { _ } })
-                .collect();
-            body.push(quote! { let (#(#pattern),*) = #expr; });
-        }
-    }
+    let mut body = emit_nodes(&mut e, &graph.nodes)?;
     if e.needs_device || !scalar_inputs.is_empty() {
         let device = match &device_source {
             Some(var) => quote! { #var.device() },
@@ -90,6 +74,27 @@ pub fn lower_with_hooks(graph: &Graph, hooks: &[crate::Hook]) -> Result<Lowered>
         _ => (quote! { (#(#outputs),*) }, quote! { (#(#output_types),*) }),
     };
     Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, checks: e.checks })
+}
+
+/// One `let` per node (a tuple pattern for several outputs; outputs nobody reads are `_`).
+pub(crate) fn emit_nodes(e: &mut Emitter, nodes: &[onnx_ir::Node]) -> Result<Vec<TokenStream>> {
+    let mut body = vec![];
+    for node in nodes {
+        e.set_node(&node.name);
+        let expr = ops::emit(e, node)?;
+        if let [out] = node.outputs[..] {
+            let var = e.bind(out);
+            body.push(quote! { let #var = #expr; });
+        } else {
+            let pattern: Vec<TokenStream> = node
+                .outputs
+                .iter()
+                .map(|&o| if e.is_used(o) { let v = e.bind(o); quote! { #v } } else { quote! { _ } })
+                .collect();
+            body.push(quote! { let (#(#pattern),*) = #expr; });
+        }
+    }
+    Ok(body)
 }
 
 /// How generated code names its `.bpk` file.

@@ -58,14 +58,29 @@ pub fn build(model: &ModelProto, custom: CustomOps) -> Result<Graph> {
 }
 
 /// One error listing every op without an implementation, with node counts.
-fn check_supported(graph: &GraphProto, custom: CustomOps) -> Result<()> {
-    let mut missing: BTreeMap<(String, String), usize> = BTreeMap::new();
+/// Ops the builder handles itself rather than through the registry.
+fn builder_op(node: &NodeProto) -> bool {
+    (node.domain.is_empty() || node.domain == "ai.onnx") && matches!(node.op_type.as_str(), "Constant" | "If")
+}
+
+fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(String, String), usize>) {
     for node in &graph.node {
-        let known = (node.op_type == "Constant" && (node.domain.is_empty() || node.domain == "ai.onnx")) || is_custom(custom, &node.domain, &node.op_type);
+        let known = builder_op(node) || is_custom(custom, &node.domain, &node.op_type);
         if !known && registry::lookup(&node.domain, &node.op_type).is_none() {
             *missing.entry((node.domain.clone(), node.op_type.clone())).or_default() += 1;
         }
+        // Subgraphs (If branches) count too.
+        for attr in &node.attribute {
+            if let Some(g) = &attr.g {
+                count_missing(g, custom, missing);
+            }
+        }
     }
+}
+
+fn check_supported(graph: &GraphProto, custom: CustomOps) -> Result<()> {
+    let mut missing: BTreeMap<(String, String), usize> = BTreeMap::new();
+    count_missing(graph, custom, &mut missing);
     if missing.is_empty() {
         return Ok(());
     }
@@ -164,6 +179,59 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// Builds one branch: its nodes go to a list of their own; names it defines are visible
+    /// only inside it (sibling branches may reuse them).
+    fn build_branch(&mut self, graph: &GraphProto, node: &str) -> Result<crate::ops::Branch> {
+        let saved_names = self.names.clone();
+        let saved_nodes = std::mem::take(&mut self.graph.nodes);
+        let result = (|| {
+            for init in &graph.initializer {
+                let data = TensorData::from_proto(init)?;
+                self.add_value(init.name.clone(), data.tensor_type(), Some(data));
+            }
+            for (index, n) in graph.node.iter().enumerate() {
+                self.add_node(n, index)?;
+            }
+            graph
+                .output
+                .iter()
+                .map(|o| self.names.get(&o.name).copied().ok_or_else(|| Error::Node { node: node.to_string(), op: "If".into(), message: format!("branch output `{}` is not produced", o.name) }))
+                .collect::<Result<Vec<_>>>()
+        })();
+        let nodes = std::mem::replace(&mut self.graph.nodes, saved_nodes);
+        self.names = saved_names;
+        Ok(crate::ops::Branch { nodes, outputs: result? })
+    }
+
+    fn add_if_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
+        let fail = |message: String| Error::Node { node: name.clone(), op: "If".into(), message };
+        let branch = |attr: &str| node.attribute.iter().find(|a| a.name == attr).and_then(|a| a.g.as_deref());
+        let (Some(then_graph), Some(else_graph)) = (branch("then_branch"), branch("else_branch")) else {
+            return Err(fail("then_branch and else_branch are required".into()));
+        };
+        let condition = inputs.first().copied().flatten().ok_or_else(|| fail("the condition is required".into()))?;
+        if self.graph.values[condition].ty.dtype != DType::Bool {
+            return Err(fail(format!("the condition must be bool, got {}", self.graph.values[condition].ty)));
+        }
+        let then_branch = self.build_branch(then_graph, &name)?;
+        let else_branch = self.build_branch(else_graph, &name)?;
+        if then_branch.outputs.len() != else_branch.outputs.len() || then_branch.outputs.len() != node.output.len() {
+            return Err(fail(format!("branches produce {} and {} values for {} outputs", then_branch.outputs.len(), else_branch.outputs.len(), node.output.len())));
+        }
+        let mut outputs = vec![];
+        for ((&t, &e), out) in then_branch.outputs.iter().zip(&else_branch.outputs).zip(&node.output) {
+            let (tt, et) = (&self.graph.values[t].ty, &self.graph.values[e].ty);
+            if tt.dtype != et.dtype || tt.rank() != et.rank() {
+                return Err(fail(format!("branch outputs differ: {tt} and {et}")));
+            }
+            let shape = tt.shape.iter().zip(&et.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect();
+            outputs.push(self.add_value(out.clone(), TensorType::new(tt.dtype, shape), None));
+        }
+        let op = crate::ops::Op::If(Box::new(crate::ops::IfConfig { then_branch, else_branch }));
+        self.graph.nodes.push(Node { name, op, inputs: vec![Some(condition)], outputs });
+        Ok(())
+    }
+
     fn add_node(&mut self, node: &NodeProto, index: usize) -> Result<()> {
         let name = if node.name.is_empty() { format!("{}_{index}", node.op_type) } else { node.name.clone() };
         let inputs = node.input.iter().map(|i| self.resolve(node, &name, i)).collect::<Result<Vec<_>>>()?;
@@ -176,6 +244,9 @@ impl Builder<'_> {
         }
         if is_custom(self.custom, &node.domain, &node.op_type) {
             return self.add_custom_node(node, name, inputs);
+        }
+        if node.op_type == "If" && (node.domain.is_empty() || node.domain == "ai.onnx") {
+            return self.add_if_node(node, name, inputs);
         }
         let parser = registry::lookup(&node.domain, &node.op_type).ok_or_else(|| Error::Node {
             node: name.clone(),

@@ -17,7 +17,7 @@ pub struct Value {
     pub constant: Option<TensorData>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     /// The ONNX node name, or `<op_type>_<index>` when the model left it empty.
     pub name: String,

@@ -15,7 +15,7 @@ fn reason(op: &str) -> &'static str {
         }
         _ if op.starts_with("String") || ["RegexFullMatch", "TfIdfVectorizer"].contains(&op) => "Burn has no string tensors",
         _ if op.starts_with("Random") || ["Bernoulli", "Multinomial"].contains(&op) => "random ops are not implemented yet",
-        "If" | "Loop" | "Scan" => "control flow (subgraphs) is not implemented yet",
+        "Loop" | "Scan" => "looping control flow is not implemented yet",
         "LSTM" | "GRU" | "RNN" => "recurrent layers are not implemented yet",
         "ImageDecoder" => "image decoding is out of scope for generated tensor code",
         _ => "not implemented yet",
@@ -31,7 +31,8 @@ fn render(ops_list: &str) -> String {
         let (op, versions) = (fields.next().unwrap_or(""), fields.next().unwrap_or(""));
         let deprecated = fields.next() == Some("deprecated");
         total += 1;
-        let known = op == "Constant" || registry::lookup("", op).is_some();
+        // Constant and If are built by the graph builder itself.
+        let known = op == "Constant" || op == "If" || registry::lookup("", op).is_some();
         supported += usize::from(known);
         let status = if known { format!("yes ({versions})") } else { format!("no: {}", reason(op)) };
         let note = if deprecated { " (deprecated)" } else { "" };

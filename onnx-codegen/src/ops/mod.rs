@@ -3,6 +3,7 @@
 //! tensor operations.
 
 mod attention;
+mod control;
 mod conv;
 pub mod custom;
 mod elementwise;
@@ -74,6 +75,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Loss(c) => loss::loss(e, node, c),
         Op::Attention(c) => attention::attention(e, node, c),
         Op::Custom(c) => custom::custom(e, node, c),
+        Op::If(c) => control::if_(e, node, c),
         Op::Resize(c) => resize::resize(e, node, c),
         Op::Recurrent(c) => recurrent::recurrent(e, node, c),
         Op::GridSample(c) => resize::grid_sample(e, node, c),

@@ -107,6 +107,9 @@ pub enum Op {
     GridSample(GridSampleConfig),
     /// A node computed by a user hook.
     Custom(CustomOp),
+    /// `If`: one branch runs, chosen by a boolean scalar; each branch's nodes read values of
+    /// the enclosing graph and produce the If's outputs.
+    If(Box<IfConfig>),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten { axis: usize },
     /// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
@@ -159,6 +162,20 @@ pub struct NodeCtx<'a> {
     /// The node's inputs in ONNX order; `None` for an omitted optional input.
     pub inputs: Vec<Option<&'a Value>>,
     pub num_outputs: usize,
+}
+
+/// The two branches of an `If`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IfConfig {
+    pub then_branch: Branch,
+    pub else_branch: Branch,
+}
+
+/// A subgraph's nodes (in execution order) and its outputs, as values of the whole model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Branch {
+    pub nodes: Vec<crate::graph::Node>,
+    pub outputs: Vec<crate::graph::ValueId>,
 }
 
 /// A parsed node: the op, and how many leading ONNX inputs stay node inputs (the rest, such
@@ -275,6 +292,8 @@ impl Op {
             Op::Loss(c) => Ok(loss::infer(c, inputs)),
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::Custom(c) => Ok(c.outputs.clone()),
+            // Built by the graph builder, which knows the branches' output types.
+            Op::If(_) => Err("If is typed from its branches".into()),
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),

@@ -32,4 +32,23 @@ pub fn remove_identity(graph: &mut Graph) {
     for out in graph.outputs.iter_mut() {
         *out = resolve(&alias, *out);
     }
+    // Branches of If nodes may read removed values too.
+    for node in graph.nodes.iter_mut() {
+        rewire_branches(node, &alias);
+    }
+}
+
+fn rewire_branches(node: &mut crate::graph::Node, alias: &HashMap<ValueId, ValueId>) {
+    let Op::If(config) = &mut node.op else { return };
+    for branch in [&mut config.then_branch, &mut config.else_branch] {
+        for inner in branch.nodes.iter_mut() {
+            for input in inner.inputs.iter_mut().flatten() {
+                *input = *alias.get(input).unwrap_or(input);
+            }
+            rewire_branches(inner, alias);
+        }
+        for out in branch.outputs.iter_mut() {
+            *out = *alias.get(out).unwrap_or(out);
+        }
+    }
 }
