@@ -19,6 +19,17 @@ fn ints(e: &mut Emitter, node: &Node, index: usize, input: &IntsInput) -> Result
     })
 }
 
+/// A `usize` known at import as a literal, else read from input 1 with `read`.
+fn known_or_read(e: &mut Emitter, node: &Node, known: Option<usize>, read: impl FnOnce(TokenStream) -> TokenStream) -> Result<TokenStream> {
+    Ok(match known {
+        Some(v) => {
+            let v = lit(v);
+            quote! { #v }
+        }
+        None => read(e.input(&node.inputs, 1)?),
+    })
+}
+
 fn kind_tokens(kind: Kind) -> TokenStream {
     match kind {
         Kind::Float => quote! { burn::tensor::Float },
@@ -165,16 +176,7 @@ pub fn trilu(e: &mut Emitter, node: &Node, upper: bool, k: &IntsInput) -> Result
 pub fn cumsum(e: &mut Emitter, node: &Node, axis: Option<usize>, exclusive: bool, reverse: bool, product: bool) -> Result<TokenStream> {
     let rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
     let x = e.input(&node.inputs, 0)?;
-    let axis = match axis {
-        Some(a) => {
-            let a = lit(a);
-            quote! { #a }
-        }
-        None => {
-            let t = e.input(&node.inputs, 1)?;
-            quote! { burn_onnx::ops::runtime_axes(#t.reshape([1]), #rank)[0] }
-        }
-    };
+    let axis = known_or_read(e, node, axis, |t| quote! { burn_onnx::ops::runtime_axes(#t.reshape([1]), #rank)[0] })?;
     let flip = if reverse { quote! { .flip([axis]) } } else { quote! {} };
     let (method, identity) = if product { (quote! { cumprod }, quote! { ones_like }) } else { (quote! { cumsum }, quote! { zeros_like }) };
     // Exclusive: shift the inclusive result by one, starting from the identity.
@@ -260,16 +262,7 @@ pub fn one_hot(e: &mut Emitter, node: &Node, axis: usize, depth: Option<usize>) 
     let float_indices = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind() == Kind::Float;
     let indices = e.input(&node.inputs, 0)?;
     let indices = if float_indices { quote! { #indices.int() } } else { indices };
-    let depth = match depth {
-        Some(d) => {
-            let d = lit(d);
-            quote! { #d }
-        }
-        None => {
-            let t = e.input(&node.inputs, 1)?;
-            quote! { #t.into_scalar::<f64>() as usize }
-        }
-    };
+    let depth = known_or_read(e, node, depth, |t| quote! { #t.into_scalar::<f64>() as usize })?;
     let values = e.input(&node.inputs, 2)?;
     let values = if float_out { values } else { quote! { #values.float() } };
     let result = quote! { hot.float().mul_scalar(on - off).add_scalar(off) };
