@@ -213,6 +213,18 @@ impl Builder<'_> {
         if self.graph.values[condition].ty.dtype != DType::Bool {
             return Err(fail(format!("the condition must be bool, got {}", self.graph.values[condition].ty)));
         }
+        // A condition known at import selects its branch: its nodes join the graph directly.
+        if let Some(taken) = self.graph.values[condition].constant.as_ref().and_then(TensorData::scalar_f64) {
+            let chosen = self.build_branch(if taken != 0.0 { then_graph } else { else_graph }, &name)?;
+            if chosen.outputs.len() != node.output.len() {
+                return Err(fail(format!("the branch produces {} values for {} outputs", chosen.outputs.len(), node.output.len())));
+            }
+            self.graph.nodes.extend(chosen.nodes);
+            for (out, id) in node.output.iter().zip(chosen.outputs) {
+                self.names.insert(out.clone(), id);
+            }
+            return Ok(());
+        }
         let then_branch = self.build_branch(then_graph, &name)?;
         let else_branch = self.build_branch(else_graph, &name)?;
         if then_branch.outputs.len() != else_branch.outputs.len() || then_branch.outputs.len() != node.output.len() {

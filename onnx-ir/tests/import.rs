@@ -203,3 +203,34 @@ fn identity_and_dropout_are_removed_by_simplify_only() {
     assert_eq!(import(&bytes, ImportOptions { simplify: true }).expect("imports").nodes.len(), 1);
     assert_eq!(import(&bytes, ImportOptions { simplify: false }).expect("imports").nodes.len(), 2);
 }
+
+fn if_node(cond: &str) -> NodeProto {
+    let branch = |op: &str| GraphProto {
+        node: vec![node(op, &["x"], &["out"], vec![])],
+        output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }],
+        ..Default::default()
+    };
+    let graph_attr = |name: &str, g: GraphProto| AttributeProto { name: name.into(), r#type: attribute_type::GRAPH, g: Some(Box::new(g)), ..Default::default() };
+    node("If", &[cond], &["y"], vec![graph_attr("then_branch", branch("Relu")), graph_attr("else_branch", branch("Sigmoid"))])
+}
+
+#[test]
+fn if_on_a_run_time_condition_keeps_both_branches() {
+    let mut c = input("c", &[]);
+    if let Some(t) = c.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
+        t.elem_type = 9;
+    }
+    let graph = import(&model(13, vec![if_node("c")], vec![input("x", &[2, 3]), c], vec![]), ImportOptions::default()).expect("imports");
+    let Op::If(config) = &graph.nodes[0].op else { panic!("expected If, got {:?}", graph.nodes[0].op) };
+    assert_eq!(config.then_branch.nodes.len(), 1);
+    assert_eq!(config.else_branch.nodes.len(), 1);
+    assert_eq!(graph.values[graph.outputs[0]].ty.rank(), 2);
+}
+
+#[test]
+fn if_on_a_constant_condition_inlines_the_taken_branch() {
+    let cond = TensorProto { name: "c".into(), data_type: 9, int32_data: vec![0], ..Default::default() };
+    let graph = import(&model(13, vec![if_node("c")], vec![input("x", &[2, 3])], vec![cond]), ImportOptions::default()).expect("imports");
+    assert_eq!(graph.nodes.len(), 1);
+    assert!(matches!(graph.nodes[0].op, Op::Unary(onnx_ir::ops::UnaryOp::Sigmoid)), "{:?}", graph.nodes[0].op);
+}
