@@ -234,3 +234,21 @@ fn if_on_a_constant_condition_inlines_the_taken_branch() {
     assert_eq!(graph.nodes.len(), 1);
     assert!(matches!(graph.nodes[0].op, Op::Unary(onnx_ir::ops::UnaryOp::Sigmoid)), "{:?}", graph.nodes[0].op);
 }
+
+#[test]
+fn shape_arithmetic_is_folded_into_a_static_reshape() {
+    // Reshape(x, Concat(Gather(Shape(x), 0), [-1])) on a static [2, 3, 4] input.
+    let nodes = vec![
+        node("Shape", &["x"], &["s"], vec![]),
+        node("Gather", &["s", "zero"], &["batch"], vec![]),
+        node("Unsqueeze", &["batch", "axes"], &["batch1"], vec![]),
+        node("Concat", &["batch1", "minus_one"], &["target"], vec![attr_int("axis", 0)]),
+        node("Reshape", &["x", "target"], &["y"], vec![]),
+    ];
+    let scalar = TensorProto { name: "zero".into(), data_type: 7, int64_data: vec![0], ..Default::default() };
+    let inits = vec![scalar, ints_init("axes", &[0]), ints_init("minus_one", &[-1])];
+    let graph = import(&model(13, nodes, vec![input("x", &[2, 3, 4])], inits), ImportOptions::default()).expect("imports");
+    assert_eq!(graph.nodes.len(), 1, "{graph}");
+    assert_eq!(graph.nodes[0].op, Op::Reshape { shape: vec![2, -1] });
+    assert_eq!(dims(&graph.values[graph.outputs[0]].ty), vec![Some(2), Some(12)]);
+}
