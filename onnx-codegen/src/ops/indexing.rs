@@ -287,8 +287,9 @@ pub fn pad(e: &mut Emitter, node: &Node, c: &PadConfig) -> Result<TokenStream> {
     let axes = ints(e, node, 3, c.axes.as_ref().unwrap_or(&empty))?;
     let mode = match c.mode {
         PadMode::Constant(Some(v)) => {
-            let v = proc_macro2::Literal::f32_unsuffixed(v as f32);
-            quote! { burn::tensor::ops::PadMode::Constant(#v) }
+            // Any f64 (infinities included) as a literal, narrowed for Burn's f32 pad value.
+            let v = crate::emitter::float_literal(v);
+            quote! { burn::tensor::ops::PadMode::Constant(#v as f32) }
         }
         PadMode::Constant(None) => {
             let v = e.input(&node.inputs, 2)?;
