@@ -197,14 +197,17 @@ pub mod ops {
         out
     }
 
+    /// Index tensors with negative entries counted from the end of an axis of `size`.
+    pub fn wrap_indices<const D: usize>(indices: Tensor<D, Int>, size: usize) -> Tensor<D, Int> {
+        let negative = indices.clone().lower_elem(0);
+        indices.clone().mask_where(negative, indices.add_scalar(size as i64))
+    }
+
     /// ONNX `Gather`: `indices` (flattened, negatives counted from the end) picked along `axis`;
     /// the result has the data dims with `axis` replaced by `index_dims`.
     pub fn gather<const D: usize, const D2: usize, K: Basic>(data: Tensor<D, K>, indices: Tensor<1, Int>, index_dims: &[usize], axis: usize) -> Tensor<D2, K> {
         let dims = data.dims();
-        let size = dims[axis] as i64;
-        let negative = indices.clone().lower_elem(0);
-        let indices = indices.clone().mask_where(negative, indices.add_scalar(size));
-        let picked = data.select(axis, indices);
+        let picked = data.select(axis, wrap_indices(indices, dims[axis]));
         let mut out: Vec<usize> = dims[..axis].to_vec();
         out.extend_from_slice(index_dims);
         out.extend_from_slice(&dims[axis + 1..]);

@@ -272,9 +272,7 @@ pub fn one_hot(e: &mut Emitter, node: &Node, axis: usize, depth: Option<usize>) 
         let depth = #depth;
         let values: Vec<f64> = #values.into_data().iter::<f64>().collect();
         let (off, on) = (values[0], values[1]);
-        let indices = #indices;
-        let negative = indices.clone().lower_elem(0);
-        let indices = indices.clone().mask_where(negative, indices.add_scalar(depth as i64));
+        let indices = burn_onnx::ops::wrap_indices(#indices, depth);
         let hot: Tensor<#rank, Int> = indices.one_hot_fill(depth, 1.0, 0.0, #axis);
         #result
     }})
@@ -307,10 +305,7 @@ pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<Toke
     let axis = lit(axis);
     Ok(quote! {{
         let data = #data;
-        let indices = #indices;
-        let size = data.dims()[#axis] as i64;
-        let negative = indices.clone().lower_elem(0);
-        let indices = indices.clone().mask_where(negative, indices.add_scalar(size));
+        let indices = burn_onnx::ops::wrap_indices(#indices, data.dims()[#axis]);
         // Indices may be smaller than the data on the other axes: gather from that corner.
         let mut corner = data.dims().map(|d| 0..d);
         for (axis, (range, &n)) in corner.iter_mut().zip(&indices.dims()).enumerate() {
@@ -339,10 +334,7 @@ pub fn scatter(e: &mut Emitter, node: &Node, axis: usize, reduction: ScatterRedu
     let (axis, update) = (lit(axis), update_op(reduction));
     Ok(quote! {{
         let data = #data;
-        let indices = #indices;
-        let size = data.dims()[#axis] as i64;
-        let negative = indices.clone().lower_elem(0);
-        let indices = indices.clone().mask_where(negative, indices.add_scalar(size));
+        let indices = burn_onnx::ops::wrap_indices(#indices, data.dims()[#axis]);
         data.scatter(#axis, indices, #updates, burn::tensor::ops::IndexingUpdateOp::#update)
     }})
 }
