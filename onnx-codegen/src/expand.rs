@@ -38,6 +38,51 @@ pub struct Request {
 pub fn expand(req: &Request) -> Result<TokenStream> {
     let model_path = req.manifest_dir.join(&req.model);
     let bytes = std::fs::read(&model_path).map_err(|e| CodegenError::Read { path: model_path.display().to_string(), message: e.to_string() })?;
+    // An unchanged model and request (cargo check, rust-analyzer) reuses the previous
+    // expansion. Requests with hooks (whose spans point into the user's code) or a dump (a side
+    // effect) always run the pipeline.
+    let cacheable = req.hooks.is_empty() && req.dump.is_none();
+    let cache = artifact_dir(&req.manifest_dir).join(format!("{:016x}.expansion.rs", cache_key(req, &bytes)));
+    if cacheable {
+        let cached = std::fs::read_to_string(&cache).ok().filter(|text| weights_present(text));
+        if let Some(tokens) = cached.and_then(|text| text.parse::<TokenStream>().ok()) {
+            return Ok(tokens);
+        }
+    }
+    let tokens = run_pipeline(req, &bytes, &model_path)?;
+    if cacheable {
+        // A cache that cannot be written only costs the next expansion its speed.
+        let _ = write(&cache, tokens.to_string().as_bytes());
+    }
+    Ok(tokens)
+}
+
+/// Whether every `.bpk` file a cached expansion names still exists.
+fn weights_present(text: &str) -> bool {
+    text.match_indices(".bpk\"").all(|(end, _)| {
+        let start = text[..end].rfind('"').map_or(0, |q| q + 1);
+        Path::new(&format!("{}.bpk", &text[start..end])).is_file()
+    })
+}
+
+/// What an expansion depends on: the model bytes, every option, and this generator's version.
+fn cache_key(req: &Request, bytes: &[u8]) -> u64 {
+    let options = format!(
+        "{}|{:?}|{}|{}|{}|{}|{}|{}",
+        env!("CARGO_PKG_VERSION"),
+        req.weights,
+        req.simplify,
+        req.name,
+        req.vis,
+        req.attrs,
+        req.model,
+        req.manifest_dir.display()
+    );
+    fnv1a(&[bytes, options.as_bytes()].concat())
+}
+
+fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path) -> Result<TokenStream> {
+    let bytes = bytes.to_vec();
     let custom: Vec<(String, String)> = req.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
     let graph = onnx_ir::import_with_custom_ops(&bytes, ImportOptions { simplify: req.simplify }, &custom)?;
     let lowered = crate::model::lower_with_hooks(&graph, &req.hooks)?;

@@ -55,3 +55,25 @@ fn macro_cli_and_modelgen_generate_the_same_code() {
     assert_eq!(from_macro, from_cli);
     assert_eq!(from_cli, from_modelgen);
 }
+
+#[test]
+fn an_unchanged_request_reuses_the_cached_expansion() {
+    let request = || Request {
+        manifest_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits"),
+        model: "model/digits.onnx".into(),
+        weights: WeightsMode::Embed,
+        simplify: false,
+        dump: None,
+        name: Ident::new("DigitsCached", Span::call_site()),
+        vis: quote! { pub(crate) },
+        attrs: quote! {},
+        hooks: vec![],
+    };
+    let first = expand(&request()).expect("expands").to_string();
+    let started = std::time::Instant::now();
+    let second = expand(&request()).expect("expands from the cache").to_string();
+    let cached_time = started.elapsed();
+    assert_eq!(first, second, "a cached expansion must be identical");
+    // Informational (not asserted: timing is for the benchmark, not the test).
+    eprintln!("cached re-expansion took {cached_time:?}");
+}
