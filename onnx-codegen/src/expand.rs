@@ -7,7 +7,7 @@ use crate::names::snake_case;
 use crate::generate::{generate, write_files, BpkLocation, GenerateOptions, LoadStrategy};
 use crate::{prelude, weights};
 use onnx_ir::ImportOptions;
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
 
@@ -165,9 +165,4 @@ fn write(path: &Path, bytes: &[u8]) -> Result<()> {
 
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// The attribute's span-less identifiers are fine for generated items.
-pub fn ident(name: &str) -> Ident {
-    Ident::new(name, Span::call_site())
 }

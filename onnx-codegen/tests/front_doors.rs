@@ -30,24 +30,28 @@ fn cli_or_modelgen(location: BpkLocation) -> String {
     items_text(syn::parse_file(&code).expect("generated code parses"))
 }
 
+/// The macro's request for the digits model, embedded weights, no hooks.
+fn digits_request(name: &str, simplify: bool) -> Request {
+    Request {
+        manifest_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits"),
+        model: "model/digits.onnx".into(),
+        weights: WeightsMode::Embed,
+        simplify,
+        dump: None,
+        name: Ident::new(name, Span::call_site()),
+        vis: quote! { pub },
+        attrs: quote! {},
+        hooks: vec![],
+    }
+}
+
 fn model_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits/model/digits.onnx")
 }
 
 #[test]
 fn macro_cli_and_modelgen_generate_the_same_code() {
-    let request = Request {
-        manifest_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits"),
-        model: "model/digits.onnx".into(),
-        weights: WeightsMode::Embed,
-        simplify: true,
-        dump: None,
-        name: Ident::new("Digits", Span::call_site()),
-        vis: quote! { pub },
-        attrs: quote! {},
-        hooks: vec![],
-    };
-    let tokens = expand(&request).expect("expands");
+    let tokens = expand(&digits_request("Digits", true)).expect("expands");
     let from_macro = items_text(syn::parse2(tokens).expect("expansion parses"));
     let from_cli = cli_or_modelgen(BpkLocation::Beside);
     let from_modelgen = cli_or_modelgen(BpkLocation::OutDir(PathBuf::from("model")));
@@ -58,20 +62,9 @@ fn macro_cli_and_modelgen_generate_the_same_code() {
 
 #[test]
 fn an_unchanged_request_reuses_the_cached_expansion() {
-    let request = || Request {
-        manifest_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits"),
-        model: "model/digits.onnx".into(),
-        weights: WeightsMode::Embed,
-        simplify: false,
-        dump: None,
-        name: Ident::new("DigitsCached", Span::call_site()),
-        vis: quote! { pub(crate) },
-        attrs: quote! {},
-        hooks: vec![],
-    };
-    let first = expand(&request()).expect("expands").to_string();
+    let first = expand(&digits_request("DigitsCached", false)).expect("expands").to_string();
     let started = std::time::Instant::now();
-    let second = expand(&request()).expect("expands from the cache").to_string();
+    let second = expand(&digits_request("DigitsCached", false)).expect("expands from the cache").to_string();
     let cached_time = started.elapsed();
     assert_eq!(first, second, "a cached expansion must be identical");
     // Informational (not asserted: timing is for the benchmark, not the test).

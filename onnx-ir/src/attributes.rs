@@ -34,10 +34,6 @@ impl<'a> Attributes<'a> {
         Ok(Some(attr))
     }
 
-    pub fn has(&self, name: &str) -> bool {
-        self.list.iter().any(|a| a.name == name)
-    }
-
     pub fn int(&self, name: &str) -> Result<Option<i64>> {
         Ok(self.get(name, ty::INT)?.map(|a| a.i))
     }

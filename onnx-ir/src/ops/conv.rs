@@ -15,14 +15,21 @@ pub struct ConvConfig {
     pub has_bias: bool,
 }
 
-pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
+/// The data and weight types of a (transposed) convolution, checked, with the weight's
+/// static shape and the number of spatial axes.
+fn operands<'a>(ctx: &NodeCtx<'a>, what: &str) -> Result<(&'a TensorType, &'a TensorType, Vec<usize>, usize)> {
     let x = ctx.input_type(0)?;
     let w = ctx.input_type(1)?;
     let spatial = x.rank().saturating_sub(2);
     if !(1..=3).contains(&spatial) || w.rank() != x.rank() {
-        return Err(ctx.error(format!("only 1-D, 2-D and 3-D convolution is supported, input {x}, weight {w}")));
+        return Err(ctx.error(format!("only 1-D, 2-D and 3-D {what} is supported, input {x}, weight {w}")));
     }
     let w_shape = w.static_shape().ok_or_else(|| ctx.error(format!("weight shape must be static, got {w}")))?;
+    Ok((x, w, w_shape, spatial))
+}
+
+pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
+    let (x, w, w_shape, _) = operands(ctx, "convolution")?;
     let kernel = match ctx.attrs.ints("kernel_shape")? {
         Some(k) if k.iter().map(|&v| v as usize).eq(w_shape[2..].iter().copied()) => w_shape[2..].to_vec(),
         Some(k) => return Err(ctx.error(format!("kernel_shape {k:?} disagrees with weight {w}"))),
@@ -65,13 +72,7 @@ pub struct ConvTransposeConfig {
 }
 
 pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
-    let x = ctx.input_type(0)?;
-    let w = ctx.input_type(1)?;
-    let spatial = x.rank().saturating_sub(2);
-    if !(1..=3).contains(&spatial) || w.rank() != x.rank() {
-        return Err(ctx.error(format!("only 1-D, 2-D and 3-D transposed convolution is supported, input {x}, weight {w}")));
-    }
-    let w_shape = w.static_shape().ok_or_else(|| ctx.error(format!("weight shape must be static, got {w}")))?;
+    let (x, _, w_shape, spatial) = operands(ctx, "transposed convolution")?;
     let groups = ctx.attrs.int_or("group", 1)?.max(1) as usize;
     let kernel = w_shape[2..].to_vec();
     let list = |name: &str, default: usize| -> Result<Vec<usize>> {
