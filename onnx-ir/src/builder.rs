@@ -21,12 +21,58 @@ fn is_custom(custom: CustomOps, domain: &str, op_type: &str) -> bool {
 
 pub fn build(model: &ModelProto, custom: CustomOps) -> Result<Graph> {
     let graph = model.graph.as_ref().ok_or(Error::NoGraph)?;
+    check_supported(graph, custom)?;
+    match build_typed(model, graph, custom, &BranchChoices::new()) {
+        Err(conflict @ Error::BranchTypes { .. }) => search_branch_typings(model, graph, custom, conflict),
+        other => other,
+    }
+}
+
+/// For each If whose branches yield different types: whether the rest of the graph is typed
+/// for its then branch (`true`) or its else branch.
+type BranchChoices = BTreeMap<String, bool>;
+
+/// Most typings [`search_branch_typings`] tries; each undecided If doubles the candidates.
+const MAX_TYPINGS: usize = 256;
+
+/// An If whose branches yield different ranks (chosen at run time, e.g. by a symbolic dim)
+/// cannot become one typed Rust value. Type the rest of the graph for each branch in turn and
+/// keep the typing that fits every later node and the declared outputs while making the
+/// fewest branches unreachable (such a branch becomes a run-time error, as it is in ONNX
+/// Runtime when later nodes reject its rank). No fitting typing, or a tie, leaves the
+/// original error.
+fn search_branch_typings(model: &ModelProto, graph: &GraphProto, custom: CustomOps, conflict: Error) -> Result<Graph> {
+    let mut pending = vec![BranchChoices::new()];
+    let mut fitting = vec![];
+    for _ in 0..MAX_TYPINGS {
+        let Some(choices) = pending.pop() else { break };
+        match build_typed(model, graph, custom, &choices) {
+            Ok(typed) => fitting.push((choices.len(), typed)),
+            Err(Error::BranchTypes { node, .. }) => {
+                for then_typed in [false, true] {
+                    let mut next = choices.clone();
+                    next.insert(node.clone(), then_typed);
+                    pending.push(next);
+                }
+            }
+            Err(_) => {}
+        }
+    }
+    // Each choice makes one branch unreachable: keep the typing that gives up the fewest.
+    fitting.sort_by_key(|(dropped, _)| *dropped);
+    match fitting.as_slice() {
+        [(fewest, _), (next, _), ..] if fewest == next => Err(conflict),
+        _ if !pending.is_empty() => Err(conflict),
+        _ => fitting.into_iter().next().map(|(_, typed)| typed).ok_or(conflict),
+    }
+}
+
+fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choices: &BranchChoices) -> Result<Graph> {
     let opset = model
         .opset_import
         .iter()
         .find(|o| o.domain.is_empty() || o.domain == "ai.onnx")
         .map_or(1, |o| o.version);
-    check_supported(graph, custom)?;
     let declared = declared_types(graph);
     let mut b = Builder {
         graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset },
@@ -34,6 +80,7 @@ pub fn build(model: &ModelProto, custom: CustomOps) -> Result<Graph> {
         unproduced: HashMap::new(),
         custom,
         declared,
+        choices,
     };
     for init in &graph.initializer {
         let data = TensorData::from_proto(init)?;
@@ -52,9 +99,22 @@ pub fn build(model: &ModelProto, custom: CustomOps) -> Result<Graph> {
     }
     for output in &graph.output {
         let id = *b.names.get(&output.name).ok_or_else(|| Error::DanglingOutput(output.name.clone()))?;
+        // A typing chosen for an If must agree with what the model promises its users.
+        if !choices.is_empty() {
+            check_declared(&b.graph.values[id].ty, output)?;
+        }
         b.graph.outputs.push(id);
     }
     Ok(b.graph)
+}
+
+fn check_declared(inferred: &TensorType, output: &ValueInfoProto) -> Result<()> {
+    match graph_input_type(output) {
+        Ok(declared) if declared.dtype != inferred.dtype || declared.rank() != inferred.rank() => {
+            Err(Error::DeclaredOutput { name: output.name.clone(), declared: declared.to_string(), inferred: inferred.to_string() })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// One error listing every op without an implementation, with node counts.
@@ -118,6 +178,7 @@ struct Builder<'a> {
     names: HashMap<String, ValueId>,
     /// Outputs a node declares but the op does not produce in inference (Dropout's mask).
     unproduced: HashMap<String, (String, String)>,
+    choices: &'a BranchChoices,
 }
 
 impl Builder<'_> {
@@ -200,7 +261,7 @@ impl Builder<'_> {
         })();
         let nodes = std::mem::replace(&mut self.graph.nodes, saved_nodes);
         self.names = saved_names;
-        Ok(crate::ops::Branch { nodes, outputs: result? })
+        Ok(crate::ops::Branch { nodes, outputs: result?, untyped: None })
     }
 
     fn add_if_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
@@ -230,15 +291,38 @@ impl Builder<'_> {
         if then_branch.outputs.len() != else_branch.outputs.len() || then_branch.outputs.len() != node.output.len() {
             return Err(fail(format!("branches produce {} and {} values for {} outputs", then_branch.outputs.len(), else_branch.outputs.len(), node.output.len())));
         }
-        let mut outputs = vec![];
-        for ((&t, &e), out) in then_branch.outputs.iter().zip(&else_branch.outputs).zip(&node.output) {
-            let (tt, et) = (&self.graph.values[t].ty, &self.graph.values[e].ty);
-            if tt.dtype != et.dtype || tt.rank() != et.rank() {
-                return Err(fail(format!("branch outputs differ: {tt} and {et}")));
+        let types = |b: &crate::ops::Branch| b.outputs.iter().map(|&v| self.graph.values[v].ty.clone()).collect::<Vec<_>>();
+        let (then_types, else_types) = (types(&then_branch), types(&else_branch));
+        let same_kind = |a: &TensorType, b: &TensorType| a.dtype == b.dtype && a.rank() == b.rank();
+        let (then_branch, else_branch, output_types) = match then_types.iter().zip(&else_types).find(|(t, e)| !same_kind(t, e)) {
+            None => {
+                let merged = then_types.iter().zip(&else_types).map(|(t, e)| {
+                    TensorType::new(t.dtype, t.shape.iter().zip(&e.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect())
+                });
+                let merged = merged.collect();
+                (then_branch, else_branch, merged)
             }
-            let shape = tt.shape.iter().zip(&et.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect();
-            outputs.push(self.add_value(out.clone(), TensorType::new(tt.dtype, shape), None));
-        }
+            Some((t, e)) => match self.choices.get(&name) {
+                None => return Err(Error::BranchTypes { node: name, then_type: t.to_string(), else_type: e.to_string() }),
+                Some(&then_typed) => {
+                    let list = |types: &[TensorType]| types.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+                    let (kept, dropped) = if then_typed { ("then", "else") } else { ("else", "then") };
+                    let (kept_types, dropped_types) = if then_typed { (&then_types, &else_types) } else { (&else_types, &then_types) };
+                    let untyped = crate::ops::Branch {
+                        nodes: vec![],
+                        outputs: vec![],
+                        untyped: Some(format!(
+                            "node `{name}` (If) took its {dropped} branch, which yields {}; the rest of the model only accepts the {kept} branch's {}",
+                            list(dropped_types),
+                            list(kept_types)
+                        )),
+                    };
+                    let output_types = kept_types.clone();
+                    if then_typed { (then_branch, untyped, output_types) } else { (untyped, else_branch, output_types) }
+                }
+            },
+        };
+        let outputs = node.output.iter().zip(output_types).map(|(out, ty)| self.add_value(out.clone(), ty, None)).collect();
         let op = crate::ops::Op::If(Box::new(crate::ops::IfConfig { then_branch, else_branch }));
         self.graph.nodes.push(Node { name, op, inputs: vec![Some(condition)], outputs });
         Ok(())

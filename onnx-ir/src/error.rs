@@ -18,6 +18,10 @@ pub enum Error {
     DanglingOutput(String),
     #[error("node `{node}` ({op}): {message}")]
     Node { node: String, op: String, message: String },
+    #[error("node `{node}` (If): branch outputs differ: {then_type} and {else_type}")]
+    BranchTypes { node: String, then_type: String, else_type: String },
+    #[error("graph output `{name}`: the model declares {declared} but the graph computes {inferred}")]
+    DeclaredOutput { name: String, declared: String, inferred: String },
     #[error("{}", UnsupportedList(.0))]
     UnsupportedOps(Vec<UnsupportedOp>),
 }

@@ -204,23 +204,60 @@ fn identity_and_dropout_are_removed_by_simplify_only() {
     assert_eq!(import(&bytes, ImportOptions { simplify: false }).expect("imports").nodes.len(), 2);
 }
 
-fn if_node(cond: &str) -> NodeProto {
-    let branch = |op: &str| GraphProto {
-        node: vec![node(op, &["x"], &["out"], vec![])],
-        output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }],
-        ..Default::default()
-    };
+/// An If whose branches each run one node from `x` to `out`.
+fn if_with(cond: &str, then_node: NodeProto, else_node: NodeProto) -> NodeProto {
+    let branch = |n: NodeProto| GraphProto { node: vec![n], output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }], ..Default::default() };
     let graph_attr = |name: &str, g: GraphProto| AttributeProto { name: name.into(), r#type: attribute_type::GRAPH, g: Some(Box::new(g)), ..Default::default() };
-    node("If", &[cond], &["y"], vec![graph_attr("then_branch", branch("Relu")), graph_attr("else_branch", branch("Sigmoid"))])
+    node("If", &[cond], &["y"], vec![graph_attr("then_branch", branch(then_node)), graph_attr("else_branch", branch(else_node))])
+}
+
+fn if_node(cond: &str) -> NodeProto {
+    if_with(cond, node("Relu", &["x"], &["out"], vec![]), node("Sigmoid", &["x"], &["out"], vec![]))
+}
+
+fn bool_input(name: &str) -> ValueInfoProto {
+    let mut c = input(name, &[]);
+    if let Some(t) = c.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
+        t.elem_type = 9;
+    }
+    c
+}
+
+/// Relu keeps `x` rank 2, Unsqueeze makes it rank 3: which one the rest of the graph takes
+/// is decided by the declared output.
+fn rank_changing_if(declared_output_rank: Option<usize>) -> Vec<u8> {
+    let unsqueeze = node("Unsqueeze", &["x"], &["out"], vec![attr_ints("axes", &[0])]);
+    let mut proto = ModelProto::decode(model(11, vec![if_with("c", node("Relu", &["x"], &["out"], vec![]), unsqueeze)], vec![input("x", &[2, 3]), bool_input("c")], vec![]).as_slice()).expect("decodes");
+    if let (Some(rank), Some(g)) = (declared_output_rank, proto.graph.as_mut()) {
+        g.output = vec![input("y", &vec![-1; rank])];
+    }
+    proto.encode_to_vec()
+}
+
+#[test]
+fn if_branches_of_different_rank_are_typed_for_the_one_the_graph_accepts() {
+    let graph = import(&rank_changing_if(Some(2)), ImportOptions::default()).expect("imports");
+    let Op::If(config) = &graph.nodes[0].op else { panic!("expected If, got {:?}", graph.nodes[0].op) };
+    assert_eq!(graph.values[graph.outputs[0]].ty.rank(), 2);
+    assert_eq!(config.then_branch.untyped, None);
+    let reason = config.else_branch.untyped.as_deref().expect("the else branch is untyped");
+    assert!(reason.contains("took its else branch, which yields f32[1, 2, 3]"), "{reason}");
+    assert!(config.else_branch.nodes.is_empty());
+
+    let graph = import(&rank_changing_if(Some(3)), ImportOptions::default()).expect("imports");
+    let Op::If(config) = &graph.nodes[0].op else { panic!("expected If") };
+    assert!(config.then_branch.untyped.is_some() && config.else_branch.untyped.is_none());
+}
+
+#[test]
+fn if_branches_of_different_rank_with_nothing_to_choose_by_are_an_error() {
+    let err = import(&rank_changing_if(None), ImportOptions::default()).expect_err("both typings fit");
+    assert_eq!(err.to_string(), "node `If_node` (If): branch outputs differ: f32[2, 3] and f32[1, 2, 3]");
 }
 
 #[test]
 fn if_on_a_run_time_condition_keeps_both_branches() {
-    let mut c = input("c", &[]);
-    if let Some(t) = c.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
-        t.elem_type = 9;
-    }
-    let graph = import(&model(13, vec![if_node("c")], vec![input("x", &[2, 3]), c], vec![]), ImportOptions::default()).expect("imports");
+    let graph = import(&model(13, vec![if_node("c")], vec![input("x", &[2, 3]), bool_input("c")], vec![]), ImportOptions::default()).expect("imports");
     let Op::If(config) = &graph.nodes[0].op else { panic!("expected If, got {:?}", graph.nodes[0].op) };
     assert_eq!(config.then_branch.nodes.len(), 1);
     assert_eq!(config.else_branch.nodes.len(), 1);

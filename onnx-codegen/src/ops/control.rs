@@ -7,7 +7,11 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 /// The statements of a branch and the tuple (or single value) it yields.
+/// A branch the rest of the graph cannot take (see [`Branch::untyped`]) panics with the reason.
 fn branch(e: &mut Emitter, b: &Branch) -> Result<TokenStream> {
+    if let Some(reason) = &b.untyped {
+        return Ok(quote! {{ panic!("{}", #reason) }});
+    }
     e.enter_branch();
     let body = emit_nodes(e, &b.nodes);
     let outputs = b.outputs.iter().map(|&o| e.use_value(o)).collect::<Result<Vec<_>>>();

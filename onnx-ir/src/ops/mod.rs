@@ -176,6 +176,10 @@ pub struct IfConfig {
 pub struct Branch {
     pub nodes: Vec<crate::graph::Node>,
     pub outputs: Vec<crate::graph::ValueId>,
+    /// Set when the branch yields types the rest of the graph cannot take (a rank chosen by
+    /// a symbolic dim at run time): the branch is then empty and running it is an error
+    /// with this message.
+    pub untyped: Option<String>,
 }
 
 /// A parsed node: the op, and how many leading ONNX inputs stay node inputs (the rest, such
