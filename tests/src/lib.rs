@@ -180,13 +180,59 @@ pub fn compare(actual: &TensorData, expected: &onnx_ir::TensorData, tol: Toleran
     Ok(max_diff)
 }
 
+fn expected_output(dir: &Path, index: usize) -> Result<onnx_ir::TensorData, String> {
+    let path = dir.join(format!("output_{index}.pb"));
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    onnx_ir::TensorData::decode(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The index of the largest value of each row (last axis) of class scores.
+fn top1(scores: &[f64], classes: usize) -> Vec<usize> {
+    scores
+        .chunks(classes.max(1))
+        .map(|row| row.iter().enumerate().fold(0, |best, (i, &v)| if v > row[best] { i } else { best }))
+        .collect()
+}
+
+/// For classifiers: the top-1 class of every row of output 0 equals the expected one.
+pub fn check_top1(dir: &Path, outputs: &[TensorData]) -> Result<(), String> {
+    let (Some(actual), expected) = (outputs.first(), expected_output(dir, 0)?) else { return Err("the model returned no output".into()) };
+    let classes = expected.shape.last().copied().unwrap_or(1);
+    let (got, want) = (top1(&actual.iter::<f64>().collect::<Vec<_>>(), classes), top1(&expected.to_f64s(), classes));
+    if got != want {
+        return Err(format!("top-1 classes {got:?}, expected {want:?}"));
+    }
+    Ok(())
+}
+
+/// Names the data set in an error when a test has several.
+pub fn in_data_set(sets: &[&Path], k: usize, error: String) -> String {
+    match (sets.len(), sets[k].file_name()) {
+        (2.., Some(name)) => format!("{}: {error}", name.to_string_lossy()),
+        _ => error,
+    }
+}
+
+/// Median wall time of `run` over `runs` calls, in milliseconds; `setup` (not timed) makes
+/// each call's argument.
+pub fn median_ms<I, O>(runs: usize, mut setup: impl FnMut() -> I, mut run: impl FnMut(I) -> O) -> f64 {
+    let mut times: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            let input = setup();
+            let start = std::time::Instant::now();
+            drop(run(input));
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
 /// Compares every output with `output_N.pb` in `dir`; the largest difference seen.
 pub fn compare_outputs(dir: &Path, outputs: Vec<TensorData>, tol: Tolerance) -> Result<f64, String> {
     let mut max_diff = 0.0f64;
     for (i, actual) in outputs.iter().enumerate() {
-        let path = dir.join(format!("output_{i}.pb"));
-        let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let expected = onnx_ir::TensorData::decode(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let expected = expected_output(dir, i)?;
         max_diff = max_diff.max(compare(actual, &expected, tol).map_err(|e| format!("output {i}: {e}"))?);
     }
     if dir.join(format!("output_{}.pb", outputs.len())).exists() {
@@ -250,6 +296,11 @@ pub fn import_error(model_path: &str) -> String {
 
 #[cfg(test)]
 mod cases;
+
+#[test]
+fn top1_picks_the_first_largest_score_of_each_row() {
+    assert_eq!(top1(&[0.1, 0.7, 0.2, 3.0, 1.0, 3.0], 3), vec![1, 0]);
+}
 
 #[cfg(test)]
 mod load;

@@ -1,7 +1,12 @@
 //! Test cases of a suite folder: `NAME/model.onnx` with `NAME/test_data_set_N/{input,output}_K.pb`
 //! (node, simple, pytorch-*, or any folder a user points at), or the `light` layout
 //! (`light_X.onnx` + `light_X_output_0.pb`, inputs generated as ONNX's runner does:
-//! `arange(n) / n` in float32, unknown dims taken as 1).
+//! `arange(n) / n` in float32, unknown dims taken as 1; all classifiers).
+//!
+//! A test folder may also hold `ort_ms.txt` (ONNX Runtime's time for data set 0, reported
+//! beside ours) and `case.txt`, one directive per line: `top1` (a classifier: the arg-max of
+//! output 0 must match too) or `feed OUTPUT INPUT` (a stateful stream: from the second data
+//! set on, INPUT is the model's own OUTPUT of the previous data set).
 
 use onnx_ir::proto::{ModelProto, TensorProto};
 use prost::Message;
@@ -11,6 +16,26 @@ pub struct Case {
     pub name: String,
     pub model: PathBuf,
     pub data_sets: Vec<PathBuf>,
+    pub top1: bool,
+    /// `(output, input)`: the output fed back as that input for the next data set.
+    pub feed: Option<(String, String)>,
+    pub ort_ms: Option<f64>,
+}
+
+impl Case {
+    fn from_folder(name: String, path: &Path) -> Result<Case, String> {
+        let directives = std::fs::read_to_string(path.join("case.txt")).unwrap_or_default();
+        let (mut top1, mut feed) = (false, None);
+        for line in directives.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            match line.split_whitespace().collect::<Vec<_>>()[..] {
+                ["top1"] => top1 = true,
+                ["feed", output, input] => feed = Some((output.to_string(), input.to_string())),
+                _ => return Err(format!("{}: unknown directive `{line}` (top1, feed OUTPUT INPUT)", path.join("case.txt").display())),
+            }
+        }
+        let ort_ms = std::fs::read_to_string(path.join("ort_ms.txt")).ok().and_then(|t| t.trim().parse().ok());
+        Ok(Case { data_sets: data_sets(path), model: path.join("model.onnx"), name, top1, feed, ort_ms })
+    }
 }
 
 fn data_sets(dir: &Path) -> Vec<PathBuf> {
@@ -29,12 +54,12 @@ pub fn list(folder: &Path, scratch: &Path) -> Result<Vec<Case>, String> {
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
         if path.join("model.onnx").is_file() {
-            cases.push(Case { data_sets: data_sets(&path), model: path.join("model.onnx"), name });
+            cases.push(Case::from_folder(name, &path)?);
         } else if let Some(stem) = name.strip_suffix(".onnx") {
             let output = folder.join(format!("{stem}_output_0.pb"));
             if output.is_file() {
                 let set = light_data_set(&path, &output, &scratch.join(stem))?;
-                cases.push(Case { name: stem.to_string(), model: path, data_sets: vec![set] });
+                cases.push(Case { name: stem.to_string(), model: path, data_sets: vec![set], top1: true, feed: None, ort_ms: None });
             }
         }
     }

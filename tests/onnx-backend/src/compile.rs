@@ -81,32 +81,20 @@ pub fn compile<'a>(suite: &Suite, target: &Path, mut cases: Vec<(&'a Case, Strin
     }
 }
 
-/// Runs the compiled suite on every data set of every case. A test whose data set crashes the
+/// Runs every compiled case on its data sets (in order, in one call). A case that crashes the
 /// process (abort, stack overflow) is recorded as a runtime error and the run resumes after it.
-/// A case passes when all its data sets pass.
 pub fn run_suite(suite: &Suite, target: &Path, cases: &[(&Case, String)], outcomes: &mut BTreeMap<String, Outcome>) -> Result<(), String> {
     let binary = target.join("debug").join("onnx-backend-suite");
-    let lines: Vec<(String, String)> = cases
-        .iter()
-        .flat_map(|(c, _)| c.data_sets.iter().map(move |d| (c.name.clone(), d.display().to_string())))
-        .collect();
+    let mut lines = vec![];
     for (case, _) in cases {
         if case.data_sets.is_empty() {
             outcomes.insert(case.name.clone(), Outcome::new("runtime-error", "the test has no test_data_set folder"));
+        } else {
+            lines.push(std::iter::once(case.name.clone()).chain(case.data_sets.iter().map(|d| d.display().to_string())).collect::<Vec<_>>().join("\t"));
         }
     }
     let manifest = suite.dir.join("manifest.tsv");
-    let text: String = lines.iter().map(|(n, d)| format!("{n}\t{d}\n")).collect();
-    std::fs::write(&manifest, text).map_err(|e| e.to_string())?;
-    let mut record = |name: &str, outcome: Outcome| {
-        let merged = match outcomes.remove(name) {
-            // Any failing data set fails the case; passes keep the largest difference.
-            Some(prev) if !prev.passed() => prev,
-            Some(prev) if outcome.passed() => Outcome { max_diff: prev.max_diff.into_iter().chain(outcome.max_diff).reduce(f64::max), ..outcome },
-            _ => outcome,
-        };
-        outcomes.insert(name.to_string(), merged);
-    };
+    std::fs::write(&manifest, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).map_err(|e| e.to_string())?;
     let mut skip = 0;
     while skip < lines.len() {
         let mut child = Command::new(&binary)
@@ -123,10 +111,12 @@ pub fn run_suite(suite: &Suite, target: &Path, cases: &[(&Case, String)], outcom
             let fields: Vec<&str> = line.split('\t').collect();
             match fields[..] {
                 ["START", name] => in_progress = Some(name.to_string()),
-                ["RESULT", name, status, detail, _ms] => {
-                    let mut outcome = Outcome::new(status, if status == "pass" { "" } else { detail });
-                    outcome.max_diff = detail.parse().ok().filter(|_| status == "pass");
-                    record(name, outcome);
+                ["RESULT", name, status, detail, forward_ms] => {
+                    let passed = status == "pass";
+                    let mut outcome = Outcome::new(status, if passed { "" } else { detail });
+                    outcome.max_diff = detail.parse().ok().filter(|_| passed);
+                    outcome.forward_ms = forward_ms.parse().ok();
+                    outcomes.insert(name.to_string(), outcome);
                     in_progress = None;
                     skip += 1;
                 }
@@ -135,7 +125,7 @@ pub fn run_suite(suite: &Suite, target: &Path, cases: &[(&Case, String)], outcom
         }
         let status = child.wait().map_err(|e| e.to_string())?;
         if let Some(name) = in_progress {
-            record(&name, Outcome::new("runtime-error", &format!("the test crashed the process ({status})")));
+            outcomes.insert(name, Outcome::new("runtime-error", &format!("the test crashed the process ({status})")));
             skip += 1;
         } else if !status.success() && skip < lines.len() {
             return Err(format!("the suite exited with {status} before running every test"));

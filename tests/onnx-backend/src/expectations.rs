@@ -10,15 +10,17 @@ pub struct Outcome {
     pub status: String,
     /// First line of the error (empty for a pass).
     pub reason: String,
-    /// Largest difference seen over the data sets (reported, not stored).
+    /// Largest difference seen over the data sets, and data set 0's forward time in ms
+    /// (reported, not stored).
     pub max_diff: Option<f64>,
+    pub forward_ms: Option<f64>,
 }
 
 impl Outcome {
     pub fn new(status: &str, reason: &str) -> Self {
         let reason = reason.lines().next().unwrap_or("").trim();
         let reason: String = reason.chars().take(300).collect();
-        Self { status: status.into(), reason, max_diff: None }
+        Self { status: status.into(), reason, max_diff: None, forward_ms: None }
     }
 
     pub fn passed(&self) -> bool {

@@ -1,66 +1,153 @@
-//! The generated suite crate: one module per imported test (code from the code generator plus
-//! a `run` function feeding `test_data_set_0`), and a `main` that runs them one by one and
-//! prints one `RESULT` line each. Kept outside the repository, it builds into the workspace's
-//! target folder so the dependency graph (burn) is compiled only once.
+//! The generated suite crate: one module per imported test (the code generator's output, or
+//! `#[onnx_model]` on the model file, plus a `run` function feeding its data sets), and a
+//! `main` that runs them one by one and prints one `RESULT` line each. Kept outside the
+//! repository, it builds into the workspace's target folder so burn is compiled only once.
 
+use crate::cases::Case;
 use onnx_codegen::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use onnx_codegen::{prelude, weights, CodegenError};
+use onnx_ir::proto::{GraphProto, ModelProto};
 use onnx_ir::{import, ImportOptions};
-use proc_macro2::{Ident, Span};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use prost::Message;
 use quote::{format_ident, quote};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::time::Instant;
 
 pub struct Suite {
     pub dir: PathBuf,
     pub repo: PathBuf,
     /// `(rtol, atol)` of float comparisons.
     pub tolerance: (f64, f64),
+    /// Import through `#[onnx_model]` (as users do) rather than writing the generated code.
+    pub via_macro: bool,
+}
+
+/// What importing one test produced: its module, and facts for the report.
+pub struct Generated {
+    pub module: String,
+    /// ONNX nodes, subgraphs included, and the default-domain opset.
+    pub nodes: usize,
+    pub opset: i64,
+    /// Import, inference and code generation (the macro's work), in milliseconds.
+    pub import_ms: f64,
+}
+
+fn count_nodes(graph: &GraphProto) -> usize {
+    graph.node.iter().map(|n| 1 + n.attribute.iter().filter_map(|a| a.g.as_deref()).map(count_nodes).sum::<usize>()).sum()
 }
 
 impl Suite {
-    /// Imports one test's model and writes its module; returns the module name, or the
+    /// Imports one test's model and writes its module; returns what it generated, or the
     /// import failure.
-    pub fn generate_case(&self, name: &str, model_path: &Path) -> Result<String, String> {
-        let module = format!("case_{}", onnx_codegen::snake_case(name));
-        let bytes = std::fs::read(model_path).map_err(|e| format!("cannot read {}: {e}", model_path.display()))?;
-        let attempt = std::panic::catch_unwind(|| -> Result<String, CodegenError> {
-            let graph = import(&bytes, ImportOptions::default())?;
-            let lowered = onnx_codegen::model::lower(&graph)?;
-            let source = if lowered.has_weights() {
-                let bpk = self.dir.join("weights").join(format!("{module}.bpk"));
-                let packed = weights::pack(&lowered.weights)?;
-                std::fs::write(&bpk, packed).map_err(|e| CodegenError::Write { path: bpk.display().to_string(), message: e.to_string() })?;
-                WeightsSource::Embedded(BpkPath::Literal(bpk.display().to_string()))
-            } else {
-                WeightsSource::None
-            };
-            let model = Ident::new("Model", Span::call_site());
-            let spec = StructSpec { name: &model, vis: quote! { pub }, attrs: quote! {} };
-            let items = lowered.items(&spec, &source);
-            let default = default_impl(&model, &source, lowered.has_weights());
-            let inputs = (0..graph.inputs.len()).map(|i| quote! { onnx_tests::input(dir, #i, device) });
-            let prelude = prelude();
-            let (rtol, atol) = self.tolerance;
-            let tokens = quote! {
-                #prelude
-                #items
-                #default
-                pub fn run(dir: &std::path::Path, device: &Device) -> Result<f64, String> {
-                    let _ = device;
-                    let model = Model::default();
-                    let outputs = model.forward(#(#inputs),*);
-                    let tolerance = onnx_tests::Tolerance { rtol: #rtol, atol: #atol };
-                    onnx_tests::compare_outputs(dir, onnx_tests::Outputs::into_outputs(outputs), tolerance)
+    pub fn generate_case(&self, case: &Case) -> Result<Generated, String> {
+        let module = format!("case_{}", onnx_codegen::snake_case(&case.name));
+        let bytes = std::fs::read(&case.model).map_err(|e| format!("cannot read {}: {e}", case.model.display()))?;
+        let proto = ModelProto::decode(&bytes[..]).map_err(|e| e.to_string())?;
+        let nodes = proto.graph.as_ref().map_or(0, count_nodes);
+        let opset = proto.opset_import.iter().find(|o| o.domain.is_empty() || o.domain == "ai.onnx").map_or(1, |o| o.version);
+        let started = Instant::now();
+        let attempt = std::panic::catch_unwind(|| -> Result<String, String> {
+            let graph = import(&bytes, ImportOptions::default()).map_err(|e| CodegenError::from(e).to_string())?;
+            let lowered = onnx_codegen::model::lower(&graph).map_err(|e| e.to_string())?;
+            let run = self.run_fn(case, proto.graph.as_ref().ok_or("the model has no graph")?, &graph)?;
+            let model = if self.via_macro {
+                // What users write; the import above only reports errors and times.
+                let path = case.model.display().to_string();
+                quote! {
+                    use burn_onnx::burn::tensor::Device;
+                    #[burn_onnx::onnx_model(#path)]
+                    pub struct Model;
                 }
+            } else {
+                self.generated_model(&module, &lowered).map_err(|e| e.to_string())?
             };
-            Ok(tokens.to_string())
+            Ok(quote! { #model #run }.to_string())
         });
+        let import_ms = started.elapsed().as_secs_f64() * 1e3;
         let code = match attempt {
-            Ok(result) => result.map_err(|e| e.to_string())?,
+            Ok(result) => result?,
             Err(panic) => return Err(format!("importer panicked: {}", panic_message(&panic))),
         };
         std::fs::write(self.dir.join("src").join("cases").join(format!("{module}.rs")), code).map_err(|e| e.to_string())?;
-        Ok(module)
+        Ok(Generated { module, nodes, opset, import_ms })
+    }
+
+    /// The code generator's output for the model, weights in the suite's weights folder.
+    fn generated_model(&self, module: &str, lowered: &onnx_codegen::model::Lowered) -> Result<TokenStream, CodegenError> {
+        let source = if lowered.has_weights() {
+            let bpk = self.dir.join("weights").join(format!("{module}.bpk"));
+            let packed = weights::pack(&lowered.weights)?;
+            std::fs::write(&bpk, packed).map_err(|e| CodegenError::Write { path: bpk.display().to_string(), message: e.to_string() })?;
+            WeightsSource::Embedded(BpkPath::Literal(bpk.display().to_string()))
+        } else {
+            WeightsSource::None
+        };
+        let model = Ident::new("Model", Span::call_site());
+        let spec = StructSpec { name: &model, vis: quote! { pub }, attrs: quote! {} };
+        let items = lowered.items(&spec, &source);
+        let default = default_impl(&model, &source, lowered.has_weights());
+        let prelude = prelude();
+        Ok(quote! { #prelude #items #default })
+    }
+
+    /// `run(data sets, device)`: feeds every data set in order (a `feed` input from the
+    /// previous outputs), compares outputs (and top-1 classes), and times data set 0's forward
+    /// when ONNX Runtime's time is known. Returns the largest difference and that time.
+    fn run_fn(&self, case: &Case, proto: &GraphProto, graph: &onnx_ir::Graph) -> Result<TokenStream, String> {
+        let fed = match &case.feed {
+            None => None,
+            Some((output, input)) => {
+                let inits: Vec<&str> = proto.initializer.iter().map(|t| t.name.as_str()).collect();
+                let inputs = proto.input.iter().filter(|i| !inits.contains(&i.name.as_str()));
+                match (proto.output.iter().position(|o| &o.name == output), inputs.map(|i| &i.name).position(|i| i == input)) {
+                    (Some(o), Some(i)) => Some((o, i)),
+                    _ => return Err(format!("case.txt: `feed {output} {input}`: the model has no such output and input")),
+                }
+            }
+        };
+        let inputs = (0..graph.inputs.len()).map(|j| match fed {
+            Some((_, i)) if i == j => quote! { fed.take().unwrap_or_else(|| onnx_tests::input(dir, #j, device)) },
+            _ => quote! { onnx_tests::input(dir, #j, device) },
+        });
+        let declare_fed = fed.map(|_| quote! { let mut fed = None; });
+        let keep_fed = match fed {
+            Some((o, _)) if graph.outputs.len() > 1 => {
+                let o = Literal::usize_unsuffixed(o);
+                quote! { fed = Some(outputs.#o.clone()); }
+            }
+            Some(_) => quote! { fed = Some(outputs.clone()); },
+            None => quote! {},
+        };
+        let top1 = case.top1.then(|| quote! { onnx_tests::check_top1(dir, &outputs).map_err(|e| onnx_tests::in_data_set(sets, k, e))?; });
+        let timed = if case.ort_ms.is_some() {
+            let loads = (0..graph.inputs.len()).map(|j| quote! { onnx_tests::input(sets[0], #j, device) });
+            let args: Vec<Ident> = (0..graph.inputs.len()).map(|j| format_ident!("input_{j}")).collect();
+            quote! {
+                Some(onnx_tests::median_ms(3, || (#(#loads,)*), |(#(#args,)*)| onnx_tests::Outputs::into_outputs(model.forward(#(#args),*))))
+            }
+        } else {
+            quote! { None }
+        };
+        let (rtol, atol) = self.tolerance;
+        Ok(quote! {
+            pub fn run(sets: &[&std::path::Path], device: &Device) -> Result<(f64, Option<f64>), String> {
+                let model = Model::default();
+                let tolerance = onnx_tests::Tolerance { rtol: #rtol, atol: #atol };
+                let mut max_diff = 0.0f64;
+                #declare_fed
+                for (k, &dir) in sets.iter().enumerate() {
+                    let outputs = model.forward(#(#inputs),*);
+                    #keep_fed
+                    let outputs = onnx_tests::Outputs::into_outputs(outputs);
+                    #top1
+                    let diff = onnx_tests::compare_outputs(dir, outputs, tolerance).map_err(|e| onnx_tests::in_data_set(sets, k, e))?;
+                    max_diff = max_diff.max(diff);
+                }
+                let forward_ms = { #timed };
+                Ok((max_diff, forward_ms))
+            }
+        })
     }
 
     /// Prepares the crate folder (manifest, lock file copy, empty cases).
@@ -116,7 +203,8 @@ debug = "line-tables-only"
                 #(pub mod #mods;)*
             }
 
-            type Runner = fn(&Path, &Device) -> Result<f64, String>;
+            /// The largest difference, and data set 0's forward time in ms when measured.
+            type Runner = fn(&[&Path], &Device) -> Result<(f64, Option<f64>), String>;
 
             const TESTS: &[(&str, Runner)] = &[#(#entries),*];
 
@@ -132,26 +220,26 @@ debug = "line-tables-only"
                 let device = Device::flex();
                 let mut out = std::io::stdout();
                 for line in manifest.lines().skip(skip) {
-                    let Some((name, dir)) = line.split_once('\t') else { continue };
+                    let mut fields = line.split('\t');
+                    let Some(name) = fields.next() else { continue };
+                    let sets: Vec<&Path> = fields.map(Path::new).collect();
                     let Some((_, run)) = TESTS.iter().find(|(n, _)| *n == name) else { continue };
                     let _ = writeln!(out, "START\t{name}");
                     let _ = out.flush();
-                    let started = std::time::Instant::now();
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(Path::new(dir), &device)));
-                    let ms = started.elapsed().as_secs_f64() * 1e3;
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&sets, &device)));
                     let line = match result {
-                        Ok(Ok(diff)) => format!("pass\t{diff:e}"),
-                        Ok(Err(e)) => format!("mismatch\t{}", one_line(&e)),
+                        Ok(Ok((diff, forward_ms))) => format!("pass\t{diff:e}\t{}", forward_ms.map_or("-".to_string(), |ms| format!("{ms:.3}"))),
+                        Ok(Err(e)) => format!("mismatch\t{}\t-", one_line(&e)),
                         Err(panic) => {
                             let message = panic
                                 .downcast_ref::<String>()
                                 .cloned()
                                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                                 .unwrap_or_default();
-                            format!("runtime-error\tpanic: {}", one_line(&message))
+                            format!("runtime-error\tpanic: {}\t-", one_line(&message))
                         }
                     };
-                    let _ = writeln!(out, "RESULT\t{name}\t{line}\t{ms:.1}");
+                    let _ = writeln!(out, "RESULT\t{name}\t{line}");
                     let _ = out.flush();
                 }
             }
