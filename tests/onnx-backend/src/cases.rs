@@ -1,7 +1,8 @@
 //! Test cases of a suite folder: `NAME/model.onnx` with `NAME/test_data_set_N/{input,output}_K.pb`
 //! (node, simple, pytorch-*, or any folder a user points at), or the `light` layout
 //! (`light_X.onnx` + `light_X_output_0.pb`, inputs generated as ONNX's runner does:
-//! `arange(n) / n` in float32, unknown dims taken as 1; all classifiers).
+//! `arange(n) / n` in float32, unknown dims taken as 1; their constant weights score every
+//! class the same, so no top-1 check).
 //!
 //! A test folder may also hold `ort_ms.txt` (ONNX Runtime's time for data set 0, reported
 //! beside ours) and `case.txt`, one directive per line: `top1` (a classifier: the arg-max of
@@ -59,7 +60,7 @@ pub fn list(folder: &Path, scratch: &Path) -> Result<Vec<Case>, String> {
             let output = folder.join(format!("{stem}_output_0.pb"));
             if output.is_file() {
                 let set = light_data_set(&path, &output, &scratch.join(stem))?;
-                cases.push(Case { name: stem.to_string(), model: path, data_sets: vec![set], top1: true, feed: None, ort_ms: None });
+                cases.push(Case { name: stem.to_string(), model: path, data_sets: vec![set], top1: false, feed: None, ort_ms: None });
             }
         }
     }
