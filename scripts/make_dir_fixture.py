@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Builds tests/onnx-backend/fixtures/dir-mode: two hand-made tests in the backend layout for
+"""Builds tests/onnx-backend/fixtures/dir-mode: hand-made tests in the backend layout for
 the runner's `--dir` mode. `test_relu_ok` has the reference evaluator's output; in
 `test_relu_wrong_expected` the stored expected output is deliberately off by 0.5, so the
 runner must report it as failing with that difference.
+
+`test_if_rank_by_dim*` is an If whose branches differ in rank, chosen by a symbolic dim (as
+in Silero VAD): the then branch squeezes `x[:, 1]` when that dim is 1, the else branch keeps
+`x`; the declared output is rank 1, so only the then branch can be typed. With a dim of 1 the
+model must match the reference evaluator; with 3 it must fail at run time naming the node.
 """
 
 from pathlib import Path
@@ -36,6 +41,42 @@ def main():
         write_if_changed(d / "model.onnx", model.SerializeToString())
         write_if_changed(d / "test_data_set_0" / "input_0.pb", numpy_helper.from_array(x, "x").SerializeToString())
         write_if_changed(d / "test_data_set_0" / "output_0.pb", numpy_helper.from_array(expected, "y").SerializeToString())
+    write_if_rank_by_dim()
+
+
+def write_if_rank_by_dim():
+    branch = lambda name, nodes, out: helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)])
+    squeeze = helper.make_node("Squeeze", ["x", "one"], ["squeezed"])
+    nodes = [
+        helper.make_node("Constant", [], ["one"], value=numpy_helper.from_array(np.array([1], np.int64))),
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "one"], ["dim"]),
+        helper.make_node("Equal", ["dim", "one"], ["is_one"]),
+        helper.make_node("Squeeze", ["is_one"], ["cond"]),
+        helper.make_node(
+            "If",
+            ["cond"],
+            ["picked"],
+            name="pick",
+            then_branch=branch("then", [squeeze], "squeezed"),
+            else_branch=branch("else", [helper.make_node("Identity", ["x"], ["kept"])], "kept"),
+        ),
+        helper.make_node("Relu", ["picked"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "if_rank_by_dim",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "t"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    for name, t in [("test_if_rank_by_dim", 1), ("test_if_rank_by_dim_other_branch", 3)]:
+        x = np.linspace(-1, 1, 2 * t, dtype=np.float32).reshape(2, t)
+        (y,) = ReferenceEvaluator(model).run(None, {"x": x})
+        d = OUT / name
+        write_if_changed(d / "model.onnx", model.SerializeToString())
+        write_if_changed(d / "test_data_set_0" / "input_0.pb", numpy_helper.from_array(x, "x").SerializeToString())
+        write_if_changed(d / "test_data_set_0" / "output_0.pb", numpy_helper.from_array(y, "y").SerializeToString())
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@
 #      pytorch-operator, light), each checked against its expectations file under
 #      tests/onnx-backend/: a test listed as passing that fails fails this script;
 #   5. real models shipped in PyPI packages, imported with #[onnx_model], against ONNX Runtime
-#      (tests/onnx-backend/real-models.toml; the README's table is rewritten with the results);
-#   6. the runner's --dir mode on a fixture of one passing and one deliberately wrong test.
+#      (tests/onnx-backend/real-models.toml; the README's table is rewritten with the results),
+#      then again with simplify = false;
+#   6. the runner's --dir mode on a fixture of passing and deliberately failing tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,11 +38,18 @@ done
 "$PY" scripts/fetch_real_models.py
 cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml --report README.md
+echo "== real models again with simplify = false (the same outputs)"
+cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro --no-simplify \
+    --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
 
 # --dir mode must report the wrong fixture as failing, with its difference, and exit 1.
 if report="$(cargo run -q -p onnx-backend -- --dir tests/onnx-backend/fixtures/dir-mode 2>/dev/null)"; then
     echo "onnx-backend --dir accepted a failing test"; exit 1
 fi
+# The If whose branch ranks differ passes on the branch it is typed for and fails, naming the
+# node, on the other.
 grep -q '^test_relu_ok *pass' <<<"$report" && grep -q '^test_relu_wrong_expected *mismatch .*diff 5e-1' <<<"$report" \
-    && grep -q '^1 passed, 1 failed$' <<<"$report" || { echo "unexpected --dir report:"; echo "$report"; exit 1; }
-echo "onnx-backend --dir check: 1 pass and 1 fail reported as expected"
+    && grep -q '^test_if_rank_by_dim *pass' <<<"$report" \
+    && grep -q '^test_if_rank_by_dim_other_branch *runtime-error *panic: node `pick` (If) took its else branch' <<<"$report" \
+    && grep -q '^2 passed, 2 failed$' <<<"$report" || { echo "unexpected --dir report:"; echo "$report"; exit 1; }
+echo "onnx-backend --dir check: 2 passes and 2 failures reported as expected"

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run -p onnx-backend -- --data <onnx/backend/test/data> [--suite node] [--filter PATTERN] [--update]
-//! cargo run -p onnx-backend -- --dir <folder> [--macro] [--report README.md]
+//! cargo run -p onnx-backend -- --dir <folder> [--macro] [--no-simplify] [--report README.md]
 //! ```
 //! Exits 1 when a test listed as `pass` does not pass (or, for `--dir` without expectations,
 //! when any test fails).
@@ -39,6 +39,7 @@ struct Args {
     report: Option<PathBuf>,
     /// Import through `#[onnx_model]` rather than the code generator's output.
     via_macro: bool,
+    simplify: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -46,7 +47,7 @@ fn parse_args() -> Result<Args, String> {
     let mut data = std::env::var_os("ONNX_BACKEND_DATA").map(PathBuf::from);
     let (mut suite, mut dir, mut filter, mut update, mut expectations) = (None, None, None, false, None);
     let mut tolerance = (1e-3, 1e-7);
-    let (mut report, mut via_macro) = (None, false);
+    let (mut report, mut via_macro, mut simplify) = (None, false, true);
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -56,6 +57,7 @@ fn parse_args() -> Result<Args, String> {
             "--filter" => filter = it.next(),
             "--update" => update = true,
             "--macro" => via_macro = true,
+            "--no-simplify" => simplify = false,
             "--expectations" => expectations = Some(it.next().map(PathBuf::from).ok_or("--expectations needs a path")?),
             "--report" => report = Some(it.next().map(PathBuf::from).ok_or("--report needs a path")?),
             "--rtol" => tolerance.0 = it.next().and_then(|v| v.parse().ok()).ok_or("--rtol needs a number")?,
@@ -67,6 +69,7 @@ fn parse_args() -> Result<Args, String> {
                 println!("  --report FILE: also write the per-test results as a markdown table (only between the");
                 println!("    `{REPORT_START}` and `{REPORT_END}` lines if FILE has them)");
                 println!("  --macro: import each model with #[onnx_model] (as users do) instead of writing its code");
+                println!("  --no-simplify: skip the import-time optimisations (outputs must not change)");
                 println!("  SUITE: {} (default node)", SUITES.join(", "));
                 println!("  PATTERN: a substring of test names, or a glob with `*` (e.g. 'test_conv*')");
                 std::process::exit(0);
@@ -75,7 +78,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     if let Some(folder) = dir {
-        return Ok(Args { folder, suite: None, filter, update, expectations, tolerance, report, via_macro });
+        return Ok(Args { folder, suite: None, filter, update, expectations, tolerance, report, via_macro, simplify });
     }
     let suite = suite.unwrap_or_else(|| "node".into());
     if !SUITES.contains(&suite.as_str()) {
@@ -84,7 +87,7 @@ fn parse_args() -> Result<Args, String> {
     let data = data.ok_or("the test data folder is needed: --data <onnx/backend/test/data> (or ONNX_BACKEND_DATA), or --dir")?;
     let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
     let expectations = expectations.or(Some(here.join(file)));
-    Ok(Args { folder: data.join(&suite), suite: Some(suite), filter, update, expectations, tolerance, report, via_macro })
+    Ok(Args { folder: data.join(&suite), suite: Some(suite), filter, update, expectations, tolerance, report, via_macro, simplify })
 }
 
 fn matches(pattern: &str, name: &str) -> bool {
@@ -126,7 +129,7 @@ fn run() -> Result<i32, String> {
     if cases.is_empty() {
         return Err(format!("no tests in {} match", args.folder.display()));
     }
-    let suite = Suite { dir: target.join("onnx-backend-suite"), repo: repo.clone(), tolerance: args.tolerance, via_macro: args.via_macro };
+    let suite = Suite { dir: target.join("onnx-backend-suite"), repo: repo.clone(), tolerance: args.tolerance, via_macro: args.via_macro, simplify: args.simplify };
     suite.init()?;
 
     let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();

@@ -21,6 +21,8 @@ pub struct Suite {
     pub tolerance: (f64, f64),
     /// Import through `#[onnx_model]` (as users do) rather than writing the generated code.
     pub via_macro: bool,
+    /// Run the import-time optimisations (`simplify = false` must give the same outputs).
+    pub simplify: bool,
 }
 
 /// What importing one test produced: its module, and facts for the report.
@@ -48,15 +50,16 @@ impl Suite {
         let opset = proto.opset_import.iter().find(|o| o.domain.is_empty() || o.domain == "ai.onnx").map_or(1, |o| o.version);
         let started = Instant::now();
         let attempt = std::panic::catch_unwind(|| -> Result<String, String> {
-            let graph = import(&bytes, ImportOptions::default()).map_err(|e| CodegenError::from(e).to_string())?;
+            let graph = import(&bytes, ImportOptions { simplify: self.simplify }).map_err(|e| CodegenError::from(e).to_string())?;
             let lowered = onnx_codegen::model::lower(&graph).map_err(|e| e.to_string())?;
             let run = self.run_fn(case, proto.graph.as_ref().ok_or("the model has no graph")?, &graph)?;
             let model = if self.via_macro {
                 // What users write; the import above only reports errors and times.
                 let path = case.model.display().to_string();
+                let simplify = (!self.simplify).then(|| quote! { , simplify = false });
                 quote! {
                     use burn_onnx::burn::tensor::Device;
-                    #[burn_onnx::onnx_model(#path)]
+                    #[burn_onnx::onnx_model(#path #simplify)]
                     pub struct Model;
                 }
             } else {
