@@ -5,7 +5,7 @@
 use crate::attributes::Attributes;
 use crate::error::{Error, Result, UnsupportedOp};
 use crate::graph::{Graph, Node, Value, ValueId};
-use crate::ops::{registry, NodeCtx};
+use crate::ops::{registry, Branch, NodeCtx};
 use crate::proto::{GraphProto, ModelProto, NodeProto, ValueInfoProto};
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
@@ -249,7 +249,7 @@ impl Builder<'_> {
 
     /// Builds one branch: its nodes go to a list of their own; names it defines are visible
     /// only inside it (sibling branches may reuse them).
-    fn build_branch(&mut self, graph: &GraphProto, node: &str) -> Result<crate::ops::Branch> {
+    fn build_branch(&mut self, graph: &GraphProto, node: &str) -> Result<Branch> {
         let saved_names = self.names.clone();
         let saved_nodes = std::mem::take(&mut self.graph.nodes);
         let result = (|| {
@@ -268,7 +268,7 @@ impl Builder<'_> {
         })();
         let nodes = std::mem::replace(&mut self.graph.nodes, saved_nodes);
         self.names = saved_names;
-        Ok(crate::ops::Branch { nodes, outputs: result?, untyped: None })
+        Ok(Branch { nodes, outputs: result?, untyped: None })
     }
 
     fn add_if_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
@@ -298,41 +298,40 @@ impl Builder<'_> {
         if then_branch.outputs.len() != else_branch.outputs.len() || then_branch.outputs.len() != node.output.len() {
             return Err(fail(format!("branches produce {} and {} values for {} outputs", then_branch.outputs.len(), else_branch.outputs.len(), node.output.len())));
         }
-        let types = |b: &crate::ops::Branch| b.outputs.iter().map(|&v| self.graph.values[v].ty.clone()).collect::<Vec<_>>();
-        let (then_types, else_types) = (types(&then_branch), types(&else_branch));
-        let same_kind = |a: &TensorType, b: &TensorType| a.dtype == b.dtype && a.rank() == b.rank();
-        let (then_branch, else_branch, output_types) = match then_types.iter().zip(&else_types).find(|(t, e)| !same_kind(t, e)) {
-            None => {
-                let merged = then_types.iter().zip(&else_types).map(|(t, e)| {
-                    TensorType::new(t.dtype, t.shape.iter().zip(&e.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect())
-                });
-                let merged = merged.collect();
-                (then_branch, else_branch, merged)
-            }
-            Some((t, e)) => match self.choices.get(&name) {
-                None => return Err(Error::BranchTypes { node: name, then_type: t.to_string(), else_type: e.to_string() }),
-                Some(&then_typed) => {
-                    let list = |types: &[TensorType]| types.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
-                    let (kept, dropped) = if then_typed { ("then", "else") } else { ("else", "then") };
-                    let (kept_types, dropped_types) = if then_typed { (&then_types, &else_types) } else { (&else_types, &then_types) };
-                    let untyped = crate::ops::Branch {
-                        nodes: vec![],
-                        outputs: vec![],
-                        untyped: Some(format!(
-                            "node `{name}` (If) took its {dropped} branch, which yields {}; the rest of the model only accepts the {kept} branch's {}",
-                            list(dropped_types),
-                            list(kept_types)
-                        )),
-                    };
-                    let output_types = kept_types.clone();
-                    if then_typed { (then_branch, untyped, output_types) } else { (untyped, else_branch, output_types) }
-                }
-            },
-        };
+        let (then_branch, else_branch, output_types) = self.type_if_outputs(&name, then_branch, else_branch)?;
         let outputs = node.output.iter().zip(output_types).map(|(out, ty)| self.add_value(out.clone(), ty, None)).collect();
         let op = crate::ops::Op::If(Box::new(crate::ops::IfConfig { then_branch, else_branch }));
         self.graph.nodes.push(Node { name, op, inputs: vec![Some(condition)], outputs });
         Ok(())
+    }
+
+    /// An If's output types from its branches. Branches that differ in dtype or rank are
+    /// typed as `self.choices` says (see [`search_branch_typings`]); the other one becomes
+    /// untyped, its reason the message it panics with.
+    fn type_if_outputs(&self, name: &str, then_branch: Branch, else_branch: Branch) -> Result<(Branch, Branch, Vec<TensorType>)> {
+        let types = |b: &Branch| b.outputs.iter().map(|&v| self.graph.values[v].ty.clone()).collect::<Vec<_>>();
+        let (then_types, else_types) = (types(&then_branch), types(&else_branch));
+        let differ = |(t, e): &(&TensorType, &TensorType)| t.dtype != e.dtype || t.rank() != e.rank();
+        let Some((t, e)) = then_types.iter().zip(&else_types).find(differ) else {
+            let merge = |(t, e): (&TensorType, &TensorType)| {
+                TensorType::new(t.dtype, t.shape.iter().zip(&e.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect())
+            };
+            let merged = then_types.iter().zip(&else_types).map(merge).collect();
+            return Ok((then_branch, else_branch, merged));
+        };
+        let Some(&then_typed) = self.choices.get(name) else {
+            return Err(Error::BranchTypes { node: name.to_string(), then_type: t.to_string(), else_type: e.to_string() });
+        };
+        let list = |types: &[TensorType]| types.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+        let (kept, dropped) = if then_typed { ("then", "else") } else { ("else", "then") };
+        let (kept_types, dropped_types) = if then_typed { (then_types, else_types) } else { (else_types, then_types) };
+        let reason = format!(
+            "node `{name}` (If) took its {dropped} branch, which yields {}; the rest of the model only accepts the {kept} branch's {}",
+            list(&dropped_types),
+            list(&kept_types)
+        );
+        let untyped = Branch { nodes: vec![], outputs: vec![], untyped: Some(reason) };
+        Ok(if then_typed { (then_branch, untyped, kept_types) } else { (untyped, else_branch, kept_types) })
     }
 
     fn add_node(&mut self, node: &NodeProto, index: usize) -> Result<()> {
