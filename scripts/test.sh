@@ -26,6 +26,8 @@ PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
 "$PY" examples/custom-ops/make_model.py
 
 cargo test --workspace
+# The macro-expansion benchmark at tiny sizes, so that it keeps building and running.
+cargo test -q -p onnx-codegen --bench expansion -- --smoke
 
 BACKEND_DATA="$("$PY" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data"))')"
 cargo build -q -p onnx-backend

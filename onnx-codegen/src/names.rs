@@ -1,7 +1,7 @@
 //! Valid, unique, deterministic Rust identifiers from ONNX names.
 
 use proc_macro2::{Ident, Span};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 const KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
@@ -35,6 +35,10 @@ pub fn snake_case(name: &str) -> String {
 #[derive(Default)]
 pub struct Names {
     used: HashSet<String>,
+    /// Per hint, the first number not yet tried: names are never released, so the numbers
+    /// below it stay taken (28,000 `relu` nodes would otherwise retry `relu_2`, `relu_3`, ...
+    /// for each new one).
+    next_number: HashMap<String, usize>,
 }
 
 impl Names {
@@ -45,24 +49,45 @@ impl Names {
     /// `snake_case(hint)`, with `_2`, `_3`, ... appended on collision.
     pub fn fresh(&mut self, hint: &str) -> Ident {
         let base = snake_case(hint);
-        let mut candidate = base.clone();
-        let mut n = 2;
-        while !self.used.insert(candidate.clone()) {
-            candidate = format!("{base}_{n}");
-            n += 1;
+        if !self.next_number.contains_key(&base) && self.used.insert(base.clone()) {
+            return Ident::new(&base, Span::call_site());
         }
-        Ident::new(&candidate, Span::call_site())
+        let name = self.first_free(&base, 2, |n| format!("{base}_{n}"));
+        Ident::new(&name, Span::call_site())
     }
 
     /// `hint1`, `hint2`, ... : numbered names for layers (`conv2d1`, `linear2`).
     pub fn numbered(&mut self, hint: &str) -> Ident {
-        let mut n = 1;
+        let name = self.first_free(&format!("{hint}#"), 1, |n| format!("{hint}{n}"));
+        Ident::new(&name, Span::call_site())
+    }
+
+    /// The first unused `name(n)` from the hint's next number (or `start`) on.
+    fn first_free(&mut self, key: &str, start: usize, name: impl Fn(usize) -> String) -> String {
+        let next = self.next_number.entry(key.to_string()).or_insert(start);
         loop {
-            let candidate = format!("{hint}{n}");
+            let candidate = name(*next);
+            *next += 1;
             if self.used.insert(candidate.clone()) {
-                return Ident::new(&candidate, Span::call_site());
+                return candidate;
             }
-            n += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Names;
+
+    #[test]
+    fn names_are_numbered_past_every_taken_one() {
+        let mut names = Names::default();
+        names.reserve("relu_3");
+        let fresh: Vec<String> = (0..3).map(|_| names.fresh("Relu").to_string()).collect();
+        assert_eq!(fresh, ["relu", "relu_2", "relu_4"]);
+        names.reserve("conv2");
+        let numbered: Vec<String> = (0..2).map(|_| names.numbered("conv").to_string()).collect();
+        assert_eq!(numbered, ["conv1", "conv3"]);
+        assert_eq!(names.fresh("self").to_string(), "self_");
     }
 }

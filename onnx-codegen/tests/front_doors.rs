@@ -70,3 +70,28 @@ fn an_unchanged_request_reuses_the_cached_expansion() {
     // Informational (not asserted: timing is for the benchmark, not the test).
     eprintln!("cached re-expansion took {cached_time:?}");
 }
+
+#[test]
+fn a_changed_model_is_expanded_again() {
+    use onnx_ir::proto::ModelProto;
+    use prost::Message;
+    let dir = std::env::temp_dir().join(format!("burn-onnx-changed-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let request = Request { manifest_dir: dir.clone(), model: "model.onnx".into(), ..digits_request("Changed", true) };
+    let original = std::fs::read(model_path()).expect("digits model");
+    std::fs::write(dir.join("model.onnx"), &original).expect("writes the model");
+    let first = expand(&request).expect("expands").to_string();
+
+    // One weight byte changed in place: same file size, new modification time.
+    let model = ModelProto::decode(&original[..]).expect("decodes");
+    let weight = model.graph.iter().flat_map(|g| &g.initializer).find(|t| t.raw_data.len() >= 16).expect("a raw weight");
+    let at = original.windows(16).position(|w| w == &weight.raw_data[..16]).expect("the weight's bytes in the file");
+    let mut changed = original.clone();
+    changed[at] ^= 0x40;
+    std::fs::write(dir.join("model.onnx"), &changed).expect("rewrites the model");
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
+    std::fs::File::options().write(true).open(dir.join("model.onnx")).and_then(|f| f.set_modified(later)).expect("sets the mtime");
+    let second = expand(&request).expect("expands").to_string();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_ne!(first, second, "the expansion must follow the model's new weights");
+}
