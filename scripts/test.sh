@@ -10,7 +10,8 @@
 #      tests/onnx-backend/: a test listed as passing that fails fails this script;
 #   5. real models shipped in PyPI packages, imported with #[onnx_model], against ONNX Runtime
 #      (tests/onnx-backend/real-models.toml; the README's table is rewritten with the results),
-#      then again with simplify = false;
+#      then again with simplify = false; the node suite and real models again with the graphs
+#      split into tiny submodules;
 #   6. the runner's --dir mode on a fixture of passing and deliberately failing tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +41,10 @@ done
 "$PY" scripts/fetch_real_models.py
 cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml --report README.md
+echo "== node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
+cargo run -q -p onnx-backend -- --data "$BACKEND_DATA" --suite node --part-nodes 2
+cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --part-nodes 5 \
+    --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
 echo "== real models again with simplify = false (the same outputs)"
 cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro --no-simplify \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml

@@ -156,6 +156,7 @@ fn measure(case: &str, smoke: bool) -> Result<(), String> {
         model: "model.onnx".into(),
         weights: WeightsMode::Embed,
         simplify: true,
+        partition: true,
         dump: None,
         name: format_ident!("Model"),
         vis: quote! { pub },

@@ -107,6 +107,18 @@ impl<'g> Emitter<'g> {
         self.depth -= 1;
     }
 
+    /// Starts a new submodule of a partitioned graph: constants used again become fields of
+    /// the submodule that uses them, since a part reads only its own fields.
+    pub fn start_part(&mut self) {
+        self.const_fields.clear();
+    }
+
+    /// The identifier a computed value is bound to (`None` before it is computed, and for
+    /// constants).
+    pub fn var(&self, id: ValueId) -> Option<proc_macro2::Ident> {
+        self.vars.get(&id).cloned()
+    }
+
     /// Whether anything (a node or a graph output) reads the value.
     pub fn is_used(&self, id: ValueId) -> bool {
         self.remaining_uses[id] > 0

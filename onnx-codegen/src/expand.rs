@@ -3,6 +3,7 @@
 
 use crate::error::{CodegenError, Result};
 use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
+use crate::partition::PART_NODES;
 use crate::names::snake_case;
 use crate::generate::{generate, write_files, BpkLocation, GenerateOptions, LoadStrategy};
 use crate::{prelude, weights};
@@ -26,6 +27,8 @@ pub struct Request {
     pub model: String,
     pub weights: WeightsMode,
     pub simplify: bool,
+    /// Split large graphs into `forward_part_N` methods.
+    pub partition: bool,
     /// Folder (relative to `manifest_dir`) for the generated `.rs`, `.bpk` and IR dump.
     pub dump: Option<String>,
     pub name: Ident,
@@ -106,10 +109,12 @@ fn weights_present(text: &str) -> bool {
 /// Everything of a request besides the model bytes that changes its expansion.
 fn request_options(req: &Request) -> String {
     format!(
-        "{}|{:?}|{}|{}|{}|{}|{}|{}",
+        "{}|{}|{:?}|{}|{}|{}|{}|{}|{}|{}",
         env!("CARGO_PKG_VERSION"),
+        env!("BURN_ONNX_GENERATOR_FINGERPRINT"),
         req.weights,
         req.simplify,
+        req.partition,
         req.name,
         req.vis,
         req.attrs,
@@ -122,7 +127,7 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path) -> Result<TokenS
     let bytes = bytes.to_vec();
     let custom: Vec<(String, String)> = req.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
     let graph = onnx_ir::import_with_custom_ops(&bytes, ImportOptions { simplify: req.simplify }, &custom)?;
-    let lowered = crate::model::lower_with_hooks(&graph, &req.hooks)?;
+    let lowered = crate::model::lower_with(&graph, &req.hooks, req.partition.then_some(PART_NODES))?;
     let stem = snake_case(&req.name.to_string());
     let packed = match req.weights {
         WeightsMode::None => None,
@@ -147,7 +152,7 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path) -> Result<TokenS
             WeightsMode::None => LoadStrategy::None,
         };
         let name = req.name.to_string();
-        let opts = GenerateOptions { name: &name, strategy, simplify: req.simplify, location: BpkLocation::Beside, out_dir: &dir, hooks: &req.hooks };
+        let opts = GenerateOptions { name: &name, strategy, simplify: req.simplify, partition: req.partition, location: BpkLocation::Beside, out_dir: &dir, hooks: &req.hooks };
         write_files(&generate(&bytes, &opts)?, &dir, true)?;
     }
     let module = format_ident!("__burn_onnx_{}", stem);

@@ -39,6 +39,8 @@ pub struct GenerateOptions<'a> {
     pub name: &'a str,
     pub strategy: LoadStrategy,
     pub simplify: bool,
+    /// Split large graphs into `forward_part_N` methods.
+    pub partition: bool,
     pub location: BpkLocation,
     /// The folder the files go to, as the user named it (used by `File` from the CLI).
     pub out_dir: &'a Path,
@@ -74,7 +76,7 @@ pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel> 
     let custom: Vec<(String, String)> = opts.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
     let raw = onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: false }, &custom)?;
     let graph = if opts.simplify { onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: true }, &custom)? } else { raw.clone() };
-    let lowered = crate::model::lower_with_hooks(&graph, opts.hooks)?;
+    let lowered = crate::model::lower_with(&graph, opts.hooks, opts.partition.then_some(crate::partition::PART_NODES))?;
     let stem = crate::snake_case(opts.name);
     let file = format!("{stem}.bpk");
     let has_weights = lowered.has_weights();

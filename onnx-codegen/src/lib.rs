@@ -10,6 +10,7 @@ pub mod model;
 mod modelgen;
 mod names;
 mod ops;
+pub mod partition;
 pub mod weights;
 
 pub use error::{CodegenError, Result};

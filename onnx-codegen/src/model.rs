@@ -4,6 +4,7 @@
 use crate::emitter::{scalar_type_tokens, tensor_type_tokens, Emitter, Field, Weight};
 use crate::error::Result;
 use crate::ops;
+use crate::partition::{emit_parts, Part, PART_NODES};
 use onnx_ir::Graph;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -16,16 +17,20 @@ pub struct Lowered {
     body: Vec<TokenStream>,
     output: TokenStream,
     output_ty: TokenStream,
+    /// Submodules of a partitioned graph (also fields of the model).
+    parts: Vec<Part>,
     /// Compile-time assertions (hook signatures).
     checks: Vec<TokenStream>,
 }
 
+/// Lowers a graph, split into parts of [`PART_NODES`] nodes when larger.
 pub fn lower(graph: &Graph) -> Result<Lowered> {
-    lower_with_hooks(graph, &[])
+    lower_with(graph, &[], Some(PART_NODES))
 }
 
-/// Lowers a graph whose custom nodes call the given user hooks.
-pub fn lower_with_hooks(graph: &Graph, hooks: &[crate::Hook]) -> Result<Lowered> {
+/// Lowers a graph whose custom nodes call the given user hooks; with `part_nodes`, a graph of
+/// more top-level nodes is split into submodules of that many (see [`crate::partition`]).
+pub fn lower_with(graph: &Graph, hooks: &[crate::Hook], part_nodes: Option<usize>) -> Result<Lowered> {
     let mut e = Emitter::new(graph, hooks);
     let mut inputs = vec![];
     let mut scalar_inputs = vec![];
@@ -43,7 +48,13 @@ pub fn lower_with_hooks(graph: &Graph, hooks: &[crate::Hook]) -> Result<Lowered>
             inputs.push((var, tensor_type_tokens(ty)));
         }
     }
-    let mut body = emit_nodes(&mut e, &graph.nodes)?;
+    let (mut body, parts) = match part_nodes {
+        Some(size) if graph.nodes.len() > size => {
+            let parts = emit_parts(&mut e, &graph.nodes, size)?;
+            (parts.forward, parts.parts)
+        }
+        _ => (emit_nodes(&mut e, &graph.nodes)?, vec![]),
+    };
     if e.needs_device || !scalar_inputs.is_empty() {
         let device = match &device_source {
             Some(var) => quote! { #var.device() },
@@ -73,7 +84,7 @@ pub fn lower_with_hooks(graph: &Graph, hooks: &[crate::Hook]) -> Result<Lowered>
         1 => (outputs.remove(0), output_types.remove(0)),
         _ => (quote! { (#(#outputs),*) }, quote! { (#(#output_types),*) }),
     };
-    Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, checks: e.checks })
+    Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, parts, checks: e.checks })
 }
 
 /// One `let` per node (a tuple pattern for several outputs; outputs nobody reads are `_`).
@@ -144,38 +155,33 @@ impl Lowered {
         !self.weights.is_empty()
     }
 
+
     /// The module struct and its impls. Paths assume `burn`, `burn_onnx`, `Tensor`, `Int`,
     /// `Bool` and `Device` are in scope (see [`crate::prelude`]).
     pub fn items(&self, spec: &StructSpec, source: &WeightsSource) -> TokenStream {
         let StructSpec { name, vis, attrs } = spec;
-        let field_names: Vec<_> = self.fields.iter().map(|f| &f.name).collect();
-        let field_types = self.fields.iter().map(|f| &f.ty);
-        let field_inits = self.fields.iter().map(|f| &f.init);
+        // The model's own fields, then one per part.
+        let part_types: Vec<Ident> = self.parts.iter().map(|p| p.type_name(name)).collect();
+        let own = self.fields.iter().map(|f| (f.name.clone(), f.ty.clone(), f.init.clone()));
+        let parts = self.parts.iter().zip(&part_types).map(|(p, t)| (p.field.clone(), quote! { #t }, quote! { #t::new(device) }));
+        let (definition, new) = module_struct(vis, name, own.chain(parts).collect());
+        let part_items = self.parts.iter().map(|p| p.items(name, vis));
         let (arg_names, arg_types): (Vec<_>, Vec<_>) = self.inputs.iter().cloned().unzip();
         let body = &self.body;
         let (output, output_ty) = (&self.output, &self.output_ty);
         let loading = loading_items(source, self.has_weights());
-        let device_arg = if self.fields.is_empty() { quote! { _device } } else { quote! { device } };
         let checks = &self.checks;
         quote! {
             #(#checks)*
 
             #attrs
-            #[derive(burn::module::Module, Debug)]
-            #vis struct #name {
-                #(pub #field_names: #field_types,)*
-            }
+            #definition
 
             // Not every constructor is used by every program.
             #[allow(dead_code)]
             impl #name {
                 /// Builds the module structure; parameters are uninitialised until weights load.
-                #[allow(unused_variables)]
-                pub fn new(#device_arg: &Device) -> Self {
-                    #[allow(unused_variables)]
-                    let device = #device_arg;
-                    Self { #(#field_names: #field_inits,)* }
-                }
+                #new
 
                 /// Loads the weights from a Burnpack (`.bpk`) file.
                 pub fn from_file(path: impl AsRef<std::path::Path>, device: &Device) -> Result<Self, burn_onnx::LoadError> {
@@ -195,8 +201,34 @@ impl Lowered {
                     #output
                 }
             }
+
+            #(#part_items)*
         }
     }
+}
+
+/// A `#[derive(Module, Debug)]` struct of `(name, type, initialiser)` fields, and its
+/// `new(device)` for the impl block.
+pub(crate) fn module_struct(vis: &TokenStream, name: &Ident, fields: Vec<(Ident, TokenStream, TokenStream)>) -> (TokenStream, TokenStream) {
+    let device_arg = if fields.is_empty() { quote! { _device } } else { quote! { device } };
+    let names = fields.iter().map(|f| &f.0);
+    let types = fields.iter().map(|f| &f.1);
+    let definition = quote! {
+        #[derive(burn::module::Module, Debug)]
+        #vis struct #name {
+            #(pub #names: #types,)*
+        }
+    };
+    let (names, inits) = (fields.iter().map(|f| &f.0), fields.iter().map(|f| &f.2));
+    let new = quote! {
+        #[allow(unused_variables)]
+        pub fn new(#device_arg: &Device) -> Self {
+            #[allow(unused_variables)]
+            let device = #device_arg;
+            Self { #(#names: #inits,)* }
+        }
+    };
+    (definition, new)
 }
 
 fn loading_items(source: &WeightsSource, has_weights: bool) -> TokenStream {

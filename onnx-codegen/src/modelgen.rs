@@ -79,7 +79,7 @@ impl ModelGen {
             let name = type_name(&stem);
             // In a build script the files live in OUT_DIR, under `out_dir`.
             let location = if script { BpkLocation::OutDir(self.out_dir.clone()) } else { BpkLocation::Beside };
-            let opts = GenerateOptions { name: &name, strategy: self.strategy, simplify: !self.no_simplify, location, out_dir: &self.out_dir, hooks: &[] };
+            let opts = GenerateOptions { name: &name, strategy: self.strategy, simplify: !self.no_simplify, partition: true, location, out_dir: &self.out_dir, hooks: &[] };
             let model = generate(&bytes, &opts)?;
             written.extend(write_files(&model, dir, self.development)?);
         }

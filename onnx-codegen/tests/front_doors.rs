@@ -25,7 +25,7 @@ fn items_text(file: syn::File) -> String {
 fn cli_or_modelgen(location: BpkLocation) -> String {
     let bytes = std::fs::read(model_path()).expect("digits model");
     let out = PathBuf::from("out");
-    let opts = GenerateOptions { name: "Digits", strategy: LoadStrategy::Embedded, simplify: true, location, out_dir: &out, hooks: &[] };
+    let opts = GenerateOptions { name: "Digits", strategy: LoadStrategy::Embedded, simplify: true, partition: true, location, out_dir: &out, hooks: &[] };
     let code = generate(&bytes, &opts).expect("generates").code;
     items_text(syn::parse_file(&code).expect("generated code parses"))
 }
@@ -37,6 +37,7 @@ fn digits_request(name: &str, simplify: bool) -> Request {
         model: "model/digits.onnx".into(),
         weights: WeightsMode::Embed,
         simplify,
+        partition: true,
         dump: None,
         name: Ident::new(name, Span::call_site()),
         vis: quote! { pub },

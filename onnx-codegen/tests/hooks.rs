@@ -1,7 +1,7 @@
 //! Nodes routed to user hooks: the call passes the node's inputs and attributes, and each hook
 //! gets a compile-time signature check whose message names the hook, node and types.
 
-use onnx_codegen::model::{lower_with_hooks, StructSpec, WeightsSource};
+use onnx_codegen::model::{lower_with, StructSpec, WeightsSource};
 use onnx_codegen::Hook;
 use onnx_ir::{import_with_custom_ops, ImportOptions};
 use proc_macro2::{Ident, Span};
@@ -23,7 +23,7 @@ fn hooked_nodes_call_the_hook_with_a_signature_check() {
         .collect();
     let custom: Vec<(String, String)> = hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
     let graph = import_with_custom_ops(&bytes, ImportOptions::default(), &custom).expect("imports with hooks");
-    let lowered = lower_with_hooks(&graph, &hooks).expect("lowers");
+    let lowered = lower_with(&graph, &hooks, None).expect("lowers");
     let name = Ident::new("Model", Span::call_site());
     let code = lowered.items(&StructSpec { name: &name, vis: quote! { pub }, attrs: quote! {} }, &WeightsSource::None).to_string();
     assert!(code.contains("let b = my_hook (a , & burn_onnx :: hook :: NodeAttributes (& [])) ;"), "{code}");

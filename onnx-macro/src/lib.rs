@@ -16,6 +16,7 @@ struct Args {
     model: LitStr,
     weights: WeightsMode,
     simplify: bool,
+    partition: bool,
     dump: Option<String>,
     hooks: Vec<Hook>,
 }
@@ -44,7 +45,7 @@ fn parse_hook(input: ParseStream) -> syn::Result<Hook> {
 impl Parse for Args {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let model: LitStr = input.parse().map_err(|e| syn::Error::new(e.span(), "expected the model path: #[onnx_model(\"path/to/model.onnx\")]"))?;
-        let mut args = Args { model, weights: WeightsMode::Embed, simplify: true, dump: None, hooks: vec![] };
+        let mut args = Args { model, weights: WeightsMode::Embed, simplify: true, partition: true, dump: None, hooks: vec![] };
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -63,10 +64,7 @@ impl Parse for Args {
                     };
                 }
                 "simplify" => args.simplify = input.parse::<LitBool>()?.value,
-                // Graphs are not partitioned yet, so both values generate the same code.
-                "partition" => {
-                    input.parse::<LitBool>()?;
-                }
+                "partition" => args.partition = input.parse::<LitBool>()?.value,
                 "dump" => args.dump = Some(input.parse::<LitStr>()?.value()),
                 "custom_ops" => {
                     let content;
@@ -104,6 +102,7 @@ fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
         model: args.model.value(),
         weights: args.weights,
         simplify: args.simplify,
+        partition: args.partition,
         dump: args.dump,
         name: item.ident.clone(),
         vis: quote::quote! { #vis },

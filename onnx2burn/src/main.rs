@@ -19,7 +19,7 @@ options:
   --embed-states     embed the weights in the binary (include_bytes of the .bpk beside the .rs);
                      by default Default::default() reads <out_dir>/<name>.bpk at run time
   --no-simplify      skip the IR simplification passes
-  --no-partition     do not split large graphs into submodules (graphs are not split yet)
+  --no-partition     keep forward in one function (large graphs are split into forward_part_N methods)
   --no-development   do not write the IR dumps
   -h, --help         this text
 ";
@@ -30,12 +30,13 @@ struct Args {
     name: Option<String>,
     embed: bool,
     simplify: bool,
+    partition: bool,
     development: bool,
 }
 
 fn parse() -> Result<Args, String> {
     let mut positional = vec![];
-    let mut args = Args { model: PathBuf::new(), out_dir: PathBuf::new(), name: None, embed: false, simplify: true, development: true };
+    let mut args = Args { model: PathBuf::new(), out_dir: PathBuf::new(), name: None, embed: false, simplify: true, partition: true, development: true };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -45,7 +46,7 @@ fn parse() -> Result<Args, String> {
             }
             "--embed-states" => args.embed = true,
             "--no-simplify" => args.simplify = false,
-            "--no-partition" => {}
+            "--no-partition" => args.partition = false,
             "--no-development" => args.development = false,
             "--name" => args.name = Some(it.next().ok_or("--name needs a value")?),
             flag if flag.starts_with('-') => return Err(format!("unknown option `{flag}` (see --help)")),
@@ -63,7 +64,7 @@ fn run(args: &Args) -> Result<(), String> {
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let name = args.name.clone().unwrap_or_else(|| type_name(&stem));
     let strategy = if args.embed { LoadStrategy::Embedded } else { LoadStrategy::File };
-    let opts = GenerateOptions { name: &name, strategy, simplify: args.simplify, location: BpkLocation::Beside, out_dir: &args.out_dir, hooks: &[] };
+    let opts = GenerateOptions { name: &name, strategy, simplify: args.simplify, partition: args.partition, location: BpkLocation::Beside, out_dir: &args.out_dir, hooks: &[] };
     let started = std::time::Instant::now();
     let model = generate(&bytes, &opts).map_err(|e| format!("{}: {e}", args.model.display()))?;
     if model.nodes > 300 {

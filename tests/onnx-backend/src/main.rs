@@ -40,6 +40,7 @@ struct Args {
     /// Import through `#[onnx_model]` rather than the code generator's output.
     via_macro: bool,
     simplify: bool,
+    part_nodes: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -48,6 +49,7 @@ fn parse_args() -> Result<Args, String> {
     let (mut suite, mut dir, mut filter, mut update, mut expectations) = (None, None, None, false, None);
     let mut tolerance = (1e-3, 1e-7);
     let (mut report, mut via_macro, mut simplify) = (None, false, true);
+    let mut part_nodes = onnx_codegen::partition::PART_NODES;
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -58,6 +60,7 @@ fn parse_args() -> Result<Args, String> {
             "--update" => update = true,
             "--macro" => via_macro = true,
             "--no-simplify" => simplify = false,
+            "--part-nodes" => part_nodes = it.next().and_then(|v| v.parse().ok()).filter(|&n| n > 0).ok_or("--part-nodes needs a positive number")?,
             "--expectations" => expectations = Some(it.next().map(PathBuf::from).ok_or("--expectations needs a path")?),
             "--report" => report = Some(it.next().map(PathBuf::from).ok_or("--report needs a path")?),
             "--rtol" => tolerance.0 = it.next().and_then(|v| v.parse().ok()).ok_or("--rtol needs a number")?,
@@ -70,6 +73,7 @@ fn parse_args() -> Result<Args, String> {
                 println!("    `{REPORT_START}` and `{REPORT_END}` lines if FILE has them)");
                 println!("  --macro: import each model with #[onnx_model] (as users do) instead of writing its code");
                 println!("  --no-simplify: skip the import-time optimisations (outputs must not change)");
+                println!("  --part-nodes N: split forward into methods of N top-level nodes (default {})", onnx_codegen::partition::PART_NODES);
                 println!("  SUITE: {} (default node)", SUITES.join(", "));
                 println!("  PATTERN: a substring of test names, or a glob with `*` (e.g. 'test_conv*')");
                 std::process::exit(0);
@@ -78,7 +82,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     if let Some(folder) = dir {
-        return Ok(Args { folder, suite: None, filter, update, expectations, tolerance, report, via_macro, simplify });
+        return Ok(Args { folder, suite: None, filter, update, expectations, tolerance, report, via_macro, simplify, part_nodes });
     }
     let suite = suite.unwrap_or_else(|| "node".into());
     if !SUITES.contains(&suite.as_str()) {
@@ -87,7 +91,7 @@ fn parse_args() -> Result<Args, String> {
     let data = data.ok_or("the test data folder is needed: --data <onnx/backend/test/data> (or ONNX_BACKEND_DATA), or --dir")?;
     let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
     let expectations = expectations.or(Some(here.join(file)));
-    Ok(Args { folder: data.join(&suite), suite: Some(suite), filter, update, expectations, tolerance, report, via_macro, simplify })
+    Ok(Args { folder: data.join(&suite), suite: Some(suite), filter, update, expectations, tolerance, report, via_macro, simplify, part_nodes })
 }
 
 fn matches(pattern: &str, name: &str) -> bool {
@@ -129,7 +133,7 @@ fn run() -> Result<i32, String> {
     if cases.is_empty() {
         return Err(format!("no tests in {} match", args.folder.display()));
     }
-    let suite = Suite { dir: target.join("onnx-backend-suite"), repo: repo.clone(), tolerance: args.tolerance, via_macro: args.via_macro, simplify: args.simplify };
+    let suite = Suite { dir: target.join("onnx-backend-suite"), repo: repo.clone(), tolerance: args.tolerance, via_macro: args.via_macro, simplify: args.simplify, part_nodes: args.part_nodes };
     suite.init()?;
 
     let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();

@@ -23,6 +23,8 @@ pub struct Suite {
     pub via_macro: bool,
     /// Run the import-time optimisations (`simplify = false` must give the same outputs).
     pub simplify: bool,
+    /// Top-level nodes per `forward_part_N` method (code generator mode only).
+    pub part_nodes: usize,
 }
 
 /// What importing one test produced: its module, and facts for the report.
@@ -51,7 +53,7 @@ impl Suite {
         let started = Instant::now();
         let attempt = std::panic::catch_unwind(|| -> Result<String, String> {
             let graph = import(&bytes, ImportOptions { simplify: self.simplify }).map_err(|e| CodegenError::from(e).to_string())?;
-            let lowered = onnx_codegen::model::lower(&graph).map_err(|e| e.to_string())?;
+            let lowered = onnx_codegen::model::lower_with(&graph, &[], Some(self.part_nodes)).map_err(|e| e.to_string())?;
             let run = self.run_fn(case, proto.graph.as_ref().ok_or("the model has no graph")?, &graph)?;
             let model = if self.via_macro {
                 // What users write; the import above only reports errors and times.
