@@ -71,7 +71,7 @@ OPS = [
     "Tanh", "LeakyRelu", "Softmax", "LogSoftmax", "MaxPool", "AveragePool",
     "GlobalAveragePool", "BatchNormalization", "Flatten", "Reshape",
     "Transpose", "Concat", "Constant", "Identity", "Dropout", "Clip",
-    "Squeeze", "Unsqueeze",
+    "Squeeze", "Unsqueeze", "Scan",
 ]
 
 ort.set_default_logger_severity(3)
@@ -687,6 +687,54 @@ def gen_Unsqueeze(v):
     ]
 
 
+def gen_Scan(v):
+    """A running sum carried as state, scanned forward over axis 0; and a reversed scan over
+    axis 1 whose two outputs are stacked along the last axis, one of them reversed. Scan-8
+    (batch axis, sequence_lens) is not supported: no case."""
+    if v < 9:
+        return []
+    f = TensorProto.FLOAT
+    vi = helper.make_tensor_value_info
+
+    def scan(suffix, x_shape, state_shape, step_shape, body_nodes, outputs, **attrs):
+        c = Case("Scan", v, suffix)
+        c.input("s0", state_shape)
+        c.input("x", x_shape)
+        body = helper.make_graph(
+            body_nodes,
+            "body",
+            [vi("s", f, state_shape), vi("x_t", f, step_shape)],
+            [vi(o, f, None) for o in ["s_next"] + outputs],
+        )
+        names = ["s_final"] + [f"y{k}" for k in range(len(outputs))]
+        c.node("Scan", ["s0", "x"], names, body=body, num_scan_inputs=1, **attrs)
+        for name in names:
+            c.output(name)
+        return c
+
+    running_sum = [helper.make_node("Add", ["s", "x_t"], ["s_next"]), helper.make_node("Identity", ["s_next"], ["sum_t"])]
+    reversed_products = [
+        helper.make_node("Add", ["s", "x_t"], ["s_next"]),
+        helper.make_node("Mul", ["x_t", "s_next"], ["prod_t"]),
+        helper.make_node("Neg", ["x_t"], ["neg_t"]),
+    ]
+    return [
+        scan("", (4, 3), (3,), (3,), running_sum, ["sum_t"]),
+        scan(
+            "reverse_axes",
+            (3, 5),
+            (3,),
+            (3,),
+            reversed_products,
+            ["prod_t", "neg_t"],
+            scan_input_axes=[1],
+            scan_input_directions=[1],
+            scan_output_axes=[-1, 0],
+            scan_output_directions=[1, 0],
+        ),
+    ]
+
+
 GENERATORS = {
     "Conv": gen_Conv,
     "Gemm": gen_Gemm,
@@ -715,6 +763,7 @@ GENERATORS = {
     "Clip": gen_Clip,
     "Squeeze": gen_Squeeze,
     "Unsqueeze": gen_Unsqueeze,
+    "Scan": gen_Scan,
 }
 
 

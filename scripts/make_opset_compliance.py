@@ -34,22 +34,14 @@ def ir_version_for(opset):
 
 
 def supported_ops():
-    ops = []
+    """{op: the since-versions SUPPORTED-OPS.md lists as supported}."""
+    ops = {}
     for line in (ROOT / "SUPPORTED-OPS.md").read_text().splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 2 and cells[1].startswith("yes"):
-            ops.append(cells[0].split(" ")[0])
+        if len(cells) == 2 and cells[1].startswith("yes ("):
+            listed = cells[1][len("yes ("):].split(")")[0]
+            ops[cells[0].split(" ")[0]] = [int(v) for v in listed.split(",")]
     return ops
-
-
-def since_versions():
-    out = {}
-    for line in (ROOT / "onnx-ir" / "onnx-ops.txt").read_text().splitlines():
-        if line.startswith("#"):
-            continue
-        name, versions = line.split("\t")[:2]
-        out[name] = [int(v) for v in versions.split(",")]
-    return out
 
 
 def candidates(op):
@@ -175,13 +167,12 @@ def write_if_changed(path, data):
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    versions = since_versions()
     lines = ["# op\tsince-version\tsource backend test (or why no model)"]
     written = set()
     extra = handmade()
-    for op in supported_ops():
+    for op, supported_versions in supported_ops().items():
         models = candidates(op)
-        for v in versions.get(op, []):
+        for v in supported_versions:
             source = None
             for name, model, test_dir in models:
                 m = None

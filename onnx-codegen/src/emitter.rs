@@ -40,18 +40,16 @@ pub struct Emitter<'g> {
     bound_at: HashMap<ValueId, usize>,
 }
 
-/// How many times each value is read, branches of If nodes included.
+/// How many times each value is read, subgraphs (If branches, Scan bodies) included.
 fn count_uses(nodes: &[onnx_ir::Node], uses: &mut [usize]) {
     for node in nodes {
         for &input in node.inputs.iter().flatten() {
             uses[input] += 1;
         }
-        if let onnx_ir::Op::If(c) = &node.op {
-            for branch in [&c.then_branch, &c.else_branch] {
-                count_uses(&branch.nodes, uses);
-                for &o in &branch.outputs {
-                    uses[o] += 1;
-                }
+        for branch in node.op.subgraphs() {
+            count_uses(&branch.nodes, uses);
+            for &o in &branch.outputs {
+                uses[o] += 1;
             }
         }
     }

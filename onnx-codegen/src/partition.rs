@@ -9,7 +9,7 @@
 use crate::emitter::{tensor_type_tokens, Emitter, Field, Weight};
 use crate::error::Result;
 use crate::model::{emit_nodes, module_struct};
-use onnx_ir::{Node, Op, ValueId};
+use onnx_ir::{Node, ValueId};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -62,7 +62,7 @@ pub struct Parts {
     pub parts: Vec<Part>,
 }
 
-/// Values the nodes read, inside If branches too, in first-use order.
+/// Values the nodes read, inside subgraphs too, in first-use order.
 fn reads(nodes: &[Node], out: &mut Vec<ValueId>) {
     for node in nodes {
         for &input in node.inputs.iter().flatten() {
@@ -70,13 +70,11 @@ fn reads(nodes: &[Node], out: &mut Vec<ValueId>) {
                 out.push(input);
             }
         }
-        if let Op::If(config) = &node.op {
-            for branch in [&config.then_branch, &config.else_branch] {
-                reads(&branch.nodes, out);
-                for &o in &branch.outputs {
-                    if !out.contains(&o) {
-                        out.push(o);
-                    }
+        for branch in node.op.subgraphs() {
+            reads(&branch.nodes, out);
+            for &o in &branch.outputs {
+                if !out.contains(&o) {
+                    out.push(o);
                 }
             }
         }

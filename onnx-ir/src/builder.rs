@@ -127,7 +127,7 @@ fn check_declared(inferred: &TensorType, output: &ValueInfoProto) -> Result<()> 
 /// One error listing every op without an implementation, with node counts.
 /// Ops the builder handles itself rather than through the registry.
 fn builder_op(node: &NodeProto) -> bool {
-    (node.domain.is_empty() || node.domain == "ai.onnx") && matches!(node.op_type.as_str(), "Constant" | "If")
+    (node.domain.is_empty() || node.domain == "ai.onnx") && matches!(node.op_type.as_str(), "Constant" | "If" | "Scan")
 }
 
 fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(String, String), usize>) {
@@ -247,11 +247,13 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// Builds one branch: its nodes go to a list of their own; names it defines are visible
-    /// only inside it (sibling branches may reuse them).
-    fn build_branch(&mut self, graph: &GraphProto, node: &str) -> Result<Branch> {
+    /// Builds one subgraph (an If branch, a Scan body): its nodes go to a list of their own;
+    /// names it defines, its formal inputs among them, are visible only inside it (sibling
+    /// branches may reuse them). Returns the subgraph and its formal inputs' values.
+    fn build_subgraph(&mut self, graph: &GraphProto, node: &str, op: &str, formal: Vec<(String, TensorType)>) -> Result<(Branch, Vec<ValueId>)> {
         let saved_names = self.names.clone();
         let saved_nodes = std::mem::take(&mut self.graph.nodes);
+        let formal_ids: Vec<ValueId> = formal.into_iter().map(|(name, ty)| self.add_value(name, ty, None)).collect();
         let result = (|| {
             for init in &graph.initializer {
                 let data = TensorData::from_proto(init)?;
@@ -263,12 +265,76 @@ impl Builder<'_> {
             graph
                 .output
                 .iter()
-                .map(|o| self.names.get(&o.name).copied().ok_or_else(|| Error::Node { node: node.to_string(), op: "If".into(), message: format!("branch output `{}` is not produced", o.name) }))
+                .map(|o| self.names.get(&o.name).copied().ok_or_else(|| Error::Node { node: node.to_string(), op: op.into(), message: format!("subgraph output `{}` is not produced", o.name) }))
                 .collect::<Result<Vec<_>>>()
         })();
         let nodes = std::mem::replace(&mut self.graph.nodes, saved_nodes);
         self.names = saved_names;
-        Ok(Branch { nodes, outputs: result?, untyped: None })
+        Ok((Branch { nodes, outputs: result?, untyped: None }, formal_ids))
+    }
+
+    fn build_branch(&mut self, graph: &GraphProto, node: &str) -> Result<Branch> {
+        Ok(self.build_subgraph(graph, node, "If", vec![])?.0)
+    }
+
+    /// Scan (opset 9 on): the body is typed from the initial states and one slice of each
+    /// scan input (the body's declared input types are often missing); scan outputs gain the
+    /// iterated dim at their axis.
+    fn add_scan_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
+        let fail = |message: &str| Error::Node { node: name.clone(), op: "Scan".into(), message: message.to_string() };
+        if self.graph.opset < 9 {
+            return Err(fail("Scan-8 (a batch axis and sequence_lens) is not supported; Scan from opset 9 is"));
+        }
+        let attrs = Attributes::new(&node.attribute, &name, "Scan");
+        let body_graph = node.attribute.iter().find(|a| a.name == "body").and_then(|a| a.g.as_deref()).ok_or_else(|| fail("the body is required"))?;
+        let inputs: Vec<ValueId> = inputs.into_iter().collect::<Option<_>>().ok_or_else(|| fail("no input may be omitted"))?;
+        let num_scan = usize::try_from(attrs.int("num_scan_inputs")?.ok_or_else(|| fail("num_scan_inputs is required"))?).unwrap_or(0);
+        if num_scan == 0 || num_scan > inputs.len() {
+            return Err(fail(&format!("num_scan_inputs must be in 1..={}", inputs.len())));
+        }
+        let num_states = inputs.len() - num_scan;
+        let types: Vec<TensorType> = inputs.iter().map(|&id| self.graph.values[id].ty.clone()).collect();
+        let axes = |attr: &str, ranks: &[usize]| -> Result<Vec<usize>> {
+            let given = attrs.ints(attr)?.unwrap_or_else(|| vec![0; ranks.len()]);
+            if given.len() != ranks.len() {
+                return Err(fail(&format!("{attr} has {} entries for {} values", given.len(), ranks.len())));
+            }
+            given.iter().zip(ranks).map(|(&a, &rank)| crate::ops::common::normalize_axis(a, rank).map_err(|m| fail(&format!("{attr}: {m}")))).collect()
+        };
+        let directions = |attr: &str, count: usize| -> Result<Vec<bool>> { Ok(attrs.ints(attr)?.unwrap_or_else(|| vec![0; count]).iter().map(|&d| d != 0).collect()) };
+        let scanned = &types[num_states..];
+        let input_axes = axes("scan_input_axes", &scanned.iter().map(TensorType::rank).collect::<Vec<_>>())?;
+        let input_reverse = directions("scan_input_directions", num_scan)?;
+        let length = scanned.first().zip(input_axes.first()).map_or(Dim::Unknown, |(t, &a)| t.shape[a].clone());
+        let slice = |t: &TensorType, axis: usize| TensorType::new(t.dtype, t.shape.iter().enumerate().filter(|&(d, _)| d != axis).map(|(_, dim)| dim.clone()).collect());
+        let formal_types = types[..num_states].iter().cloned().chain(scanned.iter().zip(&input_axes).map(|(t, &a)| slice(t, a)));
+        if body_graph.input.len() != inputs.len() {
+            return Err(fail(&format!("the body has {} inputs for {} Scan inputs", body_graph.input.len(), inputs.len())));
+        }
+        let formal = body_graph.input.iter().map(|i| i.name.clone()).zip(formal_types).collect();
+        let (body, body_inputs) = self.build_subgraph(body_graph, &name, "Scan", formal)?;
+        if body.outputs.len() < num_states || body.outputs.len() != node.output.len() {
+            return Err(fail(&format!("the body has {} outputs for {num_states} states and {} Scan outputs", body.outputs.len(), node.output.len())));
+        }
+        let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| self.graph.values[o].ty.clone()).collect();
+        for (initial, updated) in types.iter().zip(&out_types).take(num_states) {
+            if initial.dtype != updated.dtype || initial.rank() != updated.rank() {
+                return Err(fail(&format!("a state enters the body as {initial} and leaves it as {updated}")));
+            }
+        }
+        let per_step = &out_types[num_states..];
+        let output_axes = axes("scan_output_axes", &per_step.iter().map(|t| t.rank() + 1).collect::<Vec<_>>())?;
+        let output_reverse = directions("scan_output_directions", per_step.len())?;
+        let stacked = per_step.iter().zip(&output_axes).map(|(t, &a)| {
+            let mut shape = t.shape.clone();
+            shape.insert(a, length.clone());
+            TensorType::new(t.dtype, shape)
+        });
+        let result_types: Vec<TensorType> = types[..num_states].iter().cloned().chain(stacked).collect();
+        let outputs = node.output.iter().zip(result_types).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
+        let config = crate::ops::ScanConfig { body, body_inputs, num_states, input_axes, input_reverse, output_axes, output_reverse };
+        self.graph.nodes.push(Node { name, op: crate::ops::Op::Scan(Box::new(config)), inputs: inputs.into_iter().map(Some).collect(), outputs });
+        Ok(())
     }
 
     fn add_if_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
@@ -349,6 +415,9 @@ impl Builder<'_> {
         }
         if node.op_type == "If" && (node.domain.is_empty() || node.domain == "ai.onnx") {
             return self.add_if_node(node, name, inputs);
+        }
+        if node.op_type == "Scan" && (node.domain.is_empty() || node.domain == "ai.onnx") {
+            return self.add_scan_node(node, name, inputs);
         }
         let parser = registry::lookup(&node.domain, &node.op_type).ok_or_else(|| Error::Node {
             node: name.clone(),

@@ -289,3 +289,38 @@ fn shape_arithmetic_is_folded_into_a_static_reshape() {
     assert_eq!(graph.nodes[0].op, Op::Reshape { shape: vec![2, -1] });
     assert_eq!(dims(&graph.values[graph.outputs[0]].ty), vec![Some(2), Some(12)]);
 }
+
+fn scan_node(body_nodes: Vec<NodeProto>, body_outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
+    let body = GraphProto {
+        node: body_nodes,
+        input: vec![input("s", &[3]), input("x_t", &[3])],
+        output: body_outputs.iter().map(|o| ValueInfoProto { name: o.to_string(), ..Default::default() }).collect(),
+        ..Default::default()
+    };
+    let mut attribute = vec![AttributeProto { name: "body".into(), r#type: attribute_type::GRAPH, g: Some(Box::new(body)), ..Default::default() }, attr_int("num_scan_inputs", 1)];
+    attribute.extend(attrs);
+    NodeProto { op_type: "Scan".into(), name: "Scan_node".into(), input: vec!["s0".into(), "x".into()], output: vec!["s_final".into(), "y".into()], attribute, ..Default::default() }
+}
+
+#[test]
+fn scan_outputs_stack_the_iterations_along_their_axis() {
+    let body = vec![node("Add", &["s", "x_t"], &["s_next"], vec![]), node("Relu", &["s_next"], &["y_t"], vec![])];
+    let scan = scan_node(body, &["s_next", "y_t"], vec![attr_ints("scan_input_axes", &[-1]), attr_ints("scan_output_axes", &[-1])]);
+    let graph = import(&model(11, vec![scan], vec![input("s0", &[3]), input("x", &[3, 5])], vec![]), ImportOptions::default()).expect("imports");
+    let Op::Scan(config) = &graph.nodes[0].op else { panic!("expected Scan, got {:?}", graph.nodes[0].op) };
+    assert_eq!((config.input_axes.clone(), config.output_axes.clone()), (vec![1], vec![1]));
+    let types: Vec<String> = graph.nodes[0].outputs.iter().map(|&o| graph.values[o].ty.to_string()).collect();
+    assert_eq!(types, ["f32[3]", "f32[3, 5]"]);
+}
+
+#[test]
+fn scan_8_and_a_state_changing_rank_are_errors() {
+    let body = vec![node("Add", &["s", "x_t"], &["s_next"], vec![]), node("Relu", &["s_next"], &["y_t"], vec![])];
+    let scan = scan_node(body, &["s_next", "y_t"], vec![]);
+    let err = import(&model(8, vec![scan], vec![input("s0", &[3]), input("x", &[4, 3])], vec![]), ImportOptions::default()).expect_err("Scan-8");
+    assert!(err.to_string().contains("Scan-8"), "{err}");
+    let grows = vec![node("Unsqueeze", &["s"], &["s_next"], vec![attr_ints("axes", &[0])]), node("Relu", &["x_t"], &["y_t"], vec![])];
+    let scan = scan_node(grows, &["s_next", "y_t"], vec![]);
+    let err = import(&model(11, vec![scan], vec![input("s0", &[3]), input("x", &[4, 3])], vec![]), ImportOptions::default()).expect_err("state rank");
+    assert!(err.to_string().contains("a state enters the body as f32[3] and leaves it as f32[1, 3]"), "{err}");
+}

@@ -110,6 +110,8 @@ pub enum Op {
     /// `If`: one branch runs, chosen by a boolean scalar; each branch's nodes read values of
     /// the enclosing graph and produce the If's outputs.
     If(Box<IfConfig>),
+    /// `Scan` (opset 9 on): the body runs once per slice of the scan inputs, carrying states.
+    Scan(Box<ScanConfig>),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten { axis: usize },
     /// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
@@ -169,6 +171,42 @@ pub struct NodeCtx<'a> {
 pub struct IfConfig {
     pub then_branch: Branch,
     pub else_branch: Branch,
+}
+
+/// `Scan`: inputs are the initial states then the scan inputs; outputs the final states then
+/// the scan outputs, each the body's per-iteration value stacked along its axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanConfig {
+    pub body: Branch,
+    /// The body's formal inputs: one per state, then one slice per scan input.
+    pub body_inputs: Vec<crate::graph::ValueId>,
+    pub num_states: usize,
+    /// Per scan input: the axis iterated over (normalised) and whether backwards.
+    pub input_axes: Vec<usize>,
+    pub input_reverse: Vec<bool>,
+    /// Per scan output: the axis the slices are stacked along (normalised) and whether the
+    /// last iteration's slice comes first.
+    pub output_axes: Vec<usize>,
+    pub output_reverse: Vec<bool>,
+}
+
+impl Op {
+    /// Subgraphs whose nodes read values of the enclosing graph (If branches, Scan bodies).
+    pub fn subgraphs(&self) -> Vec<&Branch> {
+        match self {
+            Op::If(c) => vec![&c.then_branch, &c.else_branch],
+            Op::Scan(c) => vec![&c.body],
+            _ => vec![],
+        }
+    }
+
+    pub fn subgraphs_mut(&mut self) -> Vec<&mut Branch> {
+        match self {
+            Op::If(c) => vec![&mut c.then_branch, &mut c.else_branch],
+            Op::Scan(c) => vec![&mut c.body],
+            _ => vec![],
+        }
+    }
 }
 
 /// A subgraph's nodes (in execution order) and its outputs, as values of the whole model.
@@ -297,7 +335,7 @@ impl Op {
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::Custom(c) => Ok(c.outputs.clone()),
             // Built by the graph builder, which knows the branches' output types.
-            Op::If(_) => Err("If is typed from its branches".into()),
+            Op::If(_) | Op::Scan(_) => Err("If and Scan are typed from their subgraphs".into()),
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),

@@ -39,8 +39,7 @@ pub fn remove_identity(graph: &mut Graph) {
 }
 
 fn rewire_branches(node: &mut crate::graph::Node, alias: &HashMap<ValueId, ValueId>) {
-    let Op::If(config) = &mut node.op else { return };
-    for branch in [&mut config.then_branch, &mut config.else_branch] {
+    for branch in node.op.subgraphs_mut() {
         for inner in branch.nodes.iter_mut() {
             for input in inner.inputs.iter_mut().flatten() {
                 *input = *alias.get(input).unwrap_or(input);

@@ -1,0 +1,1 @@
+Bs_finalJÓC¬¿umÚ¾vQn¿
