@@ -71,7 +71,7 @@ OPS = [
     "Tanh", "LeakyRelu", "Softmax", "LogSoftmax", "MaxPool", "AveragePool",
     "GlobalAveragePool", "BatchNormalization", "Flatten", "Reshape",
     "Transpose", "Concat", "Constant", "Identity", "Dropout", "Clip",
-    "Squeeze", "Unsqueeze", "Scan",
+    "Squeeze", "Unsqueeze", "Scan", "Loop",
 ]
 
 ort.set_default_logger_severity(3)
@@ -735,6 +735,55 @@ def gen_Scan(v):
     ]
 
 
+def gen_Loop(v):
+    """A trip count of 4 with the condition omitted: a carried sum and a scan output using the
+    iteration number; and a condition-driven loop (no trip count) over a rank-0 counter.
+    Loop-1 (opset 1 bodies) has no case."""
+    if v < 11:
+        return []
+    f, b, i64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
+    vi = helper.make_tensor_value_info
+    c1 = Case("Loop", v, "trip_count")
+    c1.input("x", (3,))
+    c1.ints("m", 4)
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond"], ["cond_out"]),
+            helper.make_node("Add", ["s", "x"], ["s_next"]),
+            helper.make_node("Cast", ["i"], ["i_f"], to=f),
+            helper.make_node("Mul", ["s_next", "i_f"], ["y_t"]),
+        ],
+        "body",
+        [vi("i", i64, []), vi("cond", b, []), vi("s", f, [3])],
+        [vi("cond_out", b, []), vi("s_next", f, [3]), vi("y_t", f, [3])],
+    )
+    c1.init("s0", np.zeros(3, np.float32))
+    c1.node("Loop", ["m", "", "s0"], ["s_final", "ys"], body=body).output("s_final").output("ys")
+
+    c2 = Case("Loop", v, "condition")
+    c2.init("c0", np.array(0.5, np.float32))
+    c2.init("go", np.array(True))
+    c2.init("step", np.array(1.5, np.float32))
+    c2.init("limit", np.array(7.0, np.float32))
+    c2.ints("shape1", [1])
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["c", "step"], ["c_next"]),
+            helper.make_node("Less", ["c_next", "limit"], ["cond_out"]),
+            helper.make_node("Neg", ["c_next"], ["neg"]),
+            # Rank 1: onnx's reference evaluator stacks rank-0 scan outputs as [n, 1], ORT as
+            # [n] (the backend's Range tests cover rank 0).
+            helper.make_node("Reshape", ["neg", "shape1"], ["y_t"]),
+        ],
+        "body",
+        [vi("i", i64, []), vi("cond", b, []), vi("c", f, [])],
+        [vi("cond_out", b, []), vi("c_next", f, []), vi("y_t", f, [1])],
+    )
+    c2.input("unused", (1,))
+    c2.node("Loop", ["", "go", "c0"], ["c_final", "ys"], body=body).output("c_final").output("ys")
+    return [c1, c2]
+
+
 GENERATORS = {
     "Conv": gen_Conv,
     "Gemm": gen_Gemm,
@@ -764,6 +813,7 @@ GENERATORS = {
     "Squeeze": gen_Squeeze,
     "Unsqueeze": gen_Unsqueeze,
     "Scan": gen_Scan,
+    "Loop": gen_Loop,
 }
 
 

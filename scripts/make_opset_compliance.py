@@ -50,7 +50,9 @@ def candidates(op):
         if "expanded" in d.name:
             continue
         model = onnx.load(d / "model.onnx")
-        if len(model.graph.node) == 1 and model.graph.node[0].op_type == op and model.graph.node[0].domain in ("", "ai.onnx"):
+        # Tensors only: sequence and optional values (Loop's seq tests) are not represented.
+        tensors_only = all(v.type.HasField("tensor_type") for v in list(model.graph.input) + list(model.graph.output))
+        if tensors_only and len(model.graph.node) == 1 and model.graph.node[0].op_type == op and model.graph.node[0].domain in ("", "ai.onnx"):
             found.append((d.name, model, d))
     return found
 
@@ -62,7 +64,8 @@ def input_values(model, test_dir):
     graph_inputs = [i.name for i in model.graph.input if i.name not in inits]
     for k, name in enumerate(graph_inputs):
         path = test_dir / "test_data_set_0" / f"input_{k}.pb"
-        if path.exists():
+        if path.exists() and model.graph.input[k].type.HasField("tensor_type"):
+            # Sequence and optional inputs (Loop's seq tests) are not tensors: left out.
             values[name] = numpy_helper.to_array(onnx.load_tensor(str(path)))
     return values
 

@@ -127,7 +127,7 @@ fn check_declared(inferred: &TensorType, output: &ValueInfoProto) -> Result<()> 
 /// One error listing every op without an implementation, with node counts.
 /// Ops the builder handles itself rather than through the registry.
 fn builder_op(node: &NodeProto) -> bool {
-    (node.domain.is_empty() || node.domain == "ai.onnx") && matches!(node.op_type.as_str(), "Constant" | "If" | "Scan")
+    (node.domain.is_empty() || node.domain == "ai.onnx") && matches!(node.op_type.as_str(), "Constant" | "If" | "Scan" | "Loop")
 }
 
 fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(String, String), usize>) {
@@ -277,6 +277,41 @@ impl Builder<'_> {
         Ok(self.build_subgraph(graph, node, "If", vec![])?.0)
     }
 
+    /// Loop: the body is typed from the iteration number (i64), the condition (bool) and the
+    /// initial carried values; each carried value must keep its dtype and rank.
+    fn add_loop_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
+        let fail = |message: &str| Error::Node { node: name.clone(), op: "Loop".into(), message: message.to_string() };
+        let body_graph = node.attribute.iter().find(|a| a.name == "body").and_then(|a| a.g.as_deref()).ok_or_else(|| fail("the body is required"))?;
+        let initial: Vec<ValueId> = inputs.iter().skip(2).copied().collect::<Option<_>>().ok_or_else(|| fail("no carried value may be omitted"))?;
+        let scalar = |dtype| TensorType::new(dtype, vec![]);
+        let types: Vec<TensorType> = initial.iter().map(|&id| self.graph.values[id].ty.clone()).collect();
+        if body_graph.input.len() != 2 + initial.len() {
+            return Err(fail(&format!("the body has {} inputs for 2 + {} carried values", body_graph.input.len(), initial.len())));
+        }
+        let formal_types = [scalar(DType::I64), scalar(DType::Bool)].into_iter().chain(types.iter().cloned());
+        let formal = body_graph.input.iter().map(|i| i.name.clone()).zip(formal_types).collect();
+        let (body, body_inputs) = self.build_subgraph(body_graph, &name, "Loop", formal)?;
+        let carried = initial.len();
+        if body.outputs.len() < 1 + carried || body.outputs.len() - 1 != node.output.len() {
+            return Err(fail(&format!("the body has {} outputs for the condition, {carried} carried values and {} Loop outputs", body.outputs.len(), node.output.len())));
+        }
+        let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| self.graph.values[o].ty.clone()).collect();
+        if out_types[0].dtype != DType::Bool || out_types[0].rank() != 0 {
+            return Err(fail(&format!("the body's condition output must be a bool scalar, got {}", out_types[0])));
+        }
+        for (initial, updated) in types.iter().zip(&out_types[1..]) {
+            if initial.dtype != updated.dtype || initial.rank() != updated.rank() {
+                return Err(fail(&format!("a carried value enters the body as {initial} and leaves it as {updated}")));
+            }
+        }
+        let stacked = out_types[1 + carried..].iter().map(|t| TensorType::new(t.dtype, std::iter::once(Dim::Unknown).chain(t.shape.iter().cloned()).collect()));
+        let result_types: Vec<TensorType> = types.into_iter().chain(stacked).collect();
+        let outputs = node.output.iter().zip(result_types).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
+        let config = crate::ops::LoopConfig { body, body_inputs };
+        self.graph.nodes.push(Node { name, op: crate::ops::Op::Loop(Box::new(config)), inputs, outputs });
+        Ok(())
+    }
+
     /// Scan (opset 9 on): the body is typed from the initial states and one slice of each
     /// scan input (the body's declared input types are often missing); scan outputs gain the
     /// iterated dim at their axis.
@@ -418,6 +453,9 @@ impl Builder<'_> {
         }
         if node.op_type == "Scan" && (node.domain.is_empty() || node.domain == "ai.onnx") {
             return self.add_scan_node(node, name, inputs);
+        }
+        if node.op_type == "Loop" && (node.domain.is_empty() || node.domain == "ai.onnx") {
+            return self.add_loop_node(node, name, inputs);
         }
         let parser = registry::lookup(&node.domain, &node.op_type).ok_or_else(|| Error::Node {
             node: name.clone(),

@@ -324,3 +324,33 @@ fn scan_8_and_a_state_changing_rank_are_errors() {
     let err = import(&model(11, vec![scan], vec![input("s0", &[3]), input("x", &[4, 3])], vec![]), ImportOptions::default()).expect_err("state rank");
     assert!(err.to_string().contains("a state enters the body as f32[3] and leaves it as f32[1, 3]"), "{err}");
 }
+
+#[test]
+fn loop_carried_values_keep_their_rank_and_scan_outputs_gain_an_axis() {
+    let vi = |name: &str, elem: i32| ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto { tensor_type: Some(TypeProtoTensor { elem_type: elem, shape: None }), ..Default::default() }),
+        ..Default::default()
+    };
+    let body = |nodes: Vec<NodeProto>| GraphProto {
+        node: nodes,
+        input: vec![vi("i", 7), vi("cond", 9), vi("s", 1)],
+        output: vec![vi("cond", 9), vi("s_next", 1), vi("y_t", 1)],
+        ..Default::default()
+    };
+    let loop_node = |nodes| NodeProto {
+        op_type: "Loop".into(),
+        name: "Loop_node".into(),
+        input: vec!["m".into(), String::new(), "s0".into()],
+        output: vec!["s_final".into(), "ys".into()],
+        attribute: vec![AttributeProto { name: "body".into(), r#type: attribute_type::GRAPH, g: Some(Box::new(body(nodes))), ..Default::default() }],
+        ..Default::default()
+    };
+    let ok = vec![node("Relu", &["s"], &["s_next"], vec![]), node("Sigmoid", &["s_next"], &["y_t"], vec![])];
+    let graph = import(&model(13, vec![loop_node(ok)], vec![input("s0", &[2, 3])], vec![ints_init("m", &[4])]), ImportOptions::default()).expect("imports");
+    let types: Vec<String> = graph.nodes[0].outputs.iter().map(|&o| graph.values[o].ty.to_string()).collect();
+    assert_eq!(types, ["f32[2, 3]", "f32[?, 2, 3]"]);
+    let grows = vec![node("Unsqueeze", &["s"], &["s_next"], vec![attr_ints("axes", &[0])]), node("Sigmoid", &["s"], &["y_t"], vec![])];
+    let err = import(&model(11, vec![loop_node(grows)], vec![input("s0", &[2, 3])], vec![ints_init("m", &[4])]), ImportOptions::default()).expect_err("rank changes");
+    assert!(err.to_string().contains("a carried value enters the body as f32[2, 3] and leaves it as f32[1, 2, 3]"), "{err}");
+}

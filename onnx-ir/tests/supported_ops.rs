@@ -15,7 +15,6 @@ fn reason(op: &str) -> &'static str {
         }
         _ if op.starts_with("String") || ["RegexFullMatch", "TfIdfVectorizer"].contains(&op) => "Burn has no string tensors",
         _ if op.starts_with("Random") || ["Bernoulli", "Multinomial"].contains(&op) => "random ops are not implemented yet",
-        "Loop" => "looping control flow is not implemented yet",
         "LSTM" | "GRU" | "RNN" => "recurrent layers are not implemented yet",
         "ImageDecoder" => "image decoding is out of scope for generated tensor code",
         _ => "not implemented yet",
@@ -31,8 +30,8 @@ fn render(ops_list: &str) -> String {
         let (op, versions) = (fields.next().unwrap_or(""), fields.next().unwrap_or(""));
         let deprecated = fields.next() == Some("deprecated");
         total += 1;
-        // Constant, If and Scan are built by the graph builder itself.
-        let known = ["Constant", "If", "Scan"].contains(&op) || registry::lookup("", op).is_some();
+        // Constant, If, Scan and Loop are built by the graph builder itself.
+        let known = ["Constant", "If", "Scan", "Loop"].contains(&op) || registry::lookup("", op).is_some();
         supported += usize::from(known);
         let status = match (known, op) {
             // Scan-8's batch axis and sequence_lens are not handled; Scan from 9 is.
@@ -50,7 +49,7 @@ fn render(ops_list: &str) -> String {
          {supported} of the {total} operators of the default domain have an implementation; the \
          versions listed are the op's since-versions, each of which the parser handles (attribute/input \
          migrations, changed defaults). Tests per version: `tests/models` has a model for every \
-         since-version of the first 27 ops (Conv, Gemm, ... Unsqueeze) and of Scan from 9; for the others, the official \
+         since-version of the first 27 ops (Conv, Gemm, ... Unsqueeze), of Scan from 9 and of Loop from 11; for the others, the official \
          backend cases in `tests/onnx-backend/expectations.toml` cover the versions they use.\n\n\
          | operator | supported (since-versions) |\n|---|---|\n{rows}"
     )

@@ -2,8 +2,8 @@ use crate::emitter::Emitter;
 use crate::error::Result;
 use crate::model::emit_nodes;
 use crate::emitter::lit;
-use onnx_ir::ops::{Branch, IfConfig, ScanConfig};
-use onnx_ir::Node;
+use onnx_ir::ops::{Branch, IfConfig, LoopConfig, ScanConfig};
+use onnx_ir::{Node, ValueId};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
@@ -29,9 +29,62 @@ pub fn if_(e: &mut Emitter, node: &Node, c: &IfConfig) -> Result<TokenStream> {
     Ok(quote! { if #condition.into_scalar::<bool>() #then_block else #else_block })
 }
 
-/// Scan: a Rust `for` over the iterated length. States are carried in a tuple; each
-/// iteration binds the body's inputs (the states, one slice per scan input), runs the body and
-/// collects the scan outputs, stacked along their axes at the end.
+/// The values a loop carries from one iteration to the next, as a tuple: moved into the
+/// body's inputs at the top of each iteration, rebuilt from its outputs at the bottom.
+struct Carried {
+    declare: TokenStream,
+    take: TokenStream,
+    put: TokenStream,
+    finish: TokenStream,
+    finals: Vec<Ident>,
+}
+
+fn carried(e: &mut Emitter, initial: &[TokenStream], patterns: &[TokenStream], updated: &[TokenStream]) -> Carried {
+    if initial.is_empty() {
+        return Carried { declare: quote! {}, take: quote! {}, put: quote! {}, finish: quote! {}, finals: vec![] };
+    }
+    let var = e.names.fresh("carried");
+    let finals: Vec<Ident> = (0..initial.len()).map(|k| e.names.fresh(&format!("carried_{k}"))).collect();
+    Carried {
+        declare: quote! { let mut #var = (#(#initial,)*); },
+        take: quote! { let (#(#patterns,)*) = #var; },
+        put: quote! { #var = (#(#updated,)*); },
+        finish: quote! { let (#(#finals,)*) = #var; },
+        finals,
+    }
+}
+
+/// The iterations' values of one scan output joined along `axis` (in reverse order if
+/// asked). Rank-0 values are one-element tensors: they are concatenated instead.
+fn joined(e: &Emitter, steps: &Ident, per_step: ValueId, axis: usize, reverse: bool) -> TokenStream {
+    let reverse = reverse.then(|| quote! { #steps.reverse(); });
+    let join = if e.rank(per_step) == 0 {
+        quote! { Tensor::cat(#steps, 0) }
+    } else {
+        let (rank, axis) = (lit(e.rank(per_step) + 1), lit(axis));
+        quote! { Tensor::stack::<#rank>(#steps, #axis) }
+    };
+    quote! {{ let mut #steps = #steps; #reverse #join }}
+}
+
+/// The final carried values and the joined scan outputs, as the node's value.
+fn loop_result(finals: &[Ident], scan_outputs: Vec<TokenStream>) -> TokenStream {
+    let mut results: Vec<TokenStream> = finals.iter().map(|f| quote! { #f }).chain(scan_outputs).collect();
+    if results.len() == 1 { results.remove(0) } else { quote! { (#(#results),*) } }
+}
+
+/// A pattern binding a body input, or `_` when the body never reads it.
+fn bind_or_ignore(e: &mut Emitter, id: ValueId) -> TokenStream {
+    if e.is_used(id) {
+        let var = e.bind(id);
+        quote! { #var }
+    } else {
+        quote! { _ }
+    }
+}
+
+/// Scan: a Rust `for` over the iterated length. Each iteration binds the body's inputs (the
+/// states, one slice per scan input), runs the body and collects the scan outputs.
 pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream> {
     let states = c.num_states;
     let initial = (0..states).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
@@ -45,11 +98,11 @@ pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream>
     }
     let first_axis = lit(c.input_axes.first().copied().unwrap_or(0));
     // Fresh names, so that no value of the body can shadow the loop's own.
-    let (length, step, carried) = (e.names.fresh("length"), e.names.fresh("step"), e.names.fresh("carried"));
+    let (length, step) = (e.names.fresh("length"), e.names.fresh("step"));
     let first_sequence = sequences.first().map(|(v, _)| v.clone()).ok_or_else(|| e.error("Scan needs a scan input"))?;
 
     e.enter_branch();
-    let state_patterns: Vec<TokenStream> = c.body_inputs[..states].iter().map(|&id| bind_or_ignore(e, id)).collect();
+    let patterns: Vec<TokenStream> = c.body_inputs[..states].iter().map(|&id| bind_or_ignore(e, id)).collect();
     let mut slices = vec![];
     for (k, (sequence, rank)) in sequences.iter().enumerate() {
         let id = c.body_inputs[states + k];
@@ -70,56 +123,88 @@ pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream>
     let outputs = c.body.outputs.iter().map(|&o| e.use_value(o)).collect::<Result<Vec<_>>>();
     e.leave_branch();
     let (body, outputs) = (body?, outputs?);
-    let (new_states, step_values) = outputs.split_at(states);
+    let (updated, step_values) = outputs.split_at(states);
 
+    let carry = carried(e, &initial, &patterns, updated);
     let collected: Vec<Ident> = (0..step_values.len()).map(|k| e.names.fresh(&format!("scan_steps_{k}"))).collect();
-    let finals: Vec<Ident> = (0..states).map(|k| e.names.fresh(&format!("scan_state_{k}"))).collect();
-    let stacked = c.body.outputs[states..].iter().zip(&collected).enumerate().map(|(k, (&o, steps))| {
-        let reverse = c.output_reverse[k].then(|| quote! { #steps.reverse(); });
-        let axis = lit(c.output_axes[k]);
-        let joined = if e.rank(o) == 0 {
-            quote! { Tensor::cat(#steps, 0) }
-        } else {
-            let rank = lit(e.rank(o) + 1);
-            quote! { Tensor::stack::<#rank>(#steps, #axis) }
-        };
-        quote! {{ let mut #steps = #steps; #reverse #joined }}
-    });
-    let (carry_in, carry_out, carry_final) = if states == 0 {
-        (quote! {}, quote! {}, quote! {})
-    } else {
-        (
-            quote! { let (#(#state_patterns,)*) = #carried; },
-            quote! { #carried = (#(#new_states,)*); },
-            quote! { let (#(#finals,)*) = #carried; },
-        )
-    };
-    let carried_init = (states > 0).then(|| quote! { let mut #carried = (#(#initial,)*); });
-    let results: Vec<TokenStream> = finals.iter().map(|f| quote! { #f }).chain(stacked).collect();
-    let result = if results.len() == 1 { results[0].clone() } else { quote! { (#(#results),*) } };
+    let scan_outputs = c.body.outputs[states..].iter().zip(&collected).enumerate().map(|(k, (&o, steps))| joined(e, steps, o, c.output_axes[k], c.output_reverse[k])).collect();
+    let Carried { declare, take, put, finish, finals } = carry;
+    let result = loop_result(&finals, scan_outputs);
     Ok(quote! {{
         #(#sequence_lets)*
         let #length = #first_sequence.dims()[#first_axis];
-        #carried_init
+        #declare
         #(let mut #collected = Vec::with_capacity(#length);)*
         for #step in 0..#length {
-            #carry_in
+            #take
             #(#slices)*
             #(#body)*
-            #carry_out
+            #put
             #(#collected.push(#step_values);)*
         }
-        #carry_final
+        #finish
         #result
     }})
 }
 
-/// A pattern binding a body input, or `_` when the body never reads it.
-fn bind_or_ignore(e: &mut Emitter, id: onnx_ir::ValueId) -> TokenStream {
-    if e.is_used(id) {
-        let var = e.bind(id);
-        quote! { #var }
-    } else {
-        quote! { _ }
-    }
+/// Loop: a Rust `while` bounded by the trip count `M` (if given) and the condition (the
+/// input's, then the body's). The body sees the iteration number and the condition as rank-0
+/// tensors.
+pub fn loop_(e: &mut Emitter, node: &Node, c: &LoopConfig) -> Result<TokenStream> {
+    let optional_scalar = |e: &mut Emitter, index: usize, ty: TokenStream, default: TokenStream| -> Result<TokenStream> {
+        Ok(match node.inputs.get(index).copied().flatten() {
+            Some(id) => {
+                let value = e.use_value(id)?;
+                quote! { #value.into_scalar::<#ty>() }
+            }
+            None => default,
+        })
+    };
+    let max_trips = optional_scalar(e, 0, quote! { i64 }, quote! { i64::MAX })?;
+    let condition = optional_scalar(e, 1, quote! { bool }, quote! { true })?;
+    let initial = node.inputs.iter().skip(2).flatten().map(|&id| e.use_value(id)).collect::<Result<Vec<_>>>()?;
+    let (trips, iteration, keep_going) = (e.names.fresh("max_trips"), e.names.fresh("iteration"), e.names.fresh("keep_going"));
+    let device = e.device();
+
+    e.enter_branch();
+    let iteration_input = e.is_used(c.body_inputs[0]).then(|| {
+        let var = e.bind(c.body_inputs[0]);
+        quote! { let #var = Tensor::<1, Int>::from_data([#iteration], #device); }
+    });
+    let condition_input = e.is_used(c.body_inputs[1]).then(|| {
+        let var = e.bind(c.body_inputs[1]);
+        quote! { let #var = Tensor::<1, Bool>::from_data([#keep_going], #device); }
+    });
+    let patterns: Vec<TokenStream> = c.body_inputs[2..].iter().map(|&id| bind_or_ignore(e, id)).collect();
+    let body = emit_nodes(e, &c.body.nodes);
+    let outputs = c.body.outputs.iter().map(|&o| e.use_value(o)).collect::<Result<Vec<_>>>();
+    e.leave_branch();
+    let (body, outputs) = (body?, outputs?);
+    let (next_condition, rest) = outputs.split_first().ok_or_else(|| e.error("the body has no condition output"))?;
+    let (updated, step_values) = rest.split_at(initial.len());
+
+    let carry = carried(e, &initial, &patterns, updated);
+    let collected: Vec<Ident> = (0..step_values.len()).map(|k| e.names.fresh(&format!("loop_steps_{k}"))).collect();
+    let scan_outputs = c.body.outputs[1 + initial.len()..].iter().zip(&collected).map(|(&o, steps)| joined(e, steps, o, 0, false)).collect();
+    let Carried { declare, take, put, finish, finals } = carry;
+    let result = loop_result(&finals, scan_outputs);
+    Ok(quote! {{
+        let #trips: i64 = #max_trips;
+        let mut #keep_going: bool = #condition;
+        #declare
+        #(let mut #collected = Vec::new();)*
+        let mut #iteration: i64 = 0;
+        while #iteration < #trips && #keep_going {
+            #take
+            #iteration_input
+            #condition_input
+            #(#body)*
+            #keep_going = #next_condition.into_scalar::<bool>();
+            #put
+            #(#collected.push(#step_values);)*
+            #iteration += 1;
+        }
+        #finish
+        #result
+    }})
 }

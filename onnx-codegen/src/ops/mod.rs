@@ -77,6 +77,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Custom(c) => custom::custom(e, node, c),
         Op::If(c) => control::if_(e, node, c),
         Op::Scan(c) => control::scan(e, node, c),
+        Op::Loop(c) => control::loop_(e, node, c),
         Op::Resize(c) => resize::resize(e, node, c),
         Op::Recurrent(c) => recurrent::recurrent(e, node, c),
         Op::GridSample(c) => resize::grid_sample(e, node, c),

@@ -112,6 +112,8 @@ pub enum Op {
     If(Box<IfConfig>),
     /// `Scan` (opset 9 on): the body runs once per slice of the scan inputs, carrying states.
     Scan(Box<ScanConfig>),
+    /// `Loop`: the body runs while the trip count and its condition allow, carrying values.
+    Loop(Box<LoopConfig>),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten { axis: usize },
     /// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
@@ -190,12 +192,23 @@ pub struct ScanConfig {
     pub output_reverse: Vec<bool>,
 }
 
+/// `Loop`: inputs are the optional trip count `M`, the optional condition, then the initial
+/// carried values; outputs the final carried values, then the scan outputs (each iteration's
+/// value stacked along a new axis 0).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopConfig {
+    pub body: Branch,
+    /// The body's formal inputs: iteration number, condition, then the carried values.
+    pub body_inputs: Vec<crate::graph::ValueId>,
+}
+
 impl Op {
-    /// Subgraphs whose nodes read values of the enclosing graph (If branches, Scan bodies).
+    /// Subgraphs whose nodes read values of the enclosing graph (If branches, loop bodies).
     pub fn subgraphs(&self) -> Vec<&Branch> {
         match self {
             Op::If(c) => vec![&c.then_branch, &c.else_branch],
             Op::Scan(c) => vec![&c.body],
+            Op::Loop(c) => vec![&c.body],
             _ => vec![],
         }
     }
@@ -204,6 +217,7 @@ impl Op {
         match self {
             Op::If(c) => vec![&mut c.then_branch, &mut c.else_branch],
             Op::Scan(c) => vec![&mut c.body],
+            Op::Loop(c) => vec![&mut c.body],
             _ => vec![],
         }
     }
@@ -335,7 +349,7 @@ impl Op {
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::Custom(c) => Ok(c.outputs.clone()),
             // Built by the graph builder, which knows the branches' output types.
-            Op::If(_) | Op::Scan(_) => Err("If and Scan are typed from their subgraphs".into()),
+            Op::If(_) | Op::Scan(_) | Op::Loop(_) => Err("If, Scan and Loop are typed from their subgraphs".into()),
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),
