@@ -69,8 +69,7 @@ impl<'g> Emitter<'g> {
 
     /// The user hook for `(domain, op_type)`, if one was given.
     pub fn hook(&self, domain: &str, op_type: &str) -> Option<crate::Hook> {
-        let domain = if domain == "ai.onnx" { "" } else { domain };
-        self.hooks.iter().find(|h| h.domain == domain && h.op_type == op_type).cloned()
+        self.hooks.iter().find(|h| h.domain == onnx_ir::domain::canonical(domain) && h.op_type == op_type).cloned()
     }
 
     /// `&device`, the device `forward` runs on.
@@ -211,6 +210,11 @@ impl<'g> Emitter<'g> {
         self.fields.push(Field { name: name.clone(), ty, init });
         name
     }
+}
+
+/// One item as itself, several as a tuple (a node's or a subgraph's outputs).
+pub fn tuple_or_single(mut items: Vec<TokenStream>) -> TokenStream {
+    if items.len() == 1 { items.remove(0) } else { quote! { (#(#items),*) } }
 }
 
 /// `Tensor<R>`, `Tensor<R, Int>` or `Tensor<R, Bool>`; rank-0 values are one-element vectors.

@@ -27,7 +27,7 @@ pub struct Request {
     pub model: String,
     pub weights: WeightsMode,
     pub simplify: bool,
-    /// Split large graphs into `forward_part_N` methods.
+    /// Split large graphs into submodules (see [`crate::partition`]).
     pub partition: bool,
     /// Folder (relative to `manifest_dir`) for the generated `.rs`, `.bpk` and IR dump.
     pub dump: Option<String>,
@@ -105,8 +105,8 @@ fn weights_present(text: &str) -> bool {
     })
 }
 
-/// What an expansion depends on: the model bytes, every option, and this generator's version.
-/// Everything of a request besides the model bytes that changes its expansion.
+/// Everything of a request besides the model bytes that changes its expansion, and this
+/// generator's version and source fingerprint.
 fn request_options(req: &Request) -> String {
     format!(
         "{}|{}|{:?}|{}|{}|{}|{}|{}|{}|{}",
@@ -124,9 +124,8 @@ fn request_options(req: &Request) -> String {
 }
 
 fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path) -> Result<TokenStream> {
-    let bytes = bytes.to_vec();
     let custom: Vec<(String, String)> = req.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
-    let graph = onnx_ir::import_with_custom_ops(&bytes, ImportOptions { simplify: req.simplify }, &custom)?;
+    let graph = onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: req.simplify }, &custom)?;
     let lowered = crate::model::lower_with(&graph, &req.hooks, req.partition.then_some(PART_NODES))?;
     let stem = snake_case(&req.name.to_string());
     let packed = match req.weights {
@@ -153,7 +152,7 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path) -> Result<TokenS
         };
         let name = req.name.to_string();
         let opts = GenerateOptions { name: &name, strategy, simplify: req.simplify, partition: req.partition, location: BpkLocation::Beside, out_dir: &dir, hooks: &req.hooks };
-        write_files(&generate(&bytes, &opts)?, &dir, true)?;
+        write_files(&generate(bytes, &opts)?, &dir, true)?;
     }
     let module = format_ident!("__burn_onnx_{}", stem);
     let (name, vis) = (&req.name, &req.vis);

@@ -39,7 +39,7 @@ pub struct GenerateOptions<'a> {
     pub name: &'a str,
     pub strategy: LoadStrategy,
     pub simplify: bool,
-    /// Split large graphs into `forward_part_N` methods.
+    /// Split large graphs into submodules (see [`crate::partition`]).
     pub partition: bool,
     pub location: BpkLocation,
     /// The folder the files go to, as the user named it (used by `File` from the CLI).

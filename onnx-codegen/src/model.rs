@@ -1,7 +1,7 @@
 //! Lowers a whole graph to the parts of a Burn module (fields, weights, `forward`) and
 //! assembles them into items, the same way for the macro, the CLI and build scripts.
 
-use crate::emitter::{scalar_type_tokens, tensor_type_tokens, Emitter, Field, Weight};
+use crate::emitter::{scalar_type_tokens, tensor_type_tokens, tuple_or_single, Emitter, Field, Weight};
 use crate::error::Result;
 use crate::ops;
 use crate::partition::{emit_parts, Part, PART_NODES};
@@ -80,10 +80,7 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::Hook], part_nodes: Option<usize
             output_types.push(tensor_type_tokens(ty));
         }
     }
-    let (output, output_ty) = match outputs.len() {
-        1 => (outputs.remove(0), output_types.remove(0)),
-        _ => (quote! { (#(#outputs),*) }, quote! { (#(#output_types),*) }),
-    };
+    let (output, output_ty) = (tuple_or_single(outputs), tuple_or_single(output_types));
     Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, parts, checks: e.checks })
 }
 
@@ -155,16 +152,14 @@ impl Lowered {
         !self.weights.is_empty()
     }
 
-
     /// The module struct and its impls. Paths assume `burn`, `burn_onnx`, `Tensor`, `Int`,
     /// `Bool` and `Device` are in scope (see [`crate::prelude`]).
     pub fn items(&self, spec: &StructSpec, source: &WeightsSource) -> TokenStream {
         let StructSpec { name, vis, attrs } = spec;
         // The model's own fields, then one per part.
         let part_types: Vec<Ident> = self.parts.iter().map(|p| p.type_name(name)).collect();
-        let own = self.fields.iter().map(|f| (f.name.clone(), f.ty.clone(), f.init.clone()));
-        let parts = self.parts.iter().zip(&part_types).map(|(p, t)| (p.field.clone(), quote! { #t }, quote! { #t::new(device) }));
-        let (definition, new) = module_struct(vis, name, own.chain(parts).collect());
+        let part_fields: Vec<Field> = self.parts.iter().zip(&part_types).map(|(p, t)| Field { name: p.field(), ty: quote! { #t }, init: quote! { #t::new(device) } }).collect();
+        let (definition, new) = module_struct(vis, name, &self.fields.iter().chain(&part_fields).collect::<Vec<_>>());
         let part_items = self.parts.iter().map(|p| p.items(name, vis));
         let (arg_names, arg_types): (Vec<_>, Vec<_>) = self.inputs.iter().cloned().unzip();
         let body = &self.body;
@@ -207,19 +202,18 @@ impl Lowered {
     }
 }
 
-/// A `#[derive(Module, Debug)]` struct of `(name, type, initialiser)` fields, and its
-/// `new(device)` for the impl block.
-pub(crate) fn module_struct(vis: &TokenStream, name: &Ident, fields: Vec<(Ident, TokenStream, TokenStream)>) -> (TokenStream, TokenStream) {
+/// A `#[derive(Module, Debug)]` struct of the fields, and its `new(device)` for the impl block.
+pub(crate) fn module_struct(vis: &TokenStream, name: &Ident, fields: &[&Field]) -> (TokenStream, TokenStream) {
     let device_arg = if fields.is_empty() { quote! { _device } } else { quote! { device } };
-    let names = fields.iter().map(|f| &f.0);
-    let types = fields.iter().map(|f| &f.1);
+    let names = fields.iter().map(|f| &f.name);
+    let types = fields.iter().map(|f| &f.ty);
     let definition = quote! {
         #[derive(burn::module::Module, Debug)]
         #vis struct #name {
             #(pub #names: #types,)*
         }
     };
-    let (names, inits) = (fields.iter().map(|f| &f.0), fields.iter().map(|f| &f.2));
+    let (names, inits) = (fields.iter().map(|f| &f.name), fields.iter().map(|f| &f.init));
     let new = quote! {
         #[allow(unused_variables)]
         pub fn new(#device_arg: &Device) -> Self {

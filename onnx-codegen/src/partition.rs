@@ -16,9 +16,10 @@ use quote::{format_ident, quote};
 /// Top-level nodes per part; a graph with more is split (unless partitioning is off).
 pub const PART_NODES: usize = 256;
 
-/// One submodule: the model's field holding it, its own fields, and its `forward`.
+/// One submodule: its number (the model's field `part<N>` holds it), its own fields, and its
+/// `forward`.
 pub struct Part {
-    pub field: Ident,
+    number: usize,
     pub fields: Vec<Field>,
     params: Vec<TokenStream>,
     output_ty: TokenStream,
@@ -30,9 +31,9 @@ impl Part {
     /// The struct (named `<model>Part<N>`) and its impl.
     pub fn items(&self, model: &Ident, vis: &TokenStream) -> TokenStream {
         let name = self.type_name(model);
-        let fields = self.fields.iter().map(|f| (f.name.clone(), f.ty.clone(), f.init.clone())).collect();
-        let (definition, new) = module_struct(vis, &name, fields);
-        let Self { params, output_ty, body, returned, field, .. } = self;
+        let (definition, new) = module_struct(vis, &name, &self.fields.iter().collect::<Vec<_>>());
+        let Self { params, output_ty, body, returned, .. } = self;
+        let field = self.field();
         let doc = format!("Part of [`{model}`] (field `{field}`): a slice of its graph.");
         quote! {
             #[doc = #doc]
@@ -51,8 +52,12 @@ impl Part {
     }
 
     pub fn type_name(&self, model: &Ident) -> Ident {
-        let number = self.field.to_string().trim_start_matches("part").to_string();
-        format_ident!("{model}Part{number}")
+        format_ident!("{model}Part{}", self.number)
+    }
+
+    /// The model's field holding this part.
+    pub fn field(&self) -> Ident {
+        format_ident!("part{}", self.number)
     }
 }
 
@@ -89,7 +94,8 @@ pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<
         // Values computed before this part (constants are fields, not variables).
         let bound = |ids: Vec<ValueId>, e: &Emitter| ids.into_iter().filter_map(|id| e.var(id).map(|var| (id, var))).collect::<Vec<_>>();
         let live_in = bound(read, e);
-        let field = format_ident!("part{}", index + 1);
+        let number = index + 1;
+        let field = format_ident!("part{number}");
         let (fields_before, weights_before) = (e.fields.len(), e.weights.len());
         e.start_part();
         let device_before = std::mem::replace(&mut e.needs_device, false);
@@ -122,7 +128,7 @@ pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<
             _ => (quote! { let (#(#out_vars),*) = }, quote! { (#(#out_vars),*) }, quote! { -> (#(#out_types),*) }),
         };
         result.forward.push(quote! { #pattern self.#field.forward(#(#args),*); });
-        result.parts.push(Part { field, fields, params, output_ty, body, returned });
+        result.parts.push(Part { number, fields, params, output_ty, body, returned });
     }
     Ok(result)
 }

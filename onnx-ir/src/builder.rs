@@ -15,8 +15,7 @@ use std::collections::{BTreeMap, HashMap};
 pub type CustomOps<'a> = &'a [(String, String)];
 
 fn is_custom(custom: CustomOps, domain: &str, op_type: &str) -> bool {
-    let domain = if domain == "ai.onnx" { "" } else { domain };
-    custom.iter().any(|(d, o)| d == domain && o == op_type)
+    custom.iter().any(|(d, o)| d == crate::domain::canonical(domain) && o == op_type)
 }
 
 pub fn build(model: &ModelProto, custom: CustomOps) -> Result<Graph> {
@@ -75,11 +74,7 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, custom: CustomO
 }
 
 fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choices: &BranchChoices) -> Result<Graph> {
-    let opset = model
-        .opset_import
-        .iter()
-        .find(|o| o.domain.is_empty() || o.domain == "ai.onnx")
-        .map_or(1, |o| o.version);
+    let opset = crate::domain::default_opset(model);
     let declared = declared_types(graph);
     let mut b = Builder {
         graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset },
@@ -117,7 +112,7 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choice
 
 fn check_declared(inferred: &TensorType, output: &ValueInfoProto) -> Result<()> {
     match graph_input_type(output) {
-        Ok(declared) if declared.dtype != inferred.dtype || declared.rank() != inferred.rank() => {
+        Ok(declared) if !declared.same_kind(inferred) => {
             Err(Error::DeclaredOutput { name: output.name.clone(), declared: declared.to_string(), inferred: inferred.to_string() })
         }
         _ => Ok(()),
@@ -127,7 +122,7 @@ fn check_declared(inferred: &TensorType, output: &ValueInfoProto) -> Result<()> 
 /// One error listing every op without an implementation, with node counts.
 /// Ops the builder handles itself rather than through the registry.
 fn builder_op(node: &NodeProto) -> bool {
-    (node.domain.is_empty() || node.domain == "ai.onnx") && matches!(node.op_type.as_str(), "Constant" | "If" | "Scan" | "Loop")
+    crate::domain::is_default(&node.domain) && matches!(node.op_type.as_str(), "Constant" | "If" | "Scan" | "Loop")
 }
 
 fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(String, String), usize>) {
@@ -154,6 +149,20 @@ fn check_supported(graph: &GraphProto, custom: CustomOps) -> Result<()> {
     Err(Error::UnsupportedOps(
         missing.into_iter().map(|((domain, op_type), nodes)| UnsupportedOp { domain, op_type, nodes }).collect(),
     ))
+}
+
+/// A subgraph attribute of a node (If's branches, a loop's body).
+fn graph_attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n GraphProto> {
+    node.attribute.iter().find(|a| a.name == name).and_then(|a| a.g.as_deref())
+}
+
+/// Values a loop carries (Scan states, Loop carried values) keep their dtype and rank from one
+/// iteration to the next: the reason, if one does not.
+fn check_carried(initial: &[TensorType], updated: &[TensorType]) -> Result<(), String> {
+    match initial.iter().zip(updated).find(|(i, u)| !i.same_kind(u)) {
+        Some((i, u)) => Err(format!("enters the body as {i} and leaves it as {u}")),
+        None => Ok(()),
+    }
 }
 
 /// Types the model declares for values (value_info and graph outputs) with a known rank.
@@ -281,7 +290,7 @@ impl Builder<'_> {
     /// initial carried values; each carried value must keep its dtype and rank.
     fn add_loop_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
         let fail = |message: &str| Error::Node { node: name.clone(), op: "Loop".into(), message: message.to_string() };
-        let body_graph = node.attribute.iter().find(|a| a.name == "body").and_then(|a| a.g.as_deref()).ok_or_else(|| fail("the body is required"))?;
+        let body_graph = graph_attribute(node, "body").ok_or_else(|| fail("the body is required"))?;
         let initial: Vec<ValueId> = inputs.iter().skip(2).copied().collect::<Option<_>>().ok_or_else(|| fail("no carried value may be omitted"))?;
         let scalar = |dtype| TensorType::new(dtype, vec![]);
         let types: Vec<TensorType> = initial.iter().map(|&id| self.graph.values[id].ty.clone()).collect();
@@ -299,11 +308,7 @@ impl Builder<'_> {
         if out_types[0].dtype != DType::Bool || out_types[0].rank() != 0 {
             return Err(fail(&format!("the body's condition output must be a bool scalar, got {}", out_types[0])));
         }
-        for (initial, updated) in types.iter().zip(&out_types[1..]) {
-            if initial.dtype != updated.dtype || initial.rank() != updated.rank() {
-                return Err(fail(&format!("a carried value enters the body as {initial} and leaves it as {updated}")));
-            }
-        }
+        check_carried(&types, &out_types[1..]).map_err(|m| fail(&format!("a carried value {m}")))?;
         let stacked = out_types[1 + carried..].iter().map(|t| TensorType::new(t.dtype, std::iter::once(Dim::Unknown).chain(t.shape.iter().cloned()).collect()));
         let result_types: Vec<TensorType> = types.into_iter().chain(stacked).collect();
         let outputs = node.output.iter().zip(result_types).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
@@ -321,7 +326,7 @@ impl Builder<'_> {
             return Err(fail("Scan-8 (a batch axis and sequence_lens) is not supported; Scan from opset 9 is"));
         }
         let attrs = Attributes::new(&node.attribute, &name, "Scan");
-        let body_graph = node.attribute.iter().find(|a| a.name == "body").and_then(|a| a.g.as_deref()).ok_or_else(|| fail("the body is required"))?;
+        let body_graph = graph_attribute(node, "body").ok_or_else(|| fail("the body is required"))?;
         let inputs: Vec<ValueId> = inputs.into_iter().collect::<Option<_>>().ok_or_else(|| fail("no input may be omitted"))?;
         let num_scan = usize::try_from(attrs.int("num_scan_inputs")?.ok_or_else(|| fail("num_scan_inputs is required"))?).unwrap_or(0);
         if num_scan == 0 || num_scan > inputs.len() {
@@ -352,11 +357,7 @@ impl Builder<'_> {
             return Err(fail(&format!("the body has {} outputs for {num_states} states and {} Scan outputs", body.outputs.len(), node.output.len())));
         }
         let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| self.graph.values[o].ty.clone()).collect();
-        for (initial, updated) in types.iter().zip(&out_types).take(num_states) {
-            if initial.dtype != updated.dtype || initial.rank() != updated.rank() {
-                return Err(fail(&format!("a state enters the body as {initial} and leaves it as {updated}")));
-            }
-        }
+        check_carried(&types[..num_states], &out_types).map_err(|m| fail(&format!("a state {m}")))?;
         let per_step = &out_types[num_states..];
         let output_axes = axes("scan_output_axes", &per_step.iter().map(|t| t.rank() + 1).collect::<Vec<_>>())?;
         let output_reverse = directions("scan_output_directions", per_step.len())?;
@@ -374,8 +375,7 @@ impl Builder<'_> {
 
     fn add_if_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
         let fail = |message: String| Error::Node { node: name.clone(), op: "If".into(), message };
-        let branch = |attr: &str| node.attribute.iter().find(|a| a.name == attr).and_then(|a| a.g.as_deref());
-        let (Some(then_graph), Some(else_graph)) = (branch("then_branch"), branch("else_branch")) else {
+        let (Some(then_graph), Some(else_graph)) = (graph_attribute(node, "then_branch"), graph_attribute(node, "else_branch")) else {
             return Err(fail("then_branch and else_branch are required".into()));
         };
         let condition = inputs.first().copied().flatten().ok_or_else(|| fail("the condition is required".into()))?;
@@ -412,8 +412,7 @@ impl Builder<'_> {
     fn type_if_outputs(&self, name: &str, then_branch: Branch, else_branch: Branch) -> Result<(Branch, Branch, Vec<TensorType>)> {
         let types = |b: &Branch| b.outputs.iter().map(|&v| self.graph.values[v].ty.clone()).collect::<Vec<_>>();
         let (then_types, else_types) = (types(&then_branch), types(&else_branch));
-        let differ = |(t, e): &(&TensorType, &TensorType)| t.dtype != e.dtype || t.rank() != e.rank();
-        let Some((t, e)) = then_types.iter().zip(&else_types).find(differ) else {
+        let Some((t, e)) = then_types.iter().zip(&else_types).find(|(t, e)| !t.same_kind(e)) else {
             let merge = |(t, e): (&TensorType, &TensorType)| {
                 TensorType::new(t.dtype, t.shape.iter().zip(&e.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect())
             };
@@ -448,14 +447,13 @@ impl Builder<'_> {
         if is_custom(self.custom, &node.domain, &node.op_type) {
             return self.add_custom_node(node, name, inputs);
         }
-        if node.op_type == "If" && (node.domain.is_empty() || node.domain == "ai.onnx") {
-            return self.add_if_node(node, name, inputs);
-        }
-        if node.op_type == "Scan" && (node.domain.is_empty() || node.domain == "ai.onnx") {
-            return self.add_scan_node(node, name, inputs);
-        }
-        if node.op_type == "Loop" && (node.domain.is_empty() || node.domain == "ai.onnx") {
-            return self.add_loop_node(node, name, inputs);
+        if crate::domain::is_default(&node.domain) {
+            match node.op_type.as_str() {
+                "If" => return self.add_if_node(node, name, inputs),
+                "Scan" => return self.add_scan_node(node, name, inputs),
+                "Loop" => return self.add_loop_node(node, name, inputs),
+                _ => {}
+            }
         }
         let parser = registry::lookup(&node.domain, &node.op_type).ok_or_else(|| Error::Node {
             node: name.clone(),

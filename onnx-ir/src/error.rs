@@ -36,7 +36,7 @@ pub struct UnsupportedOp {
 
 impl fmt::Display for UnsupportedOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let domain = if self.domain.is_empty() { "ai.onnx" } else { &self.domain };
+        let domain = crate::domain::display(&self.domain);
         let plural = if self.nodes == 1 { "" } else { "s" };
         write!(f, "{domain}::{} ({} node{plural})", self.op_type, self.nodes)
     }

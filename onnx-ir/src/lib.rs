@@ -7,6 +7,7 @@
 pub mod attributes;
 pub mod builder;
 pub mod constant;
+pub mod domain;
 pub mod error;
 pub mod graph;
 pub mod ops;

@@ -123,6 +123,11 @@ impl TensorType {
         self.shape.len()
     }
 
+    /// Same dtype and rank: what typed Rust needs of two values that share a variable.
+    pub fn same_kind(&self, other: &TensorType) -> bool {
+        self.dtype == other.dtype && self.rank() == other.rank()
+    }
+
     /// The shape as numbers when every dimension is known at import time.
     pub fn static_shape(&self) -> Option<Vec<usize>> {
         self.shape.iter().map(Dim::as_static).collect()

@@ -19,7 +19,7 @@ options:
   --embed-states     embed the weights in the binary (include_bytes of the .bpk beside the .rs);
                      by default Default::default() reads <out_dir>/<name>.bpk at run time
   --no-simplify      skip the IR simplification passes
-  --no-partition     keep forward in one function (large graphs are split into forward_part_N methods)
+  --no-partition     keep one struct and one forward (large graphs are split into submodules)
   --no-development   do not write the IR dumps
   -h, --help         this text
 ";

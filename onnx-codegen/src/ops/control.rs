@@ -1,11 +1,22 @@
-use crate::emitter::Emitter;
+use crate::emitter::{lit, tuple_or_single, Emitter};
 use crate::error::Result;
 use crate::model::emit_nodes;
-use crate::emitter::lit;
 use onnx_ir::ops::{Branch, IfConfig, LoopConfig, ScanConfig};
 use onnx_ir::{Node, ValueId};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
+
+/// Emits a subgraph one scope in (values of enclosing scopes are cloned, never moved):
+/// `bind_inputs` first binds its formal inputs and returns the statements or patterns it made
+/// of them; then the subgraph's statements and one use of each of its outputs.
+fn emit_subgraph<T>(e: &mut Emitter, b: &Branch, bind_inputs: impl FnOnce(&mut Emitter) -> T) -> Result<(T, Vec<TokenStream>, Vec<TokenStream>)> {
+    e.enter_branch();
+    let bound = bind_inputs(e);
+    let body = emit_nodes(e, &b.nodes);
+    let outputs = b.outputs.iter().map(|&o| e.use_value(o)).collect::<Result<Vec<_>>>();
+    e.leave_branch();
+    Ok((bound, body?, outputs?))
+}
 
 /// The statements of a branch and the tuple (or single value) it yields.
 /// A branch the rest of the graph cannot take (see [`Branch::untyped`]) panics with the reason.
@@ -13,12 +24,8 @@ fn branch(e: &mut Emitter, b: &Branch) -> Result<TokenStream> {
     if let Some(reason) = &b.untyped {
         return Ok(quote! {{ panic!("{}", #reason) }});
     }
-    e.enter_branch();
-    let body = emit_nodes(e, &b.nodes);
-    let outputs = b.outputs.iter().map(|&o| e.use_value(o)).collect::<Result<Vec<_>>>();
-    e.leave_branch();
-    let (body, mut outputs) = (body?, outputs?);
-    let value = if outputs.len() == 1 { outputs.remove(0) } else { quote! { (#(#outputs),*) } };
+    let ((), body, outputs) = emit_subgraph(e, b, |_| ())?;
+    let value = tuple_or_single(outputs);
     Ok(quote! {{ #(#body)* #value }})
 }
 
@@ -69,8 +76,7 @@ fn joined(e: &Emitter, steps: &Ident, per_step: ValueId, axis: usize, reverse: b
 
 /// The final carried values and the joined scan outputs, as the node's value.
 fn loop_result(finals: &[Ident], scan_outputs: Vec<TokenStream>) -> TokenStream {
-    let mut results: Vec<TokenStream> = finals.iter().map(|f| quote! { #f }).chain(scan_outputs).collect();
-    if results.len() == 1 { results.remove(0) } else { quote! { (#(#results),*) } }
+    tuple_or_single(finals.iter().map(|f| quote! { #f }).chain(scan_outputs).collect())
 }
 
 /// A pattern binding a body input, or `_` when the body never reads it.
@@ -101,28 +107,27 @@ pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream>
     let (length, step) = (e.names.fresh("length"), e.names.fresh("step"));
     let first_sequence = sequences.first().map(|(v, _)| v.clone()).ok_or_else(|| e.error("Scan needs a scan input"))?;
 
-    e.enter_branch();
-    let patterns: Vec<TokenStream> = c.body_inputs[..states].iter().map(|&id| bind_or_ignore(e, id)).collect();
-    let mut slices = vec![];
-    for (k, (sequence, rank)) in sequences.iter().enumerate() {
-        let id = c.body_inputs[states + k];
-        if !e.is_used(id) {
-            continue;
+    let bind_inputs = |e: &mut Emitter| {
+        let patterns: Vec<TokenStream> = c.body_inputs[..states].iter().map(|&id| bind_or_ignore(e, id)).collect();
+        let mut slices = vec![];
+        for (k, (sequence, rank)) in sequences.iter().enumerate() {
+            let id = c.body_inputs[states + k];
+            if !e.is_used(id) {
+                continue;
+            }
+            let var = e.bind(id);
+            let axis = lit(c.input_axes[k]);
+            let index = if c.input_reverse[k] { quote! { #length - 1 - #step } } else { quote! { #step } };
+            // A slice of a 1-D input is a rank-0 value, held as a one-element tensor already.
+            let squeeze = (*rank > 1).then(|| {
+                let sliced_rank = lit(rank - 1);
+                quote! { .squeeze_dims::<#sliced_rank>(&[#axis]) }
+            });
+            slices.push(quote! { let #var = #sequence.clone().narrow(#axis, #index, 1)#squeeze; });
         }
-        let var = e.bind(id);
-        let axis = lit(c.input_axes[k]);
-        let index = if c.input_reverse[k] { quote! { #length - 1 - #step } } else { quote! { #step } };
-        // A slice of a 1-D input is a rank-0 value, held as a one-element tensor already.
-        let squeeze = (*rank > 1).then(|| {
-            let sliced_rank = lit(rank - 1);
-            quote! { .squeeze_dims::<#sliced_rank>(&[#axis]) }
-        });
-        slices.push(quote! { let #var = #sequence.clone().narrow(#axis, #index, 1)#squeeze; });
-    }
-    let body = emit_nodes(e, &c.body.nodes);
-    let outputs = c.body.outputs.iter().map(|&o| e.use_value(o)).collect::<Result<Vec<_>>>();
-    e.leave_branch();
-    let (body, outputs) = (body?, outputs?);
+        (patterns, slices)
+    };
+    let ((patterns, slices), body, outputs) = emit_subgraph(e, &c.body, bind_inputs)?;
     let (updated, step_values) = outputs.split_at(states);
 
     let carry = carried(e, &initial, &patterns, updated);
@@ -166,20 +171,19 @@ pub fn loop_(e: &mut Emitter, node: &Node, c: &LoopConfig) -> Result<TokenStream
     let (trips, iteration, keep_going) = (e.names.fresh("max_trips"), e.names.fresh("iteration"), e.names.fresh("keep_going"));
     let device = e.device();
 
-    e.enter_branch();
-    let iteration_input = e.is_used(c.body_inputs[0]).then(|| {
-        let var = e.bind(c.body_inputs[0]);
-        quote! { let #var = Tensor::<1, Int>::from_data([#iteration], #device); }
-    });
-    let condition_input = e.is_used(c.body_inputs[1]).then(|| {
-        let var = e.bind(c.body_inputs[1]);
-        quote! { let #var = Tensor::<1, Bool>::from_data([#keep_going], #device); }
-    });
-    let patterns: Vec<TokenStream> = c.body_inputs[2..].iter().map(|&id| bind_or_ignore(e, id)).collect();
-    let body = emit_nodes(e, &c.body.nodes);
-    let outputs = c.body.outputs.iter().map(|&o| e.use_value(o)).collect::<Result<Vec<_>>>();
-    e.leave_branch();
-    let (body, outputs) = (body?, outputs?);
+    let bind_inputs = |e: &mut Emitter| {
+        let iteration_input = e.is_used(c.body_inputs[0]).then(|| {
+            let var = e.bind(c.body_inputs[0]);
+            quote! { let #var = Tensor::<1, Int>::from_data([#iteration], #device); }
+        });
+        let condition_input = e.is_used(c.body_inputs[1]).then(|| {
+            let var = e.bind(c.body_inputs[1]);
+            quote! { let #var = Tensor::<1, Bool>::from_data([#keep_going], #device); }
+        });
+        let patterns: Vec<TokenStream> = c.body_inputs[2..].iter().map(|&id| bind_or_ignore(e, id)).collect();
+        (iteration_input, condition_input, patterns)
+    };
+    let ((iteration_input, condition_input, patterns), body, outputs) = emit_subgraph(e, &c.body, bind_inputs)?;
     let (next_condition, rest) = outputs.split_first().ok_or_else(|| e.error("the body has no condition output"))?;
     let (updated, step_values) = rest.split_at(initial.len());
 

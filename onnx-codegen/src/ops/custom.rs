@@ -57,9 +57,8 @@ fn describe(types: &[&TensorType]) -> String {
 /// The hook call for a node, and a compile-time check that the hook's declared signature fits
 /// the node (registered with the emitter, emitted beside the struct).
 pub fn custom(e: &mut Emitter, node: &Node, c: &CustomOp) -> Result<TokenStream> {
-    let hook = e
-        .hook(&c.domain, &c.op_type)
-        .ok_or_else(|| e.error(format!("no hook for {}::{}", if c.domain.is_empty() { "ai.onnx" } else { &c.domain }, c.op_type)))?;
+    let op_name = format!("{}::{}", onnx_ir::domain::display(&c.domain), c.op_type);
+    let hook = e.hook(&c.domain, &c.op_type).ok_or_else(|| e.error(format!("no hook for {op_name}")))?;
     let mut args = vec![];
     let mut input_types = vec![];
     for i in 0..node.inputs.len() {
@@ -74,11 +73,9 @@ pub fn custom(e: &mut Emitter, node: &Node, c: &CustomOp) -> Result<TokenStream>
     });
     let (inputs_sig, outputs_sig) = (input_types.iter().map(|t| signature_entry(t)), output_types.iter().map(|t| signature_entry(t)));
     let message = format!(
-        "hook `{}` does not fit node `{}` ({}::{}): it must take ({}, &burn_onnx::hook::NodeAttributes) and return ({})",
+        "hook `{}` does not fit node `{}` ({op_name}): it must take ({}, &burn_onnx::hook::NodeAttributes) and return ({})",
         hook.label,
         node.name,
-        if c.domain.is_empty() { "ai.onnx" } else { &c.domain },
-        c.op_type,
         describe(&input_types),
         describe(&output_types)
     );

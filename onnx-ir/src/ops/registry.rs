@@ -7,7 +7,7 @@ type Parser = fn(&NodeCtx) -> Result<Parsed>;
 
 /// The parser for an op of the default domain (`""` or `ai.onnx`), or `None` if unsupported.
 pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
-    if !(domain.is_empty() || domain == "ai.onnx") {
+    if !crate::domain::is_default(domain) {
         return None;
     }
     Some(match op_type {

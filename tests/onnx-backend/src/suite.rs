@@ -23,7 +23,7 @@ pub struct Suite {
     pub via_macro: bool,
     /// Run the import-time optimisations (`simplify = false` must give the same outputs).
     pub simplify: bool,
-    /// Top-level nodes per `forward_part_N` method (code generator mode only).
+    /// Top-level nodes per submodule (code generator mode only).
     pub part_nodes: usize,
 }
 
@@ -49,7 +49,7 @@ impl Suite {
         let bytes = std::fs::read(&case.model).map_err(|e| format!("cannot read {}: {e}", case.model.display()))?;
         let proto = ModelProto::decode(&bytes[..]).map_err(|e| e.to_string())?;
         let nodes = proto.graph.as_ref().map_or(0, count_nodes);
-        let opset = proto.opset_import.iter().find(|o| o.domain.is_empty() || o.domain == "ai.onnx").map_or(1, |o| o.version);
+        let opset = onnx_ir::domain::default_opset(&proto);
         let started = Instant::now();
         let attempt = std::panic::catch_unwind(|| -> Result<String, String> {
             let graph = import(&bytes, ImportOptions { simplify: self.simplify }).map_err(|e| CodegenError::from(e).to_string())?;
