@@ -36,7 +36,11 @@ fn weights(count: usize, seed: &mut u64) -> Vec<u8> {
 fn float_value(name: &str, dims: &[i64]) -> ValueInfoProto {
     let dim = dims.iter().map(|&d| Dimension { dim_value: Some(d), dim_param: None }).collect();
     let tensor_type = TypeProtoTensor { elem_type: 1, shape: Some(TensorShapeProto { dim }) };
-    ValueInfoProto { name: name.into(), r#type: Some(TypeProto { tensor_type: Some(tensor_type), ..Default::default() }), ..Default::default() }
+    ValueInfoProto {
+        name: name.into(),
+        r#type: Some(TypeProto { tensor_type: Some(tensor_type), ..Default::default() }),
+        ..Default::default()
+    }
 }
 
 fn ints(name: &str, v: &[i64]) -> AttributeProto {
@@ -62,29 +66,53 @@ impl Builder {
         let name = self.fresh("w");
         let count = dims.iter().product::<i64>() as usize;
         let raw_data = weights(count, &mut self.seed);
-        self.initializers.push(TensorProto { name: name.clone(), data_type: 1, dims: dims.to_vec(), raw_data, ..Default::default() });
+        self.initializers.push(TensorProto {
+            name: name.clone(),
+            data_type: 1,
+            dims: dims.to_vec(),
+            raw_data,
+            ..Default::default()
+        });
         name
     }
 
     fn node(&mut self, op: &str, inputs: Vec<String>, attribute: Vec<AttributeProto>) -> String {
         let output = self.fresh(&op.to_lowercase());
-        self.nodes.push(NodeProto { op_type: op.into(), name: output.clone(), input: inputs, output: vec![output.clone()], attribute, ..Default::default() });
+        self.nodes.push(NodeProto {
+            op_type: op.into(),
+            name: output.clone(),
+            input: inputs,
+            output: vec![output.clone()],
+            attribute,
+            ..Default::default()
+        });
         output
     }
 
     fn conv_bn(&mut self, x: String, cin: i64, cout: i64, kernel: i64, stride: i64) -> String {
         let w = self.weight(&[cout, cin, kernel, kernel]);
         let pad = kernel / 2;
-        let attrs = vec![ints("kernel_shape", &[kernel, kernel]), ints("strides", &[stride, stride]), ints("pads", &[pad, pad, pad, pad])];
+        let attrs = vec![
+            ints("kernel_shape", &[kernel, kernel]),
+            ints("strides", &[stride, stride]),
+            ints("pads", &[pad, pad, pad, pad]),
+        ];
         let conv = self.node("Conv", vec![x, w], attrs);
         let bn: Vec<String> = (0..4).map(|_| self.weight(&[cout])).collect();
         self.node("BatchNormalization", std::iter::once(conv).chain(bn).collect(), vec![])
     }
 
     fn model(self, input: ValueInfoProto, output: String) -> Vec<u8> {
-        let graph = GraphProto { node: self.nodes, initializer: self.initializers, input: vec![input], output: vec![ValueInfoProto { name: output, ..Default::default() }], ..Default::default() };
+        let graph = GraphProto {
+            node: self.nodes,
+            initializer: self.initializers,
+            input: vec![input],
+            output: vec![ValueInfoProto { name: output, ..Default::default() }],
+            ..Default::default()
+        };
         let opset = OperatorSetIdProto { domain: String::new(), version: 17 };
-        ModelProto { ir_version: 8, opset_import: vec![opset], graph: Some(graph), ..Default::default() }.encode_to_vec()
+        ModelProto { ir_version: 8, opset_import: vec![opset], graph: Some(graph), ..Default::default() }
+            .encode_to_vec()
     }
 }
 
@@ -93,8 +121,13 @@ fn resnet50(smoke: bool) -> Vec<u8> {
     let mut b = Builder { seed: 0x9e37_79b9_7f4a_7c15, ..Default::default() };
     let stem = b.conv_bn("x".into(), 3, 64, 7, 2);
     let stem = b.node("Relu", vec![stem], vec![]);
-    let mut x = b.node("MaxPool", vec![stem], vec![ints("kernel_shape", &[3, 3]), ints("strides", &[2, 2]), ints("pads", &[1, 1, 1, 1])]);
-    let stages: &[(usize, i64, i64)] = if smoke { &[(1, 64, 1)] } else { &[(3, 64, 1), (4, 128, 2), (6, 256, 2), (3, 512, 2)] };
+    let mut x = b.node(
+        "MaxPool",
+        vec![stem],
+        vec![ints("kernel_shape", &[3, 3]), ints("strides", &[2, 2]), ints("pads", &[1, 1, 1, 1])],
+    );
+    let stages: &[(usize, i64, i64)] =
+        if smoke { &[(1, 64, 1)] } else { &[(3, 64, 1), (4, 128, 2), (6, 256, 2), (3, 512, 2)] };
     let mut channels = 64;
     for &(blocks, width, stride) in stages {
         for block in 0..blocks {
@@ -135,7 +168,8 @@ fn long_chain(nodes: usize) -> Vec<u8> {
 /// Peak resident memory of this process in MB (Linux), if known.
 fn peak_mb() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: f64 = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
+    let kb: f64 =
+        status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()?;
     Some(kb / 1024.0)
 }
 
@@ -183,7 +217,10 @@ fn main() {
         }
         return;
     }
-    println!("{:<10} {:>6} {:>9} {:>15} {:>15} {:>13}", "model", "nodes", "model MB", "first expansion", "cached", "peak memory");
+    println!(
+        "{:<10} {:>6} {:>9} {:>15} {:>15} {:>13}",
+        "model", "nodes", "model MB", "first expansion", "cached", "peak memory"
+    );
     let exe = std::env::current_exe().expect("the bench binary's path");
     for case in ["resnet50", "graph28k"] {
         let mut child = Command::new(&exe);
@@ -198,6 +235,11 @@ fn main() {
             eprintln!("{case}: {}", String::from_utf8_lossy(&output.stderr));
             std::process::exit(1);
         };
-        println!("{case:<10} {nodes:>6} {size:>9} {:>15} {:>15} {:>13}", format!("{first} ms"), format!("{cached} ms"), format!("{peak} MB"));
+        println!(
+            "{case:<10} {nodes:>6} {size:>9} {:>15} {:>15} {:>13}",
+            format!("{first} ms"),
+            format!("{cached} ms"),
+            format!("{peak} MB")
+        );
     }
 }

@@ -64,7 +64,21 @@ impl<'g> Emitter<'g> {
         }
         let mut names = Names::default();
         names.reserve("self");
-        Self { graph, names, vars: HashMap::new(), remaining_uses, const_fields: HashMap::new(), fields: vec![], weights: vec![], node: String::new(), needs_device: false, hooks, checks: vec![], depth: 0, bound_at: HashMap::new() }
+        Self {
+            graph,
+            names,
+            vars: HashMap::new(),
+            remaining_uses,
+            const_fields: HashMap::new(),
+            fields: vec![],
+            weights: vec![],
+            node: String::new(),
+            needs_device: false,
+            hooks,
+            checks: vec![],
+            depth: 0,
+            bound_at: HashMap::new(),
+        }
     }
 
     /// The user hook for `(domain, op_type)`, if one was given.
@@ -144,15 +158,26 @@ impl<'g> Emitter<'g> {
         if let Some(data) = self.constant(id) {
             let int = data.dtype.kind() == Kind::Int;
             let field = self.const_field(id)?;
-            return Ok(if int { quote! { burn_onnx::ops::default_int(self.#field.val()) } } else { quote! { self.#field.val() } });
+            return Ok(if int {
+                quote! { burn_onnx::ops::default_int(self.#field.val()) }
+            } else {
+                quote! { self.#field.val() }
+            });
         }
-        let var = self.vars.get(&id).cloned().ok_or_else(|| self.error(format!("value `{}` used before it is computed", self.graph.values[id].name)))?;
+        let var =
+            self.vars.get(&id).cloned().ok_or_else(|| {
+                self.error(format!("value `{}` used before it is computed", self.graph.values[id].name))
+            })?;
         if self.bound_at.get(&id).copied().unwrap_or(0) < self.depth {
             return Ok(quote! { #var.clone() });
         }
         let left = &mut self.remaining_uses[id];
         *left = left.saturating_sub(1);
-        Ok(if *left > 0 { quote! { #var.clone() } } else { quote! { #var } })
+        Ok(if *left > 0 {
+            quote! { #var.clone() }
+        } else {
+            quote! { #var }
+        })
     }
 
     /// Uses of required input `index` of the current node.
@@ -202,7 +227,13 @@ impl<'g> Emitter<'g> {
     }
 
     /// Adds a layer field (a Burn module) with its weights under `field.<suffix>`.
-    pub fn add_layer(&mut self, hint: &str, ty: TokenStream, init: TokenStream, weights: Vec<(&str, TensorData)>) -> Ident {
+    pub fn add_layer(
+        &mut self,
+        hint: &str,
+        ty: TokenStream,
+        init: TokenStream,
+        weights: Vec<(&str, TensorData)>,
+    ) -> Ident {
         let name = self.names.numbered(hint);
         for (suffix, data) in weights {
             self.weights.push(Weight { path: format!("{name}.{suffix}"), data: storage_form(&data) });
@@ -214,7 +245,11 @@ impl<'g> Emitter<'g> {
 
 /// One item as itself, several as a tuple (a node's or a subgraph's outputs).
 pub fn tuple_or_single(mut items: Vec<TokenStream>) -> TokenStream {
-    if items.len() == 1 { items.remove(0) } else { quote! { (#(#items),*) } }
+    if items.len() == 1 {
+        items.remove(0)
+    } else {
+        quote! { (#(#items),*) }
+    }
 }
 
 /// `Tensor<R>`, `Tensor<R, Int>` or `Tensor<R, Bool>`; rank-0 values are one-element vectors.
@@ -267,7 +302,11 @@ pub fn float_literal(value: f64) -> TokenStream {
     if value.is_nan() {
         quote! { f64::NAN }
     } else if value.is_infinite() {
-        if value > 0.0 { quote! { f64::INFINITY } } else { quote! { f64::NEG_INFINITY } }
+        if value > 0.0 {
+            quote! { f64::INFINITY }
+        } else {
+            quote! { f64::NEG_INFINITY }
+        }
     } else {
         let v = Literal::f64_unsuffixed(value);
         quote! { #v }

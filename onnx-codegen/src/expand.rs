@@ -2,10 +2,10 @@
 //! lower it, write the weights where the option says, and return the items to splice in.
 
 use crate::error::{CodegenError, Result};
-use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
-use crate::partition::PART_NODES;
-use crate::names::snake_case;
 use crate::generate::{generate, write_files, BpkLocation, GenerateOptions, LoadStrategy};
+use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
+use crate::names::snake_case;
+use crate::partition::PART_NODES;
 use crate::{prelude, weights};
 use onnx_ir::ImportOptions;
 use proc_macro2::{Ident, TokenStream};
@@ -50,11 +50,16 @@ pub fn expand(req: &Request) -> Result<TokenStream> {
     let stamp = file_stamp(&model_path);
     let stamp_path = dir.join(format!("{:016x}.stamp", content_hash(&[options.as_bytes()])));
     if cacheable {
-        if let Some(tokens) = stamp.as_deref().and_then(|stamp| stamped_key(&stamp_path, stamp)).and_then(|key| cached_expansion(&dir, &key)) {
+        if let Some(tokens) = stamp
+            .as_deref()
+            .and_then(|stamp| stamped_key(&stamp_path, stamp))
+            .and_then(|key| cached_expansion(&dir, &key))
+        {
             return Ok(tokens);
         }
     }
-    let bytes = std::fs::read(&model_path).map_err(|e| CodegenError::Read { path: model_path.display().to_string(), message: e.to_string() })?;
+    let bytes = std::fs::read(&model_path)
+        .map_err(|e| CodegenError::Read { path: model_path.display().to_string(), message: e.to_string() })?;
     let key = format!("{:016x}", content_hash(&[&bytes, options.as_bytes()]));
     if cacheable {
         if let Some(tokens) = cached_expansion(&dir, &key) {
@@ -134,8 +139,12 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path) -> Result<TokenS
         _ => Some(weights::pack(&lowered.weights)?),
     };
     let source = match (&packed, req.weights) {
-        (Some(bpk), WeightsMode::Embed) => WeightsSource::Embedded(BpkPath::Literal(store_artifact(&req.manifest_dir, &stem, bpk)?)),
-        (Some(bpk), WeightsMode::File) => WeightsSource::File(BpkPath::Literal(store_artifact(&req.manifest_dir, &stem, bpk)?)),
+        (Some(bpk), WeightsMode::Embed) => {
+            WeightsSource::Embedded(BpkPath::Literal(store_artifact(&req.manifest_dir, &stem, bpk)?))
+        }
+        (Some(bpk), WeightsMode::File) => {
+            WeightsSource::File(BpkPath::Literal(store_artifact(&req.manifest_dir, &stem, bpk)?))
+        }
         _ => WeightsSource::None,
     };
     let spec = StructSpec { name: &req.name, vis: quote! { pub }, attrs: req.attrs.clone() };
@@ -151,7 +160,15 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path) -> Result<TokenS
             WeightsMode::None => LoadStrategy::None,
         };
         let name = req.name.to_string();
-        let opts = GenerateOptions { name: &name, strategy, simplify: req.simplify, partition: req.partition, location: BpkLocation::Beside, out_dir: &dir, hooks: &req.hooks };
+        let opts = GenerateOptions {
+            name: &name,
+            strategy,
+            simplify: req.simplify,
+            partition: req.partition,
+            location: BpkLocation::Beside,
+            out_dir: &dir,
+            hooks: &req.hooks,
+        };
         write_files(&generate(bytes, &opts)?, &dir, true)?;
     }
     let module = format_ident!("__burn_onnx_{}", stem);

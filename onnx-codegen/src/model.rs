@@ -97,7 +97,14 @@ pub(crate) fn emit_nodes(e: &mut Emitter, nodes: &[onnx_ir::Node]) -> Result<Vec
             let pattern: Vec<TokenStream> = node
                 .outputs
                 .iter()
-                .map(|&o| if e.is_used(o) { let v = e.bind(o); quote! { #v } } else { quote! { _ } })
+                .map(|&o| {
+                    if e.is_used(o) {
+                        let v = e.bind(o);
+                        quote! { #v }
+                    } else {
+                        quote! { _ }
+                    }
+                })
                 .collect();
             body.push(quote! { let (#(#pattern),*) = #expr; });
         }
@@ -158,7 +165,12 @@ impl Lowered {
         let StructSpec { name, vis, attrs } = spec;
         // The model's own fields, then one per part.
         let part_types: Vec<Ident> = self.parts.iter().map(|p| p.type_name(name)).collect();
-        let part_fields: Vec<Field> = self.parts.iter().zip(&part_types).map(|(p, t)| Field { name: p.field(), ty: quote! { #t }, init: quote! { #t::new(device) } }).collect();
+        let part_fields: Vec<Field> = self
+            .parts
+            .iter()
+            .zip(&part_types)
+            .map(|(p, t)| Field { name: p.field(), ty: quote! { #t }, init: quote! { #t::new(device) } })
+            .collect();
         let (definition, new) = module_struct(vis, name, &self.fields.iter().chain(&part_fields).collect::<Vec<_>>());
         let part_items = self.parts.iter().map(|p| p.items(name, vis));
         let (arg_names, arg_types): (Vec<_>, Vec<_>) = self.inputs.iter().cloned().unzip();
@@ -204,7 +216,11 @@ impl Lowered {
 
 /// A `#[derive(Module, Debug)]` struct of the fields, and its `new(device)` for the impl block.
 pub(crate) fn module_struct(vis: &TokenStream, name: &Ident, fields: &[&Field]) -> (TokenStream, TokenStream) {
-    let device_arg = if fields.is_empty() { quote! { _device } } else { quote! { device } };
+    let device_arg = if fields.is_empty() {
+        quote! { _device }
+    } else {
+        quote! { device }
+    };
     let names = fields.iter().map(|f| &f.name);
     let types = fields.iter().map(|f| &f.ty);
     let definition = quote! {

@@ -57,7 +57,9 @@ impl ModelGen {
     /// For build scripts: writes into `$OUT_DIR/<out_dir>`, tells cargo to rerun when a model
     /// changes, and panics with the error (a build script's way to fail).
     pub fn run_from_script(&self) {
-        let out = std::env::var_os("OUT_DIR").map(PathBuf::from).unwrap_or_else(|| panic!("ModelGen::run_from_script must run inside a build script (OUT_DIR is not set)"));
+        let out = std::env::var_os("OUT_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| panic!("ModelGen::run_from_script must run inside a build script (OUT_DIR is not set)"));
         if let Err(e) = self.run(&out.join(&self.out_dir), true) {
             panic!("burn-onnx ModelGen: {e}");
         }
@@ -74,12 +76,21 @@ impl ModelGen {
             if script {
                 println!("cargo:rerun-if-changed={}", input.display());
             }
-            let bytes = std::fs::read(input).map_err(|e| CodegenError::Read { path: input.display().to_string(), message: e.to_string() })?;
+            let bytes = std::fs::read(input)
+                .map_err(|e| CodegenError::Read { path: input.display().to_string(), message: e.to_string() })?;
             let stem = input.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
             let name = type_name(&stem);
             // In a build script the files live in OUT_DIR, under `out_dir`.
             let location = if script { BpkLocation::OutDir(self.out_dir.clone()) } else { BpkLocation::Beside };
-            let opts = GenerateOptions { name: &name, strategy: self.strategy, simplify: !self.no_simplify, partition: true, location, out_dir: &self.out_dir, hooks: &[] };
+            let opts = GenerateOptions {
+                name: &name,
+                strategy: self.strategy,
+                simplify: !self.no_simplify,
+                partition: true,
+                location,
+                out_dir: &self.out_dir,
+                hooks: &[],
+            };
             let model = generate(&bytes, &opts)?;
             written.extend(write_files(&model, dir, self.development)?);
         }

@@ -92,7 +92,9 @@ pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<
         let mut read = vec![];
         reads(chunk, &mut read);
         // Values computed before this part (constants are fields, not variables).
-        let bound = |ids: Vec<ValueId>, e: &Emitter| ids.into_iter().filter_map(|id| e.var(id).map(|var| (id, var))).collect::<Vec<_>>();
+        let bound = |ids: Vec<ValueId>, e: &Emitter| {
+            ids.into_iter().filter_map(|id| e.var(id).map(|var| (id, var))).collect::<Vec<_>>()
+        };
         let live_in = bound(read, e);
         let number = index + 1;
         let field = format_ident!("part{number}");
@@ -106,7 +108,8 @@ pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<
         for Weight { path, .. } in &mut e.weights[weights_before..] {
             *path = format!("{field}.{path}");
         }
-        let live_out = bound(chunk.iter().flat_map(|n| n.outputs.iter().copied()).filter(|&id| e.is_used(id)).collect(), e);
+        let live_out =
+            bound(chunk.iter().flat_map(|n| n.outputs.iter().copied()).filter(|&id| e.is_used(id)).collect(), e);
 
         let mut params = vec![];
         let mut args = vec![];
@@ -114,7 +117,11 @@ pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<
             let ty = tensor_type_tokens(e.ty(*id));
             params.push(quote! { #var: #ty });
             // Moved in unless forward or a later part still reads it.
-            args.push(if e.is_used(*id) { quote! { #var.clone() } } else { quote! { #var } });
+            args.push(if e.is_used(*id) {
+                quote! { #var.clone() }
+            } else {
+                quote! { #var }
+            });
         }
         if needs_device {
             params.push(quote! { device: Device });

@@ -25,7 +25,15 @@ fn items_text(file: syn::File) -> String {
 fn cli_or_modelgen(location: BpkLocation) -> String {
     let bytes = std::fs::read(model_path()).expect("digits model");
     let out = PathBuf::from("out");
-    let opts = GenerateOptions { name: "Digits", strategy: LoadStrategy::Embedded, simplify: true, partition: true, location, out_dir: &out, hooks: &[] };
+    let opts = GenerateOptions {
+        name: "Digits",
+        strategy: LoadStrategy::Embedded,
+        simplify: true,
+        partition: true,
+        location,
+        out_dir: &out,
+        hooks: &[],
+    };
     let code = generate(&bytes, &opts).expect("generates").code;
     items_text(syn::parse_file(&code).expect("generated code parses"))
 }
@@ -85,13 +93,18 @@ fn a_changed_model_is_expanded_again() {
 
     // One weight byte changed in place: same file size, new modification time.
     let model = ModelProto::decode(&original[..]).expect("decodes");
-    let weight = model.graph.iter().flat_map(|g| &g.initializer).find(|t| t.raw_data.len() >= 16).expect("a raw weight");
+    let weight =
+        model.graph.iter().flat_map(|g| &g.initializer).find(|t| t.raw_data.len() >= 16).expect("a raw weight");
     let at = original.windows(16).position(|w| w == &weight.raw_data[..16]).expect("the weight's bytes in the file");
     let mut changed = original.clone();
     changed[at] ^= 0x40;
     std::fs::write(dir.join("model.onnx"), &changed).expect("rewrites the model");
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
-    std::fs::File::options().write(true).open(dir.join("model.onnx")).and_then(|f| f.set_modified(later)).expect("sets the mtime");
+    std::fs::File::options()
+        .write(true)
+        .open(dir.join("model.onnx"))
+        .and_then(|f| f.set_modified(later))
+        .expect("sets the mtime");
     let second = expand(&request).expect("expands").to_string();
     let _ = std::fs::remove_dir_all(&dir);
     assert_ne!(first, second, "the expansion must follow the model's new weights");

@@ -25,7 +25,9 @@ fn hooked_nodes_call_the_hook_with_a_signature_check() {
     let graph = import_with_custom_ops(&bytes, ImportOptions::default(), &custom).expect("imports with hooks");
     let lowered = lower_with(&graph, &hooks, None).expect("lowers");
     let name = Ident::new("Model", Span::call_site());
-    let code = lowered.items(&StructSpec { name: &name, vis: quote! { pub }, attrs: quote! {} }, &WeightsSource::None).to_string();
+    let code = lowered
+        .items(&StructSpec { name: &name, vis: quote! { pub }, attrs: quote! {} }, &WeightsSource::None)
+        .to_string();
     assert!(code.contains("let b = my_hook (a , & burn_onnx :: hook :: NodeAttributes (& [])) ;"), "{code}");
     assert!(
         code.contains("hook `my_hook` does not fit node `scale` (example.custom::ChannelScale): it must take (Tensor<4, Float>, &burn_onnx::hook::NodeAttributes) and return (Tensor<4, Float>)"),

@@ -21,7 +21,12 @@ fn every_covered_pair_imports() {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .filter_map(|l| l.split_once('\t').map(|(a, b)| (a.to_string(), b.to_string())))
         .collect();
-    let mut models: Vec<_> = std::fs::read_dir(&dir).expect("tests/opset-compliance").filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "onnx")).collect();
+    let mut models: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/opset-compliance")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "onnx"))
+        .collect();
     models.sort();
     let mut problems = vec![];
     let mut passed = 0;

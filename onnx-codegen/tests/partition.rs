@@ -7,8 +7,8 @@ use onnx_codegen::partition::PART_NODES;
 use onnx_codegen::{format_file, weights};
 use onnx_ir::proto::*;
 use onnx_ir::{import, ImportOptions};
-use prost::Message;
 use proc_macro2::{Ident, Span};
+use prost::Message;
 use quote::quote;
 
 /// `nodes` nodes alternating `Add(h, c)` and `Relu`, with the graph input `x` added back
@@ -23,18 +23,47 @@ fn chain(nodes: usize) -> Vec<u8> {
             k if k % 2 == 0 => ("Add", vec![h.clone(), "c".to_string()]),
             _ => ("Relu", vec![h.clone()]),
         };
-        graph_nodes.push(NodeProto { op_type: op.into(), name: out.clone(), input: inputs, output: vec![out.clone()], ..Default::default() });
+        graph_nodes.push(NodeProto {
+            op_type: op.into(),
+            name: out.clone(),
+            input: inputs,
+            output: vec![out.clone()],
+            ..Default::default()
+        });
         h = out;
     }
-    let dims = |d: &[i64]| Some(TensorShapeProto { dim: d.iter().map(|&v| Dimension { dim_value: Some(v), dim_param: None }).collect() });
+    let dims = |d: &[i64]| {
+        Some(TensorShapeProto { dim: d.iter().map(|&v| Dimension { dim_value: Some(v), dim_param: None }).collect() })
+    };
     let value = |name: &str| ValueInfoProto {
         name: name.into(),
-        r#type: Some(TypeProto { tensor_type: Some(TypeProtoTensor { elem_type: 1, shape: dims(&[2, 3]) }), ..Default::default() }),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TypeProtoTensor { elem_type: 1, shape: dims(&[2, 3]) }),
+            ..Default::default()
+        }),
         ..Default::default()
     };
-    let c = TensorProto { name: "c".into(), data_type: 1, dims: vec![3], float_data: vec![0.5, -1.0, 0.25], ..Default::default() };
-    let graph = GraphProto { node: graph_nodes, input: vec![value("x")], output: vec![value(&h)], initializer: vec![c], ..Default::default() };
-    ModelProto { ir_version: 8, opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }], graph: Some(graph), ..Default::default() }.encode_to_vec()
+    let c = TensorProto {
+        name: "c".into(),
+        data_type: 1,
+        dims: vec![3],
+        float_data: vec![0.5, -1.0, 0.25],
+        ..Default::default()
+    };
+    let graph = GraphProto {
+        node: graph_nodes,
+        input: vec![value("x")],
+        output: vec![value(&h)],
+        initializer: vec![c],
+        ..Default::default()
+    };
+    ModelProto {
+        ir_version: 8,
+        opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }],
+        graph: Some(graph),
+        ..Default::default()
+    }
+    .encode_to_vec()
 }
 
 fn generate(nodes: usize, part_nodes: Option<usize>) -> (String, Vec<String>) {

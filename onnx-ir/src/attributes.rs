@@ -63,7 +63,9 @@ impl<'a> Attributes<'a> {
     }
 
     pub fn strings_or_none(&self, name: &str) -> Result<Option<Vec<String>>> {
-        Ok(self.get(name, ty::STRINGS)?.map(|a| a.strings.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect()))
+        Ok(self
+            .get(name, ty::STRINGS)?
+            .map(|a| a.strings.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect()))
     }
 
     pub fn tensor(&self, name: &str) -> Result<Option<TensorData>> {

@@ -112,9 +112,11 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choice
 
 fn check_declared(inferred: &TensorType, output: &ValueInfoProto) -> Result<()> {
     match graph_input_type(output) {
-        Ok(declared) if !declared.same_kind(inferred) => {
-            Err(Error::DeclaredOutput { name: output.name.clone(), declared: declared.to_string(), inferred: inferred.to_string() })
-        }
+        Ok(declared) if !declared.same_kind(inferred) => Err(Error::DeclaredOutput {
+            name: output.name.clone(),
+            declared: declared.to_string(),
+            inferred: inferred.to_string(),
+        }),
         _ => Ok(()),
     }
 }
@@ -167,13 +169,23 @@ fn check_carried(initial: &[TensorType], updated: &[TensorType]) -> Result<(), S
 
 /// Types the model declares for values (value_info and graph outputs) with a known rank.
 fn declared_types(graph: &GraphProto) -> HashMap<String, TensorType> {
-    graph.value_info.iter().chain(&graph.output).filter_map(|v| graph_input_type(v).ok().map(|t| (v.name.clone(), t))).collect()
+    graph
+        .value_info
+        .iter()
+        .chain(&graph.output)
+        .filter_map(|v| graph_input_type(v).ok().map(|t| (v.name.clone(), t)))
+        .collect()
 }
 
 fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {
     let fail = |message: &str| Error::GraphInput { name: input.name.clone(), message: message.to_string() };
-    let tensor = input.r#type.as_ref().and_then(|t| t.tensor_type.as_ref()).ok_or_else(|| fail("only tensor inputs are supported"))?;
-    let dtype = DType::from_onnx(tensor.elem_type).ok_or_else(|| fail(&format!("unsupported element type code {}", tensor.elem_type)))?;
+    let tensor = input
+        .r#type
+        .as_ref()
+        .and_then(|t| t.tensor_type.as_ref())
+        .ok_or_else(|| fail("only tensor inputs are supported"))?;
+    let dtype = DType::from_onnx(tensor.elem_type)
+        .ok_or_else(|| fail(&format!("unsupported element type code {}", tensor.elem_type)))?;
     let shape = tensor.shape.as_ref().ok_or_else(|| fail("the input's rank must be known (no shape given)"))?;
     let dims = shape
         .dim
@@ -216,7 +228,9 @@ impl Builder<'_> {
             return Err(Error::Node {
                 node: node_name.to_string(),
                 op: node.op_type.clone(),
-                message: format!("uses output `{name}` of node `{producer}` ({op}), which is only produced in training mode"),
+                message: format!(
+                    "uses output `{name}` of node `{producer}` ({op}), which is only produced in training mode"
+                ),
             });
         }
         Err(Error::DanglingInput { node: node_name.to_string(), op: node.op_type.clone(), input: name.to_string() })
@@ -237,7 +251,8 @@ impl Builder<'_> {
                 num_outputs: node.output.len(),
             };
             let parsed = parser(&ctx).ok()?;
-            let types: Vec<&TensorType> = inputs.iter().take(parsed.data_inputs).flatten().map(|&id| &self.graph.values[id].ty).collect();
+            let types: Vec<&TensorType> =
+                inputs.iter().take(parsed.data_inputs).flatten().map(|&id| &self.graph.values[id].ty).collect();
             parsed.op.infer(&types).ok()
         });
         let first = inputs.iter().flatten().next().map(|&id| self.graph.values[id].ty.clone());
@@ -248,9 +263,18 @@ impl Builder<'_> {
                 .iter()
                 .map(|o| self.declared.get(o).cloned().or_else(|| first.clone()))
                 .collect::<Option<_>>()
-                .ok_or_else(|| Error::Node { node: name.clone(), op: node.op_type.clone(), message: "the output types of a custom op need value_info or an input".into() })?,
+                .ok_or_else(|| Error::Node {
+                    node: name.clone(),
+                    op: node.op_type.clone(),
+                    message: "the output types of a custom op need value_info or an input".into(),
+                })?,
         };
-        let op = crate::ops::Op::Custom(crate::ops::CustomOp { domain: node.domain.clone(), op_type: node.op_type.clone(), attributes, outputs: outputs.clone() });
+        let op = crate::ops::Op::Custom(crate::ops::CustomOp {
+            domain: node.domain.clone(),
+            op_type: node.op_type.clone(),
+            attributes,
+            outputs: outputs.clone(),
+        });
         let ids = node.output.iter().zip(outputs).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
         self.graph.nodes.push(Node { name, op, inputs, outputs: ids });
         Ok(())
@@ -259,7 +283,13 @@ impl Builder<'_> {
     /// Builds one subgraph (an If branch, a Scan body): its nodes go to a list of their own;
     /// names it defines, its formal inputs among them, are visible only inside it (sibling
     /// branches may reuse them). Returns the subgraph and its formal inputs' values.
-    fn build_subgraph(&mut self, graph: &GraphProto, node: &str, op: &str, formal: Vec<(String, TensorType)>) -> Result<(Branch, Vec<ValueId>)> {
+    fn build_subgraph(
+        &mut self,
+        graph: &GraphProto,
+        node: &str,
+        op: &str,
+        formal: Vec<(String, TensorType)>,
+    ) -> Result<(Branch, Vec<ValueId>)> {
         let saved_names = self.names.clone();
         let saved_nodes = std::mem::take(&mut self.graph.nodes);
         let formal_ids: Vec<ValueId> = formal.into_iter().map(|(name, ty)| self.add_value(name, ty, None)).collect();
@@ -274,7 +304,13 @@ impl Builder<'_> {
             graph
                 .output
                 .iter()
-                .map(|o| self.names.get(&o.name).copied().ok_or_else(|| Error::Node { node: node.to_string(), op: op.into(), message: format!("subgraph output `{}` is not produced", o.name) }))
+                .map(|o| {
+                    self.names.get(&o.name).copied().ok_or_else(|| Error::Node {
+                        node: node.to_string(),
+                        op: op.into(),
+                        message: format!("subgraph output `{}` is not produced", o.name),
+                    })
+                })
                 .collect::<Result<Vec<_>>>()
         })();
         let nodes = std::mem::replace(&mut self.graph.nodes, saved_nodes);
@@ -291,25 +327,40 @@ impl Builder<'_> {
     fn add_loop_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
         let fail = |message: &str| Error::Node { node: name.clone(), op: "Loop".into(), message: message.to_string() };
         let body_graph = graph_attribute(node, "body").ok_or_else(|| fail("the body is required"))?;
-        let initial: Vec<ValueId> = inputs.iter().skip(2).copied().collect::<Option<_>>().ok_or_else(|| fail("no carried value may be omitted"))?;
+        let initial: Vec<ValueId> = inputs
+            .iter()
+            .skip(2)
+            .copied()
+            .collect::<Option<_>>()
+            .ok_or_else(|| fail("no carried value may be omitted"))?;
         let scalar = |dtype| TensorType::new(dtype, vec![]);
         let types: Vec<TensorType> = initial.iter().map(|&id| self.graph.values[id].ty.clone()).collect();
         if body_graph.input.len() != 2 + initial.len() {
-            return Err(fail(&format!("the body has {} inputs for 2 + {} carried values", body_graph.input.len(), initial.len())));
+            return Err(fail(&format!(
+                "the body has {} inputs for 2 + {} carried values",
+                body_graph.input.len(),
+                initial.len()
+            )));
         }
         let formal_types = [scalar(DType::I64), scalar(DType::Bool)].into_iter().chain(types.iter().cloned());
         let formal = body_graph.input.iter().map(|i| i.name.clone()).zip(formal_types).collect();
         let (body, body_inputs) = self.build_subgraph(body_graph, &name, "Loop", formal)?;
         let carried = initial.len();
         if body.outputs.len() < 1 + carried || body.outputs.len() - 1 != node.output.len() {
-            return Err(fail(&format!("the body has {} outputs for the condition, {carried} carried values and {} Loop outputs", body.outputs.len(), node.output.len())));
+            return Err(fail(&format!(
+                "the body has {} outputs for the condition, {carried} carried values and {} Loop outputs",
+                body.outputs.len(),
+                node.output.len()
+            )));
         }
         let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| self.graph.values[o].ty.clone()).collect();
         if out_types[0].dtype != DType::Bool || out_types[0].rank() != 0 {
             return Err(fail(&format!("the body's condition output must be a bool scalar, got {}", out_types[0])));
         }
         check_carried(&types, &out_types[1..]).map_err(|m| fail(&format!("a carried value {m}")))?;
-        let stacked = out_types[1 + carried..].iter().map(|t| TensorType::new(t.dtype, std::iter::once(Dim::Unknown).chain(t.shape.iter().cloned()).collect()));
+        let stacked = out_types[1 + carried..]
+            .iter()
+            .map(|t| TensorType::new(t.dtype, std::iter::once(Dim::Unknown).chain(t.shape.iter().cloned()).collect()));
         let result_types: Vec<TensorType> = types.into_iter().chain(stacked).collect();
         let outputs = node.output.iter().zip(result_types).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
         let config = crate::ops::LoopConfig { body, body_inputs };
@@ -327,8 +378,11 @@ impl Builder<'_> {
         }
         let attrs = Attributes::new(&node.attribute, &name, "Scan");
         let body_graph = graph_attribute(node, "body").ok_or_else(|| fail("the body is required"))?;
-        let inputs: Vec<ValueId> = inputs.into_iter().collect::<Option<_>>().ok_or_else(|| fail("no input may be omitted"))?;
-        let num_scan = usize::try_from(attrs.int("num_scan_inputs")?.ok_or_else(|| fail("num_scan_inputs is required"))?).unwrap_or(0);
+        let inputs: Vec<ValueId> =
+            inputs.into_iter().collect::<Option<_>>().ok_or_else(|| fail("no input may be omitted"))?;
+        let num_scan =
+            usize::try_from(attrs.int("num_scan_inputs")?.ok_or_else(|| fail("num_scan_inputs is required"))?)
+                .unwrap_or(0);
         if num_scan == 0 || num_scan > inputs.len() {
             return Err(fail(&format!("num_scan_inputs must be in 1..={}", inputs.len())));
         }
@@ -339,22 +393,44 @@ impl Builder<'_> {
             if given.len() != ranks.len() {
                 return Err(fail(&format!("{attr} has {} entries for {} values", given.len(), ranks.len())));
             }
-            given.iter().zip(ranks).map(|(&a, &rank)| crate::ops::common::normalize_axis(a, rank).map_err(|m| fail(&format!("{attr}: {m}")))).collect()
+            given
+                .iter()
+                .zip(ranks)
+                .map(|(&a, &rank)| {
+                    crate::ops::common::normalize_axis(a, rank).map_err(|m| fail(&format!("{attr}: {m}")))
+                })
+                .collect()
         };
-        let directions = |attr: &str, count: usize| -> Result<Vec<bool>> { Ok(attrs.ints(attr)?.unwrap_or_else(|| vec![0; count]).iter().map(|&d| d != 0).collect()) };
+        let directions = |attr: &str, count: usize| -> Result<Vec<bool>> {
+            Ok(attrs.ints(attr)?.unwrap_or_else(|| vec![0; count]).iter().map(|&d| d != 0).collect())
+        };
         let scanned = &types[num_states..];
         let input_axes = axes("scan_input_axes", &scanned.iter().map(TensorType::rank).collect::<Vec<_>>())?;
         let input_reverse = directions("scan_input_directions", num_scan)?;
         let length = scanned.first().zip(input_axes.first()).map_or(Dim::Unknown, |(t, &a)| t.shape[a].clone());
-        let slice = |t: &TensorType, axis: usize| TensorType::new(t.dtype, t.shape.iter().enumerate().filter(|&(d, _)| d != axis).map(|(_, dim)| dim.clone()).collect());
-        let formal_types = types[..num_states].iter().cloned().chain(scanned.iter().zip(&input_axes).map(|(t, &a)| slice(t, a)));
+        let slice = |t: &TensorType, axis: usize| {
+            TensorType::new(
+                t.dtype,
+                t.shape.iter().enumerate().filter(|&(d, _)| d != axis).map(|(_, dim)| dim.clone()).collect(),
+            )
+        };
+        let formal_types =
+            types[..num_states].iter().cloned().chain(scanned.iter().zip(&input_axes).map(|(t, &a)| slice(t, a)));
         if body_graph.input.len() != inputs.len() {
-            return Err(fail(&format!("the body has {} inputs for {} Scan inputs", body_graph.input.len(), inputs.len())));
+            return Err(fail(&format!(
+                "the body has {} inputs for {} Scan inputs",
+                body_graph.input.len(),
+                inputs.len()
+            )));
         }
         let formal = body_graph.input.iter().map(|i| i.name.clone()).zip(formal_types).collect();
         let (body, body_inputs) = self.build_subgraph(body_graph, &name, "Scan", formal)?;
         if body.outputs.len() < num_states || body.outputs.len() != node.output.len() {
-            return Err(fail(&format!("the body has {} outputs for {num_states} states and {} Scan outputs", body.outputs.len(), node.output.len())));
+            return Err(fail(&format!(
+                "the body has {} outputs for {num_states} states and {} Scan outputs",
+                body.outputs.len(),
+                node.output.len()
+            )));
         }
         let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| self.graph.values[o].ty.clone()).collect();
         check_carried(&types[..num_states], &out_types).map_err(|m| fail(&format!("a state {m}")))?;
@@ -368,14 +444,29 @@ impl Builder<'_> {
         });
         let result_types: Vec<TensorType> = types[..num_states].iter().cloned().chain(stacked).collect();
         let outputs = node.output.iter().zip(result_types).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
-        let config = crate::ops::ScanConfig { body, body_inputs, num_states, input_axes, input_reverse, output_axes, output_reverse };
-        self.graph.nodes.push(Node { name, op: crate::ops::Op::Scan(Box::new(config)), inputs: inputs.into_iter().map(Some).collect(), outputs });
+        let config = crate::ops::ScanConfig {
+            body,
+            body_inputs,
+            num_states,
+            input_axes,
+            input_reverse,
+            output_axes,
+            output_reverse,
+        };
+        self.graph.nodes.push(Node {
+            name,
+            op: crate::ops::Op::Scan(Box::new(config)),
+            inputs: inputs.into_iter().map(Some).collect(),
+            outputs,
+        });
         Ok(())
     }
 
     fn add_if_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
         let fail = |message: String| Error::Node { node: name.clone(), op: "If".into(), message };
-        let (Some(then_graph), Some(else_graph)) = (graph_attribute(node, "then_branch"), graph_attribute(node, "else_branch")) else {
+        let (Some(then_graph), Some(else_graph)) =
+            (graph_attribute(node, "then_branch"), graph_attribute(node, "else_branch"))
+        else {
             return Err(fail("then_branch and else_branch are required".into()));
         };
         let condition = inputs.first().copied().flatten().ok_or_else(|| fail("the condition is required".into()))?;
@@ -386,7 +477,11 @@ impl Builder<'_> {
         if let Some(taken) = self.graph.values[condition].constant.as_ref().and_then(TensorData::scalar_f64) {
             let chosen = self.build_branch(if taken != 0.0 { then_graph } else { else_graph }, &name)?;
             if chosen.outputs.len() != node.output.len() {
-                return Err(fail(format!("the branch produces {} values for {} outputs", chosen.outputs.len(), node.output.len())));
+                return Err(fail(format!(
+                    "the branch produces {} values for {} outputs",
+                    chosen.outputs.len(),
+                    node.output.len()
+                )));
             }
             self.graph.nodes.extend(chosen.nodes);
             for (out, id) in node.output.iter().zip(chosen.outputs) {
@@ -397,10 +492,16 @@ impl Builder<'_> {
         let then_branch = self.build_branch(then_graph, &name)?;
         let else_branch = self.build_branch(else_graph, &name)?;
         if then_branch.outputs.len() != else_branch.outputs.len() || then_branch.outputs.len() != node.output.len() {
-            return Err(fail(format!("branches produce {} and {} values for {} outputs", then_branch.outputs.len(), else_branch.outputs.len(), node.output.len())));
+            return Err(fail(format!(
+                "branches produce {} and {} values for {} outputs",
+                then_branch.outputs.len(),
+                else_branch.outputs.len(),
+                node.output.len()
+            )));
         }
         let (then_branch, else_branch, output_types) = self.type_if_outputs(&name, then_branch, else_branch)?;
-        let outputs = node.output.iter().zip(output_types).map(|(out, ty)| self.add_value(out.clone(), ty, None)).collect();
+        let outputs =
+            node.output.iter().zip(output_types).map(|(out, ty)| self.add_value(out.clone(), ty, None)).collect();
         let op = crate::ops::Op::If(Box::new(crate::ops::IfConfig { then_branch, else_branch }));
         self.graph.nodes.push(Node { name, op, inputs: vec![Some(condition)], outputs });
         Ok(())
@@ -409,18 +510,30 @@ impl Builder<'_> {
     /// An If's output types from its branches. Branches that differ in dtype or rank are
     /// typed as `self.choices` says (see [`search_branch_typings`]); the other one becomes
     /// untyped, its reason the message it panics with.
-    fn type_if_outputs(&self, name: &str, then_branch: Branch, else_branch: Branch) -> Result<(Branch, Branch, Vec<TensorType>)> {
+    fn type_if_outputs(
+        &self,
+        name: &str,
+        then_branch: Branch,
+        else_branch: Branch,
+    ) -> Result<(Branch, Branch, Vec<TensorType>)> {
         let types = |b: &Branch| b.outputs.iter().map(|&v| self.graph.values[v].ty.clone()).collect::<Vec<_>>();
         let (then_types, else_types) = (types(&then_branch), types(&else_branch));
         let Some((t, e)) = then_types.iter().zip(&else_types).find(|(t, e)| !t.same_kind(e)) else {
             let merge = |(t, e): (&TensorType, &TensorType)| {
-                TensorType::new(t.dtype, t.shape.iter().zip(&e.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect())
+                TensorType::new(
+                    t.dtype,
+                    t.shape.iter().zip(&e.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect(),
+                )
             };
             let merged = then_types.iter().zip(&else_types).map(merge).collect();
             return Ok((then_branch, else_branch, merged));
         };
         let Some(&then_typed) = self.choices.get(name) else {
-            return Err(Error::BranchTypes { node: name.to_string(), then_type: t.to_string(), else_type: e.to_string() });
+            return Err(Error::BranchTypes {
+                node: name.to_string(),
+                then_type: t.to_string(),
+                else_type: e.to_string(),
+            });
         };
         let list = |types: &[TensorType]| types.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
         let (kept, dropped) = if then_typed { ("then", "else") } else { ("else", "then") };
@@ -439,7 +552,11 @@ impl Builder<'_> {
         let inputs = node.input.iter().map(|i| self.resolve(node, &name, i)).collect::<Result<Vec<_>>>()?;
         let attrs = Attributes::new(&node.attribute, &name, &node.op_type);
         if node.op_type == "Constant" {
-            let data = crate::constant::parse(&attrs).map_err(|message| Error::Node { node: name.clone(), op: node.op_type.clone(), message })?;
+            let data = crate::constant::parse(&attrs).map_err(|message| Error::Node {
+                node: name.clone(),
+                op: node.op_type.clone(),
+                message,
+            })?;
             let output = node.output.first().cloned().unwrap_or_default();
             self.add_value(output, data.tensor_type(), Some(data));
             return Ok(());
@@ -479,11 +596,17 @@ impl Builder<'_> {
         let out_types = parsed.op.infer(&types).map_err(|message| Error::Node {
             node: name.clone(),
             op: node.op_type.clone(),
-            message: format!("type inference failed: {message} (inputs: {})", types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")),
+            message: format!(
+                "type inference failed: {message} (inputs: {})",
+                types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+            ),
         })?;
         // Every input known now: evaluate instead of emitting a node.
-        let constants: Option<Vec<&TensorData>> = data_inputs.iter().flatten().map(|&id| self.graph.values[id].constant.as_ref()).collect();
-        if let Some(folded) = constants.filter(|c| !c.is_empty()).and_then(|c| crate::passes::fold::eval(&parsed.op, &c, &out_types)) {
+        let constants: Option<Vec<&TensorData>> =
+            data_inputs.iter().flatten().map(|&id| self.graph.values[id].constant.as_ref()).collect();
+        if let Some(folded) =
+            constants.filter(|c| !c.is_empty()).and_then(|c| crate::passes::fold::eval(&parsed.op, &c, &out_types))
+        {
             for (out_name, data) in node.output.iter().zip(folded) {
                 self.add_value(out_name.clone(), data.tensor_type(), Some(data));
             }
@@ -495,7 +618,11 @@ impl Builder<'_> {
                 // An omitted optional output still holds its position, under a private name.
                 Some(ty) if out_name.is_empty() => {
                     let id = self.graph.values.len();
-                    self.graph.values.push(Value { name: format!("{name}_unused_{i}"), ty: ty.clone(), constant: None });
+                    self.graph.values.push(Value {
+                        name: format!("{name}_unused_{i}"),
+                        ty: ty.clone(),
+                        constant: None,
+                    });
                     outputs.push(id);
                 }
                 Some(ty) => outputs.push(self.add_value(out_name.clone(), ty.clone(), None)),

@@ -9,12 +9,20 @@ pub fn is_default(domain: &str) -> bool {
 
 /// `""` for the default domain (either spelling), else the domain: for comparisons.
 pub fn canonical(domain: &str) -> &str {
-    if is_default(domain) { "" } else { domain }
+    if is_default(domain) {
+        ""
+    } else {
+        domain
+    }
 }
 
 /// `ai.onnx` for the default domain (either spelling), else the domain: for messages.
 pub fn display(domain: &str) -> &str {
-    if is_default(domain) { "ai.onnx" } else { domain }
+    if is_default(domain) {
+        "ai.onnx"
+    } else {
+        domain
+    }
 }
 
 /// The opset of the default domain a model imports (1 when it lists none).

@@ -50,14 +50,9 @@ impl TensorData {
         } else {
             typed_field_bytes(proto, dtype)
         };
-        let expected = count
-            .checked_mul(dtype.size())
-            .ok_or_else(|| fail("byte size overflows".into()))?;
+        let expected = count.checked_mul(dtype.size()).ok_or_else(|| fail("byte size overflows".into()))?;
         if bytes.len() != expected {
-            return Err(fail(format!(
-                "holds {} bytes of data, but {dtype} {shape:?} needs {expected}",
-                bytes.len()
-            )));
+            return Err(fail(format!("holds {} bytes of data, but {dtype} {shape:?} needs {expected}", bytes.len())));
         }
         Ok(Self { dtype, shape, bytes })
     }

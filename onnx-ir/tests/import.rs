@@ -29,27 +29,60 @@ fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>)
 fn input(name: &str, dims: &[i64]) -> ValueInfoProto {
     let dim = dims
         .iter()
-        .map(|&d| if d < 0 { Dimension { dim_param: Some("batch".into()), dim_value: None } } else { Dimension { dim_value: Some(d), dim_param: None } })
+        .map(|&d| {
+            if d < 0 {
+                Dimension { dim_param: Some("batch".into()), dim_value: None }
+            } else {
+                Dimension { dim_value: Some(d), dim_param: None }
+            }
+        })
         .collect();
     ValueInfoProto {
         name: name.into(),
-        r#type: Some(TypeProto { tensor_type: Some(TypeProtoTensor { elem_type: 1, shape: Some(TensorShapeProto { dim }) }), ..Default::default() }),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TypeProtoTensor { elem_type: 1, shape: Some(TensorShapeProto { dim }) }),
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }
 
 fn ints_init(name: &str, values: &[i64]) -> TensorProto {
-    TensorProto { name: name.into(), data_type: 7, dims: vec![values.len() as i64], int64_data: values.to_vec(), ..Default::default() }
+    TensorProto {
+        name: name.into(),
+        data_type: 7,
+        dims: vec![values.len() as i64],
+        int64_data: values.to_vec(),
+        ..Default::default()
+    }
 }
 
 fn floats_init(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
-    TensorProto { name: name.into(), data_type: 1, dims: dims.to_vec(), float_data: values.to_vec(), ..Default::default() }
+    TensorProto {
+        name: name.into(),
+        data_type: 1,
+        dims: dims.to_vec(),
+        float_data: values.to_vec(),
+        ..Default::default()
+    }
 }
 
 fn model(opset: i64, nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>) -> Vec<u8> {
     let output = nodes.last().map(|n| n.output[0].clone()).unwrap_or_default();
-    let graph = GraphProto { node: nodes, input: inputs, initializer: inits, output: vec![ValueInfoProto { name: output, ..Default::default() }], ..Default::default() };
-    ModelProto { ir_version: 8, opset_import: vec![OperatorSetIdProto { domain: String::new(), version: opset }], graph: Some(graph), ..Default::default() }.encode_to_vec()
+    let graph = GraphProto {
+        node: nodes,
+        input: inputs,
+        initializer: inits,
+        output: vec![ValueInfoProto { name: output, ..Default::default() }],
+        ..Default::default()
+    };
+    ModelProto {
+        ir_version: 8,
+        opset_import: vec![OperatorSetIdProto { domain: String::new(), version: opset }],
+        graph: Some(graph),
+        ..Default::default()
+    }
+    .encode_to_vec()
 }
 
 fn only_op(bytes: &[u8]) -> (Op, TensorType) {
@@ -76,20 +109,39 @@ fn softmax_axis_default_and_semantics_change_at_opset_13() {
 
 #[test]
 fn reshape_shape_moves_from_attribute_to_input_at_opset_5() {
-    let (op, ty) = only_op(&model(1, vec![node("Reshape", &["x"], &["y"], vec![attr_ints("shape", &[0, -1])])], vec![input("x", &[2, 3, 4])], vec![]));
+    let (op, ty) = only_op(&model(
+        1,
+        vec![node("Reshape", &["x"], &["y"], vec![attr_ints("shape", &[0, -1])])],
+        vec![input("x", &[2, 3, 4])],
+        vec![],
+    ));
     assert_eq!(op, Op::Reshape { shape: vec![0, -1] });
     assert_eq!(dims(&ty), vec![Some(2), Some(12)]);
-    let (op, ty) = only_op(&model(14, vec![node("Reshape", &["x", "s"], &["y"], vec![])], vec![input("x", &[2, 3, 4])], vec![ints_init("s", &[-1, 4])]));
+    let (op, ty) = only_op(&model(
+        14,
+        vec![node("Reshape", &["x", "s"], &["y"], vec![])],
+        vec![input("x", &[2, 3, 4])],
+        vec![ints_init("s", &[-1, 4])],
+    ));
     assert_eq!(op, Op::Reshape { shape: vec![-1, 4] });
     assert_eq!(dims(&ty), vec![Some(6), Some(4)]);
     // A shape computed at run time needs an integer vector of known length: that is the rank.
-    let err = import(&model(14, vec![node("Reshape", &["x", "x"], &["y"], vec![])], vec![input("x", &[2, 3])], vec![]), ImportOptions::default()).unwrap_err();
+    let err = import(
+        &model(14, vec![node("Reshape", &["x", "x"], &["y"], vec![])], vec![input("x", &[2, 3])], vec![]),
+        ImportOptions::default(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("shape must be an integer tensor"), "{err}");
     let mut shape = input("s", &[3]);
     if let Some(t) = shape.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
         t.elem_type = 7;
     }
-    let (op, ty) = only_op(&model(14, vec![node("Reshape", &["x", "s"], &["y"], vec![])], vec![input("x", &[2, 3, 4]), shape], vec![]));
+    let (op, ty) = only_op(&model(
+        14,
+        vec![node("Reshape", &["x", "s"], &["y"], vec![])],
+        vec![input("x", &[2, 3, 4]), shape],
+        vec![],
+    ));
     assert_eq!(op, Op::ReshapeRuntime { rank: 3 });
     assert_eq!(ty.rank(), 3);
 }
@@ -97,14 +149,17 @@ fn reshape_shape_moves_from_attribute_to_input_at_opset_5() {
 #[test]
 fn squeeze_and_unsqueeze_axes_from_attribute_then_input() {
     let x = || vec![input("x", &[2, 1, 3, 1])];
-    let (op, ty) = only_op(&model(11, vec![node("Squeeze", &["x"], &["y"], vec![attr_ints("axes", &[-1, 1])])], x(), vec![]));
+    let (op, ty) =
+        only_op(&model(11, vec![node("Squeeze", &["x"], &["y"], vec![attr_ints("axes", &[-1, 1])])], x(), vec![]));
     assert_eq!(op, Op::Squeeze { axes: vec![1, 3] });
     assert_eq!(dims(&ty), vec![Some(2), Some(3)]);
-    let (op, _) = only_op(&model(13, vec![node("Squeeze", &["x", "a"], &["y"], vec![])], x(), vec![ints_init("a", &[3])]));
+    let (op, _) =
+        only_op(&model(13, vec![node("Squeeze", &["x", "a"], &["y"], vec![])], x(), vec![ints_init("a", &[3])]));
     assert_eq!(op, Op::Squeeze { axes: vec![3] });
     let (op, _) = only_op(&model(13, vec![node("Squeeze", &["x"], &["y"], vec![])], x(), vec![]));
     assert_eq!(op, Op::Squeeze { axes: vec![1, 3] });
-    let (op, ty) = only_op(&model(13, vec![node("Unsqueeze", &["x", "a"], &["y"], vec![])], x(), vec![ints_init("a", &[0, -1])]));
+    let (op, ty) =
+        only_op(&model(13, vec![node("Unsqueeze", &["x", "a"], &["y"], vec![])], x(), vec![ints_init("a", &[0, -1])]));
     assert_eq!(op, Op::Unsqueeze { axes: vec![0, 5] });
     assert_eq!(dims(&ty), vec![Some(1), Some(2), Some(1), Some(3), Some(1), Some(1)]);
 }
@@ -114,7 +169,12 @@ fn clip_bounds_from_attributes_then_inputs() {
     let x = || vec![input("x", &[4])];
     let (op, _) = only_op(&model(6, vec![node("Clip", &["x"], &["y"], vec![attr_float("min", -1.0)])], x(), vec![]));
     assert_eq!(op, Op::Clip(ClipConfig { min: Bound::Static(-1.0), max: Bound::None }));
-    let (op, _) = only_op(&model(13, vec![node("Clip", &["x", "", "hi"], &["y"], vec![])], x(), vec![floats_init("hi", &[], &[2.5])]));
+    let (op, _) = only_op(&model(
+        13,
+        vec![node("Clip", &["x", "", "hi"], &["y"], vec![])],
+        x(),
+        vec![floats_init("hi", &[], &[2.5])],
+    ));
     assert_eq!(op, Op::Clip(ClipConfig { min: Bound::None, max: Bound::Static(2.5) }));
     // A bound computed at run time stays an input.
     let (op, _) = only_op(&model(13, vec![node("Clip", &["x", "x"], &["y"], vec![])], x(), vec![]));
@@ -139,7 +199,12 @@ fn conv_and_pool_output_shapes() {
     let conv = node("Conv", &["x", "w"], &["y"], vec![attr_ints("strides", &[2, 2]), attr_ints("pads", &[1, 1, 1, 1])]);
     let (_, ty) = only_op(&model(11, vec![conv], vec![input("x", &[-1, 3, 9, 9])], vec![w]));
     assert_eq!(ty.shape, vec![Dim::Symbolic("batch".into()), Dim::Static(4), Dim::Static(5), Dim::Static(5)]);
-    let pool = node("MaxPool", &["x"], &["y"], vec![attr_ints("kernel_shape", &[3, 3]), attr_ints("strides", &[2, 2]), attr_int("ceil_mode", 1)]);
+    let pool = node(
+        "MaxPool",
+        &["x"],
+        &["y"],
+        vec![attr_ints("kernel_shape", &[3, 3]), attr_ints("strides", &[2, 2]), attr_int("ceil_mode", 1)],
+    );
     let (_, ty) = only_op(&model(12, vec![pool], vec![input("x", &[1, 2, 8, 8])], vec![]));
     assert_eq!(dims(&ty), vec![Some(1), Some(2), Some(4), Some(4)]);
 }
@@ -158,7 +223,11 @@ fn gemm_and_matmul_shapes() {
 #[test]
 fn wrong_attribute_type_names_node_and_op() {
     let bad = AttributeProto { name: "axis".into(), r#type: attribute_type::FLOAT, f: 1.0, ..Default::default() };
-    let err = import(&model(13, vec![node("Softmax", &["x"], &["y"], vec![bad])], vec![input("x", &[2, 3])], vec![]), ImportOptions::default()).unwrap_err();
+    let err = import(
+        &model(13, vec![node("Softmax", &["x"], &["y"], vec![bad])], vec![input("x", &[2, 3])], vec![]),
+        ImportOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(err.to_string(), "node `Softmax_node` (Softmax): attribute `axis` has type FLOAT, expected INT");
 }
 
@@ -176,7 +245,9 @@ fn unsupported_ops_are_listed_once_with_counts() {
 
 #[test]
 fn dangling_input_is_an_error() {
-    let err = import(&model(13, vec![node("Relu", &["nope"], &["y"], vec![])], vec![], vec![]), ImportOptions::default()).unwrap_err();
+    let err =
+        import(&model(13, vec![node("Relu", &["nope"], &["y"], vec![])], vec![], vec![]), ImportOptions::default())
+            .unwrap_err();
     assert!(matches!(err, Error::DanglingInput { ref input, .. } if input == "nope"), "{err}");
 }
 
@@ -206,9 +277,23 @@ fn identity_and_dropout_are_removed_by_simplify_only() {
 
 /// An If whose branches each run one node from `x` to `out`.
 fn if_with(cond: &str, then_node: NodeProto, else_node: NodeProto) -> NodeProto {
-    let branch = |n: NodeProto| GraphProto { node: vec![n], output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }], ..Default::default() };
-    let graph_attr = |name: &str, g: GraphProto| AttributeProto { name: name.into(), r#type: attribute_type::GRAPH, g: Some(Box::new(g)), ..Default::default() };
-    node("If", &[cond], &["y"], vec![graph_attr("then_branch", branch(then_node)), graph_attr("else_branch", branch(else_node))])
+    let branch = |n: NodeProto| GraphProto {
+        node: vec![n],
+        output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }],
+        ..Default::default()
+    };
+    let graph_attr = |name: &str, g: GraphProto| AttributeProto {
+        name: name.into(),
+        r#type: attribute_type::GRAPH,
+        g: Some(Box::new(g)),
+        ..Default::default()
+    };
+    node(
+        "If",
+        &[cond],
+        &["y"],
+        vec![graph_attr("then_branch", branch(then_node)), graph_attr("else_branch", branch(else_node))],
+    )
 }
 
 fn if_node(cond: &str) -> NodeProto {
@@ -227,7 +312,16 @@ fn bool_input(name: &str) -> ValueInfoProto {
 /// is decided by the declared output.
 fn rank_changing_if(declared_output_rank: Option<usize>) -> Vec<u8> {
     let unsqueeze = node("Unsqueeze", &["x"], &["out"], vec![attr_ints("axes", &[0])]);
-    let mut proto = ModelProto::decode(model(11, vec![if_with("c", node("Relu", &["x"], &["out"], vec![]), unsqueeze)], vec![input("x", &[2, 3]), bool_input("c")], vec![]).as_slice()).expect("decodes");
+    let mut proto = ModelProto::decode(
+        model(
+            11,
+            vec![if_with("c", node("Relu", &["x"], &["out"], vec![]), unsqueeze)],
+            vec![input("x", &[2, 3]), bool_input("c")],
+            vec![],
+        )
+        .as_slice(),
+    )
+    .expect("decodes");
     if let (Some(rank), Some(g)) = (declared_output_rank, proto.graph.as_mut()) {
         g.output = vec![input("y", &vec![-1; rank])];
     }
@@ -257,7 +351,11 @@ fn if_branches_of_different_rank_with_nothing_to_choose_by_are_an_error() {
 
 #[test]
 fn if_on_a_run_time_condition_keeps_both_branches() {
-    let graph = import(&model(13, vec![if_node("c")], vec![input("x", &[2, 3]), bool_input("c")], vec![]), ImportOptions::default()).expect("imports");
+    let graph = import(
+        &model(13, vec![if_node("c")], vec![input("x", &[2, 3]), bool_input("c")], vec![]),
+        ImportOptions::default(),
+    )
+    .expect("imports");
     let Op::If(config) = &graph.nodes[0].op else { panic!("expected If, got {:?}", graph.nodes[0].op) };
     assert_eq!(config.then_branch.nodes.len(), 1);
     assert_eq!(config.else_branch.nodes.len(), 1);
@@ -267,7 +365,8 @@ fn if_on_a_run_time_condition_keeps_both_branches() {
 #[test]
 fn if_on_a_constant_condition_inlines_the_taken_branch() {
     let cond = TensorProto { name: "c".into(), data_type: 9, int32_data: vec![0], ..Default::default() };
-    let graph = import(&model(13, vec![if_node("c")], vec![input("x", &[2, 3])], vec![cond]), ImportOptions::default()).expect("imports");
+    let graph = import(&model(13, vec![if_node("c")], vec![input("x", &[2, 3])], vec![cond]), ImportOptions::default())
+        .expect("imports");
     assert_eq!(graph.nodes.len(), 1);
     assert!(matches!(graph.nodes[0].op, Op::Unary(onnx_ir::ops::UnaryOp::Sigmoid)), "{:?}", graph.nodes[0].op);
 }
@@ -284,7 +383,8 @@ fn shape_arithmetic_is_folded_into_a_static_reshape() {
     ];
     let scalar = TensorProto { name: "zero".into(), data_type: 7, int64_data: vec![0], ..Default::default() };
     let inits = vec![scalar, ints_init("axes", &[0]), ints_init("minus_one", &[-1])];
-    let graph = import(&model(13, nodes, vec![input("x", &[2, 3, 4])], inits), ImportOptions::default()).expect("imports");
+    let graph =
+        import(&model(13, nodes, vec![input("x", &[2, 3, 4])], inits), ImportOptions::default()).expect("imports");
     assert_eq!(graph.nodes.len(), 1, "{graph}");
     assert_eq!(graph.nodes[0].op, Op::Reshape { shape: vec![2, -1] });
     assert_eq!(dims(&graph.values[graph.outputs[0]].ty), vec![Some(2), Some(12)]);
@@ -297,16 +397,37 @@ fn scan_node(body_nodes: Vec<NodeProto>, body_outputs: &[&str], attrs: Vec<Attri
         output: body_outputs.iter().map(|o| ValueInfoProto { name: o.to_string(), ..Default::default() }).collect(),
         ..Default::default()
     };
-    let mut attribute = vec![AttributeProto { name: "body".into(), r#type: attribute_type::GRAPH, g: Some(Box::new(body)), ..Default::default() }, attr_int("num_scan_inputs", 1)];
+    let mut attribute = vec![
+        AttributeProto {
+            name: "body".into(),
+            r#type: attribute_type::GRAPH,
+            g: Some(Box::new(body)),
+            ..Default::default()
+        },
+        attr_int("num_scan_inputs", 1),
+    ];
     attribute.extend(attrs);
-    NodeProto { op_type: "Scan".into(), name: "Scan_node".into(), input: vec!["s0".into(), "x".into()], output: vec!["s_final".into(), "y".into()], attribute, ..Default::default() }
+    NodeProto {
+        op_type: "Scan".into(),
+        name: "Scan_node".into(),
+        input: vec!["s0".into(), "x".into()],
+        output: vec!["s_final".into(), "y".into()],
+        attribute,
+        ..Default::default()
+    }
 }
 
 #[test]
 fn scan_outputs_stack_the_iterations_along_their_axis() {
     let body = vec![node("Add", &["s", "x_t"], &["s_next"], vec![]), node("Relu", &["s_next"], &["y_t"], vec![])];
-    let scan = scan_node(body, &["s_next", "y_t"], vec![attr_ints("scan_input_axes", &[-1]), attr_ints("scan_output_axes", &[-1])]);
-    let graph = import(&model(11, vec![scan], vec![input("s0", &[3]), input("x", &[3, 5])], vec![]), ImportOptions::default()).expect("imports");
+    let scan = scan_node(
+        body,
+        &["s_next", "y_t"],
+        vec![attr_ints("scan_input_axes", &[-1]), attr_ints("scan_output_axes", &[-1])],
+    );
+    let graph =
+        import(&model(11, vec![scan], vec![input("s0", &[3]), input("x", &[3, 5])], vec![]), ImportOptions::default())
+            .expect("imports");
     let Op::Scan(config) = &graph.nodes[0].op else { panic!("expected Scan, got {:?}", graph.nodes[0].op) };
     assert_eq!((config.input_axes.clone(), config.output_axes.clone()), (vec![1], vec![1]));
     let types: Vec<String> = graph.nodes[0].outputs.iter().map(|&o| graph.values[o].ty.to_string()).collect();
@@ -317,11 +438,18 @@ fn scan_outputs_stack_the_iterations_along_their_axis() {
 fn scan_8_and_a_state_changing_rank_are_errors() {
     let body = vec![node("Add", &["s", "x_t"], &["s_next"], vec![]), node("Relu", &["s_next"], &["y_t"], vec![])];
     let scan = scan_node(body, &["s_next", "y_t"], vec![]);
-    let err = import(&model(8, vec![scan], vec![input("s0", &[3]), input("x", &[4, 3])], vec![]), ImportOptions::default()).expect_err("Scan-8");
+    let err =
+        import(&model(8, vec![scan], vec![input("s0", &[3]), input("x", &[4, 3])], vec![]), ImportOptions::default())
+            .expect_err("Scan-8");
     assert!(err.to_string().contains("Scan-8"), "{err}");
-    let grows = vec![node("Unsqueeze", &["s"], &["s_next"], vec![attr_ints("axes", &[0])]), node("Relu", &["x_t"], &["y_t"], vec![])];
+    let grows = vec![
+        node("Unsqueeze", &["s"], &["s_next"], vec![attr_ints("axes", &[0])]),
+        node("Relu", &["x_t"], &["y_t"], vec![]),
+    ];
     let scan = scan_node(grows, &["s_next", "y_t"], vec![]);
-    let err = import(&model(11, vec![scan], vec![input("s0", &[3]), input("x", &[4, 3])], vec![]), ImportOptions::default()).expect_err("state rank");
+    let err =
+        import(&model(11, vec![scan], vec![input("s0", &[3]), input("x", &[4, 3])], vec![]), ImportOptions::default())
+            .expect_err("state rank");
     assert!(err.to_string().contains("a state enters the body as f32[3] and leaves it as f32[1, 3]"), "{err}");
 }
 
@@ -329,7 +457,10 @@ fn scan_8_and_a_state_changing_rank_are_errors() {
 fn loop_carried_values_keep_their_rank_and_scan_outputs_gain_an_axis() {
     let vi = |name: &str, elem: i32| ValueInfoProto {
         name: name.into(),
-        r#type: Some(TypeProto { tensor_type: Some(TypeProtoTensor { elem_type: elem, shape: None }), ..Default::default() }),
+        r#type: Some(TypeProto {
+            tensor_type: Some(TypeProtoTensor { elem_type: elem, shape: None }),
+            ..Default::default()
+        }),
         ..Default::default()
     };
     let body = |nodes: Vec<NodeProto>| GraphProto {
@@ -343,14 +474,33 @@ fn loop_carried_values_keep_their_rank_and_scan_outputs_gain_an_axis() {
         name: "Loop_node".into(),
         input: vec!["m".into(), String::new(), "s0".into()],
         output: vec!["s_final".into(), "ys".into()],
-        attribute: vec![AttributeProto { name: "body".into(), r#type: attribute_type::GRAPH, g: Some(Box::new(body(nodes))), ..Default::default() }],
+        attribute: vec![AttributeProto {
+            name: "body".into(),
+            r#type: attribute_type::GRAPH,
+            g: Some(Box::new(body(nodes))),
+            ..Default::default()
+        }],
         ..Default::default()
     };
     let ok = vec![node("Relu", &["s"], &["s_next"], vec![]), node("Sigmoid", &["s_next"], &["y_t"], vec![])];
-    let graph = import(&model(13, vec![loop_node(ok)], vec![input("s0", &[2, 3])], vec![ints_init("m", &[4])]), ImportOptions::default()).expect("imports");
+    let graph = import(
+        &model(13, vec![loop_node(ok)], vec![input("s0", &[2, 3])], vec![ints_init("m", &[4])]),
+        ImportOptions::default(),
+    )
+    .expect("imports");
     let types: Vec<String> = graph.nodes[0].outputs.iter().map(|&o| graph.values[o].ty.to_string()).collect();
     assert_eq!(types, ["f32[2, 3]", "f32[?, 2, 3]"]);
-    let grows = vec![node("Unsqueeze", &["s"], &["s_next"], vec![attr_ints("axes", &[0])]), node("Sigmoid", &["s"], &["y_t"], vec![])];
-    let err = import(&model(11, vec![loop_node(grows)], vec![input("s0", &[2, 3])], vec![ints_init("m", &[4])]), ImportOptions::default()).expect_err("rank changes");
-    assert!(err.to_string().contains("a carried value enters the body as f32[2, 3] and leaves it as f32[1, 2, 3]"), "{err}");
+    let grows = vec![
+        node("Unsqueeze", &["s"], &["s_next"], vec![attr_ints("axes", &[0])]),
+        node("Sigmoid", &["s"], &["y_t"], vec![]),
+    ];
+    let err = import(
+        &model(11, vec![loop_node(grows)], vec![input("s0", &[2, 3])], vec![ints_init("m", &[4])]),
+        ImportOptions::default(),
+    )
+    .expect_err("rank changes");
+    assert!(
+        err.to_string().contains("a carried value enters the body as f32[2, 3] and leaves it as f32[1, 2, 3]"),
+        "{err}"
+    );
 }

@@ -10,11 +10,18 @@ use std::path::Path;
 /// Why an op of the default domain has no implementation yet.
 fn reason(op: &str) -> &'static str {
     match op {
-        _ if op.starts_with("Sequence") || op.starts_with("Optional") || ["ConcatFromSequence", "SplitToSequence"].contains(&op) => {
+        _ if op.starts_with("Sequence")
+            || op.starts_with("Optional")
+            || ["ConcatFromSequence", "SplitToSequence"].contains(&op) =>
+        {
             "sequence and optional values are not represented yet"
         }
-        _ if op.starts_with("String") || ["RegexFullMatch", "TfIdfVectorizer"].contains(&op) => "Burn has no string tensors",
-        _ if op.starts_with("Random") || ["Bernoulli", "Multinomial"].contains(&op) => "random ops are not implemented yet",
+        _ if op.starts_with("String") || ["RegexFullMatch", "TfIdfVectorizer"].contains(&op) => {
+            "Burn has no string tensors"
+        }
+        _ if op.starts_with("Random") || ["Bernoulli", "Multinomial"].contains(&op) => {
+            "random ops are not implemented yet"
+        }
         "LSTM" | "GRU" | "RNN" => "recurrent layers are not implemented yet",
         "ImageDecoder" => "image decoding is out of scope for generated tensor code",
         _ => "not implemented yet",
@@ -65,5 +72,8 @@ fn supported_ops_doc_is_current() {
         std::fs::write(&path, &doc).expect("write SUPPORTED-OPS.md");
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(committed == doc, "SUPPORTED-OPS.md is stale: run UPDATE_SUPPORTED_OPS=1 cargo test -p onnx-ir --test supported_ops");
+    assert!(
+        committed == doc,
+        "SUPPORTED-OPS.md is stale: run UPDATE_SUPPORTED_OPS=1 cargo test -p onnx-ir --test supported_ops"
+    );
 }

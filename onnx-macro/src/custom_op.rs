@@ -23,12 +23,14 @@ fn tensor_entry(ty: &Type) -> syn::Result<TokenStream> {
     };
     let kind = match args.next() {
         None => quote! { Float },
-        Some(GenericArgument::Type(Type::Path(p))) => match p.path.segments.last().map(|s| s.ident.to_string()).as_deref() {
-            Some("Float") => quote! { Float },
-            Some("Int") => quote! { Int },
-            Some("Bool") => quote! { Bool },
-            _ => return Err(fail()),
-        },
+        Some(GenericArgument::Type(Type::Path(p))) => {
+            match p.path.segments.last().map(|s| s.ident.to_string()).as_deref() {
+                Some("Float") => quote! { Float },
+                Some("Int") => quote! { Int },
+                Some("Bool") => quote! { Bool },
+                _ => return Err(fail()),
+            }
+        }
         _ => return Err(fail()),
     };
     Ok(quote_spanned! {ty.span()=> (#rank, burn_onnx::hook::TensorKind::#kind) })
@@ -39,21 +41,31 @@ pub fn expand(item: TokenStream) -> syn::Result<TokenStream> {
     let mut inputs = vec![];
     let arg_count = func.sig.inputs.len();
     for (i, arg) in func.sig.inputs.iter().enumerate() {
-        let FnArg::Typed(typed) = arg else { return Err(syn::Error::new(arg.span(), "a hook is a free function, not a method")) };
+        let FnArg::Typed(typed) = arg else {
+            return Err(syn::Error::new(arg.span(), "a hook is a free function, not a method"));
+        };
         if i + 1 == arg_count {
             // The last argument receives the node's attributes.
             if !matches!(&*typed.ty, Type::Reference(_)) {
-                return Err(syn::Error::new(typed.ty.span(), "a hook's last argument must be `&burn_onnx::hook::NodeAttributes`"));
+                return Err(syn::Error::new(
+                    typed.ty.span(),
+                    "a hook's last argument must be `&burn_onnx::hook::NodeAttributes`",
+                ));
             }
             continue;
         }
         inputs.push(tensor_entry(&typed.ty)?);
     }
     if arg_count == 0 {
-        return Err(syn::Error::new(func.sig.span(), "a hook takes the node's tensors and `&burn_onnx::hook::NodeAttributes`"));
+        return Err(syn::Error::new(
+            func.sig.span(),
+            "a hook takes the node's tensors and `&burn_onnx::hook::NodeAttributes`",
+        ));
     }
     let outputs = match &func.sig.output {
-        ReturnType::Default => return Err(syn::Error::new(func.sig.span(), "a hook returns the node's output tensor(s)")),
+        ReturnType::Default => {
+            return Err(syn::Error::new(func.sig.span(), "a hook returns the node's output tensor(s)"))
+        }
         ReturnType::Type(_, ty) => match &**ty {
             Type::Tuple(t) => t.elems.iter().map(tensor_entry).collect::<syn::Result<Vec<_>>>()?,
             other => vec![tensor_entry(other)?],

@@ -44,8 +44,11 @@ fn parse_hook(input: ParseStream) -> syn::Result<Hook> {
 
 impl Parse for Args {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let model: LitStr = input.parse().map_err(|e| syn::Error::new(e.span(), "expected the model path: #[onnx_model(\"path/to/model.onnx\")]"))?;
-        let mut args = Args { model, weights: WeightsMode::Embed, simplify: true, partition: true, dump: None, hooks: vec![] };
+        let model: LitStr = input
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), "expected the model path: #[onnx_model(\"path/to/model.onnx\")]"))?;
+        let mut args =
+            Args { model, weights: WeightsMode::Embed, simplify: true, partition: true, dump: None, hooks: vec![] };
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -60,7 +63,12 @@ impl Parse for Args {
                         "embed" => WeightsMode::Embed,
                         "file" => WeightsMode::File,
                         "none" => WeightsMode::None,
-                        other => return Err(syn::Error::new(v.span(), format!("unknown weights mode `{other}`; expected \"embed\", \"file\" or \"none\""))),
+                        other => {
+                            return Err(syn::Error::new(
+                                v.span(),
+                                format!("unknown weights mode `{other}`; expected \"embed\", \"file\" or \"none\""),
+                            ))
+                        }
                     };
                 }
                 "simplify" => args.simplify = input.parse::<LitBool>()?.value,
@@ -72,7 +80,12 @@ impl Parse for Args {
                     let hooks = content.parse_terminated(parse_hook, Token![,])?;
                     args.hooks.extend(hooks);
                 }
-                other => return Err(syn::Error::new(key.span(), format!("unknown option `{other}`; valid options: {OPTIONS}"))),
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("unknown option `{other}`; valid options: {OPTIONS}"),
+                    ))
+                }
             }
         }
         Ok(args)
@@ -114,8 +127,15 @@ fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
         Ok(Ok(tokens)) => Ok(tokens),
         Ok(Err(e)) => Err(syn::Error::new(span, format!("{}: {e}", args.model.value()))),
         Err(panic) => {
-            let message = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
-            Err(syn::Error::new(span, format!("{}: internal error in the ONNX importer (please report it): {message}", args.model.value())))
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Err(syn::Error::new(
+                span,
+                format!("{}: internal error in the ONNX importer (please report it): {message}", args.model.value()),
+            ))
         }
     }
 }

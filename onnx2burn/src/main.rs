@@ -36,7 +36,15 @@ struct Args {
 
 fn parse() -> Result<Args, String> {
     let mut positional = vec![];
-    let mut args = Args { model: PathBuf::new(), out_dir: PathBuf::new(), name: None, embed: false, simplify: true, partition: true, development: true };
+    let mut args = Args {
+        model: PathBuf::new(),
+        out_dir: PathBuf::new(),
+        name: None,
+        embed: false,
+        simplify: true,
+        partition: true,
+        development: true,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -53,7 +61,8 @@ fn parse() -> Result<Args, String> {
             _ => positional.push(PathBuf::from(arg)),
         }
     }
-    let [model, out_dir] = <[PathBuf; 2]>::try_from(positional).map_err(|_| "expected <model.onnx> <out_dir> (see --help)".to_string())?;
+    let [model, out_dir] =
+        <[PathBuf; 2]>::try_from(positional).map_err(|_| "expected <model.onnx> <out_dir> (see --help)".to_string())?;
     args.model = model;
     args.out_dir = out_dir;
     Ok(args)
@@ -64,11 +73,23 @@ fn run(args: &Args) -> Result<(), String> {
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let name = args.name.clone().unwrap_or_else(|| type_name(&stem));
     let strategy = if args.embed { LoadStrategy::Embedded } else { LoadStrategy::File };
-    let opts = GenerateOptions { name: &name, strategy, simplify: args.simplify, partition: args.partition, location: BpkLocation::Beside, out_dir: &args.out_dir, hooks: &[] };
+    let opts = GenerateOptions {
+        name: &name,
+        strategy,
+        simplify: args.simplify,
+        partition: args.partition,
+        location: BpkLocation::Beside,
+        out_dir: &args.out_dir,
+        hooks: &[],
+    };
     let started = std::time::Instant::now();
     let model = generate(&bytes, &opts).map_err(|e| format!("{}: {e}", args.model.display()))?;
     if model.nodes > 300 {
-        eprintln!("onnx2burn: {} nodes imported and lowered in {:.1}s; writing", model.nodes, started.elapsed().as_secs_f64());
+        eprintln!(
+            "onnx2burn: {} nodes imported and lowered in {:.1}s; writing",
+            model.nodes,
+            started.elapsed().as_secs_f64()
+        );
     }
     for path in write_files(&model, &args.out_dir, args.development).map_err(|e| e.to_string())? {
         eprintln!("wrote {}", path.display());

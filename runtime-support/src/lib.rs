@@ -68,17 +68,35 @@ pub fn load_file<M: ModuleSnapshot>(module: M, path: &Path) -> Result<M, LoadErr
 
 /// A float parameter of `shape`, allocated lazily (weights usually overwrite it first).
 pub fn float_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Tensor<D>> {
-    Param::uninitialized(ParamId::new(), move |device, _| Tensor::zeros(shape, device), device.clone(), false, shape.into())
+    Param::uninitialized(
+        ParamId::new(),
+        move |device, _| Tensor::zeros(shape, device),
+        device.clone(),
+        false,
+        shape.into(),
+    )
 }
 
 /// An integer parameter of `shape`, allocated lazily.
 pub fn int_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Tensor<D, Int>> {
-    Param::uninitialized(ParamId::new(), move |device, _| Tensor::zeros(shape, device), device.clone(), false, shape.into())
+    Param::uninitialized(
+        ParamId::new(),
+        move |device, _| Tensor::zeros(shape, device),
+        device.clone(),
+        false,
+        shape.into(),
+    )
 }
 
 /// A boolean parameter of `shape`, allocated lazily.
 pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Tensor<D, Bool>> {
-    Param::uninitialized(ParamId::new(), move |device, _| Tensor::empty(shape, device), device.clone(), false, shape.into())
+    Param::uninitialized(
+        ParamId::new(),
+        move |device, _| Tensor::empty(shape, device),
+        device.clone(),
+        false,
+        shape.into(),
+    )
 }
 
 mod recurrent;
@@ -99,11 +117,8 @@ pub mod ops {
 
     /// Axes computed at run time (read back to the host), normalised into `0..rank`, sorted.
     pub fn runtime_axes(axes: Tensor<1, Int>, rank: usize) -> Vec<usize> {
-        let mut out: Vec<usize> = axes
-            .into_data()
-            .iter::<i64>()
-            .map(|a| if a < 0 { a + rank as i64 } else { a } as usize)
-            .collect();
+        let mut out: Vec<usize> =
+            axes.into_data().iter::<i64>().map(|a| if a < 0 { a + rank as i64 } else { a } as usize).collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -123,7 +138,11 @@ pub mod ops {
     }
 
     /// ONNX `Where`: `x` where `condition` holds, else `y`, all broadcast together.
-    pub fn where_op<const D: usize, K: Basic>(condition: Tensor<D, Bool>, x: Tensor<D, K>, y: Tensor<D, K>) -> Tensor<D, K> {
+    pub fn where_op<const D: usize, K: Basic>(
+        condition: Tensor<D, Bool>,
+        x: Tensor<D, K>,
+        y: Tensor<D, K>,
+    ) -> Tensor<D, K> {
         let dims = broadcast_dims(&[condition.dims(), x.dims(), y.dims()]);
         y.expand(dims).mask_where(condition.expand(dims), x.expand(dims))
     }
@@ -205,7 +224,12 @@ pub mod ops {
 
     /// ONNX `Gather`: `indices` (flattened, negatives counted from the end) picked along `axis`;
     /// the result has the data dims with `axis` replaced by `index_dims`.
-    pub fn gather<const D: usize, const D2: usize, K: Basic>(data: Tensor<D, K>, indices: Tensor<1, Int>, index_dims: &[usize], axis: usize) -> Tensor<D2, K> {
+    pub fn gather<const D: usize, const D2: usize, K: Basic>(
+        data: Tensor<D, K>,
+        indices: Tensor<1, Int>,
+        index_dims: &[usize],
+        axis: usize,
+    ) -> Tensor<D2, K> {
         let dims = data.dims();
         let picked = data.select(axis, wrap_indices(indices, dims[axis]));
         let mut out: Vec<usize> = dims[..axis].to_vec();
@@ -220,7 +244,13 @@ pub mod ops {
     /// ONNX `Slice`: per listed axis (all axes in order when `axes` is empty), elements from
     /// `start` towards `end` (exclusive) by `step` (1 when `steps` is empty), bounds clamped
     /// like ONNX. Negative steps walk the flipped axis.
-    pub fn slice<const D: usize, K: Basic>(mut x: Tensor<D, K>, starts: &[i64], ends: &[i64], axes: &[i64], steps: &[i64]) -> Tensor<D, K> {
+    pub fn slice<const D: usize, K: Basic>(
+        mut x: Tensor<D, K>,
+        starts: &[i64],
+        ends: &[i64],
+        axes: &[i64],
+        steps: &[i64],
+    ) -> Tensor<D, K> {
         for i in 0..starts.len() {
             let axis = axes.get(i).map_or(i as i64, |&a| if a < 0 { a + D as i64 } else { a }) as usize;
             let step = steps.get(i).copied().unwrap_or(1);
@@ -250,7 +280,11 @@ pub mod ops {
     }
 
     /// ONNX `Split` into `N` parts of `sizes` along `axis`.
-    pub fn split<const D: usize, const N: usize, K: Basic>(x: Tensor<D, K>, sizes: &[usize], axis: usize) -> [Tensor<D, K>; N] {
+    pub fn split<const D: usize, const N: usize, K: Basic>(
+        x: Tensor<D, K>,
+        sizes: &[usize],
+        axis: usize,
+    ) -> [Tensor<D, K>; N] {
         let mut start = 0;
         core::array::from_fn(|i| {
             let len = sizes.get(i).copied().unwrap_or(0);
@@ -304,7 +338,12 @@ pub mod ops {
 
     /// ONNX `Pad` with `pads` as `[begins..., ends...]` over `axes` (all axes when empty);
     /// negative pads crop.
-    pub fn pad<const D: usize, K: burn::tensor::kind::Numeric>(x: Tensor<D, K>, pads: &[i64], axes: &[i64], mode: burn::tensor::ops::PadMode) -> Tensor<D, K> {
+    pub fn pad<const D: usize, K: burn::tensor::kind::Numeric>(
+        x: Tensor<D, K>,
+        pads: &[i64],
+        axes: &[i64],
+        mode: burn::tensor::ops::PadMode,
+    ) -> Tensor<D, K> {
         let listed: Vec<usize> = if axes.is_empty() {
             (0..D).collect()
         } else {
@@ -378,21 +417,29 @@ pub mod ops {
                 AttentionMask::Add(m) => m,
             };
             let width = additive.dims()[3];
-            let additive = if width < kv_len { additive.pad([(0, 0), (0, 0), (0, 0), (0, kv_len - width)], burn::tensor::ops::PadMode::Constant(inf)) } else { additive };
+            let additive = if width < kv_len {
+                additive.pad([(0, 0), (0, 0), (0, 0), (0, kv_len - width)], burn::tensor::ops::PadMode::Constant(inf))
+            } else {
+                additive
+            };
             let dims = broadcast_dims(&[bias.dims(), additive.dims()]);
             bias = bias.expand(dims).add(additive.expand(dims));
         }
         if options.causal {
             // Key j is hidden from query i when j > i + past.
             let hidden = Tensor::<2>::ones([q_len, kv_len], &device).triu(past as i64 + 1).bool();
-            let causal = Tensor::<2>::zeros([q_len, kv_len], &device).mask_fill(hidden, inf).reshape([1, 1, q_len, kv_len]);
+            let causal =
+                Tensor::<2>::zeros([q_len, kv_len], &device).mask_fill(hidden, inf).reshape([1, 1, q_len, kv_len]);
             let dims = broadcast_dims(&[bias.dims(), causal.dims()]);
             bias = bias.expand(dims).add(causal.expand(dims));
         }
         if let Some(lengths) = nonpad_kv_seqlen {
-            let positions = Tensor::<1, Int>::arange(0..kv_len as i64, &device).reshape([1, kv_len]).expand([batch, kv_len]);
+            let positions =
+                Tensor::<1, Int>::arange(0..kv_len as i64, &device).reshape([1, kv_len]).expand([batch, kv_len]);
             let valid = positions.lower(lengths.reshape([batch, 1]).expand([batch, kv_len]));
-            let padding = Tensor::<2>::zeros([batch, kv_len], &device).mask_fill(valid.bool_not(), inf).reshape([batch, 1, 1, kv_len]);
+            let padding = Tensor::<2>::zeros([batch, kv_len], &device)
+                .mask_fill(valid.bool_not(), inf)
+                .reshape([batch, 1, 1, kv_len]);
             let dims = broadcast_dims(&[bias.dims(), padding.dims()]);
             bias = bias.expand(dims).add(padding.expand(dims));
         }
@@ -504,7 +551,11 @@ pub mod hook {
 
     /// Whether a hook declared as `signature` fits a node with these inputs and outputs
     /// (evaluated at compile time by the generated code).
-    pub const fn fits(signature: &HookSignature, inputs: &[(usize, TensorKind)], outputs: &[(usize, TensorKind)]) -> bool {
+    pub const fn fits(
+        signature: &HookSignature,
+        inputs: &[(usize, TensorKind)],
+        outputs: &[(usize, TensorKind)],
+    ) -> bool {
         same(signature.inputs, inputs) && same(signature.outputs, outputs)
     }
 

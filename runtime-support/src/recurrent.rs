@@ -117,8 +117,11 @@ pub fn recurrent(
             None => t,
         };
         // Input and recurrent projections of gate k at one step.
-        let wx = |xt: &Tensor<2>, k: usize| xt.clone().matmul(gate(&w, k, hidden).transpose()).add(bias_gate(&b, k, hidden));
-        let rh = |h: &Tensor<2>, k: usize| h.clone().matmul(gate(&r, k, hidden).transpose()).add(bias_gate(&b, gates + k, hidden));
+        let wx =
+            |xt: &Tensor<2>, k: usize| xt.clone().matmul(gate(&w, k, hidden).transpose()).add(bias_gate(&b, k, hidden));
+        let rh = |h: &Tensor<2>, k: usize| {
+            h.clone().matmul(gate(&r, k, hidden).transpose()).add(bias_gate(&b, gates + k, hidden))
+        };
         let mut h = state(&initial_h, d);
         let mut c = state(&initial_c, d);
         let mut outputs: Vec<Tensor<2>> = (0..steps).map(|_| Tensor::zeros([batch, hidden], &device)).collect();
@@ -134,14 +137,20 @@ pub fn recurrent(
                         wx(&xt, 2).add(rg.mul(rh(&h, 2)))
                     } else {
                         let reset = rg.mul(h.clone());
-                        wx(&xt, 2).add(reset.matmul(gate(&r, 2, hidden).transpose())).add(bias_gate(&b, gates + 2, hidden))
+                        wx(&xt, 2).add(reset.matmul(gate(&r, 2, hidden).transpose())).add(bias_gate(
+                            &b,
+                            gates + 2,
+                            hidden,
+                        ))
                     };
                     let candidate = act[1].apply(clip(candidate));
                     (z.clone().neg().add_scalar(1.0).mul(candidate).add(z.mul(h.clone())), c.clone())
                 }
                 Cell::Lstm { input_forget } => {
                     let peephole = |k: usize| -> Option<Tensor<2>> {
-                        peepholes.clone().map(|p| p.narrow(0, d, 1).squeeze_dim::<1>(0).narrow(0, k * hidden, hidden).unsqueeze::<2>())
+                        peepholes.clone().map(|p| {
+                            p.narrow(0, d, 1).squeeze_dim::<1>(0).narrow(0, k * hidden, hidden).unsqueeze::<2>()
+                        })
                     };
                     let with_peephole = |pre: Tensor<2>, k: usize, cell: &Tensor<2>| match peephole(k) {
                         Some(p) => pre.add(p.mul(cell.clone())),

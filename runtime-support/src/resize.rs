@@ -64,13 +64,19 @@ fn coefficients(mode: ResizeMode, ratio: f64, scale: f64, antialias: bool) -> Ve
                 NearestMode::Floor => false,
                 NearestMode::Ceil => true,
             };
-            if upper { vec![0.0, 1.0] } else { vec![1.0, 0.0] }
+            if upper {
+                vec![0.0, 1.0]
+            } else {
+                vec![1.0, 0.0]
+            }
         }
         ResizeMode::Linear if antialias => {
             let scale = scale.min(1.0);
             let start = (-1.0 / scale).floor() as i64 + 1;
             let footprint = 2 - 2 * start;
-            let c: Vec<f64> = (start..start + footprint).map(|i| (1.0 - ((i as f64 - ratio) * scale).abs()).clamp(0.0, 1.0)).collect();
+            let c: Vec<f64> = (start..start + footprint)
+                .map(|i| (1.0 - ((i as f64 - ratio) * scale).abs()).clamp(0.0, 1.0))
+                .collect();
             let sum: f64 = c.iter().sum();
             c.into_iter().map(|v| v / sum).collect()
         }
@@ -107,8 +113,11 @@ fn coefficients(mode: ResizeMode, ratio: f64, scale: f64, antialias: bool) -> Ve
 /// The `n` indexes of `0..limit` nearest to `x` (ties to the smaller), ascending.
 fn neighbours(x: f64, n: usize, limit: i64) -> Vec<i64> {
     let centre = x.floor() as i64;
-    let mut candidates: Vec<i64> = (centre - n as i64 - 1..=centre + n as i64 + 1).filter(|&i| (0..limit).contains(&i)).collect();
-    candidates.sort_by(|&a, &b| ((x - a as f64).abs(), a).partial_cmp(&((x - b as f64).abs(), b)).unwrap_or(std::cmp::Ordering::Equal));
+    let mut candidates: Vec<i64> =
+        (centre - n as i64 - 1..=centre + n as i64 + 1).filter(|&i| (0..limit).contains(&i)).collect();
+    candidates.sort_by(|&a, &b| {
+        ((x - a as f64).abs(), a).partial_cmp(&((x - b as f64).abs(), b)).unwrap_or(std::cmp::Ordering::Equal)
+    });
     candidates.truncate(n);
     candidates.sort_unstable();
     candidates
@@ -149,7 +158,8 @@ fn axis_matrix(input: usize, output: usize, scale: f64, roi: (f64, f64), o: &Res
         let mut c = coefficients(o.mode, ratio, scale, o.antialias);
         let n = c.len();
         let pad = n.div_ceil(2) as i64;
-        let taps: Vec<i64> = neighbours(x_ori + pad as f64, n, input as i64 + 2 * pad).into_iter().map(|i| i - pad).collect();
+        let taps: Vec<i64> =
+            neighbours(x_ori + pad as f64, n, input as i64 + 2 * pad).into_iter().map(|i| i - pad).collect();
         if o.exclude_outside {
             for (w, &t) in c.iter_mut().zip(&taps) {
                 if t < 0 || t >= input as i64 {
@@ -170,7 +180,14 @@ fn axis_matrix(input: usize, output: usize, scale: f64, roi: (f64, f64), o: &Res
 
 /// Output sizes and the scale of each resized axis, from `scales` or `sizes` (one per listed
 /// axis), ONNX's rounding and the aspect-ratio policy.
-fn plan(dims: &[usize], axes: &[usize], scales: &[f64], sizes: &[i64], roi: &[(f64, f64)], o: &ResizeOptions) -> Vec<(usize, usize, f64)> {
+fn plan(
+    dims: &[usize],
+    axes: &[usize],
+    scales: &[f64],
+    sizes: &[i64],
+    roi: &[(f64, f64)],
+    o: &ResizeOptions,
+) -> Vec<(usize, usize, f64)> {
     if !sizes.is_empty() {
         let ratios: Vec<f64> = axes.iter().zip(sizes).map(|(&a, &s)| s as f64 / dims[a] as f64).collect();
         let common = match o.policy {
@@ -200,7 +217,13 @@ fn plan(dims: &[usize], axes: &[usize], scales: &[f64], sizes: &[i64], roi: &[(f
 
 /// ONNX `Resize` of a float tensor. `roi` holds `[starts..., ends...]` for the listed axes
 /// (only read by `tf_crop_and_resize`); give either `scales` or `sizes`.
-pub fn resize<const D: usize>(x: Tensor<D>, roi: &[f64], scales: &[f64], sizes: &[i64], options: &ResizeOptions) -> Tensor<D> {
+pub fn resize<const D: usize>(
+    x: Tensor<D>,
+    roi: &[f64],
+    scales: &[f64],
+    sizes: &[i64],
+    options: &ResizeOptions,
+) -> Tensor<D> {
     let dims = x.dims();
     let axes: Vec<usize> = if options.axes.is_empty() {
         (0..D).collect()
@@ -208,7 +231,8 @@ pub fn resize<const D: usize>(x: Tensor<D>, roi: &[f64], scales: &[f64], sizes: 
         options.axes.iter().map(|&a| if a < 0 { a + D as i64 } else { a } as usize).collect()
     };
     let n = axes.len();
-    let roi: Vec<(f64, f64)> = (0..n).map(|i| (roi.get(i).copied().unwrap_or(0.0), roi.get(i + n).copied().unwrap_or(1.0))).collect();
+    let roi: Vec<(f64, f64)> =
+        (0..n).map(|i| (roi.get(i).copied().unwrap_or(0.0), roi.get(i + n).copied().unwrap_or(1.0))).collect();
     let device = x.device();
     let mut y = x;
     for (i, (axis, output, scale)) in plan(&dims, &axes, scales, sizes, &roi, options).into_iter().enumerate() {
@@ -219,7 +243,8 @@ pub fn resize<const D: usize>(x: Tensor<D>, roi: &[f64], scales: &[f64], sizes: 
         let (weights, constant) = axis_matrix(input, output, scale, roi[i], options);
         let to_f32 = |v: Vec<f64>| v.into_iter().map(|w| w as f32).collect::<Vec<f32>>();
         // [in, out] so that moving the axis last and multiplying maps in -> out.
-        let w: Tensor<2> = Tensor::<2>::from_data(TensorData::new(to_f32(weights), [output, input]), &device).transpose();
+        let w: Tensor<2> =
+            Tensor::<2>::from_data(TensorData::new(to_f32(weights), [output, input]), &device).transpose();
         let c: Tensor<1> = Tensor::from_data(TensorData::new(to_f32(constant), [output]), &device);
         let moved = y.swap_dims(axis, D - 1);
         let resized = moved.matmul(w.unsqueeze::<D>()).add(c.unsqueeze::<D>());

@@ -196,7 +196,9 @@ fn top1(scores: &[f64], classes: usize) -> Vec<usize> {
 
 /// For classifiers: the top-1 class of every row of output 0 equals the expected one.
 pub fn check_top1(dir: &Path, outputs: &[TensorData]) -> Result<(), String> {
-    let (Some(actual), expected) = (outputs.first(), expected_output(dir, 0)?) else { return Err("the model returned no output".into()) };
+    let (Some(actual), expected) = (outputs.first(), expected_output(dir, 0)?) else {
+        return Err("the model returned no output".into());
+    };
     let classes = expected.shape.last().copied().unwrap_or(1);
     let (got, want) = (top1(&actual.iter::<f64>().collect::<Vec<_>>(), classes), top1(&expected.to_f64s(), classes));
     if got != want {

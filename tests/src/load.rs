@@ -26,7 +26,8 @@ fn file_strategy_matches_embedded() {
     let device = crate::device();
     let embedded = logits(Embedded::from_embedded(&device).forward(images(&device)));
     let from_default = logits(FromFile::default().forward(images(&device)));
-    let from_file = logits(FromFile::from_file(FromFile::WEIGHTS_FILE, &device).expect("loads").forward(images(&device)));
+    let from_file =
+        logits(FromFile::from_file(FromFile::WEIGHTS_FILE, &device).expect("loads").forward(images(&device)));
     assert_eq!(embedded, from_default);
     assert_eq!(embedded, from_file);
 }
@@ -77,7 +78,8 @@ fn weights_of_another_model_do_not_load() {
 /// The Burnpack weights of a different model (the conv_v11 case), as the generator packs them.
 fn conv_weights() -> Vec<u8> {
     let path = crate::case_dir("models/conv_v11/model.onnx").join("model.onnx");
-    let graph = onnx_ir::import(&std::fs::read(path).expect("model"), onnx_ir::ImportOptions::default()).expect("imports");
+    let graph =
+        onnx_ir::import(&std::fs::read(path).expect("model"), onnx_ir::ImportOptions::default()).expect("imports");
     let lowered = onnx_codegen::model::lower(&graph).expect("lowers");
     onnx_codegen::weights::pack(&lowered.weights).expect("packs")
 }

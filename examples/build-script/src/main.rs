@@ -1,5 +1,5 @@
-use burn::tensor::Device;
 use build_script_example::model::Digits;
+use burn::tensor::Device;
 
 fn main() {
     let device = Device::flex();

@@ -10,7 +10,13 @@ pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<To
     let packed = e.rank(e.input_id(&node.inputs, 0)?) == 3;
     let heads = |h: Option<usize>| lit(h.unwrap_or(1));
     let (qh, kvh) = (heads(c.q_heads), heads(c.kv_heads));
-    let split = |x: TokenStream, h: &proc_macro2::Literal| if packed { quote! { #x.reshape([0, 0, #h, -1]).swap_dims(1, 2) } } else { x };
+    let split = |x: TokenStream, h: &proc_macro2::Literal| {
+        if packed {
+            quote! { #x.reshape([0, 0, #h, -1]).swap_dims(1, 2) }
+        } else {
+            x
+        }
+    };
     let q = split(e.input(&node.inputs, 0)?, &qh);
     let k = split(e.input(&node.inputs, 1)?, &kvh);
     let v = split(e.input(&node.inputs, 2)?, &kvh);
@@ -37,7 +43,11 @@ pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<To
         None => quote! { None },
     };
     let (causal, softcap, mode) = (c.causal, float_literal(c.softcap), lit(c.qk_output_mode as usize));
-    let y = if packed { quote! { y.swap_dims(1, 2).reshape([0, 0, -1]) } } else { quote! { y } };
+    let y = if packed {
+        quote! { y.swap_dims(1, 2).reshape([0, 0, -1]) }
+    } else {
+        quote! { y }
+    };
     let outputs = match node.outputs.len() {
         1 => y,
         2 => quote! { (#y, present_key) },

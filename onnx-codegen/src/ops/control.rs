@@ -9,7 +9,11 @@ use quote::quote;
 /// Emits a subgraph one scope in (values of enclosing scopes are cloned, never moved):
 /// `bind_inputs` first binds its formal inputs and returns the statements or patterns it made
 /// of them; then the subgraph's statements and one use of each of its outputs.
-fn emit_subgraph<T>(e: &mut Emitter, b: &Branch, bind_inputs: impl FnOnce(&mut Emitter) -> T) -> Result<(T, Vec<TokenStream>, Vec<TokenStream>)> {
+fn emit_subgraph<T>(
+    e: &mut Emitter,
+    b: &Branch,
+    bind_inputs: impl FnOnce(&mut Emitter) -> T,
+) -> Result<(T, Vec<TokenStream>, Vec<TokenStream>)> {
     e.enter_branch();
     let bound = bind_inputs(e);
     let body = emit_nodes(e, &b.nodes);
@@ -117,7 +121,11 @@ pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream>
             }
             let var = e.bind(id);
             let axis = lit(c.input_axes[k]);
-            let index = if c.input_reverse[k] { quote! { #length - 1 - #step } } else { quote! { #step } };
+            let index = if c.input_reverse[k] {
+                quote! { #length - 1 - #step }
+            } else {
+                quote! { #step }
+            };
             // A slice of a 1-D input is a rank-0 value, held as a one-element tensor already.
             let squeeze = (*rank > 1).then(|| {
                 let sliced_rank = lit(rank - 1);
@@ -132,7 +140,12 @@ pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream>
 
     let carry = carried(e, &initial, &patterns, updated);
     let collected: Vec<Ident> = (0..step_values.len()).map(|k| e.names.fresh(&format!("scan_steps_{k}"))).collect();
-    let scan_outputs = c.body.outputs[states..].iter().zip(&collected).enumerate().map(|(k, (&o, steps))| joined(e, steps, o, c.output_axes[k], c.output_reverse[k])).collect();
+    let scan_outputs = c.body.outputs[states..]
+        .iter()
+        .zip(&collected)
+        .enumerate()
+        .map(|(k, (&o, steps))| joined(e, steps, o, c.output_axes[k], c.output_reverse[k]))
+        .collect();
     let Carried { declare, take, put, finish, finals } = carry;
     let result = loop_result(&finals, scan_outputs);
     Ok(quote! {{
@@ -156,19 +169,21 @@ pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream>
 /// input's, then the body's). The body sees the iteration number and the condition as rank-0
 /// tensors.
 pub fn loop_(e: &mut Emitter, node: &Node, c: &LoopConfig) -> Result<TokenStream> {
-    let optional_scalar = |e: &mut Emitter, index: usize, ty: TokenStream, default: TokenStream| -> Result<TokenStream> {
-        Ok(match node.inputs.get(index).copied().flatten() {
-            Some(id) => {
-                let value = e.use_value(id)?;
-                quote! { #value.into_scalar::<#ty>() }
-            }
-            None => default,
-        })
-    };
+    let optional_scalar =
+        |e: &mut Emitter, index: usize, ty: TokenStream, default: TokenStream| -> Result<TokenStream> {
+            Ok(match node.inputs.get(index).copied().flatten() {
+                Some(id) => {
+                    let value = e.use_value(id)?;
+                    quote! { #value.into_scalar::<#ty>() }
+                }
+                None => default,
+            })
+        };
     let max_trips = optional_scalar(e, 0, quote! { i64 }, quote! { i64::MAX })?;
     let condition = optional_scalar(e, 1, quote! { bool }, quote! { true })?;
     let initial = node.inputs.iter().skip(2).flatten().map(|&id| e.use_value(id)).collect::<Result<Vec<_>>>()?;
-    let (trips, iteration, keep_going) = (e.names.fresh("max_trips"), e.names.fresh("iteration"), e.names.fresh("keep_going"));
+    let (trips, iteration, keep_going) =
+        (e.names.fresh("max_trips"), e.names.fresh("iteration"), e.names.fresh("keep_going"));
     let device = e.device();
 
     let bind_inputs = |e: &mut Emitter| {
@@ -189,7 +204,11 @@ pub fn loop_(e: &mut Emitter, node: &Node, c: &LoopConfig) -> Result<TokenStream
 
     let carry = carried(e, &initial, &patterns, updated);
     let collected: Vec<Ident> = (0..step_values.len()).map(|k| e.names.fresh(&format!("loop_steps_{k}"))).collect();
-    let scan_outputs = c.body.outputs[1 + initial.len()..].iter().zip(&collected).map(|(&o, steps)| joined(e, steps, o, 0, false)).collect();
+    let scan_outputs = c.body.outputs[1 + initial.len()..]
+        .iter()
+        .zip(&collected)
+        .map(|(&o, steps)| joined(e, steps, o, 0, false))
+        .collect();
     let Carried { declare, take, put, finish, finals } = carry;
     let result = loop_result(&finals, scan_outputs);
     Ok(quote! {{

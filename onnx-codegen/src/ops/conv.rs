@@ -33,8 +33,10 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
             },
         )
     } else {
-        let (kernel, strides, dilations) = (dims_literal(&win.kernel), dims_literal(&win.strides), dims_literal(&win.dilations));
-        let (top, bottom, left, right) = (lit(win.pads[0].0), lit(win.pads[0].1), lit(win.pads[1].0), lit(win.pads[1].1));
+        let (kernel, strides, dilations) =
+            (dims_literal(&win.kernel), dims_literal(&win.strides), dims_literal(&win.dilations));
+        let (top, bottom, left, right) =
+            (lit(win.pads[0].0), lit(win.pads[0].1), lit(win.pads[1].0), lit(win.pads[1].1));
         (
             quote! { burn::nn::conv::Conv2d },
             quote! {
@@ -88,7 +90,12 @@ pub fn conv_transpose(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::ConvTransp
     let w = e.input(&node.inputs, 1)?;
     let bias = e.optional_input(&node.inputs, 2)?;
     let common: Vec<usize> = win.pads.iter().map(|&(a, b)| a.min(b)).collect();
-    let (strides, dilations, out_pad, padding) = (dims_literal(&win.strides), dims_literal(&win.dilations), dims_literal(&c.output_padding), dims_literal(&common));
+    let (strides, dilations, out_pad, padding) = (
+        dims_literal(&win.strides),
+        dims_literal(&win.dilations),
+        dims_literal(&c.output_padding),
+        dims_literal(&common),
+    );
     let groups = lit(c.groups);
     let func = quote::format_ident!("conv_transpose{n}d");
     let y = quote! {
@@ -101,6 +108,10 @@ pub fn conv_transpose(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::ConvTransp
     let starts: Vec<i64> = win.pads.iter().map(|&(a, b)| (a - a.min(b)) as i64).collect();
     let ends: Vec<i64> = win.pads.iter().map(|&(a, b)| if b > a { -((b - a) as i64) } else { i64::MAX }).collect();
     let axes: Vec<i64> = (2..2 + n as i64).collect();
-    let (starts, ends, axes) = (crate::emitter::ints_literal(&starts), crate::emitter::ints_literal(&ends), crate::emitter::ints_literal(&axes));
+    let (starts, ends, axes) = (
+        crate::emitter::ints_literal(&starts),
+        crate::emitter::ints_literal(&ends),
+        crate::emitter::ints_literal(&axes),
+    );
     Ok(quote! { burn_onnx::ops::slice(#y, &#starts, &#ends, &#axes, &[]) })
 }

@@ -50,7 +50,8 @@ fn signature_entry(ty: &TensorType) -> TokenStream {
 }
 
 fn describe(types: &[&TensorType]) -> String {
-    let parts: Vec<String> = types.iter().map(|t| format!("Tensor<{}, {:?}>", t.rank().max(1), t.dtype.kind())).collect();
+    let parts: Vec<String> =
+        types.iter().map(|t| format!("Tensor<{}, {:?}>", t.rank().max(1), t.dtype.kind())).collect();
     parts.join(", ")
 }
 
@@ -62,7 +63,9 @@ pub fn custom(e: &mut Emitter, node: &Node, c: &CustomOp) -> Result<TokenStream>
     let mut args = vec![];
     let mut input_types = vec![];
     for i in 0..node.inputs.len() {
-        let id = e.input_id(&node.inputs, i).map_err(|_| e.error(format!("hook `{}`: optional input {i} is absent, which hooks cannot receive yet", hook.label)))?;
+        let id = e.input_id(&node.inputs, i).map_err(|_| {
+            e.error(format!("hook `{}`: optional input {i} is absent, which hooks cannot receive yet", hook.label))
+        })?;
         input_types.push(e.ty(id));
         args.push(e.use_value(id)?);
     }
@@ -71,7 +74,8 @@ pub fn custom(e: &mut Emitter, node: &Node, c: &CustomOp) -> Result<TokenStream>
         let value = attribute_tokens(value);
         quote! { (#name, #value) }
     });
-    let (inputs_sig, outputs_sig) = (input_types.iter().map(|t| signature_entry(t)), output_types.iter().map(|t| signature_entry(t)));
+    let (inputs_sig, outputs_sig) =
+        (input_types.iter().map(|t| signature_entry(t)), output_types.iter().map(|t| signature_entry(t)));
     let message = format!(
         "hook `{}` does not fit node `{}` ({op_name}): it must take ({}, &burn_onnx::hook::NodeAttributes) and return ({})",
         hook.label,

@@ -72,7 +72,11 @@ pub fn binary(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<TokenStr
         None => align_rank(rhs, rb, rank),
     };
     // Pow with a float base and an integer exponent: the exponent is converted.
-    let rhs = if c.op == BinaryOp::Pow && float && !same_kind { quote! { #rhs.float() } } else { rhs };
+    let rhs = if c.op == BinaryOp::Pow && float && !same_kind {
+        quote! { #rhs.float() }
+    } else {
+        rhs
+    };
     Ok(match c.op {
         // An integer base with a float exponent is computed in floats; the result stays integer.
         BinaryOp::Pow if !float && !same_kind => quote! { #lhs.float().powf(#rhs).int() },
@@ -250,7 +254,11 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType) -> Result<TokenStream> {
     Ok(match (from, to.kind()) {
         // Narrower floats round through the narrow type and come back as Burn's default float.
         (Kind::Float, Kind::Float) if matches!(to, DType::F16 | DType::BF16) => {
-            let narrow = if to == DType::F16 { quote! { F16 } } else { quote! { BF16 } };
+            let narrow = if to == DType::F16 {
+                quote! { F16 }
+            } else {
+                quote! { BF16 }
+            };
             quote! { #x.cast(burn::tensor::FloatDType::#narrow).cast(burn::tensor::FloatDType::F32) }
         }
         (a, b) if a == b => x,
@@ -263,7 +271,11 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType) -> Result<TokenStream> {
 pub fn clip(e: &mut Emitter, node: &Node, c: &ClipConfig) -> Result<TokenStream> {
     let dtype = e.ty(node.outputs[0]).dtype;
     let x = e.input(&node.inputs, 0)?;
-    let scalar = if dtype.kind() == Kind::Float { quote! { f64 } } else { quote! { i64 } };
+    let scalar = if dtype.kind() == Kind::Float {
+        quote! { f64 }
+    } else {
+        quote! { i64 }
+    };
     let mut bound = |b: Bound, index: usize| -> Result<Option<TokenStream>> {
         Ok(match b {
             Bound::None => None,

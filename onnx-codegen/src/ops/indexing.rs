@@ -20,7 +20,12 @@ fn ints(e: &mut Emitter, node: &Node, index: usize, input: &IntsInput) -> Result
 }
 
 /// A `usize` known at import as a literal, else read from input 1 with `read`.
-fn known_or_read(e: &mut Emitter, node: &Node, known: Option<usize>, read: impl FnOnce(TokenStream) -> TokenStream) -> Result<TokenStream> {
+fn known_or_read(
+    e: &mut Emitter,
+    node: &Node,
+    known: Option<usize>,
+    read: impl FnOnce(TokenStream) -> TokenStream,
+) -> Result<TokenStream> {
     Ok(match known {
         Some(v) => {
             let v = lit(v);
@@ -55,7 +60,13 @@ pub fn size(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     }})
 }
 
-pub fn constant_of_shape(e: &mut Emitter, node: &Node, shape: &IntsInput, value: f64, dtype: DType) -> Result<TokenStream> {
+pub fn constant_of_shape(
+    e: &mut Emitter,
+    node: &Node,
+    shape: &IntsInput,
+    value: f64,
+    dtype: DType,
+) -> Result<TokenStream> {
     let rank = shape.len().max(1);
     let r = lit(rank);
     let dims = match shape {
@@ -82,7 +93,11 @@ pub fn constant_of_shape(e: &mut Emitter, node: &Node, shape: &IntsInput, value:
 pub fn range(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     let float = e.ty(node.outputs[0]).dtype.kind() == Kind::Float;
     let (s, l, d) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
-    let f = if float { quote! { range_float } } else { quote! { range_int } };
+    let f = if float {
+        quote! { range_float }
+    } else {
+        quote! { range_int }
+    };
     Ok(quote! { burn_onnx::ops::#f(#s, #l, #d) })
 }
 
@@ -105,7 +120,11 @@ pub fn gather(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> 
     let data = e.input(&node.inputs, 0)?;
     let indices = e.input(&node.inputs, 1)?;
     let axis = lit(axis);
-    let index_dims = if scalar_index { quote! { &[] } } else { quote! { &indices.dims() } };
+    let index_dims = if scalar_index {
+        quote! { &[] }
+    } else {
+        quote! { &indices.dims() }
+    };
     Ok(quote! {{
         let indices = #indices;
         let index_dims: &[usize] = #index_dims;
@@ -169,16 +188,32 @@ pub fn trilu(e: &mut Emitter, node: &Node, upper: bool, k: &IntsInput) -> Result
             quote! { (#list)[0] }
         }
     };
-    let method = if upper { quote! { triu } } else { quote! { tril } };
+    let method = if upper {
+        quote! { triu }
+    } else {
+        quote! { tril }
+    };
     Ok(quote! { #x.#method(#k) })
 }
 
-pub fn cumsum(e: &mut Emitter, node: &Node, axis: Option<usize>, exclusive: bool, reverse: bool, product: bool) -> Result<TokenStream> {
+pub fn cumsum(
+    e: &mut Emitter,
+    node: &Node,
+    axis: Option<usize>,
+    exclusive: bool,
+    reverse: bool,
+    product: bool,
+) -> Result<TokenStream> {
     let rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
     let x = e.input(&node.inputs, 0)?;
     let axis = known_or_read(e, node, axis, |t| quote! { burn_onnx::ops::runtime_axes(#t.reshape([1]), #rank)[0] })?;
-    let flip = if reverse { quote! { .flip([axis]) } } else { quote! {} };
-    let (method, identity) = if product { (quote! { cumprod }, quote! { ones_like }) } else { (quote! { cumsum }, quote! { zeros_like }) };
+    let flip = if reverse {
+        quote! { .flip([axis]) }
+    } else {
+        quote! {}
+    };
+    let (method, identity) =
+        if product { (quote! { cumprod }, quote! { ones_like }) } else { (quote! { cumsum }, quote! { zeros_like }) };
     // Exclusive: shift the inclusive result by one, starting from the identity.
     let shift = if exclusive {
         quote! {
@@ -261,12 +296,24 @@ pub fn one_hot(e: &mut Emitter, node: &Node, axis: usize, depth: Option<usize>) 
     let float_out = out.dtype.kind() == Kind::Float;
     let float_indices = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind() == Kind::Float;
     let indices = e.input(&node.inputs, 0)?;
-    let indices = if float_indices { quote! { #indices.int() } } else { indices };
+    let indices = if float_indices {
+        quote! { #indices.int() }
+    } else {
+        indices
+    };
     let depth = known_or_read(e, node, depth, |t| quote! { #t.into_scalar::<f64>() as usize })?;
     let values = e.input(&node.inputs, 2)?;
-    let values = if float_out { values } else { quote! { #values.float() } };
+    let values = if float_out {
+        values
+    } else {
+        quote! { #values.float() }
+    };
     let result = quote! { hot.float().mul_scalar(on - off).add_scalar(off) };
-    let result = if float_out { result } else { quote! { #result.round().int() } };
+    let result = if float_out {
+        result
+    } else {
+        quote! { #result.round().int() }
+    };
     let axis = lit(axis);
     Ok(quote! {{
         let depth = #depth;

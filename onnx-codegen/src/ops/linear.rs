@@ -18,8 +18,16 @@ pub fn gemm(e: &mut Emitter, node: &Node, c: &GemmConfig) -> Result<TokenStream>
     }
     let lhs = e.use_value(a)?;
     let rhs = e.use_value(b)?;
-    let lhs = if c.trans_a { quote! { #lhs.transpose() } } else { lhs };
-    let rhs = if c.trans_b { quote! { #rhs.transpose() } } else { rhs };
+    let lhs = if c.trans_a {
+        quote! { #lhs.transpose() }
+    } else {
+        lhs
+    };
+    let rhs = if c.trans_b {
+        quote! { #rhs.transpose() }
+    } else {
+        rhs
+    };
     let mut y = quote! { #lhs.matmul(#rhs) };
     if c.alpha != 1.0 {
         let alpha = float_literal(c.alpha);
@@ -42,7 +50,13 @@ pub fn gemm(e: &mut Emitter, node: &Node, c: &GemmConfig) -> Result<TokenStream>
     Ok(quote! { #y.add(#bias) })
 }
 
-fn try_linear(e: &mut Emitter, a: ValueId, b: ValueId, bias: Option<ValueId>, c: &GemmConfig) -> Result<Option<TokenStream>> {
+fn try_linear(
+    e: &mut Emitter,
+    a: ValueId,
+    b: ValueId,
+    bias: Option<ValueId>,
+    c: &GemmConfig,
+) -> Result<Option<TokenStream>> {
     let Some(weight) = e.constant(b) else { return Ok(None) };
     let weight = if c.trans_b { weight.transposed_2d() } else { Some(weight.clone()) };
     let Some(weight) = weight else { return Ok(None) };
@@ -73,7 +87,14 @@ fn bias_vector(data: &TensorData, n: usize, beta: f64) -> Option<TensorData> {
     Some(TensorData { dtype: onnx_ir::DType::F32, shape: vec![n], bytes })
 }
 
-fn linear_layer(e: &mut Emitter, input: ValueId, weight: TensorData, bias: Option<TensorData>, k: usize, n: usize) -> Result<TokenStream> {
+fn linear_layer(
+    e: &mut Emitter,
+    input: ValueId,
+    weight: TensorData,
+    bias: Option<TensorData>,
+    k: usize,
+    n: usize,
+) -> Result<TokenStream> {
     let (has_bias, k, n) = (bias.is_some(), lit(k), lit(n));
     let mut weights = vec![("weight", weight)];
     weights.extend(bias.map(|b| ("bias", b)));
@@ -102,8 +123,16 @@ pub fn matmul(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         // The dot product: a rank-0 result, held as a one-element vector.
         return Ok(quote! { #lhs.mul(#rhs).sum() });
     }
-    let lhs = if ra == 1 { quote! { #lhs.unsqueeze::<2>() } } else { lhs };
-    let rhs = if rb == 1 { quote! { #rhs.unsqueeze_dim::<2>(1) } } else { rhs };
+    let lhs = if ra == 1 {
+        quote! { #lhs.unsqueeze::<2>() }
+    } else {
+        lhs
+    };
+    let rhs = if rb == 1 {
+        quote! { #rhs.unsqueeze_dim::<2>(1) }
+    } else {
+        rhs
+    };
     let rank = ra.max(rb).max(2);
     let lhs = align_rank(lhs, ra.max(2), rank);
     let rhs = align_rank(rhs, rb.max(2), rank);

@@ -18,13 +18,21 @@ pub fn loss(e: &mut Emitter, node: &Node, c: &LossConfig) -> Result<TokenStream>
         None => quote! { None },
     };
     let (d, t) = (lit(rank), lit(rank - 1));
-    let log_prob = if c.softmax { quote! { burn::tensor::activation::log_softmax(#input, 1) } } else { input };
+    let log_prob = if c.softmax {
+        quote! { burn::tensor::activation::log_softmax(#input, 1) }
+    } else {
+        input
+    };
     let reduced = match c.reduction {
         Reduction::None => quote! { loss },
         Reduction::Sum => quote! { loss.sum() },
         Reduction::Mean => quote! { loss.sum().div(weight.sum()) },
     };
-    let outputs = if node.outputs.len() > 1 { quote! { (#reduced, log_prob) } } else { reduced };
+    let outputs = if node.outputs.len() > 1 {
+        quote! { (#reduced, log_prob) }
+    } else {
+        reduced
+    };
     Ok(quote! {{
         let log_prob = #log_prob;
         let (loss, weight) = burn_onnx::ops::nll_loss::<#d, #t>(log_prob.clone(), #target, #weight, #ignore);

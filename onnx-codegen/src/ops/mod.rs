@@ -42,7 +42,9 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Split { axis, sizes } => indexing::split(e, node, *axis, sizes),
         Op::Tile { repeats } => indexing::tile(e, node, repeats),
         Op::Trilu { upper, k } => indexing::trilu(e, node, *upper, k),
-        Op::CumSum { axis, exclusive, reverse, product } => indexing::cumsum(e, node, *axis, *exclusive, *reverse, *product),
+        Op::CumSum { axis, exclusive, reverse, product } => {
+            indexing::cumsum(e, node, *axis, *exclusive, *reverse, *product)
+        }
         Op::SqueezeRuntime { rank } => indexing::squeeze_runtime(e, node, *rank),
         Op::UnsqueezeRuntime { rank } => indexing::unsqueeze_runtime(e, node, *rank),
         Op::Hardmax { axis, coerce_2d } => indexing::hardmax(e, node, *axis, *coerce_2d),

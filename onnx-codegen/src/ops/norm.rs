@@ -1,6 +1,6 @@
+use super::align_rank;
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
-use super::align_rank;
 use onnx_ir::ops::{BatchNormConfig, GroupNormKind, LayerNormConfig};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
@@ -67,7 +67,11 @@ pub fn layer_norm(e: &mut Emitter, node: &Node, c: &LayerNormConfig) -> Result<T
 pub fn lp_norm(e: &mut Emitter, node: &Node, axis: usize, p: u8) -> Result<TokenStream> {
     let x = e.input(&node.inputs, 0)?;
     let axis = lit(axis);
-    let norm = if p == 1 { quote! { x.clone().abs().sum_dim(#axis) } } else { quote! { x.clone().square().sum_dim(#axis).sqrt() } };
+    let norm = if p == 1 {
+        quote! { x.clone().abs().sum_dim(#axis) }
+    } else {
+        quote! { x.clone().square().sum_dim(#axis).sqrt() }
+    };
     // A zero vector stays zero (ONNX), rather than 0 / 0.
     Ok(quote! {{
         let x = #x;
@@ -89,32 +93,41 @@ pub fn group_norm(e: &mut Emitter, node: &Node, kind: &GroupNormKind, epsilon: f
     let (normalize, affine_input) = match kind {
         GroupNormKind::MeanVariance { axes } => {
             let axes: Vec<_> = axes.iter().map(|&a| lit(a)).collect();
-            (quote! {{
-                let mean = x.clone().mean_dims(&[#(#axes),*]);
-                let centered = x.sub(mean);
-                let std = centered.clone().square().mean_dims(&[#(#axes),*]).sqrt().add_scalar(#epsilon);
-                centered.div(std)
-            }}, false)
+            (
+                quote! {{
+                    let mean = x.clone().mean_dims(&[#(#axes),*]);
+                    let centered = x.sub(mean);
+                    let std = centered.clone().square().mean_dims(&[#(#axes),*]).sqrt().add_scalar(#epsilon);
+                    centered.div(std)
+                }},
+                false,
+            )
         }
         GroupNormKind::Instance => {
             let axes: Vec<_> = (2..rank).map(lit).collect();
-            (quote! {{
-                let mean = x.clone().mean_dims(&[#(#axes),*]);
-                let centered = x.sub(mean);
-                let inv_std = centered.clone().square().mean_dims(&[#(#axes),*]).add_scalar(#epsilon).sqrt().recip();
-                centered.mul(inv_std)
-            }}, true)
+            (
+                quote! {{
+                    let mean = x.clone().mean_dims(&[#(#axes),*]);
+                    let centered = x.sub(mean);
+                    let inv_std = centered.clone().square().mean_dims(&[#(#axes),*]).add_scalar(#epsilon).sqrt().recip();
+                    centered.mul(inv_std)
+                }},
+                true,
+            )
         }
         GroupNormKind::Group { groups, .. } => {
             let g = lit(*groups);
-            (quote! {{
-                let dims = x.dims();
-                let grouped: Tensor<3> = x.reshape([dims[0] as i64, #g, -1]);
-                let mean = grouped.clone().mean_dim(2);
-                let centered = grouped.sub(mean);
-                let inv_std = centered.clone().square().mean_dim(2).add_scalar(#epsilon).sqrt().recip();
-                centered.mul(inv_std).reshape(dims)
-            }}, true)
+            (
+                quote! {{
+                    let dims = x.dims();
+                    let grouped: Tensor<3> = x.reshape([dims[0] as i64, #g, -1]);
+                    let mean = grouped.clone().mean_dim(2);
+                    let centered = grouped.sub(mean);
+                    let inv_std = centered.clone().square().mean_dim(2).add_scalar(#epsilon).sqrt().recip();
+                    centered.mul(inv_std).reshape(dims)
+                }},
+                true,
+            )
         }
     };
     let mut affine = quote! {};

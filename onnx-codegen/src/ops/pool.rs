@@ -9,9 +9,17 @@ pub fn pool(e: &mut Emitter, node: &Node, c: &PoolConfig) -> Result<TokenStream>
     let int = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind() == onnx_ir::Kind::Int;
     let x = e.input(&node.inputs, 0)?;
     // Burn pools floats; integer inputs (exact in f32 below 2^24) go through floats.
-    let x = if int { quote! { #x.float() } } else { x };
+    let x = if int {
+        quote! { #x.float() }
+    } else {
+        x
+    };
     let pooled = pool_float(x, c);
-    Ok(if int { quote! { #pooled.int() } } else { pooled })
+    Ok(if int {
+        quote! { #pooled.int() }
+    } else {
+        pooled
+    })
 }
 
 fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
@@ -75,6 +83,10 @@ pub fn global(e: &mut Emitter, node: &Node, max: bool) -> Result<TokenStream> {
     let rank = e.rank(e.input_id(&node.inputs, 0)?);
     let x = e.input(&node.inputs, 0)?;
     let axes = (2..rank).map(lit);
-    let method = if max { quote! { max_dims } } else { quote! { mean_dims } };
+    let method = if max {
+        quote! { max_dims }
+    } else {
+        quote! { mean_dims }
+    };
     Ok(quote! { #x.#method(&[#(#axes),*]) })
 }

@@ -15,7 +15,11 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
         let vector = e.rank(id) == 1 && rank > 1;
         let float = e.ty(id).dtype.kind() == onnx_ir::Kind::Float;
         let v = e.use_value(id)?;
-        let v = if float { v } else { quote! { #v.float() } };
+        let v = if float {
+            v
+        } else {
+            quote! { #v.float() }
+        };
         Ok(Some(if vector {
             let axes = (0..rank).filter(|&a| a != c.axis).map(lit);
             let r = lit(rank);
@@ -54,7 +58,11 @@ fn parameter(e: &mut Emitter, id: ValueId, rank: usize, axis: Axis) -> Result<To
     let vector = e.rank(id) == 1 && e.ty(id).shape[0].as_static() != Some(1);
     let float = e.ty(id).dtype.kind() == Kind::Float;
     let v = e.use_value(id)?;
-    let v = if float { v } else { quote! { #v.float() } };
+    let v = if float {
+        v
+    } else {
+        quote! { #v.float() }
+    };
     Ok(match (vector, axis) {
         (true, Axis::Rows) => quote! { #v.unsqueeze_dim::<2>(1) },
         (true, Axis::Columns) => quote! { #v.unsqueeze_dim::<2>(0) },
@@ -67,7 +75,14 @@ fn parameter(e: &mut Emitter, id: ValueId, rank: usize, axis: Axis) -> Result<To
 }
 
 /// `(x - zero) * scale` as floats (zero and scale optional).
-fn dequantized(e: &mut Emitter, node: &Node, x: usize, scale: Option<usize>, zero: Option<usize>, axis: Axis) -> Result<TokenStream> {
+fn dequantized(
+    e: &mut Emitter,
+    node: &Node,
+    x: usize,
+    scale: Option<usize>,
+    zero: Option<usize>,
+    axis: Axis,
+) -> Result<TokenStream> {
     let id = e.input_id(&node.inputs, x)?;
     let rank = e.rank(id).max(1);
     let mut v = e.use_value(id)?;
@@ -88,7 +103,8 @@ fn dequantized(e: &mut Emitter, node: &Node, x: usize, scale: Option<usize>, zer
 pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig) -> Result<TokenStream> {
     let q = c.requantize.is_some();
     // Input positions: (a, a_scale, a_zero, b, b_scale, b_zero).
-    let (a, b) = if q { ((0, Some(1), Some(2)), (3, Some(4), Some(5))) } else { ((0, None, Some(2)), (1, None, Some(3))) };
+    let (a, b) =
+        if q { ((0, Some(1), Some(2)), (3, Some(4), Some(5))) } else { ((0, None, Some(2)), (1, None, Some(3))) };
     let rank = e.rank(node.outputs[0]).max(1);
     let (a_axis, b_axis) = match &c.conv {
         Some(_) => (Axis::Rows, Axis::Channels(rank)),

@@ -10,7 +10,11 @@ pub fn recurrent(e: &mut Emitter, node: &Node, c: &RecurrentConfig) -> Result<To
     let lstm = matches!(c.cell, CellKind::Lstm { .. });
     let args = [0, 1, 2].iter().map(|&i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
     let optional = [3, 4, 5].iter().map(|&i| e.optional_input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
-    let (initial_c, peepholes) = if lstm { (e.optional_input(&node.inputs, 6)?, e.optional_input(&node.inputs, 7)?) } else { (quote! { None }, quote! { None }) };
+    let (initial_c, peepholes) = if lstm {
+        (e.optional_input(&node.inputs, 6)?, e.optional_input(&node.inputs, 7)?)
+    } else {
+        (quote! { None }, quote! { None })
+    };
     let o = quote! { burn_onnx::ops };
     let cell = match c.cell {
         CellKind::Rnn => quote! { #o::Cell::Rnn },

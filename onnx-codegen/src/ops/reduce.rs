@@ -48,7 +48,14 @@ pub fn reduce(e: &mut Emitter, node: &Node, c: &ReduceConfig) -> Result<TokenStr
     reduce_values(e, node, c, x, rank, out_rank)
 }
 
-fn reduce_values(e: &mut Emitter, node: &Node, c: &ReduceConfig, x: TokenStream, rank: usize, out_rank: usize) -> Result<TokenStream> {
+fn reduce_values(
+    e: &mut Emitter,
+    node: &Node,
+    c: &ReduceConfig,
+    x: TokenStream,
+    rank: usize,
+    out_rank: usize,
+) -> Result<TokenStream> {
     let (pre, per_axis, all, post) = parts(c.op);
     Ok(match &c.axes {
         ReduceAxes::All => {
@@ -88,7 +95,11 @@ fn reduce_values(e: &mut Emitter, node: &Node, c: &ReduceConfig, x: TokenStream,
 pub fn arg_reduce(e: &mut Emitter, node: &Node, c: &ArgReduceConfig) -> Result<TokenStream> {
     let out_rank = e.rank(node.outputs[0]);
     let x = e.input(&node.inputs, 0)?;
-    let method = if c.max { quote! { argmax } } else { quote! { argmin } };
+    let method = if c.max {
+        quote! { argmax }
+    } else {
+        quote! { argmin }
+    };
     let axis = lit(c.axis);
     let y = if c.select_last_index {
         // The last extreme is the first one of the reversed axis.

@@ -6,10 +6,13 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 fn camel(s: &str) -> proc_macro2::Ident {
-    let name: String = s.split('_').map(|p| {
-        let mut c = p.chars();
-        c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
-    }).collect();
+    let name: String = s
+        .split('_')
+        .map(|p| {
+            let mut c = p.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect();
     format_ident!("{name}")
 }
 
@@ -31,7 +34,11 @@ fn float_list(e: &mut Emitter, node: &Node, input: &Option<FloatsInput>) -> Resu
 pub fn resize(e: &mut Emitter, node: &Node, c: &ResizeConfig) -> Result<TokenStream> {
     let int = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind() == Kind::Int;
     let x = e.input(&node.inputs, 0)?;
-    let x = if int { quote! { #x.float() } } else { x };
+    let x = if int {
+        quote! { #x.float() }
+    } else {
+        x
+    };
     let roi = float_list(e, node, &c.roi)?;
     let scales = float_list(e, node, &c.scales)?;
     let sizes = match &c.sizes {
@@ -72,7 +79,11 @@ pub fn resize(e: &mut Emitter, node: &Node, c: &ResizeConfig) -> Result<TokenStr
             extrapolation_value: #extrapolation,
         })
     };
-    Ok(if int { quote! { #y.round().int() } } else { y })
+    Ok(if int {
+        quote! { #y.round().int() }
+    } else {
+        y
+    })
 }
 
 pub fn grid_sample(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::GridSampleConfig) -> Result<TokenStream> {

@@ -23,7 +23,8 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     if q.dtype.kind() != Kind::Float || !(3..=4).contains(&q.rank()) {
         return Err(ctx.error(format!("Q must be a 3-D or 4-D float tensor, got {q}")));
     }
-    let heads = |name: &str| -> Result<Option<usize>> { Ok(ctx.attrs.int(name)?.filter(|&h| h > 0).map(|h| h as usize)) };
+    let heads =
+        |name: &str| -> Result<Option<usize>> { Ok(ctx.attrs.int(name)?.filter(|&h| h > 0).map(|h| h as usize)) };
     let config = AttentionConfig {
         q_heads: heads("q_num_heads")?,
         kv_heads: heads("kv_num_heads")?,

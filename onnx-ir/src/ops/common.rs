@@ -29,16 +29,18 @@ pub fn broadcast_shapes(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, String> {
     let rank = a.len().max(b.len());
     let at = |s: &[Dim], i: usize| {
         let pad = rank - s.len();
-        if i < pad { Dim::Static(1) } else { s[i - pad].clone() }
+        if i < pad {
+            Dim::Static(1)
+        } else {
+            s[i - pad].clone()
+        }
     };
     (0..rank)
         .map(|i| match (at(a, i), at(b, i)) {
             (Dim::Static(1), d) | (d, Dim::Static(1)) => Ok(d),
-            (Dim::Static(x), Dim::Static(y)) if x != y => Err(format!(
-                "shapes {} and {} cannot be broadcast",
-                fmt_dims(a),
-                fmt_dims(b)
-            )),
+            (Dim::Static(x), Dim::Static(y)) if x != y => {
+                Err(format!("shapes {} and {} cannot be broadcast", fmt_dims(a), fmt_dims(b)))
+            }
             (Dim::Static(x), _) | (_, Dim::Static(x)) => Ok(Dim::Static(x)),
             (x, y) if x == y => Ok(x),
             _ => Ok(Dim::Unknown),
@@ -53,9 +55,7 @@ pub fn fmt_dims(dims: &[Dim]) -> String {
 
 /// Product of dimensions, static only when every factor is.
 pub fn dims_product(dims: &[Dim]) -> Dim {
-    dims.iter()
-        .try_fold(1usize, |acc, d| d.as_static().map(|n| acc * n))
-        .map_or(Dim::Unknown, Dim::Static)
+    dims.iter().try_fold(1usize, |acc, d| d.as_static().map(|n| acc * n)).map_or(Dim::Unknown, Dim::Static)
 }
 
 /// Window geometry of a convolution or pooling node, with explicit per-side padding.
@@ -71,13 +71,15 @@ pub struct Window {
 fn to_usizes(ctx: &NodeCtx, name: &str, values: Vec<i64>, min: i64) -> Result<Vec<usize>> {
     values
         .into_iter()
-        .map(|v| {
-            if v < min {
-                Err(ctx.error(format!("attribute `{name}` has invalid value {v}")))
-            } else {
-                Ok(v as usize)
-            }
-        })
+        .map(
+            |v| {
+                if v < min {
+                    Err(ctx.error(format!("attribute `{name}` has invalid value {v}")))
+                } else {
+                    Ok(v as usize)
+                }
+            },
+        )
         .collect()
 }
 
@@ -141,7 +143,12 @@ pub fn window_output(size: usize, w: &Window, axis: usize, ceil_mode: bool) -> O
 }
 
 /// Output type of a windowed op over `[N, C, spatial...]` producing `channels` channels.
-pub fn window_output_type(input: &TensorType, channels: Dim, w: &Window, ceil_mode: bool) -> Result<TensorType, String> {
+pub fn window_output_type(
+    input: &TensorType,
+    channels: Dim,
+    w: &Window,
+    ceil_mode: bool,
+) -> Result<TensorType, String> {
     let n = w.kernel.len();
     if input.rank() != n + 2 {
         return Err(format!("expected a rank-{} input, got {input}", n + 2));

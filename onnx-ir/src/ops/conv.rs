@@ -42,16 +42,13 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let groups = groups as usize;
     let window = read_window(ctx, kernel, x)?;
     let has_bias = ctx.inputs.get(2).copied().flatten().is_some();
-    let config = ConvConfig {
-        window,
-        groups,
-        in_channels: w_shape[1] * groups,
-        out_channels: w_shape[0],
-        has_bias,
-    };
+    let config = ConvConfig { window, groups, in_channels: w_shape[1] * groups, out_channels: w_shape[0], has_bias };
     if let Some(c) = x.shape[1].as_static() {
         if c != config.in_channels {
-            return Err(ctx.error(format!("input has {c} channels, weight {w} with group {groups} expects {}", config.in_channels)));
+            return Err(ctx.error(format!(
+                "input has {c} channels, weight {w} with group {groups} expects {}",
+                config.in_channels
+            )));
         }
     }
     Ok(Parsed::new(Op::Conv(config), 3))
@@ -76,7 +73,11 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
     let groups = ctx.attrs.int_or("group", 1)?.max(1) as usize;
     let kernel = w_shape[2..].to_vec();
     let list = |name: &str, default: usize| -> Result<Vec<usize>> {
-        Ok(ctx.attrs.ints(name)?.map(|v| v.iter().map(|&x| x.max(0) as usize).collect()).unwrap_or_else(|| vec![default; spatial]))
+        Ok(ctx
+            .attrs
+            .ints(name)?
+            .map(|v| v.iter().map(|&x| x.max(0) as usize).collect())
+            .unwrap_or_else(|| vec![default; spatial]))
     };
     let strides = list("strides", 1)?;
     let dilations = list("dilations", 1)?;
@@ -86,7 +87,9 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
     let pads: Vec<(usize, usize)> = if output_shape.is_some() || auto_pad.starts_with("SAME") {
         (0..spatial)
             .map(|i| -> Result<(usize, usize)> {
-                let size = x.shape[2 + i].as_static().ok_or_else(|| ctx.error(format!("output_shape/auto_pad need static spatial dims, input {x}")))?;
+                let size = x.shape[2 + i]
+                    .as_static()
+                    .ok_or_else(|| ctx.error(format!("output_shape/auto_pad need static spatial dims, input {x}")))?;
                 let target = match &output_shape {
                     Some(shape) => shape[shape.len() - spatial + i] as usize,
                     None => size * strides[i],
@@ -101,9 +104,18 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
             .collect::<Result<_>>()?
     } else {
         let flat = list("pads", 0)?;
-        if flat.len() == 2 * spatial { (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect() } else { vec![(0, 0); spatial] }
+        if flat.len() == 2 * spatial {
+            (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect()
+        } else {
+            vec![(0, 0); spatial]
+        }
     };
-    let config = ConvTransposeConfig { window: Window { kernel, strides, pads, dilations }, groups, output_padding, out_channels: w_shape[1] * groups };
+    let config = ConvTransposeConfig {
+        window: Window { kernel, strides, pads, dilations },
+        groups,
+        output_padding,
+        out_channels: w_shape[1] * groups,
+    };
     Ok(Parsed::new(Op::ConvTranspose(config), 3))
 }
 

@@ -14,7 +14,9 @@ pub enum BinaryOp {
     Div,
     Pow,
     /// `fmod = 1`: the sign follows the dividend (C fmod); otherwise the divisor (Python %).
-    Mod { fmod: bool },
+    Mod {
+        fmod: bool,
+    },
     Equal,
     Less,
     LessOrEqual,
@@ -23,7 +25,9 @@ pub enum BinaryOp {
     And,
     Or,
     Xor,
-    BitShift { left: bool },
+    BitShift {
+        left: bool,
+    },
     BitwiseAnd,
     BitwiseOr,
     BitwiseXor,
@@ -62,7 +66,17 @@ impl BinaryOp {
 
     /// Comparisons and logic produce bool tensors.
     pub fn yields_bool(self) -> bool {
-        matches!(self, Self::Equal | Self::Less | Self::LessOrEqual | Self::Greater | Self::GreaterOrEqual | Self::And | Self::Or | Self::Xor)
+        matches!(
+            self,
+            Self::Equal
+                | Self::Less
+                | Self::LessOrEqual
+                | Self::Greater
+                | Self::GreaterOrEqual
+                | Self::And
+                | Self::Or
+                | Self::Xor
+        )
     }
 }
 
@@ -78,7 +92,8 @@ pub fn parse_binary(ctx: &NodeCtx) -> Result<Parsed> {
     let op = BinaryOp::from_op_type(ctx)?;
     let kind = ctx.input_type(0)?.dtype.kind();
     let logic = matches!(op, BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
-    let bits = matches!(op, BinaryOp::BitShift { .. } | BinaryOp::BitwiseAnd | BinaryOp::BitwiseOr | BinaryOp::BitwiseXor);
+    let bits =
+        matches!(op, BinaryOp::BitShift { .. } | BinaryOp::BitwiseAnd | BinaryOp::BitwiseOr | BinaryOp::BitwiseXor);
     let fits = if logic {
         kind == Kind::Bool
     } else if bits {
@@ -227,7 +242,10 @@ pub fn parse_unary(ctx: &NodeCtx) -> Result<Parsed> {
         "ThresholdedRelu" => UnaryOp::ThresholdedRelu { alpha: f("alpha", 1.0)? },
         "Shrink" => UnaryOp::Shrink { bias: f("bias", 0.0)?, lambd: f("lambd", 0.5)? },
         "IsNaN" => UnaryOp::IsNaN,
-        "IsInf" => UnaryOp::IsInf { positive: a.int_or("detect_positive", 1)? != 0, negative: a.int_or("detect_negative", 1)? != 0 },
+        "IsInf" => UnaryOp::IsInf {
+            positive: a.int_or("detect_positive", 1)? != 0,
+            negative: a.int_or("detect_negative", 1)? != 0,
+        },
         "Not" => UnaryOp::Not,
         "BitwiseNot" => UnaryOp::BitwiseNot,
         other => return Err(ctx.error(format!("`{other}` is not an elementwise function"))),
@@ -347,7 +365,9 @@ pub fn parse_clip(ctx: &NodeCtx) -> Result<Parsed> {
             match ctx.inputs.get(i).copied().flatten() {
                 None => Ok(Bound::None),
                 Some(v) => match &v.constant {
-                    Some(t) => Ok(finite(Some(t.scalar_f64().ok_or_else(|| ctx.error(format!("{what} must be a scalar")))?))),
+                    Some(t) => {
+                        Ok(finite(Some(t.scalar_f64().ok_or_else(|| ctx.error(format!("{what} must be a scalar")))?)))
+                    }
                     None => Ok(Bound::Runtime),
                 },
             }
@@ -360,8 +380,23 @@ pub fn parse_clip(ctx: &NodeCtx) -> Result<Parsed> {
 /// `TensorProto.DataType` code of a type name, as Cast-1 spells it.
 fn type_code(name: &str) -> Option<i64> {
     const NAMES: [&str; 17] = [
-        "UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING", "BOOL", "FLOAT16", "DOUBLE", "UINT32",
-        "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+        "UNDEFINED",
+        "FLOAT",
+        "UINT8",
+        "INT8",
+        "UINT16",
+        "INT16",
+        "INT32",
+        "INT64",
+        "STRING",
+        "BOOL",
+        "FLOAT16",
+        "DOUBLE",
+        "UINT32",
+        "UINT64",
+        "COMPLEX64",
+        "COMPLEX128",
+        "BFLOAT16",
     ];
     NAMES.iter().position(|n| n.eq_ignore_ascii_case(name)).map(|i| i as i64)
 }

@@ -54,7 +54,11 @@ pub fn parse_range(ctx: &NodeCtx) -> Result<Parsed> {
     if dtype.kind() == Kind::Bool {
         return Err(ctx.error("Range over bools is not defined"));
     }
-    let scalars: Option<Vec<f64>> = (0..3).map(|i| ctx.inputs.get(i).copied().flatten().and_then(|v| v.constant.as_ref()).and_then(TensorData::scalar_f64)).collect();
+    let scalars: Option<Vec<f64>> = (0..3)
+        .map(|i| {
+            ctx.inputs.get(i).copied().flatten().and_then(|v| v.constant.as_ref()).and_then(TensorData::scalar_f64)
+        })
+        .collect();
     if let Some(s) = scalars {
         let (start, limit, delta) = (s[0], s[1], s[2]);
         if delta == 0.0 {
@@ -63,7 +67,11 @@ pub fn parse_range(ctx: &NodeCtx) -> Result<Parsed> {
         let n = ((limit - start) / delta).ceil().max(0.0) as usize;
         let values: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
         let data = match dtype.kind() {
-            Kind::Float => TensorData { dtype: DType::F32, shape: vec![n], bytes: values.iter().flat_map(|v| (*v as f32).to_le_bytes()).collect() },
+            Kind::Float => TensorData {
+                dtype: DType::F32,
+                shape: vec![n],
+                bytes: values.iter().flat_map(|v| (*v as f32).to_le_bytes()).collect(),
+            },
             _ => i64_tensor(&values.iter().map(|v| *v as i64).collect::<Vec<_>>(), vec![n]),
         };
         return Ok(Parsed::folded(data));
@@ -116,10 +124,21 @@ pub struct SliceConfig {
 pub fn parse_slice(ctx: &NodeCtx) -> Result<Parsed> {
     let config = if ctx.opset < 10 {
         let req = |n: &str| ctx.attrs.ints(n)?.ok_or_else(|| ctx.error(format!("attribute `{n}` is required")));
-        SliceConfig { starts: IntsInput::Static(req("starts")?), ends: IntsInput::Static(req("ends")?), axes: ctx.attrs.ints("axes")?.map(IntsInput::Static), steps: None }
+        SliceConfig {
+            starts: IntsInput::Static(req("starts")?),
+            ends: IntsInput::Static(req("ends")?),
+            axes: ctx.attrs.ints("axes")?.map(IntsInput::Static),
+            steps: None,
+        }
     } else {
-        let req = |i: usize, n: &str| ctx.ints_input(i, n)?.ok_or_else(|| ctx.error(format!("input `{n}` is required")));
-        SliceConfig { starts: req(1, "starts")?, ends: req(2, "ends")?, axes: ctx.ints_input(3, "axes")?, steps: ctx.ints_input(4, "steps")? }
+        let req =
+            |i: usize, n: &str| ctx.ints_input(i, n)?.ok_or_else(|| ctx.error(format!("input `{n}` is required")));
+        SliceConfig {
+            starts: req(1, "starts")?,
+            ends: req(2, "ends")?,
+            axes: ctx.ints_input(3, "axes")?,
+            steps: ctx.ints_input(4, "steps")?,
+        }
     };
     if config.steps.as_ref().and_then(IntsInput::as_static).is_some_and(|s| s.contains(&0)) {
         return Err(ctx.error("slice step 0"));
@@ -183,17 +202,24 @@ pub fn slice_len(start: i64, end: i64, step: i64, dim: i64) -> usize {
 pub enum SplitSizes {
     Static(Vec<usize>),
     /// Sizes read at run time, for `count` outputs.
-    Runtime { count: usize },
+    Runtime {
+        count: usize,
+    },
     /// `count` parts as equal as possible (the last one smaller).
-    Equal { count: usize },
+    Equal {
+        count: usize,
+    },
 }
 
 pub fn parse_split(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
     let axis = normalize_axis(ctx.attrs.int_or("axis", 0)?, x.rank()).map_err(|e| ctx.error(e))?;
-    let given = if ctx.opset < 13 { ctx.attrs.ints("split")?.map(IntsInput::Static) } else { ctx.ints_input(1, "split")? };
+    let given =
+        if ctx.opset < 13 { ctx.attrs.ints("split")?.map(IntsInput::Static) } else { ctx.ints_input(1, "split")? };
     let sizes = match given {
-        Some(IntsInput::Static(v)) if !v.is_empty() => SplitSizes::Static(v.iter().map(|&s| s.max(0) as usize).collect()),
+        Some(IntsInput::Static(v)) if !v.is_empty() => {
+            SplitSizes::Static(v.iter().map(|&s| s.max(0) as usize).collect())
+        }
         Some(IntsInput::Runtime { len }) if len > 0 => SplitSizes::Runtime { count: len },
         _ => {
             let count = match ctx.attrs.int("num_outputs")? {
@@ -232,7 +258,10 @@ pub fn parse_tile(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.opset < 6 {
         // Tile-1: `tiles` copies along one `axis`, both constant scalars of the input's type.
         let scalar = |i: usize, what: &str| -> Result<i64> {
-            ctx.const_input(i, what)?.and_then(TensorData::scalar_f64).map(|v| v as i64).ok_or_else(|| ctx.error(format!("`{what}` must be a constant scalar")))
+            ctx.const_input(i, what)?
+                .and_then(TensorData::scalar_f64)
+                .map(|v| v as i64)
+                .ok_or_else(|| ctx.error(format!("`{what}` must be a constant scalar")))
         };
         let rank = ctx.input_type(0)?.rank();
         let axis = normalize_axis(scalar(2, "axis")?, rank).map_err(|e| ctx.error(e))?;
@@ -259,7 +288,10 @@ pub fn infer_tile(repeats: &IntsInput, x: &TensorType) -> TensorType {
 
 pub fn parse_trilu(ctx: &NodeCtx) -> Result<Parsed> {
     let k = ctx.ints_input(1, "k")?;
-    Ok(Parsed::new(Op::Trilu { upper: ctx.attrs.int_or("upper", 1)? != 0, k: k.unwrap_or(IntsInput::Static(vec![0])) }, 2))
+    Ok(Parsed::new(
+        Op::Trilu { upper: ctx.attrs.int_or("upper", 1)? != 0, k: k.unwrap_or(IntsInput::Static(vec![0])) },
+        2,
+    ))
 }
 
 pub fn parse_cumsum(ctx: &NodeCtx) -> Result<Parsed> {
@@ -292,7 +324,8 @@ pub fn parse_gather_elements(ctx: &NodeCtx) -> Result<Parsed> {
 pub fn parse_hardmax(ctx: &NodeCtx) -> Result<Parsed> {
     let rank = ctx.input_type(0)?.rank();
     let legacy = ctx.opset < 13;
-    let axis = normalize_axis(ctx.attrs.int_or("axis", if legacy { 1 } else { -1 })?, rank).map_err(|e| ctx.error(e))?;
+    let axis =
+        normalize_axis(ctx.attrs.int_or("axis", if legacy { 1 } else { -1 })?, rank).map_err(|e| ctx.error(e))?;
     Ok(Parsed::new(Op::Hardmax { axis, coerce_2d: legacy && axis + 1 != rank }, 1))
 }
 
@@ -347,7 +380,11 @@ pub enum PadMode {
 pub fn parse_pad(ctx: &NodeCtx) -> Result<Parsed> {
     let mode = ctx.attrs.string("mode")?.unwrap_or_else(|| "constant".into());
     let (pads, value, axes) = if ctx.opset < 11 {
-        let pads = ctx.attrs.ints("pads")?.or(ctx.attrs.ints("paddings")?).ok_or_else(|| ctx.error("attribute `pads` is required"))?;
+        let pads = ctx
+            .attrs
+            .ints("pads")?
+            .or(ctx.attrs.ints("paddings")?)
+            .ok_or_else(|| ctx.error("attribute `pads` is required"))?;
         (IntsInput::Static(pads), Some(ctx.attrs.float_or("value", 0.0)? as f64), None)
     } else {
         let pads = ctx.ints_input(1, "pads")?.ok_or_else(|| ctx.error("input `pads` is required"))?;
@@ -411,7 +448,10 @@ pub fn parse_scatter(ctx: &NodeCtx) -> Result<Parsed> {
     let op = if ctx.op_type == "ScatterND" {
         Op::ScatterNd { reduction }
     } else {
-        Op::Scatter { axis: normalize_axis(ctx.attrs.int_or("axis", 0)?, data.rank()).map_err(|e| ctx.error(e))?, reduction }
+        Op::Scatter {
+            axis: normalize_axis(ctx.attrs.int_or("axis", 0)?, data.rank()).map_err(|e| ctx.error(e))?,
+            reduction,
+        }
     };
     Ok(Parsed::new(op, 3))
 }

@@ -31,7 +31,11 @@ pub fn parse_gemm(ctx: &NodeCtx) -> Result<Parsed> {
 
 fn matrix_dims(t: &TensorType, transposed: bool) -> (Dim, Dim) {
     let (r, c) = (t.shape[0].clone(), t.shape[1].clone());
-    if transposed { (c, r) } else { (r, c) }
+    if transposed {
+        (c, r)
+    } else {
+        (r, c)
+    }
 }
 
 pub fn infer_gemm(c: &GemmConfig, inputs: &[&TensorType]) -> Result<TensorType, String> {
@@ -71,7 +75,13 @@ pub fn infer_matmul(inputs: &[&TensorType]) -> Result<TensorType, String> {
 
 /// Einsum: the equation, and the output rank it implies for the input ranks.
 pub fn parse_einsum(ctx: &NodeCtx) -> Result<Parsed> {
-    let equation: String = ctx.attrs.string("equation")?.ok_or_else(|| ctx.error("attribute `equation` is required"))?.chars().filter(|c| !c.is_whitespace()).collect();
+    let equation: String = ctx
+        .attrs
+        .string("equation")?
+        .ok_or_else(|| ctx.error("attribute `equation` is required"))?
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     if ctx.inputs.iter().any(Option::is_none) || ctx.inputs.is_empty() {
         return Err(ctx.error("every input is required"));
     }
@@ -90,7 +100,13 @@ pub fn einsum_rank(equation: &str, ranks: &[usize]) -> Result<usize, String> {
         return Err(format!("equation `{equation}` has {} operands, the node {}", terms.len(), ranks.len()));
     }
     let letters = |t: &str| t.chars().filter(|c| c.is_ascii_alphabetic()).count();
-    let ellipsis = terms.iter().zip(ranks).filter(|(t, _)| t.contains("...")).map(|(t, &r)| r.saturating_sub(letters(t))).max().unwrap_or(0);
+    let ellipsis = terms
+        .iter()
+        .zip(ranks)
+        .filter(|(t, _)| t.contains("..."))
+        .map(|(t, &r)| r.saturating_sub(letters(t)))
+        .max()
+        .unwrap_or(0);
     Ok(match rhs {
         Some(r) => letters(r) + if r.contains("...") { ellipsis } else { 0 },
         None => {

@@ -22,8 +22,13 @@ pub struct LossConfig {
 
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let (input, target) = (ctx.input_type(0)?, ctx.input_type(1)?);
-    if input.dtype.kind() != Kind::Float || target.dtype.kind() != Kind::Int || input.rank() != target.rank() + 1 || input.rank() < 2 {
-        return Err(ctx.error(format!("expected float [N, C, ...] input and integer [N, ...] target, got {input} and {target}")));
+    if input.dtype.kind() != Kind::Float
+        || target.dtype.kind() != Kind::Int
+        || input.rank() != target.rank() + 1
+        || input.rank() < 2
+    {
+        return Err(ctx
+            .error(format!("expected float [N, C, ...] input and integer [N, ...] target, got {input} and {target}")));
     }
     let reduction = match ctx.attrs.string("reduction")?.as_deref().unwrap_or("mean") {
         "none" => Reduction::None,
@@ -31,7 +36,11 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         "mean" => Reduction::Mean,
         other => return Err(ctx.error(format!("unknown reduction `{other}`"))),
     };
-    let config = LossConfig { reduction, ignore_index: ctx.attrs.int("ignore_index")?, softmax: ctx.op_type == "SoftmaxCrossEntropyLoss" };
+    let config = LossConfig {
+        reduction,
+        ignore_index: ctx.attrs.int("ignore_index")?,
+        softmax: ctx.op_type == "SoftmaxCrossEntropyLoss",
+    };
     Ok(Parsed::new(Op::Loss(config), 3))
 }
 
@@ -41,5 +50,9 @@ pub fn infer(c: &LossConfig, inputs: &[&TensorType]) -> Vec<TensorType> {
         Reduction::None => TensorType::new(input.dtype, target.shape.clone()),
         _ => TensorType::new(input.dtype, vec![]),
     };
-    if c.softmax { vec![loss, input.clone()] } else { vec![loss] }
+    if c.softmax {
+        vec![loss, input.clone()]
+    } else {
+        vec![loss]
+    }
 }

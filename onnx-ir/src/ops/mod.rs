@@ -15,8 +15,8 @@ pub mod pool;
 pub mod quantize;
 pub mod recurrent;
 pub mod reduce;
-pub mod resize;
 pub mod registry;
+pub mod resize;
 pub mod shape;
 pub mod softmax;
 
@@ -31,12 +31,12 @@ pub use conv::{ConvConfig, ConvTransposeConfig};
 pub use custom::{AttrValue, CustomOp};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
-pub use quantize::{QuantizeConfig, QuantizedLinearConfig};
-pub use recurrent::{CellKind, RecurrentConfig};
 pub use linear::GemmConfig;
 pub use loss::{LossConfig, Reduction};
 pub use norm::{BatchNormConfig, GroupNormKind, LayerNormConfig, LrnConfig};
 pub use pool::{PoolConfig, PoolKind};
+pub use quantize::{QuantizeConfig, QuantizedLinearConfig};
+pub use recurrent::{CellKind, RecurrentConfig};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
 pub use softmax::SoftmaxConfig;
@@ -50,54 +50,116 @@ pub enum Op {
     Variadic(VariadicOp),
     /// `Where(condition, x, y)`.
     Where,
-    Cast { to: DType },
+    Cast {
+        to: DType,
+    },
     Reduce(ReduceConfig),
     /// Run-time `Shape` of dims `start..end` (static shapes are folded at import).
-    Shape { start: usize, end: usize },
+    Shape {
+        start: usize,
+        end: usize,
+    },
     Size,
-    ConstantOfShape { shape: IntsInput, value: f64, dtype: DType },
+    ConstantOfShape {
+        shape: IntsInput,
+        value: f64,
+        dtype: DType,
+    },
     Range,
-    Expand { shape: IntsInput },
-    Gather { axis: usize },
+    Expand {
+        shape: IntsInput,
+    },
+    Gather {
+        axis: usize,
+    },
     Slice(SliceConfig),
-    Split { axis: usize, sizes: SplitSizes },
-    Tile { repeats: IntsInput },
-    Trilu { upper: bool, k: IntsInput },
+    Split {
+        axis: usize,
+        sizes: SplitSizes,
+    },
+    Tile {
+        repeats: IntsInput,
+    },
+    Trilu {
+        upper: bool,
+        k: IntsInput,
+    },
     /// `axis` is `None` when it is only known at run time.
-    CumSum { axis: Option<usize>, exclusive: bool, reverse: bool, product: bool },
-    SqueezeRuntime { rank: usize },
-    UnsqueezeRuntime { rank: usize },
-    Hardmax { axis: usize, coerce_2d: bool },
-    TopK { axis: usize, k: IntsInput, largest: bool },
-    OneHot { axis: usize, depth: Option<usize> },
+    CumSum {
+        axis: Option<usize>,
+        exclusive: bool,
+        reverse: bool,
+        product: bool,
+    },
+    SqueezeRuntime {
+        rank: usize,
+    },
+    UnsqueezeRuntime {
+        rank: usize,
+    },
+    Hardmax {
+        axis: usize,
+        coerce_2d: bool,
+    },
+    TopK {
+        axis: usize,
+        k: IntsInput,
+        largest: bool,
+    },
+    OneHot {
+        axis: usize,
+        depth: Option<usize>,
+    },
     Pad(PadConfig),
     Quantize(QuantizeConfig),
     QuantizedLinear(QuantizedLinearConfig),
     /// Outputs: quantized uint8 values, scale, zero point.
     DynamicQuantize,
     /// LpNormalization along `axis` with p = 1 or 2.
-    LpNorm { axis: usize, p: u8 },
+    LpNorm {
+        axis: usize,
+        p: u8,
+    },
     ArgReduce(ArgReduceConfig),
     Clip(ClipConfig),
     Gemm(GemmConfig),
     MatMul,
-    Einsum { equation: String },
+    Einsum {
+        equation: String,
+    },
     Conv(ConvConfig),
     ConvTranspose(ConvTransposeConfig),
     Pool(PoolConfig),
     GlobalAveragePool,
     GlobalMaxPool,
-    GroupNorm { kind: GroupNormKind, epsilon: f64 },
-    DepthSpace { block: usize, to_space: bool, crd: bool },
-    EyeLike { k: i64, dtype: DType },
+    GroupNorm {
+        kind: GroupNormKind,
+        epsilon: f64,
+    },
+    DepthSpace {
+        block: usize,
+        to_space: bool,
+        crd: bool,
+    },
+    EyeLike {
+        k: i64,
+        dtype: DType,
+    },
     Softmax(SoftmaxConfig),
     BatchNorm(BatchNormConfig),
     LayerNorm(LayerNormConfig),
     Lrn(LrnConfig),
-    GatherElements { axis: usize },
+    GatherElements {
+        axis: usize,
+    },
     GatherNd,
-    Scatter { axis: usize, reduction: ScatterReduction },
-    ScatterNd { reduction: ScatterReduction },
+    Scatter {
+        axis: usize,
+        reduction: ScatterReduction,
+    },
+    ScatterNd {
+        reduction: ScatterReduction,
+    },
     Loss(LossConfig),
     /// Outputs: Y and, when requested, present key, present value and the QK product.
     Attention(AttentionConfig),
@@ -115,17 +177,31 @@ pub enum Op {
     /// `Loop`: the body runs while the trip count and its condition allow, carrying values.
     Loop(Box<LoopConfig>),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
-    Flatten { axis: usize },
+    Flatten {
+        axis: usize,
+    },
     /// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
-    Reshape { shape: Vec<i64> },
+    Reshape {
+        shape: Vec<i64>,
+    },
     /// Reshape to a shape read at run time (same `0`/`-1` rules), of known rank.
-    ReshapeRuntime { rank: usize },
-    Transpose { perm: Vec<usize> },
-    Concat { axis: usize },
+    ReshapeRuntime {
+        rank: usize,
+    },
+    Transpose {
+        perm: Vec<usize>,
+    },
+    Concat {
+        axis: usize,
+    },
     /// Sorted, normalised axes.
-    Squeeze { axes: Vec<usize> },
+    Squeeze {
+        axes: Vec<usize>,
+    },
     /// Sorted axes of the output.
-    Unsqueeze { axes: Vec<usize> },
+    Unsqueeze {
+        axes: Vec<usize>,
+    },
     /// Identity and inference-mode Dropout.
     Identity,
 }
@@ -275,7 +351,10 @@ impl<'a> NodeCtx<'a> {
         match self.inputs.get(index).copied().flatten() {
             None => Ok(None),
             Some(v) => v.constant.as_ref().map(Some).ok_or_else(|| {
-                self.error(format!("{what} (input {index}, `{}`) must be a constant; computed {what} is not supported yet", v.name))
+                self.error(format!(
+                    "{what} (input {index}, `{}`) must be a constant; computed {what} is not supported yet",
+                    v.name
+                ))
             }),
         }
     }
@@ -284,7 +363,9 @@ impl<'a> NodeCtx<'a> {
     pub fn ints_input(&self, index: usize, what: &str) -> Result<Option<IntsInput>> {
         let Some(v) = self.inputs.get(index).copied().flatten() else { return Ok(None) };
         if let Some(data) = &v.constant {
-            let ints = data.to_i64s().ok_or_else(|| self.error(format!("{what} must be an integer tensor, got {}", data.dtype)))?;
+            let ints = data
+                .to_i64s()
+                .ok_or_else(|| self.error(format!("{what} must be an integer tensor, got {}", data.dtype)))?;
             return Ok(Some(IntsInput::Static(ints)));
         }
         if v.ty.dtype.kind() != crate::types::Kind::Int {
@@ -337,10 +418,14 @@ impl Op {
             Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])),
             Op::Trilu { .. } | Op::CumSum { .. } => one(inputs[0].clone()),
             Op::LayerNorm(c) => Ok(norm::infer_layer_norm(c, inputs[0])),
-            Op::SqueezeRuntime { rank } | Op::UnsqueezeRuntime { rank } => one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank])),
+            Op::SqueezeRuntime { rank } | Op::UnsqueezeRuntime { rank } => {
+                one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank]))
+            }
             Op::Hardmax { .. } | Op::LpNorm { .. } => one(inputs[0].clone()),
             Op::TopK { axis, k, .. } => Ok(indexing::infer_topk(*axis, k, inputs[0])),
-            Op::OneHot { axis, depth } => one(indexing::infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1])),
+            Op::OneHot { axis, depth } => {
+                one(indexing::infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1]))
+            }
             Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])),
             Op::Quantize(c) => one(quantize::infer(c, inputs)),
             Op::QuantizedLinear(c) => one(quantize::infer_linear(c, inputs)?),

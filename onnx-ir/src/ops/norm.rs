@@ -3,8 +3,8 @@
 
 use super::common::normalize_axis;
 use super::{NodeCtx, Op, Parsed};
-use crate::types::{Dim, Kind, TensorType};
 use crate::error::Result;
+use crate::types::{Dim, Kind, TensorType};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BatchNormConfig {
@@ -58,9 +58,14 @@ pub fn parse_layer_norm(ctx: &NodeCtx) -> Result<Parsed> {
 }
 
 pub fn infer_layer_norm(c: &LayerNormConfig, x: &TensorType) -> Vec<TensorType> {
-    let stats: Vec<Dim> = x.shape.iter().enumerate().map(|(i, d)| if i < c.axis { d.clone() } else { Dim::Static(1) }).collect();
+    let stats: Vec<Dim> =
+        x.shape.iter().enumerate().map(|(i, d)| if i < c.axis { d.clone() } else { Dim::Static(1) }).collect();
     let stats = TensorType::new(x.dtype, stats);
-    if c.rms { vec![x.clone()] } else { vec![x.clone(), stats.clone(), stats] }
+    if c.rms {
+        vec![x.clone()]
+    } else {
+        vec![x.clone(), stats.clone(), stats]
+    }
 }
 
 pub fn parse_lp_norm(ctx: &NodeCtx) -> Result<Parsed> {
@@ -91,7 +96,11 @@ pub fn parse_group_norm(ctx: &NodeCtx) -> Result<Parsed> {
     let (kind, default_eps, inputs) = match ctx.op_type {
         "InstanceNormalization" => (GroupNormKind::Instance, 1e-5, 3),
         "GroupNormalization" => {
-            let groups = ctx.attrs.int("num_groups")?.filter(|&g| g > 0).ok_or_else(|| ctx.error("attribute `num_groups` is required"))? as usize;
+            let groups = ctx
+                .attrs
+                .int("num_groups")?
+                .filter(|&g| g > 0)
+                .ok_or_else(|| ctx.error("attribute `num_groups` is required"))? as usize;
             (GroupNormKind::Group { groups, per_group_affine: ctx.opset < 21 }, 1e-5, 3)
         }
         _ => {
@@ -119,7 +128,8 @@ pub fn parse_lrn(ctx: &NodeCtx) -> Result<Parsed> {
     if x.rank() < 3 || x.dtype.kind() != Kind::Float {
         return Err(ctx.error(format!("input must be float [N, C, ...], got {x}")));
     }
-    let size = ctx.attrs.int("size")?.filter(|&s| s > 0).ok_or_else(|| ctx.error("attribute `size` is required"))? as usize;
+    let size =
+        ctx.attrs.int("size")?.filter(|&s| s > 0).ok_or_else(|| ctx.error("attribute `size` is required"))? as usize;
     let config = LrnConfig {
         size,
         alpha: ctx.attrs.float_or("alpha", 1e-4)? as f64,

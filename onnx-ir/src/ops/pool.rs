@@ -9,9 +9,13 @@ use crate::types::{Dim, TensorType};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PoolKind {
     Max,
-    Average { count_include_pad: bool },
+    Average {
+        count_include_pad: bool,
+    },
     /// `(sum |x|^p)^(1/p)` over each window.
-    Lp { p: u32 },
+    Lp {
+        p: u32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -38,11 +38,13 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
     // The axis matters only for a per-axis (1-D) scale on a tensor of rank > 1.
     let per_axis = ctx.input_type(1)?.rank() == 1 && x.rank() > 1;
-    let axis = if per_axis { normalize_axis(ctx.attrs.int_or("axis", 1)?, x.rank()).map_err(|e| ctx.error(e))? } else { 0 };
+    let axis =
+        if per_axis { normalize_axis(ctx.attrs.int_or("axis", 1)?, x.rank()).map_err(|e| ctx.error(e))? } else { 0 };
     let zero_point = ctx.inputs.get(2).copied().flatten().map(|v| v.ty.dtype);
     let int_type = if quantize {
         match (ctx.attrs.int("output_dtype")?.filter(|&c| c != 0), zero_point) {
-            (Some(code), _) => DType::from_onnx(code as i32).ok_or_else(|| ctx.error(format!("output type code {code} is not supported")))?,
+            (Some(code), _) => DType::from_onnx(code as i32)
+                .ok_or_else(|| ctx.error(format!("output type code {code} is not supported")))?,
             (None, Some(dtype)) => dtype,
             (None, None) => DType::U8,
         }
@@ -74,7 +76,8 @@ pub fn parse_linear(ctx: &NodeCtx) -> Result<Parsed> {
     let conv = if ctx.op_type.contains("Conv") {
         let x = ctx.input_type(0)?;
         let w = ctx.input_type(if qlinear { 3 } else { 1 })?;
-        let kernel = w.static_shape().ok_or_else(|| ctx.error(format!("weight shape must be static, got {w}")))?[2..].to_vec();
+        let kernel =
+            w.static_shape().ok_or_else(|| ctx.error(format!("weight shape must be static, got {w}")))?[2..].to_vec();
         if !(1..=2).contains(&kernel.len()) {
             return Err(ctx.error("only 1-D and 2-D quantized convolution is supported"));
         }
@@ -115,5 +118,9 @@ pub fn parse_dynamic(ctx: &NodeCtx) -> Result<Parsed> {
 }
 
 pub fn infer_dynamic(x: &TensorType) -> Vec<TensorType> {
-    vec![TensorType::new(DType::U8, x.shape.clone()), TensorType::new(DType::F32, vec![]), TensorType::new(DType::U8, vec![])]
+    vec![
+        TensorType::new(DType::U8, x.shape.clone()),
+        TensorType::new(DType::F32, vec![]),
+        TensorType::new(DType::U8, vec![]),
+    ]
 }

@@ -69,7 +69,8 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     if names.len() != defaults.len() * reverse.len() {
         return Err(ctx.error(format!("expected {} activations, got {names:?}", defaults.len() * reverse.len())));
     }
-    let (alphas, betas) = (a.floats("activation_alpha")?.unwrap_or_default(), a.floats("activation_beta")?.unwrap_or_default());
+    let (alphas, betas) =
+        (a.floats("activation_alpha")?.unwrap_or_default(), a.floats("activation_beta")?.unwrap_or_default());
     let (mut ai, mut bi) = (0, 0);
     let mut activations = vec![];
     for name in names {
@@ -100,9 +101,14 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
 }
 
 pub fn infer(c: &RecurrentConfig, x: &TensorType) -> Vec<TensorType> {
-    let (seq, batch) = if c.batch_first { (x.shape[1].clone(), x.shape[0].clone()) } else { (x.shape[0].clone(), x.shape[1].clone()) };
+    let (seq, batch) =
+        if c.batch_first { (x.shape[1].clone(), x.shape[0].clone()) } else { (x.shape[0].clone(), x.shape[1].clone()) };
     let (dirs, hidden) = (Dim::Static(c.reverse.len()), Dim::Static(c.hidden));
-    let y = if c.batch_first { vec![batch.clone(), seq, dirs.clone(), hidden.clone()] } else { vec![seq, dirs.clone(), batch.clone(), hidden.clone()] };
+    let y = if c.batch_first {
+        vec![batch.clone(), seq, dirs.clone(), hidden.clone()]
+    } else {
+        vec![seq, dirs.clone(), batch.clone(), hidden.clone()]
+    };
     let state = if c.batch_first { vec![batch, dirs, hidden] } else { vec![dirs, batch, hidden] };
     let state = TensorType::new(x.dtype, state);
     let mut out = vec![TensorType::new(x.dtype, y), state.clone()];

@@ -27,7 +27,9 @@ pub enum ReduceAxes {
     All,
     Static(Vec<usize>),
     /// Read from the second input at run time; `count` of them.
-    Runtime { count: usize },
+    Runtime {
+        count: usize,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

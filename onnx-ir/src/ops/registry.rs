@@ -1,6 +1,9 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
-use super::{attention, conv, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent, reduce, resize, shape, softmax, NodeCtx, Parsed};
+use super::{
+    attention, conv, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent, reduce, resize,
+    shape, softmax, NodeCtx, Parsed,
+};
 use crate::error::Result;
 
 type Parser = fn(&NodeCtx) -> Result<Parsed>;
@@ -14,11 +17,12 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Mod" | "Equal" | "Less" | "LessOrEqual" | "Greater"
         | "GreaterOrEqual" | "And" | "Or" | "Xor" | "BitShift" | "BitwiseAnd" | "BitwiseOr" | "BitwiseXor"
         | "PRelu" => elementwise::parse_binary,
-        "Relu" | "Sigmoid" | "Tanh" | "LeakyRelu" | "Abs" | "Neg" | "Exp" | "Log" | "Sqrt" | "Reciprocal"
-        | "Ceil" | "Floor" | "Round" | "Sin" | "Cos" | "Tan" | "Asin" | "Acos" | "Atan" | "Sinh" | "Cosh"
-        | "Asinh" | "Acosh" | "Atanh" | "Erf" | "Sign" | "Softplus" | "Softsign" | "Elu" | "Selu" | "Celu"
-        | "HardSigmoid" | "HardSwish" | "Mish" | "Gelu" | "ThresholdedRelu" | "Shrink" | "IsNaN" | "IsInf"
-        | "Not" | "BitwiseNot" => elementwise::parse_unary,
+        "Relu" | "Sigmoid" | "Tanh" | "LeakyRelu" | "Abs" | "Neg" | "Exp" | "Log" | "Sqrt" | "Reciprocal" | "Ceil"
+        | "Floor" | "Round" | "Sin" | "Cos" | "Tan" | "Asin" | "Acos" | "Atan" | "Sinh" | "Cosh" | "Asinh"
+        | "Acosh" | "Atanh" | "Erf" | "Sign" | "Softplus" | "Softsign" | "Elu" | "Selu" | "Celu" | "HardSigmoid"
+        | "HardSwish" | "Mish" | "Gelu" | "ThresholdedRelu" | "Shrink" | "IsNaN" | "IsInf" | "Not" | "BitwiseNot" => {
+            elementwise::parse_unary
+        }
         "Max" | "Min" | "Sum" | "Mean" => elementwise::parse_variadic,
         "Where" => elementwise::parse_where,
         "Cast" | "CastLike" => elementwise::parse_cast,

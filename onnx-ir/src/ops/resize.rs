@@ -79,8 +79,16 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let config = ResizeConfig {
         mode,
-        nearest_mode: if legacy { "floor".into() } else { a.string("nearest_mode")?.unwrap_or_else(|| "round_prefer_floor".into()) },
-        coordinate: if legacy { "asymmetric".into() } else { a.string("coordinate_transformation_mode")?.unwrap_or_else(|| "half_pixel".into()) },
+        nearest_mode: if legacy {
+            "floor".into()
+        } else {
+            a.string("nearest_mode")?.unwrap_or_else(|| "round_prefer_floor".into())
+        },
+        coordinate: if legacy {
+            "asymmetric".into()
+        } else {
+            a.string("coordinate_transformation_mode")?.unwrap_or_else(|| "half_pixel".into())
+        },
         cubic_coeff_a: a.float_or("cubic_coeff_a", -0.75)? as f64,
         exclude_outside: a.int_or("exclude_outside", 0)? != 0,
         antialias: a.int_or("antialias", 0)? != 0,

@@ -64,7 +64,8 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
     let rank = ctx.input_type(0)?.rank();
     let perm = match ctx.attrs.ints("perm")? {
         Some(p) => {
-            let perm: Vec<usize> = p.iter().map(|&a| normalize_axis(a, rank)).collect::<Result<_, _>>().map_err(|e| ctx.error(e))?;
+            let perm: Vec<usize> =
+                p.iter().map(|&a| normalize_axis(a, rank)).collect::<Result<_, _>>().map_err(|e| ctx.error(e))?;
             let mut sorted = perm.clone();
             sorted.sort_unstable();
             if sorted != (0..rank).collect::<Vec<_>>() {
@@ -112,7 +113,11 @@ pub fn infer_concat(axis: usize, inputs: &[&TensorType]) -> Result<TensorType, S
 
 /// Axes from the attribute (before opset 13) or the constant second input.
 fn read_axes(ctx: &NodeCtx) -> Result<Option<Vec<i64>>> {
-    if ctx.opset < 13 { ctx.attrs.ints("axes") } else { ctx.const_ints(1, "axes") }
+    if ctx.opset < 13 {
+        ctx.attrs.ints("axes")
+    } else {
+        ctx.const_ints(1, "axes")
+    }
 }
 
 pub fn parse_squeeze(ctx: &NodeCtx) -> Result<Parsed> {
@@ -170,7 +175,9 @@ pub fn infer_unsqueeze(axes: &[usize], inputs: &[&TensorType]) -> Result<TensorT
 /// DepthToSpace (DCR or CRD order) and SpaceToDepth on `[N, C, H, W]`.
 pub fn parse_depth_space(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
-    let block = ctx.attrs.int("blocksize")?.filter(|&b| b > 0).ok_or_else(|| ctx.error("attribute `blocksize` is required"))? as usize;
+    let block =
+        ctx.attrs.int("blocksize")?.filter(|&b| b > 0).ok_or_else(|| ctx.error("attribute `blocksize` is required"))?
+            as usize;
     if x.rank() != 4 {
         return Err(ctx.error(format!("input must be [N, C, H, W], got {x}")));
     }
@@ -196,7 +203,8 @@ pub fn parse_eye_like(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error(format!("input must be a matrix, got {x}")));
     }
     let dtype = match ctx.attrs.int("dtype")? {
-        Some(code) => crate::types::DType::from_onnx(code as i32).ok_or_else(|| ctx.error(format!("dtype code {code} is not supported")))?,
+        Some(code) => crate::types::DType::from_onnx(code as i32)
+            .ok_or_else(|| ctx.error(format!("dtype code {code} is not supported")))?,
         None => x.dtype,
     };
     Ok(Parsed::new(Op::EyeLike { k: ctx.attrs.int_or("k", 0)?, dtype }, 1))

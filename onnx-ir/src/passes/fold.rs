@@ -198,7 +198,8 @@ fn transpose(x: &Array, perm: &[usize]) -> Array {
     let n: usize = shape.iter().product();
     let values = (0..n)
         .map(|flat| {
-            let src: usize = perm.iter().enumerate().map(|(o, &p)| ((flat / out_strides[o]) % shape[o]) * in_strides[p]).sum();
+            let src: usize =
+                perm.iter().enumerate().map(|(o, &p)| ((flat / out_strides[o]) % shape[o]) * in_strides[p]).sum();
             x.values[src]
         })
         .collect();
@@ -220,21 +221,29 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
     let out_shape = out_ty.static_shape();
     let int = out_ty.dtype.kind() != Kind::Float;
     let result: Array = match op {
-        Op::Identity | Op::Reshape { .. } | Op::Squeeze { .. } | Op::Unsqueeze { .. } | Op::Flatten { .. } | Op::ReshapeRuntime { .. } => {
-            Array { shape: out_shape?, values: arrays[0].values.clone() }
-        }
+        Op::Identity
+        | Op::Reshape { .. }
+        | Op::Squeeze { .. }
+        | Op::Unsqueeze { .. }
+        | Op::Flatten { .. }
+        | Op::ReshapeRuntime { .. } => Array { shape: out_shape?, values: arrays[0].values.clone() },
         Op::Cast { to } => {
-            let values = arrays[0].values.iter().map(|&v| if to.kind() == Kind::Float { v } else { v.trunc() }).collect();
+            let values =
+                arrays[0].values.iter().map(|&v| if to.kind() == Kind::Float { v } else { v.trunc() }).collect();
             Array { shape: arrays[0].shape.clone(), values }
         }
         Op::Binary(c) if c.legacy_axis.is_none() => {
             let shape = out_shape?;
             let operand_int = inputs[0].dtype.kind() != Kind::Float;
             let (a, b) = (arrays[0].broadcast_to(&shape), arrays[1].broadcast_to(&shape));
-            let values = a.iter().zip(&b).map(|(&x, &y)| binary(c.op, x, y, operand_int)).collect::<Option<Vec<_>>>()?;
+            let values =
+                a.iter().zip(&b).map(|(&x, &y)| binary(c.op, x, y, operand_int)).collect::<Option<Vec<_>>>()?;
             Array { shape, values }
         }
-        Op::Unary(u) => Array { shape: arrays[0].shape.clone(), values: arrays[0].values.iter().map(|&v| unary(*u, v)).collect::<Option<_>>()? },
+        Op::Unary(u) => Array {
+            shape: arrays[0].shape.clone(),
+            values: arrays[0].values.iter().map(|&v| unary(*u, v)).collect::<Option<_>>()?,
+        },
         Op::Variadic(v) if *v != VariadicOp::Mean => {
             let shape = out_shape?;
             let mut acc = arrays[0].broadcast_to(&shape);
@@ -251,8 +260,12 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
         }
         Op::Where => {
             let shape = out_shape?;
-            let (c, x, y) = (arrays[0].broadcast_to(&shape), arrays[1].broadcast_to(&shape), arrays[2].broadcast_to(&shape));
-            Array { values: c.iter().zip(x.iter().zip(&y)).map(|(&c, (&x, &y))| if c != 0.0 { x } else { y }).collect(), shape }
+            let (c, x, y) =
+                (arrays[0].broadcast_to(&shape), arrays[1].broadcast_to(&shape), arrays[2].broadcast_to(&shape));
+            Array {
+                values: c.iter().zip(x.iter().zip(&y)).map(|(&c, (&x, &y))| if c != 0.0 { x } else { y }).collect(),
+                shape,
+            }
         }
         Op::Concat { axis } => concat(&arrays, *axis),
         Op::Gather { axis } => gather(&arrays[0], &arrays[1], *axis)?,

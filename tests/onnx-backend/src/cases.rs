@@ -31,7 +31,12 @@ impl Case {
             match line.split_whitespace().collect::<Vec<_>>()[..] {
                 ["top1"] => top1 = true,
                 ["feed", output, input] => feed = Some((output.to_string(), input.to_string())),
-                _ => return Err(format!("{}: unknown directive `{line}` (top1, feed OUTPUT INPUT)", path.join("case.txt").display())),
+                _ => {
+                    return Err(format!(
+                        "{}: unknown directive `{line}` (top1, feed OUTPUT INPUT)",
+                        path.join("case.txt").display()
+                    ))
+                }
             }
         }
         let ort_ms = std::fs::read_to_string(path.join("ort_ms.txt")).ok().and_then(|t| t.trim().parse().ok());
@@ -41,7 +46,15 @@ impl Case {
 
 fn data_sets(dir: &Path) -> Vec<PathBuf> {
     let mut sets: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir() && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("test_data_set_"))).collect())
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.is_dir() && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("test_data_set_"))
+                })
+                .collect()
+        })
         .unwrap_or_default();
     sets.sort();
     sets
@@ -60,7 +73,14 @@ pub fn list(folder: &Path, scratch: &Path) -> Result<Vec<Case>, String> {
             let output = folder.join(format!("{stem}_output_0.pb"));
             if output.is_file() {
                 let set = light_data_set(&path, &output, &scratch.join(stem))?;
-                cases.push(Case { name: stem.to_string(), model: path, data_sets: vec![set], top1: false, feed: None, ort_ms: None });
+                cases.push(Case {
+                    name: stem.to_string(),
+                    model: path,
+                    data_sets: vec![set],
+                    top1: false,
+                    feed: None,
+                    ort_ms: None,
+                });
             }
         }
     }

@@ -34,7 +34,12 @@ fn cases_of(message: &serde_json::Value) -> BTreeSet<String> {
 
 /// Builds the suite; cases that fail to compile get a `compile-error` outcome and are dropped
 /// until the rest builds. Returns the compiled cases.
-pub fn compile<'a>(suite: &Suite, target: &Path, mut cases: Vec<(&'a Case, String)>, outcomes: &mut BTreeMap<String, Outcome>) -> Result<Vec<(&'a Case, String)>, String> {
+pub fn compile<'a>(
+    suite: &Suite,
+    target: &Path,
+    mut cases: Vec<(&'a Case, String)>,
+    outcomes: &mut BTreeMap<String, Outcome>,
+) -> Result<Vec<(&'a Case, String)>, String> {
     loop {
         let modules: Vec<(String, String)> = cases.iter().map(|(c, m)| (c.name.clone(), m.clone())).collect();
         suite.write_main(&modules)?;
@@ -69,7 +74,10 @@ pub fn compile<'a>(suite: &Suite, target: &Path, mut cases: Vec<(&'a Case, Strin
             }
         }
         if failing.is_empty() {
-            return Err(format!("the suite failed to build with errors not attributable to a test:\n{}", unattributed.join("\n")));
+            return Err(format!(
+                "the suite failed to build with errors not attributable to a test:\n{}",
+                unattributed.join("\n")
+            ));
         }
         eprintln!("{} test(s) failed to compile; rebuilding without them", failing.len());
         for (case, module) in &cases {
@@ -83,14 +91,24 @@ pub fn compile<'a>(suite: &Suite, target: &Path, mut cases: Vec<(&'a Case, Strin
 
 /// Runs every compiled case on its data sets (in order, in one call). A case that crashes the
 /// process (abort, stack overflow) is recorded as a runtime error and the run resumes after it.
-pub fn run_suite(suite: &Suite, target: &Path, cases: &[(&Case, String)], outcomes: &mut BTreeMap<String, Outcome>) -> Result<(), String> {
+pub fn run_suite(
+    suite: &Suite,
+    target: &Path,
+    cases: &[(&Case, String)],
+    outcomes: &mut BTreeMap<String, Outcome>,
+) -> Result<(), String> {
     let binary = target.join("debug").join("onnx-backend-suite");
     let mut lines = vec![];
     for (case, _) in cases {
         if case.data_sets.is_empty() {
             outcomes.insert(case.name.clone(), Outcome::new("runtime-error", "the test has no test_data_set folder"));
         } else {
-            lines.push(std::iter::once(case.name.clone()).chain(case.data_sets.iter().map(|d| d.display().to_string())).collect::<Vec<_>>().join("\t"));
+            lines.push(
+                std::iter::once(case.name.clone())
+                    .chain(case.data_sets.iter().map(|d| d.display().to_string()))
+                    .collect::<Vec<_>>()
+                    .join("\t"),
+            );
         }
     }
     let manifest = suite.dir.join("manifest.tsv");

@@ -60,20 +60,31 @@ fn parse_args() -> Result<Args, String> {
             "--update" => update = true,
             "--macro" => via_macro = true,
             "--no-simplify" => simplify = false,
-            "--part-nodes" => part_nodes = it.next().and_then(|v| v.parse().ok()).filter(|&n| n > 0).ok_or("--part-nodes needs a positive number")?,
+            "--part-nodes" => {
+                part_nodes = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or("--part-nodes needs a positive number")?
+            }
             "--expectations" => expectations = Some(it.next().map(PathBuf::from).ok_or("--expectations needs a path")?),
             "--report" => report = Some(it.next().map(PathBuf::from).ok_or("--report needs a path")?),
             "--rtol" => tolerance.0 = it.next().and_then(|v| v.parse().ok()).ok_or("--rtol needs a number")?,
             "--atol" => tolerance.1 = it.next().and_then(|v| v.parse().ok()).ok_or("--atol needs a number")?,
             "-h" | "--help" => {
-                println!("usage: onnx-backend --data <onnx/backend/test/data> [--suite SUITE] [--filter PATTERN] [--update]");
+                println!(
+                    "usage: onnx-backend --data <onnx/backend/test/data> [--suite SUITE] [--filter PATTERN] [--update]"
+                );
                 println!("       onnx-backend --dir <folder> [--expectations FILE] [--filter PATTERN]");
                 println!("  --rtol R --atol A: float tolerances (default 1e-3 and 1e-7, as ONNX's backend runner)");
                 println!("  --report FILE: also write the per-test results as a markdown table (only between the");
                 println!("    `{REPORT_START}` and `{REPORT_END}` lines if FILE has them)");
                 println!("  --macro: import each model with #[onnx_model] (as users do) instead of writing its code");
                 println!("  --no-simplify: skip the import-time optimisations (outputs must not change)");
-                println!("  --part-nodes N: split forward into methods of N top-level nodes (default {})", onnx_codegen::partition::PART_NODES);
+                println!(
+                    "  --part-nodes N: split forward into methods of N top-level nodes (default {})",
+                    onnx_codegen::partition::PART_NODES
+                );
                 println!("  SUITE: {} (default node)", SUITES.join(", "));
                 println!("  PATTERN: a substring of test names, or a glob with `*` (e.g. 'test_conv*')");
                 std::process::exit(0);
@@ -82,16 +93,39 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     if let Some(folder) = dir {
-        return Ok(Args { folder, suite: None, filter, update, expectations, tolerance, report, via_macro, simplify, part_nodes });
+        return Ok(Args {
+            folder,
+            suite: None,
+            filter,
+            update,
+            expectations,
+            tolerance,
+            report,
+            via_macro,
+            simplify,
+            part_nodes,
+        });
     }
     let suite = suite.unwrap_or_else(|| "node".into());
     if !SUITES.contains(&suite.as_str()) {
         return Err(format!("unknown suite `{suite}`; one of {}", SUITES.join(", ")));
     }
-    let data = data.ok_or("the test data folder is needed: --data <onnx/backend/test/data> (or ONNX_BACKEND_DATA), or --dir")?;
+    let data =
+        data.ok_or("the test data folder is needed: --data <onnx/backend/test/data> (or ONNX_BACKEND_DATA), or --dir")?;
     let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
     let expectations = expectations.or(Some(here.join(file)));
-    Ok(Args { folder: data.join(&suite), suite: Some(suite), filter, update, expectations, tolerance, report, via_macro, simplify, part_nodes })
+    Ok(Args {
+        folder: data.join(&suite),
+        suite: Some(suite),
+        filter,
+        update,
+        expectations,
+        tolerance,
+        report,
+        via_macro,
+        simplify,
+        part_nodes,
+    })
 }
 
 fn matches(pattern: &str, name: &str) -> bool {
@@ -133,7 +167,14 @@ fn run() -> Result<i32, String> {
     if cases.is_empty() {
         return Err(format!("no tests in {} match", args.folder.display()));
     }
-    let suite = Suite { dir: target.join("onnx-backend-suite"), repo: repo.clone(), tolerance: args.tolerance, via_macro: args.via_macro, simplify: args.simplify, part_nodes: args.part_nodes };
+    let suite = Suite {
+        dir: target.join("onnx-backend-suite"),
+        repo: repo.clone(),
+        tolerance: args.tolerance,
+        via_macro: args.via_macro,
+        simplify: args.simplify,
+        part_nodes: args.part_nodes,
+    };
     suite.init()?;
 
     let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();
@@ -177,7 +218,9 @@ const REPORT_END: &str = "<!-- onnx-backend report: end -->";
 fn write_report(path: &Path, table: &str) -> Result<(), String> {
     let existing = std::fs::read_to_string(path).unwrap_or_default();
     let text = match (existing.find(REPORT_START), existing.find(REPORT_END)) {
-        (Some(start), Some(end)) if start < end => format!("{}{REPORT_START}\n{table}{}", &existing[..start], &existing[end..]),
+        (Some(start), Some(end)) if start < end => {
+            format!("{}{REPORT_START}\n{table}{}", &existing[..start], &existing[end..])
+        }
         _ => table.to_string(),
     };
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
@@ -193,7 +236,13 @@ fn ms(value: Option<f64>) -> String {
 }
 
 /// The results as a markdown table (written by `--report`).
-fn markdown(cases: &[cases::Case], generated: &BTreeMap<String, suite::Generated>, outcomes: &BTreeMap<String, Outcome>, (rtol, atol): (f64, f64), compile_s: f64) -> String {
+fn markdown(
+    cases: &[cases::Case],
+    generated: &BTreeMap<String, suite::Generated>,
+    outcomes: &BTreeMap<String, Outcome>,
+    (rtol, atol): (f64, f64),
+    compile_s: f64,
+) -> String {
     let passed = outcomes.values().filter(|o| o.passed()).count();
     let mut out = format!(
         "<!-- Written by `cargo run -p onnx-backend -- ... --report`; do not edit by hand. -->\n\n\
@@ -209,7 +258,9 @@ fn markdown(cases: &[cases::Case], generated: &BTreeMap<String, suite::Generated
     for case in cases {
         let Some(o) = outcomes.get(&case.name) else { continue };
         let g = generated.get(&case.name);
-        let facts = g.map_or(("–".into(), "–".into(), "–".into()), |g| (g.nodes.to_string(), g.opset.to_string(), ms(Some(g.import_ms))));
+        let facts = g.map_or(("–".into(), "–".into(), "–".into()), |g| {
+            (g.nodes.to_string(), g.opset.to_string(), ms(Some(g.import_ms)))
+        });
         let sets = match &case.feed {
             Some((output, input)) => format!("{} in a row, `{output}` fed back as `{input}`", case.data_sets.len()),
             None => case.data_sets.len().to_string(),
@@ -270,7 +321,10 @@ fn report(args: &Args, outcomes: &BTreeMap<String, Outcome>, times: [std::time::
         times[2].as_secs_f64()
     );
     if !newly_passing.is_empty() {
-        println!("{} test(s) now pass that expectations.toml does not list as passing (run with --update and commit):", newly_passing.len());
+        println!(
+            "{} test(s) now pass that expectations.toml does not list as passing (run with --update and commit):",
+            newly_passing.len()
+        );
         for n in &newly_passing {
             println!("  {n}");
         }

@@ -38,7 +38,11 @@ pub struct Generated {
 }
 
 fn count_nodes(graph: &GraphProto) -> usize {
-    graph.node.iter().map(|n| 1 + n.attribute.iter().filter_map(|a| a.g.as_deref()).map(count_nodes).sum::<usize>()).sum()
+    graph
+        .node
+        .iter()
+        .map(|n| 1 + n.attribute.iter().filter_map(|a| a.g.as_deref()).map(count_nodes).sum::<usize>())
+        .sum()
 }
 
 impl Suite {
@@ -52,8 +56,10 @@ impl Suite {
         let opset = onnx_ir::domain::default_opset(&proto);
         let started = Instant::now();
         let attempt = std::panic::catch_unwind(|| -> Result<String, String> {
-            let graph = import(&bytes, ImportOptions { simplify: self.simplify }).map_err(|e| CodegenError::from(e).to_string())?;
-            let lowered = onnx_codegen::model::lower_with(&graph, &[], Some(self.part_nodes)).map_err(|e| e.to_string())?;
+            let graph = import(&bytes, ImportOptions { simplify: self.simplify })
+                .map_err(|e| CodegenError::from(e).to_string())?;
+            let lowered =
+                onnx_codegen::model::lower_with(&graph, &[], Some(self.part_nodes)).map_err(|e| e.to_string())?;
             let run = self.run_fn(case, proto.graph.as_ref().ok_or("the model has no graph")?, &graph)?;
             let model = if self.via_macro {
                 // What users write; the import above only reports errors and times.
@@ -74,16 +80,22 @@ impl Suite {
             Ok(result) => result?,
             Err(panic) => return Err(format!("importer panicked: {}", panic_message(&panic))),
         };
-        std::fs::write(self.dir.join("src").join("cases").join(format!("{module}.rs")), code).map_err(|e| e.to_string())?;
+        std::fs::write(self.dir.join("src").join("cases").join(format!("{module}.rs")), code)
+            .map_err(|e| e.to_string())?;
         Ok(Generated { module, nodes, opset, import_ms })
     }
 
     /// The code generator's output for the model, weights in the suite's weights folder.
-    fn generated_model(&self, module: &str, lowered: &onnx_codegen::model::Lowered) -> Result<TokenStream, CodegenError> {
+    fn generated_model(
+        &self,
+        module: &str,
+        lowered: &onnx_codegen::model::Lowered,
+    ) -> Result<TokenStream, CodegenError> {
         let source = if lowered.has_weights() {
             let bpk = self.dir.join("weights").join(format!("{module}.bpk"));
             let packed = weights::pack(&lowered.weights)?;
-            std::fs::write(&bpk, packed).map_err(|e| CodegenError::Write { path: bpk.display().to_string(), message: e.to_string() })?;
+            std::fs::write(&bpk, packed)
+                .map_err(|e| CodegenError::Write { path: bpk.display().to_string(), message: e.to_string() })?;
             WeightsSource::Embedded(BpkPath::Literal(bpk.display().to_string()))
         } else {
             WeightsSource::None
@@ -105,9 +117,16 @@ impl Suite {
             Some((output, input)) => {
                 let inits: Vec<&str> = proto.initializer.iter().map(|t| t.name.as_str()).collect();
                 let inputs = proto.input.iter().filter(|i| !inits.contains(&i.name.as_str()));
-                match (proto.output.iter().position(|o| &o.name == output), inputs.map(|i| &i.name).position(|i| i == input)) {
+                match (
+                    proto.output.iter().position(|o| &o.name == output),
+                    inputs.map(|i| &i.name).position(|i| i == input),
+                ) {
                     (Some(o), Some(i)) => Some((o, i)),
-                    _ => return Err(format!("case.txt: `feed {output} {input}`: the model has no such output and input")),
+                    _ => {
+                        return Err(format!(
+                            "case.txt: `feed {output} {input}`: the model has no such output and input"
+                        ))
+                    }
                 }
             }
         };
@@ -124,7 +143,9 @@ impl Suite {
             Some(_) => quote! { fed = Some(outputs.clone()); },
             None => quote! {},
         };
-        let top1 = case.top1.then(|| quote! { onnx_tests::check_top1(dir, &outputs).map_err(|e| onnx_tests::in_data_set(sets, k, e))?; });
+        let top1 = case.top1.then(
+            || quote! { onnx_tests::check_top1(dir, &outputs).map_err(|e| onnx_tests::in_data_set(sets, k, e))?; },
+        );
         let timed = if case.ort_ms.is_some() {
             let loads = (0..graph.inputs.len()).map(|j| quote! { onnx_tests::input(sets[0], #j, device) });
             let args: Vec<Ident> = (0..graph.inputs.len()).map(|j| format_ident!("input_{j}")).collect();
@@ -254,5 +275,9 @@ debug = "line-tables-only"
 }
 
 pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
 }
