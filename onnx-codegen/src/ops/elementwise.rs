@@ -103,7 +103,8 @@ pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
     Ok(match op {
         UnaryOp::Relu if float => quote! { #act::relu(#x) },
         UnaryOp::Relu => quote! { #x.clamp_min(0) },
-        UnaryOp::Sigmoid => quote! { #act::sigmoid(#x) },
+        UnaryOp::Sigmoid => quote! { burn_onnx::ops::sigmoid(#x) },
+        UnaryOp::Silu => quote! { burn_onnx::ops::silu(#x) },
         UnaryOp::Tanh => quote! { #x.tanh() },
         UnaryOp::LeakyRelu { alpha } => {
             let alpha = f(alpha);
@@ -214,6 +215,9 @@ pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
 /// Max/Min/Sum/Mean folded pairwise, each operand raised to the output rank.
 pub fn variadic(e: &mut Emitter, node: &Node, op: VariadicOp) -> Result<TokenStream> {
     let rank = e.rank(node.outputs[0]).max(1);
+    if let Some(clamped) = clamp_by_scalar(e, node, op)? {
+        return Ok(clamped);
+    }
     let mut operands = vec![];
     for i in 0..node.inputs.len() {
         let r = e.rank(e.input_id(&node.inputs, i)?).max(1);
@@ -233,6 +237,28 @@ pub fn variadic(e: &mut Emitter, node: &Node, op: VariadicOp) -> Result<TokenStr
         acc = quote! { #acc.div_scalar(#n) };
     }
     Ok(acc)
+}
+
+/// `Max(x, c)` / `Min(x, c)` with a one-element constant `c` that does not raise x's rank: one
+/// clamp pass (NaN stays NaN, as in ONNX) instead of a broadcast compare and select.
+fn clamp_by_scalar(e: &mut Emitter, node: &Node, op: VariadicOp) -> Result<Option<TokenStream>> {
+    let method = match op {
+        VariadicOp::Max => quote! { clamp_min },
+        VariadicOp::Min => quote! { clamp_max },
+        _ => return Ok(None),
+    };
+    let [Some(a), Some(b)] = node.inputs[..] else { return Ok(None) };
+    let (x, c) = match (e.scalar(a), e.scalar(b)) {
+        (None, Some(c)) => (a, c),
+        (Some(c), None) => (b, c),
+        _ => return Ok(None),
+    };
+    if e.rank(x) != e.rank(node.outputs[0]) || e.ty(x).dtype != e.ty(node.outputs[0]).dtype {
+        return Ok(None);
+    }
+    let value = scalar_literal(c, e.ty(x).dtype);
+    let x = e.use_value(x)?;
+    Ok(Some(quote! { #x.#method(#value) }))
 }
 
 /// `Where(c, x, y)`: y with x where c holds, all operands broadcast to the output shape.

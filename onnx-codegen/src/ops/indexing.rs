@@ -1,4 +1,4 @@
-use crate::emitter::{dims_literal, ints_literal, lit, scalar_literal, Emitter};
+use crate::emitter::{dims_literal, ints_literal, lit, scalar_literal, tensor_type_tokens, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{IntsInput, PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 use onnx_ir::{DType, Kind, Node};
@@ -69,8 +69,16 @@ pub fn constant_of_shape(
 ) -> Result<TokenStream> {
     let rank = shape.len().max(1);
     let r = lit(rank);
+    if let IntsInput::Static(v) = shape {
+        // Filled once when the module is built, not on every forward (the light models keep
+        // all their weights this way).
+        let dims = if v.is_empty() { vec![1] } else { v.iter().map(|&d| d.max(0) as usize).collect() };
+        let ty = tensor_type_tokens(e.ty(node.outputs[0]));
+        let init = filled(&dims_literal(&dims), rank, value, dtype, &quote! { device });
+        let field = e.add_layer("filled", ty, init, vec![]);
+        return Ok(quote! { self.#field.clone() });
+    }
     let dims = match shape {
-        IntsInput::Static(v) if v.is_empty() => quote! { [1] },
         IntsInput::Static(v) => dims_literal(&v.iter().map(|&d| d.max(0) as usize).collect::<Vec<_>>()),
         IntsInput::Runtime { .. } => {
             let list = ints(e, node, 0, shape)?;
@@ -78,7 +86,13 @@ pub fn constant_of_shape(
         }
     };
     let device = e.device();
-    Ok(match dtype.kind() {
+    Ok(filled(&dims, rank, value, dtype, &device))
+}
+
+/// `Tensor::full` of `dtype`'s kind (bools through ints).
+fn filled(dims: &TokenStream, rank: usize, value: f64, dtype: DType, device: &TokenStream) -> TokenStream {
+    let r = lit(rank);
+    match dtype.kind() {
         Kind::Bool => {
             let v = lit((value != 0.0) as usize);
             quote! { Tensor::<#r, Int>::full(#dims, #v, #device).bool() }
@@ -87,7 +101,7 @@ pub fn constant_of_shape(
             let (k, v) = (kind_tokens(kind), scalar_literal(value, dtype));
             quote! { Tensor::<#r, #k>::full(#dims, #v, #device) }
         }
-    })
+    }
 }
 
 pub fn range(e: &mut Emitter, node: &Node) -> Result<TokenStream> {

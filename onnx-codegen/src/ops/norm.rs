@@ -31,6 +31,9 @@ pub fn batch_norm(e: &mut Emitter, node: &Node, c: &BatchNormConfig) -> Result<T
 /// the mean and inverse standard deviation when the model reads them.
 pub fn layer_norm(e: &mut Emitter, node: &Node, c: &LayerNormConfig) -> Result<TokenStream> {
     let rank = e.rank(e.input_id(&node.inputs, 0)?);
+    if let Some(fused) = last_axis_layer_norm(e, node, c, rank)? {
+        return Ok(fused);
+    }
     let axes: Vec<_> = (c.axis..rank).map(lit).collect();
     let x = e.input(&node.inputs, 0)?;
     let mut affine = quote! {};
@@ -62,6 +65,20 @@ pub fn layer_norm(e: &mut Emitter, node: &Node, c: &LayerNormConfig) -> Result<T
         let y = centered.mul(inv_std.clone()) #affine;
         #outputs
     }})
+}
+
+/// LayerNormalization over the last axis with a vector scale (and bias), and only `Y`:
+/// Burn's fused `layer_norm` (one pass per row on flex).
+fn last_axis_layer_norm(e: &mut Emitter, node: &Node, c: &LayerNormConfig, rank: usize) -> Result<Option<TokenStream>> {
+    let vector = |i: usize| node.inputs.get(i).copied().flatten().map(|id| e.rank(id) == 1);
+    if c.rms || c.axis + 1 != rank || node.outputs.len() != 1 || vector(1) != Some(true) || vector(2) == Some(false) {
+        return Ok(None);
+    }
+    let x = e.input(&node.inputs, 0)?;
+    let scale = e.input(&node.inputs, 1)?;
+    let bias = e.optional_input(&node.inputs, 2)?;
+    let epsilon = float_literal(c.epsilon);
+    Ok(Some(quote! { burn::tensor::module::layer_norm(#x, #scale, #bias, #epsilon) }))
 }
 
 pub fn lp_norm(e: &mut Emitter, node: &Node, axis: usize, p: u8) -> Result<TokenStream> {

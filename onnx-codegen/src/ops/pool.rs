@@ -30,6 +30,11 @@ fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
     let pads = quote! { [#(#pads),*] };
     let ceil = c.ceil_mode;
     match c.kind {
+        // Floor-mode 2-D max pooling without the indices Burn's flex kernel computes.
+        PoolKind::Max if n == 2 && !ceil => {
+            let dilations = dims_literal(&w.dilations);
+            quote! { burn_onnx::ops::max_pool2d(#x, #kernel, #strides, #pads, #dilations) }
+        }
         PoolKind::Max => {
             let func = format_ident!("max_pool{n}d");
             let dilations = dims_literal(&w.dilations);

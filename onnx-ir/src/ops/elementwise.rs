@@ -149,6 +149,9 @@ pub fn infer_binary(c: &BinaryConfig, inputs: &[&TensorType]) -> Result<TensorTy
 pub enum UnaryOp {
     Relu,
     Sigmoid,
+    /// `x * sigmoid(x)`: not an ONNX op of its own before Swish (opset 24); made by the
+    /// `fuse_silu` pass from Sigmoid + Mul.
+    Silu,
     Tanh,
     LeakyRelu { alpha: f64 },
     Abs,

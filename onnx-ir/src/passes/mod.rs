@@ -2,13 +2,42 @@
 //! outputs must be the same either way.
 
 pub mod fold;
+mod fold_batch_norm;
+mod fuse_silu;
 mod remove_identity;
 
-use crate::graph::Graph;
+use crate::graph::{Graph, Node};
 
+pub use fold_batch_norm::fold_batch_norm;
+pub use fuse_silu::fuse_silu;
 pub use remove_identity::remove_identity;
 
 /// Runs every pass in order.
 pub fn simplify(graph: &mut Graph) {
     remove_identity(graph);
+    fold_batch_norm(graph);
+    fuse_silu(graph);
+}
+
+/// How many times each value is read by a node (subgraphs included) or is a graph output.
+pub(crate) fn use_counts(graph: &Graph) -> Vec<usize> {
+    fn visit(nodes: &[Node], uses: &mut [usize]) {
+        for node in nodes {
+            for &input in node.inputs.iter().flatten() {
+                uses[input] += 1;
+            }
+            for branch in node.op.subgraphs() {
+                visit(&branch.nodes, uses);
+                for &o in &branch.outputs {
+                    uses[o] += 1;
+                }
+            }
+        }
+    }
+    let mut uses = vec![0; graph.values.len()];
+    visit(&graph.nodes, &mut uses);
+    for &o in &graph.outputs {
+        uses[o] += 1;
+    }
+    uses
 }

@@ -46,6 +46,7 @@ pub fn compile<'a>(
         let output = cargo()
             .args(["build", "--message-format=json", "--manifest-path"])
             .arg(suite.dir.join("Cargo.toml"))
+            .args(suite.release.then_some("--release"))
             .env("CARGO_TARGET_DIR", target)
             .stderr(Stdio::inherit())
             .output()
@@ -97,7 +98,7 @@ pub fn run_suite(
     cases: &[(&Case, String)],
     outcomes: &mut BTreeMap<String, Outcome>,
 ) -> Result<(), String> {
-    let binary = target.join("debug").join("onnx-backend-suite");
+    let binary = suite.binary(target);
     let mut lines = vec![];
     for (case, _) in cases {
         if case.data_sets.is_empty() {

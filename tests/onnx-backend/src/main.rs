@@ -10,6 +10,7 @@
 //! Exits 1 when a test listed as `pass` does not pass (or, for `--dir` without expectations,
 //! when any test fails).
 
+mod bench;
 mod cases;
 mod compile;
 mod expectations;
@@ -41,6 +42,11 @@ struct Args {
     via_macro: bool,
     simplify: bool,
     part_nodes: usize,
+    /// `--bench`: time the passing models against ONNX Runtime.
+    bench: Option<bench::BenchOptions>,
+    /// Build the suite in release (the default with `--bench`) or the dev profile.
+    release: bool,
+    bench_report: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -50,6 +56,17 @@ fn parse_args() -> Result<Args, String> {
     let mut tolerance = (1e-3, 1e-7);
     let (mut report, mut via_macro, mut simplify) = (None, false, true);
     let mut part_nodes = onnx_codegen::partition::PART_NODES;
+    let cache = std::env::var_os("BURN_ONNX_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/burn-onnx")))
+        .unwrap_or_default();
+    let mut bench_options = bench::BenchOptions {
+        rounds: 6,
+        threads: vec![1, 2],
+        python: cache.join("venv/bin/python"),
+        round_ms: 300.0,
+    };
+    let (mut bench, mut dev_profile, mut bench_report) = (false, false, None);
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -60,6 +77,25 @@ fn parse_args() -> Result<Args, String> {
             "--update" => update = true,
             "--macro" => via_macro = true,
             "--no-simplify" => simplify = false,
+            "--bench" => bench = true,
+            "--dev-profile" => dev_profile = true,
+            "--bench-report" => {
+                bench_report = Some(it.next().map(PathBuf::from).ok_or("--bench-report needs a path")?)
+            }
+            "--rounds" => {
+                bench_options.rounds =
+                    it.next().and_then(|v| v.parse().ok()).filter(|&n| n > 0).ok_or("--rounds needs a positive number")?
+            }
+            "--round-ms" => {
+                bench_options.round_ms = it.next().and_then(|v| v.parse().ok()).ok_or("--round-ms needs a number")?
+            }
+            "--threads" => {
+                bench_options.threads = it
+                    .next()
+                    .and_then(|v| v.split(',').map(|t| t.parse().ok().filter(|&n| n > 0)).collect::<Option<Vec<usize>>>())
+                    .ok_or("--threads needs a list of positive numbers, e.g. 1,2")?
+            }
+            "--python" => bench_options.python = it.next().map(PathBuf::from).ok_or("--python needs a path")?,
             "--part-nodes" => {
                 part_nodes = it
                     .next()
@@ -85,6 +121,10 @@ fn parse_args() -> Result<Args, String> {
                     "  --part-nodes N: split forward into methods of N top-level nodes (default {})",
                     onnx_codegen::partition::PART_NODES
                 );
+                println!("  --bench: build in release and time every passing model against ONNX Runtime, interleaved");
+                println!("    --rounds N (6), --threads 1,2, --round-ms MS (300: iterations per round),");
+                println!("    --python PATH (onnxruntime's; the test venv), --bench-report FILE (write the table),");
+                println!("    --dev-profile (build in the dev profile: a smoke run)");
                 println!("  SUITE: {} (default node)", SUITES.join(", "));
                 println!("  PATTERN: a substring of test names, or a glob with `*` (e.g. 'test_conv*')");
                 std::process::exit(0);
@@ -92,6 +132,8 @@ fn parse_args() -> Result<Args, String> {
             other => return Err(format!("unknown argument `{other}` (see --help)")),
         }
     }
+    let release = bench && !dev_profile;
+    let bench = bench.then_some(bench_options);
     if let Some(folder) = dir {
         return Ok(Args {
             folder,
@@ -104,6 +146,9 @@ fn parse_args() -> Result<Args, String> {
             via_macro,
             simplify,
             part_nodes,
+            bench,
+            release,
+            bench_report,
         });
     }
     let suite = suite.unwrap_or_else(|| "node".into());
@@ -125,6 +170,9 @@ fn parse_args() -> Result<Args, String> {
         via_macro,
         simplify,
         part_nodes,
+        bench,
+        release,
+        bench_report,
     })
 }
 
@@ -174,6 +222,7 @@ fn run() -> Result<i32, String> {
         via_macro: args.via_macro,
         simplify: args.simplify,
         part_nodes: args.part_nodes,
+        release: args.release,
     };
     suite.init()?;
 
@@ -206,20 +255,32 @@ fn run() -> Result<i32, String> {
 
     if let Some(path) = &args.report {
         let table = markdown(&cases, &generated, &outcomes, args.tolerance, compile_time.as_secs_f64());
-        write_report(path, &table)?;
+        write_report(path, &table, REPORT_START, REPORT_END)?;
+    }
+    if let Some(options) = &args.bench {
+        let passing: Vec<&cases::Case> =
+            compiled.iter().map(|(c, _)| *c).filter(|c| outcomes.get(&c.name).is_some_and(Outcome::passed)).collect();
+        let timings = bench::run(&suite, &target, &passing, options)?;
+        let table = bench::markdown(&timings, options, suite::BURN_FEATURES);
+        println!("{table}");
+        if let Some(path) = &args.bench_report {
+            write_report(path, &table, BENCH_START, BENCH_END)?;
+        }
     }
     Ok(report(&args, &outcomes, [import_time, compile_time, run_time]))
 }
 
 const REPORT_START: &str = "<!-- onnx-backend report: start -->";
 const REPORT_END: &str = "<!-- onnx-backend report: end -->";
+const BENCH_START: &str = "<!-- onnx-backend bench: start -->";
+const BENCH_END: &str = "<!-- onnx-backend bench: end -->";
 
 /// Writes the report: between the markers when the file has them, else the whole file.
-fn write_report(path: &Path, table: &str) -> Result<(), String> {
+fn write_report(path: &Path, table: &str, start_marker: &str, end_marker: &str) -> Result<(), String> {
     let existing = std::fs::read_to_string(path).unwrap_or_default();
-    let text = match (existing.find(REPORT_START), existing.find(REPORT_END)) {
+    let text = match (existing.find(start_marker), existing.find(end_marker)) {
         (Some(start), Some(end)) if start < end => {
-            format!("{}{REPORT_START}\n{table}{}", &existing[..start], &existing[end..])
+            format!("{}{start_marker}\n{table}{}", &existing[..start], &existing[end..])
         }
         _ => table.to_string(),
     };

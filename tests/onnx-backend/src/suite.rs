@@ -14,6 +14,9 @@ use quote::{format_ident, quote};
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// The burn features of the suite crate: the README's recommended configuration.
+pub const BURN_FEATURES: &str = r#""std", "flex", "simd", "rayon", "x86-v4""#;
+
 pub struct Suite {
     pub dir: PathBuf,
     pub repo: PathBuf,
@@ -25,6 +28,8 @@ pub struct Suite {
     pub simplify: bool,
     /// Top-level nodes per submodule (code generator mode only).
     pub part_nodes: usize,
+    /// Build with `--release` (the benchmark) rather than the dev profile.
+    pub release: bool,
 }
 
 /// What importing one test produced: its module, and facts for the report.
@@ -146,9 +151,9 @@ impl Suite {
         let top1 = case.top1.then(
             || quote! { onnx_tests::check_top1(dir, &outputs).map_err(|e| onnx_tests::in_data_set(sets, k, e))?; },
         );
+        let args: Vec<Ident> = (0..graph.inputs.len()).map(|j| format_ident!("input_{j}")).collect();
         let timed = if case.ort_ms.is_some() {
             let loads = (0..graph.inputs.len()).map(|j| quote! { onnx_tests::input(sets[0], #j, device) });
-            let args: Vec<Ident> = (0..graph.inputs.len()).map(|j| format_ident!("input_{j}")).collect();
             quote! {
                 Some(onnx_tests::median_ms(3, || (#(#loads,)*), |(#(#args,)*)| onnx_tests::Outputs::into_outputs(model.forward(#(#args),*))))
             }
@@ -156,7 +161,23 @@ impl Suite {
             quote! { None }
         };
         let (rtol, atol) = self.tolerance;
+        let bench_inputs = (0..graph.inputs.len()).map(|j| quote! { onnx_tests::input(dir, #j, device) });
         Ok(quote! {
+            /// Times `iterations` forwards on the data set in `dir` (inputs built untimed, outputs
+            /// read back to the host), after one warm-up forward; milliseconds each.
+            pub fn bench(dir: &std::path::Path, device: &Device, iterations: usize) -> Vec<f64> {
+                let model = Model::default();
+                (0..=iterations)
+                    .map(|_| {
+                        let (#(#args,)*) = (#(#bench_inputs,)*);
+                        let start = std::time::Instant::now();
+                        drop(onnx_tests::Outputs::into_outputs(model.forward(#(#args),*)));
+                        start.elapsed().as_secs_f64() * 1e3
+                    })
+                    .skip(1)
+                    .collect()
+            }
+
             pub fn run(sets: &[&std::path::Path], device: &Device) -> Result<(f64, Option<f64>), String> {
                 let model = Model::default();
                 let tolerance = onnx_tests::Tolerance { rtol: #rtol, atol: #atol };
@@ -174,6 +195,11 @@ impl Suite {
                 Ok((max_diff, forward_ms))
             }
         })
+    }
+
+    /// The built suite's executable.
+    pub fn binary(&self, target: &std::path::Path) -> PathBuf {
+        target.join(if self.release { "release" } else { "debug" }).join("onnx-backend-suite")
     }
 
     /// Prepares the crate folder (manifest, lock file copy, empty cases).
@@ -194,7 +220,7 @@ publish = false
 [workspace]
 
 [dependencies]
-burn = {{ version = "=0.22.1", default-features = false, features = ["std", "flex"] }}
+burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}] }}
 burn-onnx = {{ path = "{repo}/runtime-support" }}
 onnx-tests = {{ path = "{repo}/tests" }}
 
@@ -204,6 +230,14 @@ opt-level = 3
 
 [profile.dev]
 debug = "line-tables-only"
+
+# The benchmark: symbols kept for `perf`, and the macro (a build dependency) optimised in release
+# builds too, as the README tells users.
+[profile.release]
+debug = "line-tables-only"
+
+[profile.release.build-override]
+opt-level = 3
 "#
         );
         std::fs::write(self.dir.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
@@ -217,7 +251,7 @@ debug = "line-tables-only"
         let mods = modules.iter().map(|(_, m)| format_ident!("{m}"));
         let entries = modules.iter().map(|(name, m)| {
             let m = format_ident!("{m}");
-            quote! { (#name, cases::#m::run as Runner) }
+            quote! { (#name, cases::#m::run as Runner, cases::#m::bench as Bench) }
         });
         let code = quote! {
             #![allow(warnings)]
@@ -231,15 +265,29 @@ debug = "line-tables-only"
 
             /// The largest difference, and data set 0's forward time in ms when measured.
             type Runner = fn(&[&Path], &Device) -> Result<(f64, Option<f64>), String>;
+            /// Forward times in ms on one data set folder.
+            type Bench = fn(&Path, &Device, usize) -> Vec<f64>;
 
-            const TESTS: &[(&str, Runner)] = &[#(#entries),*];
+            const TESTS: &[(&str, Runner, Bench)] = &[#(#entries),*];
 
             fn one_line(s: &str) -> String {
                 s.replace(['\n', '\t', '\r'], " ")
             }
 
+            /// `--bench NAME DATA_SET ITERATIONS`: prints `TIMES\t<ms>\t<ms>...`.
+            fn bench(mut args: impl Iterator<Item = String>) {
+                let usage = "usage: suite --bench <test> <data set folder> <iterations>";
+                let (name, dir, iterations) = (args.next().expect(usage), args.next().expect(usage), args.next().and_then(|n| n.parse().ok()).expect(usage));
+                let (_, _, bench) = TESTS.iter().find(|(n, _, _)| *n == name).expect("no such test");
+                let times = bench(Path::new(&dir), &Device::flex(), iterations);
+                println!("TIMES\t{}", times.iter().map(|t| format!("{t:.4}")).collect::<Vec<_>>().join("\t"));
+            }
+
             fn main() {
-                let mut args = std::env::args().skip(1);
+                let mut args = std::env::args().skip(1).peekable();
+                if args.peek().map(String::as_str) == Some("--bench") {
+                    return bench(args.skip(1));
+                }
                 let manifest = std::fs::read_to_string(args.next().expect("usage: suite <manifest> [skip]")).expect("manifest");
                 let skip: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
                 std::panic::set_hook(Box::new(|_| {}));
@@ -249,7 +297,7 @@ debug = "line-tables-only"
                     let mut fields = line.split('\t');
                     let Some(name) = fields.next() else { continue };
                     let sets: Vec<&Path> = fields.map(Path::new).collect();
-                    let Some((_, run)) = TESTS.iter().find(|(n, _)| *n == name) else { continue };
+                    let Some((_, run, _)) = TESTS.iter().find(|(n, _, _)| *n == name) else { continue };
                     let _ = writeln!(out, "START\t{name}");
                     let _ = out.flush();
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&sets, &device)));

@@ -1,0 +1,83 @@
+//! The simplification passes on models built in code: what they rewrite, with values computed
+//! by hand, and what they must leave alone. (Outputs with and without them are compared on
+//! every suite and real model by the test command.)
+
+mod common;
+use common::*;
+use onnx_ir::ops::UnaryOp;
+use onnx_ir::{import, Graph, ImportOptions, Op};
+
+fn simplified(bytes: &[u8]) -> Graph {
+    import(bytes, ImportOptions { simplify: true }).expect("imports")
+}
+
+fn op_names(graph: &Graph) -> Vec<String> {
+    graph.nodes.iter().map(|n| format!("{:?}", n.op).split(['(', ' ', '{']).next().unwrap_or("").to_string()).collect()
+}
+
+fn floats(graph: &Graph, id: Option<usize>) -> Vec<f32> {
+    graph.constant(id).expect("a constant").to_f64s().into_iter().map(|v| v as f32).collect()
+}
+
+/// Conv (2 output channels, 1x1 kernel) then BatchNormalization, as exporters write them.
+fn conv_bn(extra_use: bool) -> Vec<u8> {
+    let mut nodes = vec![
+        node("Conv", &["x", "w", "b"], &["y"], vec![]),
+        node("BatchNormalization", &["y", "scale", "shift", "mean", "var"], &["z"], vec![attr_float("epsilon", 0.0)]),
+    ];
+    if extra_use {
+        nodes.push(node("Add", &["z", "y"], &["out"], vec![]));
+    }
+    let inits = vec![
+        floats_init("w", &[2, 1, 1, 1], &[2.0, 3.0]),
+        floats_init("b", &[2], &[1.0, -1.0]),
+        floats_init("scale", &[2], &[0.5, 2.0]),
+        floats_init("shift", &[2], &[10.0, 20.0]),
+        floats_init("mean", &[2], &[3.0, 1.0]),
+        floats_init("var", &[2], &[4.0, 16.0]),
+    ];
+    model(15, nodes, vec![input("x", &[1, 1, 2, 2])], inits)
+}
+
+#[test]
+fn batch_norm_after_conv_is_folded_into_its_weights() {
+    let graph = simplified(&conv_bn(false));
+    assert_eq!(op_names(&graph), ["Conv"]);
+    let conv = &graph.nodes[0];
+    // s = scale / sqrt(var) = [0.25, 0.5]; w' = w * s; b' = (b - mean) * s + shift.
+    assert_eq!(floats(&graph, conv.inputs[1]), [0.5, 1.5]);
+    assert_eq!(floats(&graph, conv.inputs[2]), [9.5, 19.0]);
+    assert_eq!(graph.outputs, conv.outputs);
+}
+
+#[test]
+fn batch_norm_is_kept_when_the_conv_output_is_read_elsewhere_or_simplify_is_off() {
+    let graph = simplified(&conv_bn(true));
+    assert_eq!(op_names(&graph), ["Conv", "BatchNorm", "Binary"]);
+    let graph = import(&conv_bn(false), ImportOptions { simplify: false }).expect("imports");
+    assert_eq!(op_names(&graph), ["Conv", "BatchNorm"]);
+}
+
+fn sigmoid_mul(sigmoid_read_twice: bool) -> Vec<u8> {
+    let mut nodes = vec![node("Sigmoid", &["x"], &["s"], vec![]), node("Mul", &["s", "x"], &["y"], vec![])];
+    if sigmoid_read_twice {
+        nodes.push(node("Add", &["y", "s"], &["z"], vec![]));
+    }
+    model(13, nodes, vec![input("x", &[2, 3])], vec![])
+}
+
+#[test]
+fn sigmoid_times_its_input_is_one_silu() {
+    let graph = simplified(&sigmoid_mul(false));
+    assert_eq!(graph.nodes.len(), 1);
+    assert_eq!(graph.nodes[0].op, Op::Unary(UnaryOp::Silu));
+    assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
+    assert_eq!(graph.outputs, graph.nodes[0].outputs);
+}
+
+#[test]
+fn a_sigmoid_read_elsewhere_is_not_fused() {
+    let graph = simplified(&sigmoid_mul(true));
+    assert!(graph.nodes.iter().all(|n| n.op != Op::Unary(UnaryOp::Silu)));
+    assert_eq!(graph.nodes.len(), 3);
+}

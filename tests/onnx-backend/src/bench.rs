@@ -1,0 +1,204 @@
+//! `--bench`: inference time of the generated code beside ONNX Runtime's, in one run. After the
+//! usual check of every output (a fast wrong answer cannot pass), each passing model is timed
+//! in `rounds` interleaved rounds: per round and thread count, our forward (the suite binary,
+//! `RAYON_NUM_THREADS` threads) then ONNX Runtime's (`scripts/ort_bench.py`, a server kept
+//! for the whole run, `intra_op_num_threads` threads), each the median of its iterations on
+//! data set 0 after a warm-up. The result per model is the median over rounds; the summary is
+//! the geometric mean of the ratios.
+
+use crate::cases::Case;
+use crate::suite::Suite;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+pub struct BenchOptions {
+    pub rounds: usize,
+    pub threads: Vec<usize>,
+    /// The Python with onnxruntime (the test venv's by default).
+    pub python: PathBuf,
+    /// Iterations per round are chosen so that a round takes about this long (at least 2).
+    pub round_ms: f64,
+}
+
+/// Medians over rounds, per thread count: `(ours, ORT)` in ms.
+pub struct Timing {
+    pub name: String,
+    pub per_threads: Vec<(f64, f64)>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn parse_times(line: &str) -> Result<Vec<f64>, String> {
+    let mut fields = line.trim_end().split('\t');
+    match fields.next() {
+        Some("TIMES") => fields.map(|t| t.parse::<f64>().map_err(|e| format!("bad time `{t}`: {e}"))).collect(),
+        _ => Err(line.trim().to_string()),
+    }
+}
+
+struct Ort {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Ort {
+    fn start(python: &Path, script: &Path) -> Result<Ort, String> {
+        let mut child = Command::new(python)
+            .arg(script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run {} {}: {e}", python.display(), script.display()))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        Ok(Ort { child, stdin, stdout })
+    }
+
+    fn times(&mut self, case: &Case, threads: usize, iterations: usize) -> Result<Vec<f64>, String> {
+        let request = format!("RUN\t{}\t{}\t{threads}\t{iterations}\n", case.model.display(), case.data_sets[0].display());
+        self.stdin.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
+        self.stdin.flush().map_err(|e| e.to_string())?;
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).map_err(|e| e.to_string())?;
+        parse_times(&line).map_err(|e| format!("{}: ONNX Runtime: {e}", case.name))
+    }
+}
+
+impl Drop for Ort {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn ours(binary: &Path, case: &Case, threads: usize, iterations: usize) -> Result<Vec<f64>, String> {
+    let output = Command::new(binary)
+        .args(["--bench", &case.name])
+        .arg(&case.data_sets[0])
+        .arg(iterations.to_string())
+        .env("RAYON_NUM_THREADS", threads.to_string())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().find(|l| l.starts_with("TIMES")).unwrap_or("no TIMES line (the process failed)");
+    parse_times(line).map_err(|e| format!("{}: ours: {e}", case.name))
+}
+
+/// Iterations per round for a forward that took `ms` once.
+fn iterations(ms: f64, round_ms: f64) -> usize {
+    ((round_ms / ms.max(1e-3)).ceil() as usize).clamp(2, 200)
+}
+
+/// Times every case (all of them passed the output check) as described in the module docs.
+pub fn run(suite: &Suite, target: &Path, cases: &[&Case], options: &BenchOptions) -> Result<Vec<Timing>, String> {
+    let binary = suite.binary(target);
+    let mut ort = Ort::start(&options.python, &suite.repo.join("scripts").join("ort_bench.py"))?;
+    // Calibration: one timed forward each (after the warm-up), at the first thread count.
+    let mut counts = vec![];
+    for case in cases {
+        let threads = options.threads[0];
+        let ours_ms = median(ours(&binary, case, threads, 1)?);
+        let ort_ms = median(ort.times(case, threads, 1)?);
+        counts.push((iterations(ours_ms, options.round_ms), iterations(ort_ms, options.round_ms)));
+    }
+    let mut rounds: Vec<Vec<Vec<(f64, f64)>>> = vec![vec![vec![]; options.threads.len()]; cases.len()];
+    for round in 0..options.rounds {
+        eprintln!("bench round {} of {}", round + 1, options.rounds);
+        for (c, case) in cases.iter().enumerate() {
+            for (t, &threads) in options.threads.iter().enumerate() {
+                let (n_ours, n_ort) = counts[c];
+                let a = median(ours(&binary, case, threads, n_ours)?);
+                let b = median(ort.times(case, threads, n_ort)?);
+                rounds[c][t].push((a, b));
+            }
+        }
+    }
+    Ok(cases
+        .iter()
+        .zip(rounds)
+        .map(|(case, per_threads)| Timing {
+            name: case.name.clone(),
+            per_threads: per_threads
+                .into_iter()
+                .map(|r| (median(r.iter().map(|x| x.0).collect()), median(r.iter().map(|x| x.1).collect())))
+                .collect(),
+        })
+        .collect())
+}
+
+fn ms(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// The CPU this ran on (model name, logical cores, widest x86 vector extension).
+fn machine() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = info.lines().find_map(|l| l.strip_prefix("model name")).map(|m| m.trim_start_matches([' ', '\t', ':']));
+    let cores = info.lines().filter(|l| l.starts_with("processor")).count();
+    let flags = info.lines().find_map(|l| l.strip_prefix("flags")).unwrap_or("");
+    let has = |f: &str| flags.split_whitespace().any(|x| x == f);
+    let simd = if has("avx512f") {
+        "AVX-512"
+    } else if has("avx2") {
+        "AVX2"
+    } else {
+        "no AVX2"
+    };
+    format!("{} ({cores} logical cores, {simd})", model.unwrap_or("unknown CPU"))
+}
+
+/// The results as markdown: one row per model, the geometric mean of the ratios per thread
+/// count, and how it was measured.
+pub fn markdown(timings: &[Timing], options: &BenchOptions, burn_features: &str) -> String {
+    let mut out = format!(
+        "<!-- Written by `scripts/bench.sh` (`onnx-backend --bench ... --bench-report`); do not edit by hand. -->\n\n\
+         Machine: {}. Ours: release build, burn features `{burn_features}`, `RAYON_NUM_THREADS` threads. ORT: \
+         onnxruntime (CPU provider, default graph optimisations, `intra_op_num_threads`). Each time is the median over \
+         {} interleaved rounds of the median forward (data set 0, outputs read back) in the round; ratio = ours / ORT.\n\n",
+        machine(),
+        options.rounds
+    );
+    out.push_str("| model |");
+    for t in &options.threads {
+        out.push_str(&format!(" ours {t}T | ORT {t}T | ratio {t}T |"));
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---|---|---|".repeat(options.threads.len()));
+    out.push('\n');
+    let mut log_sums = vec![0.0; options.threads.len()];
+    let mut worst = vec![(0.0f64, String::new()); options.threads.len()];
+    for timing in timings {
+        out.push_str(&format!("| {} |", timing.name));
+        for (t, &(a, b)) in timing.per_threads.iter().enumerate() {
+            let ratio = a / b;
+            log_sums[t] += ratio.ln();
+            if ratio > worst[t].0 {
+                worst[t] = (ratio, timing.name.clone());
+            }
+            out.push_str(&format!(" {} ms | {} ms | {ratio:.2}× |", ms(a), ms(b)));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!("| **geometric mean ({} models)** |", timings.len()));
+    for sum in &log_sums {
+        out.push_str(&format!(" | | **{:.2}×** |", (sum / timings.len().max(1) as f64).exp()));
+    }
+    out.push_str("\n\n");
+    for (t, threads) in options.threads.iter().enumerate() {
+        out.push_str(&format!("Slowest at {threads} thread(s): {} ({:.2}×). ", worst[t].1, worst[t].0));
+    }
+    out.push('\n');
+    out
+}
