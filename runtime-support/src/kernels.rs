@@ -1,87 +1,29 @@
 //! Hand-written CPU kernels for Burn's flex backend where flex is the bottleneck: max pooling
 //! without the indices flex always computes, and sigmoid / SiLU with a vectorised `exp` (flex
 //! runs them one scalar `expf` at a time). A tensor that is not an f32 flex tensor outside
-//! autodiff (another backend, a tracked tensor) takes Burn's own op, so the generated code
-//! runs everywhere.
+//! autodiff (another backend, a tracked tensor, a strided view) takes Burn's own op, so the
+//! generated code runs everywhere.
 
-use burn::tensor::{activation, Device, Tensor, TensorData};
-
-/// The tensor's f32 elements in row-major order (no copy when the tensor is contiguous and
-/// not shared), with its device; or the tensor back when no fast path applies.
-#[cfg(feature = "flex")]
-fn flex_f32<const D: usize>(x: Tensor<D>) -> Result<(TensorData, Device), Tensor<D>> {
-    use burn::backend::{DispatchAutodiffContext, DispatchTensorKind};
-    let dispatch = x.into_dispatch();
-    let flex = matches!(dispatch.kind, DispatchTensorKind::Flex(_))
-        && matches!(dispatch.autodiff, DispatchAutodiffContext::Disabled);
-    let x = Tensor::from_dispatch(dispatch);
-    if !flex || x.dtype() != burn::tensor::DType::F32 {
-        return Err(x);
-    }
-    let device = x.device();
-    Ok((x.into_data(), device))
-}
-
-#[cfg(not(feature = "flex"))]
-fn flex_f32<const D: usize>(x: Tensor<D>) -> Result<(TensorData, Device), Tensor<D>> {
-    Err(x)
-}
-
-/// Runs `f` over chunks of the slice, on rayon's pool when it is large.
-fn for_chunks(values: &mut [f32], f: impl Fn(&mut [f32]) + Sync + Send) {
-    const CHUNK: usize = 1 << 14;
-    #[cfg(feature = "flex")]
-    if values.len() > 2 * CHUNK {
-        use rayon::prelude::*;
-        values.par_chunks_mut(CHUNK).for_each(f);
-        return;
-    }
-    values.chunks_mut(CHUNK).for_each(f);
-}
-
-/// Runs `f` on matching chunks of `input` and `output` (one image plane each), in parallel.
-fn for_each_pair(
-    input: &[f32],
-    in_len: usize,
-    output: &mut [f32],
-    out_len: usize,
-    f: impl Fn((&[f32], &mut [f32])) + Sync + Send,
-) {
-    #[cfg(feature = "flex")]
-    {
-        use rayon::prelude::*;
-        input.par_chunks(in_len).zip(output.par_chunks_mut(out_len)).for_each(f);
-    }
-    #[cfg(not(feature = "flex"))]
-    input.chunks(in_len).zip(output.chunks_mut(out_len)).for_each(f);
-}
-
-/// Applies an elementwise map in place on the flex fast path, else `fallback`.
-fn map_in_place<const D: usize>(
-    x: Tensor<D>,
-    kernel: fn(&mut [f32]),
-    fallback: impl FnOnce(Tensor<D>) -> Tensor<D>,
-) -> Tensor<D> {
-    match flex_f32(x) {
-        Ok((mut data, device)) => match data.as_mut_slice::<f32>() {
-            Ok(values) => {
-                for_chunks(values, kernel);
-                Tensor::from_data(data, &device)
-            }
-            Err(_) => fallback(Tensor::from_data(data, &device)),
-        },
-        Err(x) => fallback(x),
-    }
-}
+use burn::tensor::{activation, Tensor};
 
 /// `1 / (1 + e^-x)`.
 pub fn sigmoid<const D: usize>(x: Tensor<D>) -> Tensor<D> {
-    map_in_place(x, simd::sigmoid, activation::sigmoid)
+    #[cfg(feature = "flex")]
+    let x = match flex::map(x, simd::sigmoid) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    activation::sigmoid(x)
 }
 
 /// SiLU (Swish), `x * sigmoid(x)`, in one pass.
 pub fn silu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
-    map_in_place(x, simd::silu, |x| x.clone().mul(activation::sigmoid(x)))
+    #[cfg(feature = "flex")]
+    let x = match flex::map(x, simd::silu) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    x.clone().mul(activation::sigmoid(x))
 }
 
 /// 2-D max pooling over NCHW (floor mode), without computing the argmax indices. NaN wins,
@@ -93,43 +35,122 @@ pub fn max_pool2d(
     pads: [(usize, usize); 2],
     dilations: [usize; 2],
 ) -> Tensor<4> {
-    let fallback = |x: Tensor<4>| {
-        burn::tensor::module::max_pool2d(
-            x,
-            burn::tensor::ops::MaxPoolOptions::new(kernel)
-                .with_stride(strides)
-                .with_padding_pairs(pads)
-                .with_dilation(dilations)
-                .with_ceil_mode(false),
-        )
+    #[cfg(feature = "flex")]
+    let x = match flex::max_pool2d(x, Window { kernel, strides, pads, dilations }) {
+        Ok(y) => return y,
+        Err(x) => x,
     };
-    let [n, c, h, w] = x.dims();
-    let out_dim = |size: usize, axis: usize| {
-        let span = dilations[axis] * (kernel[axis] - 1) + 1;
-        (size + pads[axis].0 + pads[axis].1).checked_sub(span).map(|room| room / strides[axis] + 1)
-    };
-    let (Some(oh), Some(ow)) = (out_dim(h, 0), out_dim(w, 1)) else { return fallback(x) };
-    let (data, device) = match flex_f32(x) {
-        Ok(found) => found,
-        Err(x) => return fallback(x),
-    };
-    let Ok(input) = data.as_slice::<f32>() else { return fallback(Tensor::from_data(data, &device)) };
-    let mut output = vec![0.0f32; n * c * oh * ow];
-    let plane = |(plane_in, plane_out): (&[f32], &mut [f32])| {
-        for (y, row) in plane_out.chunks_mut(ow).enumerate() {
+    burn::tensor::module::max_pool2d(
+        x,
+        burn::tensor::ops::MaxPoolOptions::new(kernel)
+            .with_stride(strides)
+            .with_padding_pairs(pads)
+            .with_dilation(dilations)
+            .with_ceil_mode(false),
+    )
+}
+
+/// A 2-D pooling window.
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+#[derive(Clone, Copy)]
+struct Window {
+    kernel: [usize; 2],
+    strides: [usize; 2],
+    pads: [(usize, usize); 2],
+    dilations: [usize; 2],
+}
+
+impl Window {
+    /// Output size along `axis` for an input of `size` (floor mode), `None` if no window fits.
+    #[cfg_attr(not(feature = "flex"), allow(dead_code))]
+    fn out_dim(&self, size: usize, axis: usize) -> Option<usize> {
+        let span = self.dilations[axis].checked_mul(self.kernel[axis].checked_sub(1)?)? + 1;
+        let padded = size + self.pads[axis].0 + self.pads[axis].1;
+        Some(padded.checked_sub(span)? / self.strides[axis].max(1) + 1)
+    }
+}
+
+/// The flex fast paths: the tensor's f32 buffer is used directly (in place when not shared).
+#[cfg(feature = "flex")]
+mod flex {
+    use super::Window;
+    use burn::backend::flex::{FlexTensor, Layout};
+    use burn::backend::{BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind};
+    use burn::tensor::{Bytes, DType, Shape, Tensor};
+    use rayon::prelude::*;
+
+    /// The flex primitive of an f32 tensor outside autodiff, or the tensor back.
+    fn take<const D: usize>(x: Tensor<D>) -> Result<FlexTensor, Tensor<D>> {
+        match x.into_dispatch() {
+            DispatchTensor {
+                kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),
+                autodiff: DispatchAutodiffContext::Disabled,
+            } if t.dtype() == DType::F32 => Ok(t),
+            other => Err(Tensor::from_dispatch(other)),
+        }
+    }
+
+    fn give<const D: usize>(t: FlexTensor) -> Tensor<D> {
+        Tensor::from_dispatch(DispatchTensor {
+            kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),
+            autodiff: DispatchAutodiffContext::Disabled,
+        })
+    }
+
+    fn from_vec<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> Tensor<D> {
+        give(FlexTensor::new(Bytes::from_elems(values), Layout::contiguous(Shape::from(shape)), DType::F32))
+    }
+
+    /// Elements per parallel task of elementwise kernels.
+    const CHUNK: usize = 1 << 14;
+
+    /// Applies `kernel` to every element: in place when the buffer is the tensor's alone and
+    /// exactly its elements, else into a new buffer; strided views go back to the caller.
+    pub fn map<const D: usize>(x: Tensor<D>, kernel: fn(&mut [f32])) -> Result<Tensor<D>, Tensor<D>> {
+        let mut t = take(x)?;
+        let n = t.layout().shape().num_elements();
+        if t.is_contiguous() && t.layout().start_offset() == 0 {
+            if let Some(values) = t.try_storage_mut::<f32>().filter(|v| v.len() == n) {
+                values.par_chunks_mut(CHUNK).for_each(kernel);
+                return Ok(give(t));
+            }
+        }
+        let shape: [usize; D] = t.layout().shape().dims();
+        let Some(values) = t.as_slice::<f32>() else { return Err(give(t)) };
+        let mut out = values.to_vec();
+        out.par_chunks_mut(CHUNK).for_each(kernel);
+        Ok(from_vec(out, shape))
+    }
+
+    pub fn max_pool2d(x: Tensor<4>, window: Window) -> Result<Tensor<4>, Tensor<4>> {
+        let t = take(x)?;
+        let [n, c, h, w]: [usize; 4] = t.layout().shape().dims();
+        let (Some(oh), Some(ow), Some(input)) = (window.out_dim(h, 0), window.out_dim(w, 1), t.as_slice::<f32>())
+        else {
+            return Err(give(t));
+        };
+        let mut output = vec![0.0f32; n * c * oh * ow];
+        if h * w > 0 && oh * ow > 0 {
+            input
+                .par_chunks(h * w)
+                .zip(output.par_chunks_mut(oh * ow))
+                .for_each(|(plane, out)| pool_plane(plane, [h, w], out, ow, window));
+        }
+        Ok(from_vec(output, [n, c, oh, ow]))
+    }
+
+    fn pool_plane(input: &[f32], [h, w]: [usize; 2], output: &mut [f32], ow: usize, win: Window) {
+        for (y, row) in output.chunks_mut(ow).enumerate() {
             for (x, out) in row.iter_mut().enumerate() {
                 let mut best = f32::NEG_INFINITY;
-                for ky in 0..kernel[0] {
-                    let Some(iy) = (y * strides[0] + ky * dilations[0]).checked_sub(pads[0].0).filter(|&i| i < h) else {
-                        continue;
-                    };
-                    let line = &plane_in[iy * w..(iy + 1) * w];
-                    for kx in 0..kernel[1] {
-                        if let Some(v) =
-                            (x * strides[1] + kx * dilations[1]).checked_sub(pads[1].0).and_then(|ix| line.get(ix))
-                        {
-                            if *v > best || v.is_nan() {
-                                best = *v;
+                for ky in 0..win.kernel[0] {
+                    let iy = (y * win.strides[0] + ky * win.dilations[0]).checked_sub(win.pads[0].0);
+                    let Some(line) = iy.filter(|&i| i < h).map(|i| &input[i * w..(i + 1) * w]) else { continue };
+                    for kx in 0..win.kernel[1] {
+                        let ix = (x * win.strides[1] + kx * win.dilations[1]).checked_sub(win.pads[1].0);
+                        if let Some(&v) = ix.and_then(|i| line.get(i)) {
+                            if v > best || v.is_nan() {
+                                best = v;
                             }
                         }
                     }
@@ -137,9 +158,7 @@ pub fn max_pool2d(
                 *out = best;
             }
         }
-    };
-    for_each_pair(input, h * w, &mut output, oh * ow, plane);
-    Tensor::from_data(TensorData::new(output, [n, c, oh, ow]), &device)
+    }
 }
 
 /// Branch-free `exp`, sigmoid and SiLU over slices, compiled for AVX2+FMA and for the baseline
@@ -153,9 +172,11 @@ mod simd {
         const LN2_HI: f32 = 0.693_359_4;
         const LN2_LO: f32 = -2.121_944_4e-4;
         let x = x.clamp(-87.0, 88.0);
-        // Round to nearest through the float's mantissa (no SSE4.1 `round` needed).
-        let shifter = 12_582_912.0f32; // 1.5 * 2^23
-        let n = (x * LOG2E + shifter) - shifter;
+        // Round to nearest through the float's mantissa: `t`'s low bits hold n as an integer
+        // (plain float and wrapping integer ops only, so LLVM vectorises every step).
+        const SHIFTER: f32 = 12_582_912.0; // 1.5 * 2^23
+        let t = x * LOG2E + SHIFTER;
+        let n = t - SHIFTER;
         let r = x - n * LN2_HI - n * LN2_LO;
         let p = 1.987_569_1e-4f32;
         let p = p * r + 1.398_199_9e-3;
@@ -164,8 +185,9 @@ mod simd {
         let p = p * r + 1.666_666_5e-1;
         let p = p * r + 5.000_000_1e-1;
         let y = p * r * r + r + 1.0;
-        let bits = ((n as i32 + 127) as u32) << 23;
-        y * f32::from_bits(bits)
+        // 2^n: n + 127 in the exponent field.
+        let scale = f32::from_bits(t.to_bits().wrapping_sub(SHIFTER.to_bits()).wrapping_add(127) << 23);
+        y * scale
     }
 
     #[inline(always)]

@@ -51,13 +51,12 @@ impl Digits {
     pub fn forward(&self, images: Tensor<4>) -> Tensor<2> {
         let conv = self.conv2d1.forward(images);
         let relu = burn::tensor::activation::relu(conv);
-        let pool = burn::tensor::module::max_pool2d(
+        let pool = burn_onnx::ops::max_pool2d(
             relu,
-            burn::tensor::ops::MaxPoolOptions::new([2, 2])
-                .with_stride([2, 2])
-                .with_padding_pairs([(0, 0), (0, 0)])
-                .with_dilation([1, 1])
-                .with_ceil_mode(false),
+            [2, 2],
+            [2, 2],
+            [(0, 0), (0, 0)],
+            [1, 1],
         );
         let flat = {
             let input = pool;

@@ -1,0 +1,100 @@
+//! The flex kernels of `burn_onnx::ops` against Burn's own ops on the same inputs: random
+//! values, odd sizes, asymmetric padding, dilation, strided views and shared buffers.
+
+use burn::tensor::{activation, Device, Tensor, TensorData};
+use burn_onnx::ops;
+
+/// Deterministic values in [-scale, scale) (a 64-bit LCG: no extra dependency).
+fn values(n: usize, seed: u64, scale: f32) -> Vec<f32> {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale
+        })
+        .collect()
+}
+
+fn tensor<const D: usize>(shape: [usize; D], seed: u64, scale: f32) -> Tensor<D> {
+    let n = shape.iter().product();
+    Tensor::from_data(TensorData::new(values(n, seed, scale), shape), &Device::flex())
+}
+
+fn assert_close<const D: usize>(ours: Tensor<D>, burn: Tensor<D>, tolerance: f32, what: &str) {
+    assert_eq!(ours.dims(), burn.dims(), "{what}: shape");
+    let (a, b) = (ours.into_data().to_vec::<f32>().unwrap(), burn.into_data().to_vec::<f32>().unwrap());
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        let ok = (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= tolerance * (1.0 + y.abs());
+        assert!(ok, "{what}: element {i}: ours {x}, burn {y}");
+    }
+}
+
+#[test]
+fn max_pool2d_matches_burn_on_odd_sizes_padding_strides_and_dilations() {
+    let mut seed = 0;
+    for (h, w) in [(1, 1), (5, 7), (8, 8), (13, 6)] {
+        for kernel in [[1, 1], [2, 2], [3, 3], [2, 3]] {
+            for strides in [[1, 1], [2, 2], [1, 3]] {
+                for pads in [[(0, 0), (0, 0)], [(1, 1), (1, 1)], [(0, 1), (1, 0)]] {
+                    for dilations in [[1, 1], [2, 1]] {
+                        let fits = (0..2).all(|a| {
+                            let size = [h, w][a] + pads[a].0 + pads[a].1;
+                            size >= dilations[a] * (kernel[a] - 1) + 1 && pads[a].0.max(pads[a].1) < kernel[a]
+                        });
+                        if !fits {
+                            continue;
+                        }
+                        seed += 1;
+                        let x = tensor([2, 3, h, w], seed, 4.0);
+                        let ours = ops::max_pool2d(x.clone(), kernel, strides, pads, dilations);
+                        let burn = burn::tensor::module::max_pool2d(
+                            x,
+                            burn::tensor::ops::MaxPoolOptions::new(kernel)
+                                .with_stride(strides)
+                                .with_padding_pairs(pads)
+                                .with_dilation(dilations),
+                        );
+                        let what =
+                            format!("{h}x{w} kernel {kernel:?} strides {strides:?} pads {pads:?} dil {dilations:?}");
+                        assert_close(ours, burn, 0.0, &what);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn max_pool2d_of_a_strided_view_matches_burn() {
+    let x = tensor([1, 2, 6, 9], 7, 1.0).swap_dims(2, 3);
+    let ours = ops::max_pool2d(x.clone(), [2, 2], [2, 2], [(0, 0), (0, 0)], [1, 1]);
+    let burn =
+        burn::tensor::module::max_pool2d(x, burn::tensor::ops::MaxPoolOptions::new([2, 2]).with_stride([2, 2]));
+    assert_close(ours, burn, 0.0, "transposed input");
+}
+
+#[test]
+fn sigmoid_and_silu_match_burn_within_float_rounding() {
+    for (n, scale) in [(1, 3.0), (17, 10.0), (100_003, 30.0), (4096, 100.0)] {
+        let x = tensor([n], n as u64, scale);
+        assert_close(ops::sigmoid(x.clone()), activation::sigmoid(x.clone()), 1e-6, "sigmoid");
+        assert_close(ops::silu(x.clone()), activation::silu(x), 1e-6, "silu");
+    }
+    let special = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 88.7, -104.0];
+    let special = Tensor::<1>::from_data(special, &Device::flex());
+    assert_close(ops::sigmoid(special.clone()), activation::sigmoid(special.clone()), 1e-6, "sigmoid specials");
+    let silu = ops::silu(special).into_data().to_vec::<f32>().unwrap();
+    assert!(silu[0].is_nan() && silu[1] == f32::INFINITY && silu[3] == 0.0, "silu specials: {silu:?}");
+}
+
+#[test]
+fn a_shared_buffer_is_not_overwritten_and_views_are_mapped() {
+    let x = tensor([3, 5], 3, 5.0);
+    let before = x.clone().into_data();
+    let kept = x.clone();
+    let y = ops::silu(x);
+    assert_eq!(kept.into_data(), before, "the other handle still sees the input");
+    assert_close(y, activation::silu(tensor([3, 5], 3, 5.0)), 1e-6, "silu of a shared buffer");
+    let view = tensor([4, 6], 9, 5.0).transpose();
+    assert_close(ops::sigmoid(view.clone()), activation::sigmoid(view), 1e-6, "sigmoid of a transposed view");
+}
