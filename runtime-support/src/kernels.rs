@@ -4,6 +4,7 @@
 //! autodiff (another backend, a tracked tensor, a strided view) takes Burn's own op, so the
 //! generated code runs everywhere.
 
+use burn::tensor::ops::ConvOptions;
 use burn::tensor::{activation, Tensor};
 
 /// `1 / (1 + e^-x)`.
@@ -50,6 +51,29 @@ pub fn max_pool2d(
     )
 }
 
+/// 2-D convolution (NCHW input, `[out, in, kh, kw]` weight), through im2col and the AVX2
+/// matrix product with the bias added as each row of the result is finished. Grouped
+/// convolutions (flex has direct kernels for depthwise ones) and CPUs without AVX2 take Burn's.
+pub fn conv2d(x: Tensor<4>, weight: Tensor<4>, bias: Option<Tensor<1>>, options: ConvOptions<2>) -> Tensor<4> {
+    #[cfg(feature = "flex")]
+    let (x, weight, bias) = match flex::conv2d(x, weight, bias, &options) {
+        Ok(y) => return y,
+        Err(back) => back,
+    };
+    burn::tensor::module::conv2d(x, weight, bias, options)
+}
+
+/// 1-D convolution as a 2-D one of height 1 (the same kernel; reshapes are views).
+pub fn conv1d(x: Tensor<3>, weight: Tensor<3>, bias: Option<Tensor<1>>, options: ConvOptions<1>) -> Tensor<3> {
+    let options2 = ConvOptions::new_with_padding(
+        [1, options.stride[0]],
+        [(0, 0), options.padding[0]],
+        [1, options.dilation[0]],
+        options.groups,
+    );
+    conv2d(x.unsqueeze_dim(2), weight.unsqueeze_dim(2), bias, options2).squeeze_dim(2)
+}
+
 /// A 2-D pooling window.
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]
 #[derive(Clone, Copy)]
@@ -76,6 +100,7 @@ mod flex {
     use super::Window;
     use burn::backend::flex::{FlexTensor, Layout};
     use burn::backend::{BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind};
+    use burn::tensor::ops::ConvOptions;
     use burn::tensor::{Bytes, DType, Shape, Tensor};
     use rayon::prelude::*;
 
@@ -137,6 +162,110 @@ mod flex {
                 .for_each(|(plane, out)| pool_plane(plane, [h, w], out, ow, window));
         }
         Ok(from_vec(output, [n, c, oh, ow]))
+    }
+
+    type ConvOperands = (Tensor<4>, Tensor<4>, Option<Tensor<1>>);
+
+    pub fn conv2d(
+        x: Tensor<4>,
+        weight: Tensor<4>,
+        bias: Option<Tensor<1>>,
+        options: &ConvOptions<2>,
+    ) -> Result<Tensor<4>, ConvOperands> {
+        if options.groups != 1 || !crate::gemm::available() {
+            return Err((x, weight, bias));
+        }
+        let tx = match take(x) {
+            Ok(t) => t,
+            Err(x) => return Err((x, weight, bias)),
+        };
+        let tw = match take(weight) {
+            Ok(t) => t,
+            Err(w) => return Err((give(tx), w, bias)),
+        };
+        let tb = match bias.map(take).transpose() {
+            Ok(b) => b,
+            Err(b) => return Err((give(tx), give(tw), Some(b))),
+        };
+        let back = |tx, tw, tb: Option<FlexTensor>| Err((give(tx), give(tw), tb.map(give)));
+        let [n, ci, h, w]: [usize; 4] = tx.layout().shape().dims();
+        let [co, wci, kh, kw]: [usize; 4] = tw.layout().shape().dims();
+        let window = |size: usize, k: usize, a: usize| {
+            let span = options.dilation[a] * (k.checked_sub(1)?) + 1;
+            let padded = size + options.padding[a].0 + options.padding[a].1;
+            Some(padded.checked_sub(span)? / options.stride[a] + 1)
+        };
+        let (Some(oh), Some(ow)) = (window(h, kh, 0), window(w, kw, 1)) else { return back(tx, tw, tb) };
+        let bias_ok = tb.as_ref().is_none_or(|b| b.as_slice::<f32>().is_some_and(|v| v.len() == co));
+        let (Some(input), Some(weights), true, true) = (tx.as_slice::<f32>(), tw.as_slice::<f32>(), bias_ok, wci == ci)
+        else {
+            return back(tx, tw, tb);
+        };
+        let bias = tb.as_ref().and_then(|b| b.as_slice::<f32>());
+        let geometry = Geometry { h, w, kh, kw, oh, ow, options };
+        let k = ci * kh * kw;
+        let a = crate::gemm::Matrix { data: weights, rows: co, cols: k, stride: k };
+        let mut output = vec![0.0f32; n * co * oh * ow];
+        let mut columns = vec![];
+        let add_bias = |row: usize, values: &mut [f32]| {
+            if let Some(b) = bias {
+                values.iter_mut().for_each(|v| *v += b[row]);
+            }
+        };
+        for (image, out) in input.chunks(ci * h * w).zip(output.chunks_mut(co * oh * ow)) {
+            let b = if geometry.is_pointwise() {
+                crate::gemm::Matrix { data: image, rows: ci, cols: h * w, stride: h * w }
+            } else {
+                columns.resize(k * oh * ow, 0.0);
+                geometry.im2col(image, &mut columns);
+                crate::gemm::Matrix { data: &columns, rows: k, cols: oh * ow, stride: oh * ow }
+            };
+            crate::gemm::sgemm(a, b, out, &add_bias);
+        }
+        Ok(from_vec(output, [n, co, oh, ow]))
+    }
+
+    /// Sizes of one image's convolution.
+    struct Geometry<'a> {
+        h: usize,
+        w: usize,
+        kh: usize,
+        kw: usize,
+        oh: usize,
+        ow: usize,
+        options: &'a ConvOptions<2>,
+    }
+
+    impl Geometry<'_> {
+        /// A 1×1 kernel with unit stride and no padding: the image itself is the right operand.
+        fn is_pointwise(&self) -> bool {
+            let o = self.options;
+            self.kh == 1 && self.kw == 1 && o.stride == [1, 1] && o.padding == [(0, 0), (0, 0)]
+        }
+
+        /// `columns[(c, ky, kx), (y, x)]`: the input pixel under kernel tap (ky, kx) for output
+        /// pixel (y, x) of channel c, or 0 in the padding.
+        fn im2col(&self, image: &[f32], columns: &mut [f32]) {
+            let o = self.options;
+            let (pt, pl) = (o.padding[0].0, o.padding[1].0);
+            let rows = columns.chunks_mut(self.oh * self.ow);
+            for (r, row) in rows.enumerate() {
+                let (c, ky, kx) = (r / (self.kh * self.kw), (r / self.kw) % self.kh, r % self.kw);
+                let plane = &image[c * self.h * self.w..(c + 1) * self.h * self.w];
+                for (y, line) in row.chunks_mut(self.ow).enumerate() {
+                    let iy = (y * o.stride[0] + ky * o.dilation[0]).checked_sub(pt).filter(|&i| i < self.h);
+                    let Some(iy) = iy else {
+                        line.fill(0.0);
+                        continue;
+                    };
+                    let source = &plane[iy * self.w..(iy + 1) * self.w];
+                    for (x, v) in line.iter_mut().enumerate() {
+                        let ix = (x * o.stride[1] + kx * o.dilation[1]).checked_sub(pl);
+                        *v = ix.and_then(|i| source.get(i)).copied().unwrap_or(0.0);
+                    }
+                }
+            }
+        }
     }
 
     fn pool_plane(input: &[f32], [h, w]: [usize; 2], output: &mut [f32], ow: usize, win: Window) {

@@ -99,13 +99,14 @@ pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<T
     )
 }
 
+mod gemm;
 mod kernels;
 mod recurrent;
 mod resize;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
 pub mod ops {
-    pub use crate::kernels::{max_pool2d, sigmoid, silu};
+    pub use crate::kernels::{conv1d, conv2d, max_pool2d, sigmoid, silu};
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
 

@@ -22,7 +22,7 @@ fn tensor<const D: usize>(shape: [usize; D], seed: u64, scale: f32) -> Tensor<D>
 
 fn assert_close<const D: usize>(ours: Tensor<D>, burn: Tensor<D>, tolerance: f32, what: &str) {
     assert_eq!(ours.dims(), burn.dims(), "{what}: shape");
-    let (a, b) = (ours.into_data().to_vec::<f32>().unwrap(), burn.into_data().to_vec::<f32>().unwrap());
+    let (a, b) = (ours.into_data().try_to_vec::<f32>().unwrap(), burn.into_data().try_to_vec::<f32>().unwrap());
     for (i, (x, y)) in a.iter().zip(&b).enumerate() {
         let ok = (x.is_nan() && y.is_nan()) || x == y || (x - y).abs() <= tolerance * (1.0 + y.abs());
         assert!(ok, "{what}: element {i}: ours {x}, burn {y}");
@@ -68,8 +68,7 @@ fn max_pool2d_matches_burn_on_odd_sizes_padding_strides_and_dilations() {
 fn max_pool2d_of_a_strided_view_matches_burn() {
     let x = tensor([1, 2, 6, 9], 7, 1.0).swap_dims(2, 3);
     let ours = ops::max_pool2d(x.clone(), [2, 2], [2, 2], [(0, 0), (0, 0)], [1, 1]);
-    let burn =
-        burn::tensor::module::max_pool2d(x, burn::tensor::ops::MaxPoolOptions::new([2, 2]).with_stride([2, 2]));
+    let burn = burn::tensor::module::max_pool2d(x, burn::tensor::ops::MaxPoolOptions::new([2, 2]).with_stride([2, 2]));
     assert_close(ours, burn, 0.0, "transposed input");
 }
 
@@ -83,7 +82,7 @@ fn sigmoid_and_silu_match_burn_within_float_rounding() {
     let special = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 88.7, -104.0];
     let special = Tensor::<1>::from_data(special, &Device::flex());
     assert_close(ops::sigmoid(special.clone()), activation::sigmoid(special.clone()), 1e-6, "sigmoid specials");
-    let silu = ops::silu(special).into_data().to_vec::<f32>().unwrap();
+    let silu = ops::silu(special).into_data().try_to_vec::<f32>().unwrap();
     assert!(silu[0].is_nan() && silu[1] == f32::INFINITY && silu[3] == 0.0, "silu specials: {silu:?}");
 }
 
@@ -97,4 +96,43 @@ fn a_shared_buffer_is_not_overwritten_and_views_are_mapped() {
     assert_close(y, activation::silu(tensor([3, 5], 3, 5.0)), 1e-6, "silu of a shared buffer");
     let view = tensor([4, 6], 9, 5.0).transpose();
     assert_close(ops::sigmoid(view.clone()), activation::sigmoid(view), 1e-6, "sigmoid of a transposed view");
+}
+
+#[test]
+fn conv2d_matches_burn_on_kernels_strides_padding_dilations_and_block_edges() {
+    use burn::tensor::ops::ConvOptions;
+    let cases: &[([usize; 4], [usize; 4], [usize; 2], [(usize, usize); 2], [usize; 2], bool)] = &[
+        // x [n, c, h, w], weight [co, ci, kh, kw], strides, pads, dilations, bias
+        ([1, 3, 9, 11], [5, 3, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], true),
+        ([2, 4, 8, 8], [7, 4, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], true),
+        ([1, 4, 8, 8], [6, 4, 1, 1], [2, 2], [(0, 0), (0, 0)], [1, 1], false),
+        ([1, 2, 13, 10], [3, 2, 3, 2], [2, 1], [(0, 1), (2, 0)], [1, 2], true),
+        ([1, 3, 23, 29], [13, 3, 7, 7], [2, 2], [(3, 3), (3, 3)], [1, 1], true),
+        ([1, 40, 12, 12], [17, 40, 3, 3], [1, 1], [(1, 1), (1, 1)], [2, 2], true),
+        ([1, 8, 30, 40], [20, 8, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], false),
+    ];
+    for (seed, &(xs, ws, strides, pads, dilations, with_bias)) in cases.iter().enumerate() {
+        let x = tensor(xs, 100 + seed as u64, 1.0);
+        let w = tensor(ws, 200 + seed as u64, 1.0);
+        let b = with_bias.then(|| tensor([ws[0]], 300 + seed as u64, 1.0));
+        let options = ConvOptions::new_with_padding(strides, pads, dilations, 1);
+        let ours = ops::conv2d(x.clone(), w.clone(), b.clone(), options.clone());
+        let burn = burn::tensor::module::conv2d(x, w, b, options);
+        assert_close(ours, burn, 1e-5, &format!("conv case {seed}: x {xs:?} w {ws:?}"));
+    }
+}
+
+#[test]
+fn conv1d_matches_burn() {
+    use burn::tensor::ops::ConvOptions;
+    for (seed, (len, k, stride, pads, dilation)) in
+        [(20, 3, 1, (1, 1), 1), (33, 5, 2, (0, 3), 2)].into_iter().enumerate()
+    {
+        let x = tensor([2, 6, len], 400 + seed as u64, 1.0);
+        let w = tensor([9, 6, k], 500 + seed as u64, 1.0);
+        let b = Some(tensor([9], 600 + seed as u64, 1.0));
+        let options = ConvOptions::new_with_padding([stride], [pads], [dilation], 1);
+        let ours = ops::conv1d(x.clone(), w.clone(), b.clone(), options.clone());
+        assert_close(ours, burn::tensor::module::conv1d(x, w, b, options), 1e-5, "conv1d");
+    }
 }

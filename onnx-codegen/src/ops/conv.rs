@@ -55,7 +55,28 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
     weights.extend(bias.map(|b| ("bias", b)));
     let field = e.add_layer(hint, ty, init, weights);
     let x = e.input(&node.inputs, 0)?;
-    Ok(quote! { self.#field.forward(#x) })
+    // The layer holds the (trainable) parameters; burn_onnx's kernel runs them on flex.
+    let w = quote! { self.#field.weight.val() };
+    let b = quote! { self.#field.bias.as_ref().map(|b| b.val()) };
+    Ok(kernel_call(x, w, b, c))
+}
+
+/// `burn_onnx::ops::conv1d/conv2d(x, w, b, options)`: the AVX2 kernel on flex, Burn's conv
+/// elsewhere.
+fn kernel_call(x: TokenStream, w: TokenStream, b: TokenStream, c: &ConvConfig) -> TokenStream {
+    let win = &c.window;
+    let n = win.kernel.len();
+    let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
+    let pads = win.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
+    let func = quote::format_ident!("conv{n}d");
+    quote! {
+        burn_onnx::ops::#func(
+            #x,
+            #w,
+            #b,
+            burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups),
+        )
+    }
 }
 
 /// Convolution with weights computed at run time (or 3-D): Burn's functional `convNd`.
@@ -68,11 +89,13 @@ fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStrea
     let x = e.input(&node.inputs, 0)?;
     let w = e.input(&node.inputs, 1)?;
     let bias = e.optional_input(&node.inputs, 2)?;
+    if n <= 2 {
+        return Ok(kernel_call(x, w, bias, c));
+    }
     let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
     let pads = win.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
-    let func = quote::format_ident!("conv{n}d");
     Ok(quote! {
-        burn::tensor::module::#func(
+        burn::tensor::module::conv3d(
             #x,
             #w,
             #bias,

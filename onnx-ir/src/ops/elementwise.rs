@@ -153,7 +153,9 @@ pub enum UnaryOp {
     /// `fuse_silu` pass from Sigmoid + Mul.
     Silu,
     Tanh,
-    LeakyRelu { alpha: f64 },
+    LeakyRelu {
+        alpha: f64,
+    },
     Abs,
     Neg,
     Exp,
@@ -178,17 +180,37 @@ pub enum UnaryOp {
     Sign,
     Softplus,
     Softsign,
-    Elu { alpha: f64 },
-    Selu { alpha: f64, gamma: f64 },
-    Celu { alpha: f64 },
-    HardSigmoid { alpha: f64, beta: f64 },
+    Elu {
+        alpha: f64,
+    },
+    Selu {
+        alpha: f64,
+        gamma: f64,
+    },
+    Celu {
+        alpha: f64,
+    },
+    HardSigmoid {
+        alpha: f64,
+        beta: f64,
+    },
     HardSwish,
     Mish,
-    Gelu { tanh: bool },
-    ThresholdedRelu { alpha: f64 },
-    Shrink { bias: f64, lambd: f64 },
+    Gelu {
+        tanh: bool,
+    },
+    ThresholdedRelu {
+        alpha: f64,
+    },
+    Shrink {
+        bias: f64,
+        lambd: f64,
+    },
     IsNaN,
-    IsInf { positive: bool, negative: bool },
+    IsInf {
+        positive: bool,
+        negative: bool,
+    },
     Not,
     BitwiseNot,
 }

@@ -83,4 +83,3 @@ pub fn model(opset: i64, nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, ini
     }
     .encode_to_vec()
 }
-

@@ -60,7 +60,8 @@ impl Ort {
     }
 
     fn times(&mut self, case: &Case, threads: usize, iterations: usize) -> Result<Vec<f64>, String> {
-        let request = format!("RUN\t{}\t{}\t{threads}\t{iterations}\n", case.model.display(), case.data_sets[0].display());
+        let request =
+            format!("RUN\t{}\t{}\t{threads}\t{iterations}\n", case.model.display(), case.data_sets[0].display());
         self.stdin.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
         self.stdin.flush().map_err(|e| e.to_string())?;
         let mut line = String::new();

@@ -60,12 +60,8 @@ fn parse_args() -> Result<Args, String> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/burn-onnx")))
         .unwrap_or_default();
-    let mut bench_options = bench::BenchOptions {
-        rounds: 6,
-        threads: vec![1, 2],
-        python: cache.join("venv/bin/python"),
-        round_ms: 300.0,
-    };
+    let mut bench_options =
+        bench::BenchOptions { rounds: 6, threads: vec![1, 2], python: cache.join("venv/bin/python"), round_ms: 300.0 };
     let (mut bench, mut dev_profile, mut bench_report) = (false, false, None);
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -79,12 +75,13 @@ fn parse_args() -> Result<Args, String> {
             "--no-simplify" => simplify = false,
             "--bench" => bench = true,
             "--dev-profile" => dev_profile = true,
-            "--bench-report" => {
-                bench_report = Some(it.next().map(PathBuf::from).ok_or("--bench-report needs a path")?)
-            }
+            "--bench-report" => bench_report = Some(it.next().map(PathBuf::from).ok_or("--bench-report needs a path")?),
             "--rounds" => {
-                bench_options.rounds =
-                    it.next().and_then(|v| v.parse().ok()).filter(|&n| n > 0).ok_or("--rounds needs a positive number")?
+                bench_options.rounds = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or("--rounds needs a positive number")?
             }
             "--round-ms" => {
                 bench_options.round_ms = it.next().and_then(|v| v.parse().ok()).ok_or("--round-ms needs a number")?
@@ -92,7 +89,9 @@ fn parse_args() -> Result<Args, String> {
             "--threads" => {
                 bench_options.threads = it
                     .next()
-                    .and_then(|v| v.split(',').map(|t| t.parse().ok().filter(|&n| n > 0)).collect::<Option<Vec<usize>>>())
+                    .and_then(|v| {
+                        v.split(',').map(|t| t.parse().ok().filter(|&n| n > 0)).collect::<Option<Vec<usize>>>()
+                    })
                     .ok_or("--threads needs a list of positive numbers, e.g. 1,2")?
             }
             "--python" => bench_options.python = it.next().map(PathBuf::from).ok_or("--python needs a path")?,
