@@ -81,3 +81,22 @@ fn a_sigmoid_read_elsewhere_is_not_fused() {
     assert!(graph.nodes.iter().all(|n| n.op != Op::Unary(UnaryOp::Silu)));
     assert_eq!(graph.nodes.len(), 3);
 }
+
+#[test]
+fn the_activation_after_a_conv_is_fused_into_it() {
+    use onnx_ir::ops::ConvConfig;
+    let conv_relu = |extra_use: bool| {
+        let mut nodes = vec![node("Conv", &["x", "w"], &["y"], vec![]), node("Relu", &["y"], &["z"], vec![])];
+        if extra_use {
+            nodes.push(node("Add", &["z", "y"], &["out"], vec![]));
+        }
+        model(13, nodes, vec![input("x", &[1, 1, 3, 3])], vec![floats_init("w", &[2, 1, 1, 1], &[1.0, -1.0])])
+    };
+    let graph = simplified(&conv_relu(false));
+    assert_eq!(op_names(&graph), ["Conv"]);
+    assert!(matches!(&graph.nodes[0].op, Op::Conv(ConvConfig { activation: Some(UnaryOp::Relu), .. })));
+    assert_eq!(graph.outputs, graph.nodes[0].outputs);
+    let graph = simplified(&conv_relu(true));
+    assert_eq!(op_names(&graph), ["Conv", "Unary", "Binary"]);
+    assert!(matches!(&graph.nodes[0].op, Op::Conv(ConvConfig { activation: None, .. })));
+}

@@ -51,27 +51,75 @@ pub fn max_pool2d(
     )
 }
 
-/// 2-D convolution (NCHW input, `[out, in, kh, kw]` weight), through im2col and the AVX2
-/// matrix product with the bias added as each row of the result is finished. Grouped
-/// convolutions (flex has direct kernels for depthwise ones) and CPUs without AVX2 take Burn's.
-pub fn conv2d(x: Tensor<4>, weight: Tensor<4>, bias: Option<Tensor<1>>, options: ConvOptions<2>) -> Tensor<4> {
+/// The activation a convolution applies to its result (fused by the importer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ConvActivation {
+    None,
+    Relu,
+    LeakyRelu(f32),
+    Sigmoid,
+    Silu,
+}
+
+impl ConvActivation {
+    /// Burn's ops, for results no kernel fused it into.
+    fn apply<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
+        match self {
+            Self::None => x,
+            Self::Relu => activation::relu(x),
+            Self::LeakyRelu(alpha) => activation::leaky_relu(x, alpha as f64),
+            Self::Sigmoid => sigmoid(x),
+            Self::Silu => silu(x),
+        }
+    }
+
+    /// The same on a row of results (NaN stays NaN, as in Burn's ops).
+    #[cfg_attr(not(feature = "flex"), allow(dead_code))]
+    fn apply_slice(self, values: &mut [f32]) {
+        match self {
+            Self::None => {}
+            Self::Relu => values.iter_mut().for_each(|v| *v = if *v < 0.0 { 0.0 } else { *v }),
+            Self::LeakyRelu(alpha) => values.iter_mut().for_each(|v| *v = if *v < 0.0 { *v * alpha } else { *v }),
+            Self::Sigmoid => simd::sigmoid(values),
+            Self::Silu => simd::silu(values),
+        }
+    }
+}
+
+/// 2-D convolution (NCHW input, `[out, in, kh, kw]` weight), then `activation`: through
+/// im2col and the AVX2 matrix product, the bias and activation applied as each row of the
+/// result is finished. Grouped convolutions (flex has direct kernels for depthwise ones) and
+/// CPUs without AVX2 take Burn's.
+pub fn conv2d(
+    x: Tensor<4>,
+    weight: Tensor<4>,
+    bias: Option<Tensor<1>>,
+    options: ConvOptions<2>,
+    activation: ConvActivation,
+) -> Tensor<4> {
     #[cfg(feature = "flex")]
-    let (x, weight, bias) = match flex::conv2d(x, weight, bias, &options) {
+    let (x, weight, bias) = match flex::conv2d(x, weight, bias, &options, activation) {
         Ok(y) => return y,
         Err(back) => back,
     };
-    burn::tensor::module::conv2d(x, weight, bias, options)
+    activation.apply(burn::tensor::module::conv2d(x, weight, bias, options))
 }
 
 /// 1-D convolution as a 2-D one of height 1 (the same kernel; reshapes are views).
-pub fn conv1d(x: Tensor<3>, weight: Tensor<3>, bias: Option<Tensor<1>>, options: ConvOptions<1>) -> Tensor<3> {
+pub fn conv1d(
+    x: Tensor<3>,
+    weight: Tensor<3>,
+    bias: Option<Tensor<1>>,
+    options: ConvOptions<1>,
+    activation: ConvActivation,
+) -> Tensor<3> {
     let options2 = ConvOptions::new_with_padding(
         [1, options.stride[0]],
         [(0, 0), options.padding[0]],
         [1, options.dilation[0]],
         options.groups,
     );
-    conv2d(x.unsqueeze_dim(2), weight.unsqueeze_dim(2), bias, options2).squeeze_dim(2)
+    conv2d(x.unsqueeze_dim(2), weight.unsqueeze_dim(2), bias, options2, activation).squeeze_dim(2)
 }
 
 /// A 2-D pooling window.
@@ -171,6 +219,7 @@ mod flex {
         weight: Tensor<4>,
         bias: Option<Tensor<1>>,
         options: &ConvOptions<2>,
+        activation: super::ConvActivation,
     ) -> Result<Tensor<4>, ConvOperands> {
         if options.groups != 1 || !crate::gemm::available() {
             return Err((x, weight, bias));
@@ -211,6 +260,7 @@ mod flex {
             if let Some(b) = bias {
                 values.iter_mut().for_each(|v| *v += b[row]);
             }
+            activation.apply_slice(values);
         };
         for (image, out) in input.chunks(ci * h * w).zip(output.chunks_mut(co * oh * ow)) {
             let b = if geometry.is_pointwise() {

@@ -116,7 +116,7 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_and_block_edges() {
         let w = tensor(ws, 200 + seed as u64, 1.0);
         let b = with_bias.then(|| tensor([ws[0]], 300 + seed as u64, 1.0));
         let options = ConvOptions::new_with_padding(strides, pads, dilations, 1);
-        let ours = ops::conv2d(x.clone(), w.clone(), b.clone(), options.clone());
+        let ours = ops::conv2d(x.clone(), w.clone(), b.clone(), options.clone(), ops::ConvActivation::None);
         let burn = burn::tensor::module::conv2d(x, w, b, options);
         assert_close(ours, burn, 1e-5, &format!("conv case {seed}: x {xs:?} w {ws:?}"));
     }
@@ -132,7 +132,25 @@ fn conv1d_matches_burn() {
         let w = tensor([9, 6, k], 500 + seed as u64, 1.0);
         let b = Some(tensor([9], 600 + seed as u64, 1.0));
         let options = ConvOptions::new_with_padding([stride], [pads], [dilation], 1);
-        let ours = ops::conv1d(x.clone(), w.clone(), b.clone(), options.clone());
+        let ours = ops::conv1d(x.clone(), w.clone(), b.clone(), options.clone(), ops::ConvActivation::None);
         assert_close(ours, burn::tensor::module::conv1d(x, w, b, options), 1e-5, "conv1d");
+    }
+}
+
+#[test]
+fn fused_activations_match_burns_after_the_convolution() {
+    use burn::tensor::ops::ConvOptions;
+    let options = ConvOptions::new_with_padding([1, 1], [(1, 1), (1, 1)], [1, 1], 1);
+    let (x, w, b) = (tensor([1, 5, 9, 9], 700, 2.0), tensor([6, 5, 3, 3], 701, 1.0), Some(tensor([6], 702, 1.0)));
+    let plain = burn::tensor::module::conv2d(x.clone(), w.clone(), b.clone(), options.clone());
+    let expected = [
+        (ops::ConvActivation::Relu, activation::relu(plain.clone())),
+        (ops::ConvActivation::LeakyRelu(0.1), activation::leaky_relu(plain.clone(), 0.1)),
+        (ops::ConvActivation::Sigmoid, activation::sigmoid(plain.clone())),
+        (ops::ConvActivation::Silu, activation::silu(plain)),
+    ];
+    for (act, want) in expected {
+        let ours = ops::conv2d(x.clone(), w.clone(), b.clone(), options.clone(), act);
+        assert_close(ours, want, 1e-5, &format!("{act:?}"));
     }
 }

@@ -49,8 +49,18 @@ impl Digits {
     }
     #[allow(clippy::let_and_return, clippy::redundant_clone)]
     pub fn forward(&self, images: Tensor<4>) -> Tensor<2> {
-        let conv = self.conv2d1.forward(images);
-        let relu = burn::tensor::activation::relu(conv);
+        let relu = burn_onnx::ops::conv2d(
+            images,
+            self.conv2d1.weight.val(),
+            self.conv2d1.bias.as_ref().map(|b| b.val()),
+            burn::tensor::ops::ConvOptions::new_with_padding(
+                [1, 1],
+                [(1, 1), (1, 1)],
+                [1, 1],
+                1,
+            ),
+            burn_onnx::ops::ConvActivation::Relu,
+        );
         let pool = burn_onnx::ops::max_pool2d(
             relu,
             [2, 2],

@@ -1,6 +1,6 @@
 use crate::emitter::{dims_literal, lit, Emitter};
-use crate::error::Result;
-use onnx_ir::ops::ConvConfig;
+use crate::error::{CodegenError, Result};
+use onnx_ir::ops::{ConvConfig, UnaryOp};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -58,25 +58,37 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
     // The layer holds the (trainable) parameters; burn_onnx's kernel runs them on flex.
     let w = quote! { self.#field.weight.val() };
     let b = quote! { self.#field.bias.as_ref().map(|b| b.val()) };
-    Ok(kernel_call(x, w, b, c))
+    kernel_call(x, w, b, c)
 }
 
 /// `burn_onnx::ops::conv1d/conv2d(x, w, b, options)`: the AVX2 kernel on flex, Burn's conv
 /// elsewhere.
-fn kernel_call(x: TokenStream, w: TokenStream, b: TokenStream, c: &ConvConfig) -> TokenStream {
+fn kernel_call(x: TokenStream, w: TokenStream, b: TokenStream, c: &ConvConfig) -> Result<TokenStream> {
     let win = &c.window;
     let n = win.kernel.len();
     let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
     let pads = win.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
     let func = quote::format_ident!("conv{n}d");
-    quote! {
+    let activation = match c.activation {
+        None => quote! { None },
+        Some(UnaryOp::Relu) => quote! { Relu },
+        Some(UnaryOp::LeakyRelu { alpha }) => {
+            let alpha = proc_macro2::Literal::f32_unsuffixed(alpha as f32);
+            quote! { LeakyRelu(#alpha) }
+        }
+        Some(UnaryOp::Sigmoid) => quote! { Sigmoid },
+        Some(UnaryOp::Silu) => quote! { Silu },
+        Some(other) => return Err(CodegenError::Unsupported(format!("activation {other:?} fused into a Conv"))),
+    };
+    Ok(quote! {
         burn_onnx::ops::#func(
             #x,
             #w,
             #b,
             burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups),
+            burn_onnx::ops::ConvActivation::#activation,
         )
-    }
+    })
 }
 
 /// Convolution with weights computed at run time (or 3-D): Burn's functional `convNd`.
@@ -90,7 +102,7 @@ fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStrea
     let w = e.input(&node.inputs, 1)?;
     let bias = e.optional_input(&node.inputs, 2)?;
     if n <= 2 {
-        return Ok(kernel_call(x, w, bias, c));
+        return kernel_call(x, w, bias, c);
     }
     let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
     let pads = win.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });

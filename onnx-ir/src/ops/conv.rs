@@ -6,13 +6,16 @@ use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ConvConfig {
     pub window: Window,
     pub groups: usize,
     pub in_channels: usize,
     pub out_channels: usize,
     pub has_bias: bool,
+    /// An activation applied to the result, fused in by the `fuse_conv_activation` pass
+    /// (`Relu`, `LeakyRelu`, `Sigmoid` or `Silu`); `None` as parsed.
+    pub activation: Option<super::UnaryOp>,
 }
 
 /// The data and weight types of a (transposed) convolution, checked, with the weight's
@@ -42,7 +45,14 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let groups = groups as usize;
     let window = read_window(ctx, kernel, x)?;
     let has_bias = ctx.inputs.get(2).copied().flatten().is_some();
-    let config = ConvConfig { window, groups, in_channels: w_shape[1] * groups, out_channels: w_shape[0], has_bias };
+    let config = ConvConfig {
+        window,
+        groups,
+        in_channels: w_shape[1] * groups,
+        out_channels: w_shape[0],
+        has_bias,
+        activation: None,
+    };
     if let Some(c) = x.shape[1].as_static() {
         if c != config.in_channels {
             return Err(ctx.error(format!(

@@ -102,6 +102,7 @@ pub fn infer_linear(c: &QuantizedLinearConfig, inputs: &[&TensorType]) -> Result
                 in_channels: 0,
                 out_channels: b.shape[0].as_static().unwrap_or(0),
                 has_bias: false,
+                activation: None,
             };
             super::conv::infer(&config, &[&float(a)])?
         }

@@ -3,12 +3,14 @@
 
 pub mod fold;
 mod fold_batch_norm;
+mod fuse_conv_activation;
 mod fuse_silu;
 mod remove_identity;
 
 use crate::graph::{Graph, Node};
 
 pub use fold_batch_norm::fold_batch_norm;
+pub use fuse_conv_activation::fuse_conv_activation;
 pub use fuse_silu::fuse_silu;
 pub use remove_identity::remove_identity;
 
@@ -17,6 +19,7 @@ pub fn simplify(graph: &mut Graph) {
     remove_identity(graph);
     fold_batch_norm(graph);
     fuse_silu(graph);
+    fuse_conv_activation(graph);
 }
 
 /// How many times each value is read by a node (subgraphs included) or is a graph output.
