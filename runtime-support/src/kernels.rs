@@ -297,11 +297,14 @@ mod flex {
         /// pixel (y, x) of channel c, or 0 in the padding.
         fn im2col(&self, image: &[f32], columns: &mut [f32]) {
             let o = self.options;
-            let (pt, pl) = (o.padding[0].0, o.padding[1].0);
-            let rows = columns.chunks_mut(self.oh * self.ow);
-            for (r, row) in rows.enumerate() {
+            let (pt, pl, sx, dx) = (o.padding[0].0, o.padding[1].0, o.stride[1], o.dilation[1]);
+            for (r, row) in columns.chunks_mut(self.oh * self.ow).enumerate() {
                 let (c, ky, kx) = (r / (self.kh * self.kw), (r / self.kw) % self.kh, r % self.kw);
                 let plane = &image[c * self.h * self.w..(c + 1) * self.h * self.w];
+                // Output columns x whose input column x * sx + kx * dx - pl lies in 0..w.
+                let shift = kx * dx;
+                let first = pl.saturating_sub(shift).div_ceil(sx).min(self.ow);
+                let end = (self.w + pl).checked_sub(shift + 1).map_or(0, |last| last / sx + 1).clamp(first, self.ow);
                 for (y, line) in row.chunks_mut(self.ow).enumerate() {
                     let iy = (y * o.stride[0] + ky * o.dilation[0]).checked_sub(pt).filter(|&i| i < self.h);
                     let Some(iy) = iy else {
@@ -309,28 +312,52 @@ mod flex {
                         continue;
                     };
                     let source = &plane[iy * self.w..(iy + 1) * self.w];
-                    for (x, v) in line.iter_mut().enumerate() {
-                        let ix = (x * o.stride[1] + kx * o.dilation[1]).checked_sub(pl);
-                        *v = ix.and_then(|i| source.get(i)).copied().unwrap_or(0.0);
+                    line[..first].fill(0.0);
+                    line[end..].fill(0.0);
+                    if first == end {
+                        continue;
+                    }
+                    let start = first * sx + shift - pl;
+                    if sx == 1 {
+                        line[first..end].copy_from_slice(&source[start..start + (end - first)]);
+                    } else {
+                        for (v, &x) in line[first..end].iter_mut().zip(source[start..].iter().step_by(sx)) {
+                            *v = x;
+                        }
                     }
                 }
             }
         }
     }
 
+    /// Kernel taps `k` with `o * stride + k * dilation - pad` inside `0..size`.
+    fn taps(
+        o: usize,
+        stride: usize,
+        dilation: usize,
+        pad: usize,
+        kernel: usize,
+        size: usize,
+    ) -> std::ops::Range<usize> {
+        let base = o * stride;
+        let first = pad.saturating_sub(base).div_ceil(dilation).min(kernel);
+        let end = (size + pad).checked_sub(base + 1).map_or(0, |last| last / dilation + 1).clamp(first, kernel);
+        first..end
+    }
+
     fn pool_plane(input: &[f32], [h, w]: [usize; 2], output: &mut [f32], ow: usize, win: Window) {
+        let (s, d, p) = (win.strides, win.dilations, win.pads);
         for (y, row) in output.chunks_mut(ow).enumerate() {
+            let rows = taps(y, s[0], d[0], p[0].0, win.kernel[0], h);
             for (x, out) in row.iter_mut().enumerate() {
+                let cols = taps(x, s[1], d[1], p[1].0, win.kernel[1], w);
                 let mut best = f32::NEG_INFINITY;
-                for ky in 0..win.kernel[0] {
-                    let iy = (y * win.strides[0] + ky * win.dilations[0]).checked_sub(win.pads[0].0);
-                    let Some(line) = iy.filter(|&i| i < h).map(|i| &input[i * w..(i + 1) * w]) else { continue };
-                    for kx in 0..win.kernel[1] {
-                        let ix = (x * win.strides[1] + kx * win.dilations[1]).checked_sub(win.pads[1].0);
-                        if let Some(&v) = ix.and_then(|i| line.get(i)) {
-                            if v > best || v.is_nan() {
-                                best = v;
-                            }
+                for ky in rows.clone() {
+                    let line = &input[(y * s[0] + ky * d[0] - p[0].0) * w..];
+                    for kx in cols.clone() {
+                        let v = line[x * s[1] + kx * d[1] - p[1].0];
+                        if v > best || v.is_nan() {
+                            best = v;
                         }
                     }
                 }

@@ -154,3 +154,14 @@ fn fused_activations_match_burns_after_the_convolution() {
         assert_close(ours, want, 1e-5, &format!("{act:?}"));
     }
 }
+
+#[test]
+fn conv2d_with_taps_entirely_in_the_padding_matches_burn() {
+    use burn::tensor::ops::ConvOptions;
+    // Width 4 with 3 columns of padding on each side and a 5-wide kernel dilated by 2: some
+    // taps never touch the image for whole output rows.
+    let (x, w) = (tensor([1, 2, 3, 4], 800, 1.0), tensor([3, 2, 3, 5], 801, 1.0));
+    let options = ConvOptions::new_with_padding([1, 2], [(2, 1), (3, 3)], [1, 2], 1);
+    let ours = ops::conv2d(x.clone(), w.clone(), None, options.clone(), ops::ConvActivation::None);
+    assert_close(ours, burn::tensor::module::conv2d(x, w, None, options), 1e-5, "padding-only taps");
+}
