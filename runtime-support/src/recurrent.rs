@@ -116,28 +116,36 @@ pub fn recurrent(
             Some(c) => t.clamp(-c, c),
             None => t,
         };
-        // Input and recurrent projections of gate k at one step.
-        let wx =
-            |xt: &Tensor<2>, k: usize| xt.clone().matmul(gate(&w, k, hidden).transpose()).add(bias_gate(&b, k, hidden));
-        let rh = |h: &Tensor<2>, k: usize| {
-            h.clone().matmul(gate(&r, k, hidden).transpose()).add(bias_gate(&b, gates + k, hidden))
-        };
+        // The input projection of every step and gate is one matrix product before the loop
+        // (`[steps * batch, gates * hidden]`); each step then multiplies the state once, for
+        // all gates, and reads gate k's columns of both.
+        let [_, _, input] = x.dims();
+        let input_bias = b.clone().narrow(0, 0, gates * hidden).unsqueeze::<2>();
+        let recurrent_bias = b.clone().narrow(0, gates * hidden, gates * hidden).unsqueeze::<2>();
+        let projected: Tensor<3> = x
+            .clone()
+            .reshape([steps * batch, input])
+            .matmul(w.clone().transpose())
+            .add(input_bias)
+            .reshape([steps, batch, gates * hidden]);
+        let columns = |m: &Tensor<2>, k: usize| m.clone().narrow(1, k * hidden, hidden);
         let mut h = state(&initial_h, d);
         let mut c = state(&initial_c, d);
         let mut outputs: Vec<Tensor<2>> = (0..steps).map(|_| Tensor::zeros([batch, hidden], &device)).collect();
         let order: Vec<usize> = if reverse { (0..steps).rev().collect() } else { (0..steps).collect() };
         for t in order {
-            let xt: Tensor<2> = x.clone().narrow(0, t, 1).squeeze_dim(0);
+            let xw: Tensor<2> = projected.clone().narrow(0, t, 1).squeeze_dim(0);
+            let hr = h.clone().matmul(r.clone().transpose()).add(recurrent_bias.clone());
             let (h_new, c_new) = match options.cell {
-                Cell::Rnn => (act[0].apply(clip(wx(&xt, 0).add(rh(&h, 0)))), c.clone()),
+                Cell::Rnn => (act[0].apply(clip(columns(&xw, 0).add(columns(&hr, 0)))), c.clone()),
                 Cell::Gru { linear_before_reset } => {
-                    let z = act[0].apply(clip(wx(&xt, 0).add(rh(&h, 0))));
-                    let rg = act[0].apply(clip(wx(&xt, 1).add(rh(&h, 1))));
+                    let z = act[0].apply(clip(columns(&xw, 0).add(columns(&hr, 0))));
+                    let rg = act[0].apply(clip(columns(&xw, 1).add(columns(&hr, 1))));
                     let candidate = if linear_before_reset {
-                        wx(&xt, 2).add(rg.mul(rh(&h, 2)))
+                        columns(&xw, 2).add(rg.mul(columns(&hr, 2)))
                     } else {
                         let reset = rg.mul(h.clone());
-                        wx(&xt, 2).add(reset.matmul(gate(&r, 2, hidden).transpose())).add(bias_gate(
+                        columns(&xw, 2).add(reset.matmul(gate(&r, 2, hidden).transpose())).add(bias_gate(
                             &b,
                             gates + 2,
                             hidden,
@@ -156,12 +164,12 @@ pub fn recurrent(
                         Some(p) => pre.add(p.mul(cell.clone())),
                         None => pre,
                     };
-                    let i = act[0].apply(clip(with_peephole(wx(&xt, 0).add(rh(&h, 0)), 0, &c)));
-                    let f = act[0].apply(clip(with_peephole(wx(&xt, 2).add(rh(&h, 2)), 2, &c)));
+                    let i = act[0].apply(clip(with_peephole(columns(&xw, 0).add(columns(&hr, 0)), 0, &c)));
+                    let f = act[0].apply(clip(with_peephole(columns(&xw, 2).add(columns(&hr, 2)), 2, &c)));
                     let f = if input_forget { i.clone().neg().add_scalar(1.0) } else { f };
-                    let g = act[1].apply(clip(wx(&xt, 3).add(rh(&h, 3))));
+                    let g = act[1].apply(clip(columns(&xw, 3).add(columns(&hr, 3))));
                     let c_new = f.mul(c.clone()).add(i.mul(g));
-                    let o = act[0].apply(clip(with_peephole(wx(&xt, 1).add(rh(&h, 1)), 1, &c_new)));
+                    let o = act[0].apply(clip(with_peephole(columns(&xw, 1).add(columns(&hr, 1)), 1, &c_new)));
                     (o.mul(act[2].apply(c_new.clone())), c_new)
                 }
             };
