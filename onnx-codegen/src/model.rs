@@ -184,8 +184,8 @@ impl Lowered {
             #attrs
             #definition
 
-            // Not every constructor is used by every program.
-            #[allow(dead_code)]
+            // Not every constructor is used by every program; a model may be named after one.
+            #[allow(dead_code, clippy::self_named_constructors)]
             impl #name {
                 /// Builds the module structure; parameters are uninitialised until weights load.
                 #new
@@ -216,11 +216,6 @@ impl Lowered {
 
 /// A `#[derive(Module, Debug)]` struct of the fields, and its `new(device)` for the impl block.
 pub(crate) fn module_struct(vis: &TokenStream, name: &Ident, fields: &[&Field]) -> (TokenStream, TokenStream) {
-    let device_arg = if fields.is_empty() {
-        quote! { _device }
-    } else {
-        quote! { device }
-    };
     let names = fields.iter().map(|f| &f.name);
     let types = fields.iter().map(|f| &f.ty);
     let definition = quote! {
@@ -232,9 +227,7 @@ pub(crate) fn module_struct(vis: &TokenStream, name: &Ident, fields: &[&Field]) 
     let (names, inits) = (fields.iter().map(|f| &f.name), fields.iter().map(|f| &f.init));
     let new = quote! {
         #[allow(unused_variables)]
-        pub fn new(#device_arg: &Device) -> Self {
-            #[allow(unused_variables)]
-            let device = #device_arg;
+        pub fn new(device: &Device) -> Self {
             Self { #(#names: #inits,)* }
         }
     };

@@ -143,7 +143,9 @@ impl Window {
 }
 
 /// The flex fast paths: the tensor's f32 buffer is used directly (in place when not shared).
+/// Their `Err` hands the caller's tensors back unchanged for Burn's op.
 #[cfg(feature = "flex")]
+#[allow(clippy::result_large_err)]
 mod flex {
     use super::Window;
     use burn::backend::flex::{FlexTensor, Layout};
@@ -389,7 +391,7 @@ mod simd {
         let p = p * r + 8.333_452e-3;
         let p = p * r + 4.166_579_6e-2;
         let p = p * r + 1.666_666_5e-1;
-        let p = p * r + 5.000_000_1e-1;
+        let p = p * r + 0.5;
         let y = p * r * r + r + 1.0;
         // 2^n: n + 127 in the exponent field.
         let scale = f32::from_bits(t.to_bits().wrapping_sub(SHIFTER.to_bits()).wrapping_add(127) << 23);

@@ -210,13 +210,15 @@ pub mod ops {
 
     /// The dims `Expand` produces: `shape` broadcast with the input dims (right-aligned).
     pub fn expand_dims<const D: usize, const D2: usize>(dims: [usize; D], shape: &[i64]) -> [usize; D2] {
-        let mut out = [1; D2];
-        for i in 0..D2 {
+        std::array::from_fn(|i| {
             let from_input = (i + D).checked_sub(D2).map_or(1, |j| dims[j]);
             let from_shape = (i + shape.len()).checked_sub(D2).map_or(1, |j| shape[j].max(0) as usize);
-            out[i] = if from_shape == 1 { from_input } else { from_shape };
-        }
-        out
+            if from_shape == 1 {
+                from_input
+            } else {
+                from_shape
+            }
+        })
     }
 
     /// Index tensors with negative entries counted from the end of an axis of `size`.

@@ -39,7 +39,7 @@ fn max_pool2d_matches_burn_on_odd_sizes_padding_strides_and_dilations() {
                     for dilations in [[1, 1], [2, 1]] {
                         let fits = (0..2).all(|a| {
                             let size = [h, w][a] + pads[a].0 + pads[a].1;
-                            size >= dilations[a] * (kernel[a] - 1) + 1 && pads[a].0.max(pads[a].1) < kernel[a]
+                            size > dilations[a] * (kernel[a] - 1) && pads[a].0.max(pads[a].1) < kernel[a]
                         });
                         if !fits {
                             continue;
@@ -101,8 +101,9 @@ fn a_shared_buffer_is_not_overwritten_and_views_are_mapped() {
 #[test]
 fn conv2d_matches_burn_on_kernels_strides_padding_dilations_and_block_edges() {
     use burn::tensor::ops::ConvOptions;
-    let cases: &[([usize; 4], [usize; 4], [usize; 2], [(usize, usize); 2], [usize; 2], bool)] = &[
-        // x [n, c, h, w], weight [co, ci, kh, kw], strides, pads, dilations, bias
+    /// x `[n, c, h, w]`, weight `[co, ci, kh, kw]`, strides, pads, dilations, bias.
+    type Case = ([usize; 4], [usize; 4], [usize; 2], [(usize, usize); 2], [usize; 2], bool);
+    let cases: &[Case] = &[
         ([1, 3, 9, 11], [5, 3, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], true),
         ([2, 4, 8, 8], [7, 4, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], true),
         ([1, 4, 8, 8], [6, 4, 1, 1], [2, 2], [(0, 0), (0, 0)], [1, 1], false),

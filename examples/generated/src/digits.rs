@@ -9,13 +9,11 @@ pub struct Digits {
     pub conv2d1: burn::nn::conv::Conv2d,
     pub linear1: burn::nn::Linear,
 }
-#[allow(dead_code)]
+#[allow(dead_code, clippy::self_named_constructors)]
 impl Digits {
     /// Builds the module structure; parameters are uninitialised until weights load.
     #[allow(unused_variables)]
     pub fn new(device: &Device) -> Self {
-        #[allow(unused_variables)]
-        let device = device;
         Self {
             conv2d1: burn::nn::conv::Conv2dConfig::new([1, 8], [3, 3])
                 .with_stride([1, 1])

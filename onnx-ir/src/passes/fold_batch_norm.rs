@@ -1,10 +1,11 @@
 //! Folds an inference BatchNormalization into the Conv before it, as ONNX Runtime does: when a
 //! Conv with constant weights feeds only a BatchNormalization with constant statistics,
-//! `scale * (conv(x, w) + b - mean) / sqrt(var + eps) + bias` is `conv(x, w * s) + (b - mean) * s
-//! + bias` with `s = scale / sqrt(var + eps)` per output channel. One pass over the activations
-//! instead of two; the arithmetic is done in f64 and stored as f32.
+//! `scale * (conv(x, w) + b - mean) / sqrt(var + eps) + bias` is
+//! `conv(x, w * s) + (b - mean) * s + bias` with `s = scale / sqrt(var + eps)` per output
+//! channel. One pass over the activations instead of two; the arithmetic is done in f64 and
+//! stored as f32.
 
-use super::use_counts;
+use super::{remove_nodes, use_counts};
 use crate::graph::{Graph, Node, Value, ValueId};
 use crate::ops::Op;
 use crate::tensor::TensorData;
@@ -14,7 +15,7 @@ pub fn fold_batch_norm(graph: &mut Graph) {
     let uses = use_counts(graph);
     let producer: std::collections::HashMap<ValueId, usize> =
         graph.nodes.iter().enumerate().flat_map(|(i, n)| n.outputs.iter().map(move |&o| (o, i))).collect();
-    let mut removed = vec![false; graph.nodes.len()];
+    let mut removed = vec![];
     for bn_index in 0..graph.nodes.len() {
         let Some(conv_index) = foldable_pair(graph, &uses, &producer, bn_index) else { continue };
         let Some((weight, bias)) = folded_params(graph, conv_index, bn_index) else { continue };
@@ -28,13 +29,9 @@ pub fn fold_batch_norm(graph: &mut Graph) {
         if let Op::Conv(c) = &mut conv.op {
             c.has_bias = true;
         }
-        removed[bn_index] = true;
+        removed.push(bn_index);
     }
-    let mut index = 0;
-    graph.nodes.retain(|_| {
-        index += 1;
-        !removed[index - 1]
-    });
+    remove_nodes(graph, &removed);
 }
 
 /// The Conv feeding node `bn_index` when the pair can be folded.

@@ -2,7 +2,7 @@
 //! ONNX Runtime does: the kernel applies it while each row of the result is still in cache,
 //! instead of a second pass over the whole tensor. The Conv's output must feed only it.
 
-use super::use_counts;
+use super::{remove_nodes, use_counts};
 use crate::graph::{Graph, ValueId};
 use crate::ops::{Op, UnaryOp};
 use std::collections::HashMap;
@@ -21,7 +21,7 @@ pub fn fuse_conv_activation(graph: &mut Graph) {
         .filter(|(_, n)| matches!(&n.op, Op::Conv(c) if c.activation.is_none() && c.window.kernel.len() <= 2))
         .map(|(i, n)| (n.outputs[0], i))
         .collect();
-    let mut removed = vec![false; graph.nodes.len()];
+    let mut removed = vec![];
     for index in 0..graph.nodes.len() {
         let node = &graph.nodes[index];
         let Op::Unary(op) = node.op else { continue };
@@ -36,11 +36,7 @@ pub fn fuse_conv_activation(graph: &mut Graph) {
             c.activation = Some(op);
         }
         graph.nodes[conv].outputs[0] = output;
-        removed[index] = true;
+        removed.push(index);
     }
-    let mut index = 0;
-    graph.nodes.retain(|_| {
-        index += 1;
-        !removed[index - 1]
-    });
+    remove_nodes(graph, &removed);
 }

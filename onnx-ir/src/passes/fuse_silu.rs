@@ -2,7 +2,7 @@
 //! UNets) into one `Silu` node: one pass over the activations instead of two, and no
 //! intermediate tensor. The Sigmoid must feed nothing else.
 
-use super::use_counts;
+use super::{remove_nodes, use_counts};
 use crate::graph::{Graph, ValueId};
 use crate::ops::{BinaryOp, Op, UnaryOp};
 use std::collections::HashMap;
@@ -17,7 +17,7 @@ pub fn fuse_silu(graph: &mut Graph) {
         .filter(|(_, n)| n.op == Op::Unary(UnaryOp::Sigmoid) && n.outputs.len() == 1)
         .filter_map(|(i, n)| Some((n.outputs[0], (i, n.inputs.first().copied().flatten()?))))
         .collect();
-    let mut removed = vec![false; graph.nodes.len()];
+    let mut removed = vec![];
     for node in graph.nodes.iter_mut() {
         let Op::Binary(c) = &node.op else { continue };
         let (BinaryOp::Mul, None, &[Some(a), Some(b)]) = (c.op, c.legacy_axis, &node.inputs[..]) else { continue };
@@ -29,13 +29,9 @@ pub fn fuse_silu(graph: &mut Graph) {
             if graph.values[x].ty.dtype.kind() == crate::types::Kind::Float {
                 node.op = Op::Unary(UnaryOp::Silu);
                 node.inputs = vec![Some(x)];
-                removed[sigmoid] = true;
+                removed.push(sigmoid);
             }
         }
     }
-    let mut index = 0;
-    graph.nodes.retain(|_| {
-        index += 1;
-        !removed[index - 1]
-    });
+    remove_nodes(graph, &removed);
 }

@@ -22,6 +22,16 @@ pub fn simplify(graph: &mut Graph) {
     fuse_conv_activation(graph);
 }
 
+/// Removes the nodes at `indices` (fused into others), keeping the order of the rest.
+pub(crate) fn remove_nodes(graph: &mut Graph, indices: &[usize]) {
+    let gone: std::collections::HashSet<usize> = indices.iter().copied().collect();
+    let mut index = 0;
+    graph.nodes.retain(|_| {
+        index += 1;
+        !gone.contains(&(index - 1))
+    });
+}
+
 /// How many times each value is read by a node (subgraphs included) or is a graph output.
 pub(crate) fn use_counts(graph: &Graph) -> Vec<usize> {
     fn visit(nodes: &[Node], uses: &mut [usize]) {
