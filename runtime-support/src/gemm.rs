@@ -66,13 +66,19 @@ pub fn sgemm(a: Matrix, b: Matrix, c: &mut [f32], epilogue: &(dyn Fn(usize, &mut
         return;
     }
     let out = Output(c.as_mut_ptr());
-    let task = move |j0: usize| {
-        let width = NC.min(n - j0);
-        // SAFETY: AVX2 and FMA were checked; the task's columns j0..j0 + width of every row
-        // lie inside `c` and no other task writes them.
+    // Tasks are column blocks; with few of them (a small image), row blocks too, so that
+    // every thread has work.
+    let column_blocks = n.div_ceil(NC);
+    let rows_per_task = if column_blocks >= 4 { m } else { MC };
+    let tasks: Vec<(usize, usize)> =
+        (0..n).step_by(NC).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
+    let task = move |&(j0, i0): &(usize, usize)| {
+        let (width, rows) = (NC.min(n - j0), rows_per_task.min(m - i0));
+        // SAFETY: AVX2 and FMA were checked; the task's rows i0..i0 + rows and columns
+        // j0..j0 + width lie inside `c` and no other task writes them.
         unsafe {
-            block(a, b, j0, width, out.ptr(), n);
-            for i in 0..m {
+            block(a, b, j0, width, i0..i0 + rows, out.ptr(), n);
+            for i in i0..i0 + rows {
                 epilogue(i, std::slice::from_raw_parts_mut(out.ptr().add(i * n + j0), width));
             }
         }
@@ -80,17 +86,18 @@ pub fn sgemm(a: Matrix, b: Matrix, c: &mut [f32], epilogue: &(dyn Fn(usize, &mut
     #[cfg(feature = "flex")]
     {
         use rayon::prelude::*;
-        (0..n).into_par_iter().step_by(NC).for_each(task);
+        tasks.par_iter().for_each(task);
     }
     #[cfg(not(feature = "flex"))]
-    (0..n).step_by(NC).for_each(task);
+    tasks.iter().for_each(task);
 }
 
-/// One column block: `C[:, j0..j0 + width] = A · B[:, j0..j0 + width]`, C with row stride `ldc`.
+/// One block: `C[rows, j0..j0 + width] = A[rows, :] · B[:, j0..j0 + width]`, C with row stride
+/// `ldc`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn block(a: Matrix, b: Matrix, j0: usize, width: usize, c: *mut f32, ldc: usize) {
-    let (m, k) = (a.rows, a.cols);
+unsafe fn block(a: Matrix, b: Matrix, j0: usize, width: usize, rows: std::ops::Range<usize>, c: *mut f32, ldc: usize) {
+    let k = a.cols;
     let panels_b = width.div_ceil(NR);
     let mut packed_b = Aligned::zeros(panels_b * NR * KC);
     let mut packed_a = vec![0.0f32; MC.div_ceil(MR) * MR * KC];
@@ -98,8 +105,8 @@ unsafe fn block(a: Matrix, b: Matrix, j0: usize, width: usize, c: *mut f32, ldc:
     for p0 in (0..k).step_by(KC) {
         let depth = KC.min(k - p0);
         pack_b(b, p0, depth, j0, width, packed_b.as_mut_slice());
-        for i0 in (0..m).step_by(MC) {
-            let rows = MC.min(m - i0);
+        for i0 in rows.clone().step_by(MC) {
+            let rows = MC.min(rows.end - i0);
             pack_a(a, i0, rows, p0, depth, &mut packed_a);
             for jp in 0..panels_b {
                 let cols = NR.min(width - jp * NR);
@@ -127,7 +134,7 @@ unsafe fn block(a: Matrix, b: Matrix, j0: usize, width: usize, c: *mut f32, ldc:
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn block(_: Matrix, _: Matrix, _: usize, _: usize, _: *mut f32, _: usize) {
+unsafe fn block(_: Matrix, _: Matrix, _: usize, _: usize, _: std::ops::Range<usize>, _: *mut f32, _: usize) {
     unreachable!("sgemm is only called where available() holds")
 }
 

@@ -300,7 +300,7 @@ mod flex {
         fn im2col(&self, image: &[f32], columns: &mut [f32]) {
             let o = self.options;
             let (pt, pl, sx, dx) = (o.padding[0].0, o.padding[1].0, o.stride[1], o.dilation[1]);
-            for (r, row) in columns.chunks_mut(self.oh * self.ow).enumerate() {
+            columns.par_chunks_mut(self.oh * self.ow).enumerate().for_each(|(r, row)| {
                 let (c, ky, kx) = (r / (self.kh * self.kw), (r / self.kw) % self.kh, r % self.kw);
                 let plane = &image[c * self.h * self.w..(c + 1) * self.h * self.w];
                 // Output columns x whose input column x * sx + kx * dx - pl lies in 0..w.
@@ -328,7 +328,7 @@ mod flex {
                         }
                     }
                 }
-            }
+            });
         }
     }
 
