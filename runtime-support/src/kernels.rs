@@ -122,6 +122,27 @@ pub fn conv1d(
     conv2d(x.unsqueeze_dim(2), weight.unsqueeze_dim(2), bias, options2, activation).squeeze_dim(2)
 }
 
+/// The LSTM recurrence of one direction with ONNX's default activations (σ, tanh, tanh), no
+/// clip, peepholes or sequence lengths: `projected [steps, batch, 4 * hidden]` is `X·Wᵀ + Wb`
+/// (gates i, o, f, c), `r [4 * hidden, hidden]`, `bias [1, 4 * hidden]` is Rb. Returns
+/// `(Y [steps, batch, hidden], Y_h, Y_c)` in plain loops on flex data, where Burn would run
+/// about twenty small tensor ops per step; `None` when the tensors are not on flex.
+pub(crate) fn lstm_sequence(
+    projected: &Tensor<3>,
+    r: &Tensor<2>,
+    bias: &Tensor<2>,
+    initial: (&Tensor<2>, &Tensor<2>),
+    reverse: bool,
+) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
+    #[cfg(feature = "flex")]
+    return flex::lstm_sequence(projected, r, bias, initial, reverse);
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (projected, r, bias, initial, reverse);
+        None
+    }
+}
+
 /// A 2-D pooling window.
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]
 #[derive(Clone, Copy)]
@@ -332,6 +353,68 @@ mod flex {
         }
     }
 
+    /// A copy of the elements of an f32 flex tensor (views included), row-major.
+    fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {
+        let t = take(x.clone()).ok()?;
+        t.as_slice::<f32>().map(<[f32]>::to_vec)
+    }
+
+    pub fn lstm_sequence(
+        projected: &Tensor<3>,
+        r: &Tensor<2>,
+        bias: &Tensor<2>,
+        (h0, c0): (&Tensor<2>, &Tensor<2>),
+        reverse: bool,
+    ) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
+        let [steps, batch, gates] = projected.dims();
+        let hidden = gates / 4;
+        let (xw, r, bias) = (values(projected)?, values(r)?, values(bias)?);
+        let (mut h, mut c) = (values(h0)?, values(c0)?);
+        if r.len() != gates * hidden || bias.len() != gates || h.len() != batch * hidden || c.len() != h.len() {
+            return None;
+        }
+        // Rᵀ `[hidden, 4 * hidden]`: the state's product is then rows scaled and added.
+        let mut rt = vec![0.0f32; hidden * gates];
+        for (j, row) in r.chunks(hidden).enumerate() {
+            for (p, &v) in row.iter().enumerate() {
+                rt[p * gates + j] = v;
+            }
+        }
+        let mut ys = vec![0.0f32; steps * batch * hidden];
+        let mut g = vec![0.0f32; gates];
+        let mut tanh_c = vec![0.0f32; hidden];
+        for step in 0..steps {
+            let t = if reverse { steps - 1 - step } else { step };
+            for b in 0..batch {
+                let base = (t * batch + b) * gates;
+                for ((g, &x), &rb) in g.iter_mut().zip(&xw[base..base + gates]).zip(&bias) {
+                    *g = x + rb;
+                }
+                let hb = &h[b * hidden..(b + 1) * hidden];
+                for (&hp, rrow) in hb.iter().zip(rt.chunks(gates)) {
+                    g.iter_mut().zip(rrow).for_each(|(g, &w)| *g += hp * w);
+                }
+                super::simd::sigmoid(&mut g[..3 * hidden]);
+                super::simd::tanh(&mut g[3 * hidden..]);
+                let (i, rest) = g.split_at(hidden);
+                let (o, rest) = rest.split_at(hidden);
+                let (f, cand) = rest.split_at(hidden);
+                let cb = &mut c[b * hidden..(b + 1) * hidden];
+                for k in 0..hidden {
+                    cb[k] = f[k] * cb[k] + i[k] * cand[k];
+                }
+                tanh_c.copy_from_slice(cb);
+                super::simd::tanh(&mut tanh_c);
+                let hb = &mut h[b * hidden..(b + 1) * hidden];
+                for k in 0..hidden {
+                    hb[k] = o[k] * tanh_c[k];
+                }
+                ys[(t * batch + b) * hidden..][..hidden].copy_from_slice(hb);
+            }
+        }
+        Some((from_vec(ys, [steps, batch, hidden]), from_vec(h, [batch, hidden]), from_vec(c, [batch, hidden])))
+    }
+
     /// Kernel taps `k` with `o * stride + k * dilation - pad` inside `0..size`.
     fn taps(
         o: usize,
@@ -430,6 +513,8 @@ mod simd {
 
     dispatched!(sigmoid, sigmoid_one);
     dispatched!(silu, |x: f32| x * sigmoid_one(x));
+    // 2σ(2x) - 1: absolute error within a few 1e-8 near 0, where tanh(x) ≈ x.
+    dispatched!(tanh, |x: f32| 2.0 * sigmoid_one(2.0 * x) - 1.0);
 
     #[cfg(test)]
     mod tests {

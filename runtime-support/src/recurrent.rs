@@ -131,6 +131,20 @@ pub fn recurrent(
         let columns = |m: &Tensor<2>, k: usize| m.clone().narrow(1, k * hidden, hidden);
         let mut h = state(&initial_h, d);
         let mut c = state(&initial_c, d);
+        let default_lstm = options.cell == (Cell::Lstm { input_forget: false })
+            && act == [Activation::Sigmoid, Activation::Tanh, Activation::Tanh]
+            && options.clip.is_none()
+            && peepholes.is_none()
+            && lengths.is_none();
+        if default_lstm {
+            let fast = crate::kernels::lstm_sequence(&projected, &r, &recurrent_bias, (&h, &c), reverse);
+            if let Some((y, h_last, c_last)) = fast {
+                ys.push(y);
+                hs.push(h_last);
+                cs.push(c_last);
+                continue;
+            }
+        }
         let mut outputs: Vec<Tensor<2>> = (0..steps).map(|_| Tensor::zeros([batch, hidden], &device)).collect();
         let order: Vec<usize> = if reverse { (0..steps).rev().collect() } else { (0..steps).collect() };
         for t in order {

@@ -166,3 +166,32 @@ fn conv2d_with_taps_entirely_in_the_padding_matches_burn() {
     let ours = ops::conv2d(x.clone(), w.clone(), None, options.clone(), ops::ConvActivation::None);
     assert_close(ours, burn::tensor::module::conv2d(x, w, None, options), 1e-5, "padding-only taps");
 }
+
+#[test]
+fn the_lstm_fast_path_matches_the_general_recurrence() {
+    use ops::{Activation, Cell, RecurrentOptions};
+    let (steps, batch, input, hidden) = (5, 2, 3, 4);
+    let x = tensor([steps, batch, input], 900, 1.0);
+    let w = tensor([2, 4 * hidden, input], 901, 0.5);
+    let r = tensor([2, 4 * hidden, hidden], 902, 0.5);
+    let b = tensor([2, 8 * hidden], 903, 0.5);
+    let h0 = tensor([2, batch, hidden], 904, 0.5);
+    let c0 = tensor([2, batch, hidden], 905, 0.5);
+    let options = |clip| RecurrentOptions {
+        cell: Cell::Lstm { input_forget: false },
+        hidden,
+        directions: vec![false, true],
+        activations: [Activation::Sigmoid, Activation::Tanh, Activation::Tanh].repeat(2),
+        clip,
+        batch_first: false,
+    };
+    let run = |clip| {
+        let (w, r, b, h0, c0) = (w.clone(), r.clone(), b.clone(), h0.clone(), c0.clone());
+        ops::recurrent(x.clone(), w, r, Some(b), None, Some(h0), Some(c0), None, &options(clip))
+    };
+    // A clip no value reaches takes the general path.
+    let ((y, h, c), (y_ref, h_ref, c_ref)) = (run(None), run(Some(1e30)));
+    assert_close(y, y_ref, 1e-5, "Y");
+    assert_close(h, h_ref, 1e-5, "Y_h");
+    assert_close(c, c_ref, 1e-5, "Y_c");
+}
