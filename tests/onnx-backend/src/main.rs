@@ -133,34 +133,23 @@ fn parse_args() -> Result<Args, String> {
     }
     let release = bench && !dev_profile;
     let bench = bench.then_some(bench_options);
-    if let Some(folder) = dir {
-        return Ok(Args {
-            folder,
-            suite: None,
-            filter,
-            update,
-            expectations,
-            tolerance,
-            report,
-            via_macro,
-            simplify,
-            part_nodes,
-            bench,
-            release,
-            bench_report,
-        });
-    }
-    let suite = suite.unwrap_or_else(|| "node".into());
-    if !SUITES.contains(&suite.as_str()) {
-        return Err(format!("unknown suite `{suite}`; one of {}", SUITES.join(", ")));
-    }
-    let data =
-        data.ok_or("the test data folder is needed: --data <onnx/backend/test/data> (or ONNX_BACKEND_DATA), or --dir")?;
-    let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
-    let expectations = expectations.or(Some(here.join(file)));
+    let (folder, suite, expectations) = match dir {
+        Some(folder) => (folder, None, expectations),
+        None => {
+            let suite = suite.unwrap_or_else(|| "node".into());
+            if !SUITES.contains(&suite.as_str()) {
+                return Err(format!("unknown suite `{suite}`; one of {}", SUITES.join(", ")));
+            }
+            let data = data.ok_or(
+                "the test data folder is needed: --data <onnx/backend/test/data> (or ONNX_BACKEND_DATA), or --dir",
+            )?;
+            let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
+            (data.join(&suite), Some(suite), expectations.or(Some(here.join(file))))
+        }
+    };
     Ok(Args {
-        folder: data.join(&suite),
-        suite: Some(suite),
+        folder,
+        suite,
         filter,
         update,
         expectations,
