@@ -40,28 +40,9 @@ pub struct Emitter<'g> {
     bound_at: HashMap<ValueId, usize>,
 }
 
-/// How many times each value is read, subgraphs (If branches, Scan bodies) included.
-fn count_uses(nodes: &[onnx_ir::Node], uses: &mut [usize]) {
-    for node in nodes {
-        for &input in node.inputs.iter().flatten() {
-            uses[input] += 1;
-        }
-        for branch in node.op.subgraphs() {
-            count_uses(&branch.nodes, uses);
-            for &o in &branch.outputs {
-                uses[o] += 1;
-            }
-        }
-    }
-}
-
 impl<'g> Emitter<'g> {
     pub fn new(graph: &'g Graph, hooks: &'g [crate::Hook]) -> Self {
-        let mut remaining_uses = vec![0; graph.values.len()];
-        count_uses(&graph.nodes, &mut remaining_uses);
-        for &output in &graph.outputs {
-            remaining_uses[output] += 1;
-        }
+        let remaining_uses = onnx_ir::passes::use_counts(graph);
         let mut names = Names::default();
         names.reserve("self");
         Self {

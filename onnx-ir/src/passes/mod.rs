@@ -33,7 +33,7 @@ pub(crate) fn remove_nodes(graph: &mut Graph, indices: &[usize]) {
 }
 
 /// How many times each value is read by a node (subgraphs included) or is a graph output.
-pub(crate) fn use_counts(graph: &Graph) -> Vec<usize> {
+pub fn use_counts(graph: &Graph) -> Vec<usize> {
     fn visit(nodes: &[Node], uses: &mut [usize]) {
         for node in nodes {
             for &input in node.inputs.iter().flatten() {
