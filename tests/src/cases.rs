@@ -37,22 +37,14 @@ op_case!(average_pool_v19_1d_count_include_pad, "models/average_pool_v19_1d_coun
 op_case!(average_pool_v19_asym, "models/average_pool_v19_asym/model.onnx", [0]);
 op_case!(average_pool_v19_ceil, "models/average_pool_v19_ceil/model.onnx", [0]);
 op_case!(average_pool_v19_ceil_pads, "models/average_pool_v19_ceil_pads/model.onnx", [0]);
-unsupported_case!(
-    average_pool_v19_dilations,
-    "models/average_pool_v19_dilations/model.onnx",
-    "AveragePool with dilations is not supported by Burn"
-);
+unsupported_case!(average_pool_v19_dilations, "models/average_pool_v19_dilations/model.onnx", "AveragePool with dilations is not supported by Burn");
 op_case!(average_pool_v19_pads, "models/average_pool_v19_pads/model.onnx", [0]);
 op_case!(average_pool_v19_pads_count_include_pad, "models/average_pool_v19_pads_count_include_pad/model.onnx", [0]);
 op_case!(average_pool_v1_1d, "models/average_pool_v1_1d/model.onnx", [0]);
 op_case!(average_pool_v1_asym, "models/average_pool_v1_asym/model.onnx", [0]);
 op_case!(average_pool_v1_pads, "models/average_pool_v1_pads/model.onnx", [0]);
 op_case!(average_pool_v22, "models/average_pool_v22/model.onnx", [0]);
-unsupported_case!(
-    average_pool_v22_dilations,
-    "models/average_pool_v22_dilations/model.onnx",
-    "AveragePool with dilations is not supported by Burn"
-);
+unsupported_case!(average_pool_v22_dilations, "models/average_pool_v22_dilations/model.onnx", "AveragePool with dilations is not supported by Burn");
 op_case!(average_pool_v7, "models/average_pool_v7/model.onnx", [0]);
 op_case!(average_pool_v7_1d, "models/average_pool_v7_1d/model.onnx", [0]);
 op_case!(average_pool_v7_1d_count_include_pad, "models/average_pool_v7_1d_count_include_pad/model.onnx", [0]);

@@ -297,6 +297,7 @@ pub fn import_error(model_path: &str) -> String {
 }
 
 #[cfg(test)]
+#[rustfmt::skip] // written by scripts/make_op_models.py on every test run
 mod cases;
 
 #[test]
