@@ -69,7 +69,8 @@ pub fn sgemm(a: Matrix, b: Matrix, c: &mut [f32], epilogue: &(dyn Fn(usize, &mut
     // Tasks are column blocks; with few of them (a small image), row blocks too, so that
     // every thread has work.
     let column_blocks = n.div_ceil(NC);
-    let rows_per_task = if column_blocks >= 4 { m } else { MC };
+    let threads = threads();
+    let rows_per_task = if threads == 1 || column_blocks >= 2 * threads { m } else { MC };
     let tasks: Vec<(usize, usize)> =
         (0..n).step_by(NC).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
     let task = move |&(j0, i0): &(usize, usize)| {
@@ -83,13 +84,22 @@ pub fn sgemm(a: Matrix, b: Matrix, c: &mut [f32], epilogue: &(dyn Fn(usize, &mut
             }
         }
     };
+    // One task runs here: handing it to the pool and waiting costs more than small products.
     #[cfg(feature = "flex")]
-    {
+    if tasks.len() > 1 {
         use rayon::prelude::*;
         tasks.par_iter().for_each(task);
+        return;
     }
-    #[cfg(not(feature = "flex"))]
     tasks.iter().for_each(task);
+}
+
+/// Threads of rayon's pool (1 without it).
+pub fn threads() -> usize {
+    #[cfg(feature = "flex")]
+    return rayon::current_num_threads();
+    #[cfg(not(feature = "flex"))]
+    1
 }
 
 /// One block: `C[rows, j0..j0 + width] = A[rows, :] · B[:, j0..j0 + width]`, C with row stride

@@ -321,7 +321,8 @@ mod flex {
         fn im2col(&self, image: &[f32], columns: &mut [f32]) {
             let o = self.options;
             let (pt, pl, sx, dx) = (o.padding[0].0, o.padding[1].0, o.stride[1], o.dilation[1]);
-            columns.par_chunks_mut(self.oh * self.ow).enumerate().for_each(|(r, row)| {
+            let rows = self.oh * self.ow;
+            let fill_row = |(r, row): (usize, &mut [f32])| {
                 let (c, ky, kx) = (r / (self.kh * self.kw), (r / self.kw) % self.kh, r % self.kw);
                 let plane = &image[c * self.h * self.w..(c + 1) * self.h * self.w];
                 // Output columns x whose input column x * sx + kx * dx - pl lies in 0..w.
@@ -349,7 +350,13 @@ mod flex {
                         }
                     }
                 }
-            });
+            };
+            // Rows in parallel only when there is enough to share.
+            if columns.len() >= 1 << 16 && crate::gemm::threads() > 1 {
+                columns.par_chunks_mut(rows).enumerate().for_each(fill_row);
+            } else {
+                columns.chunks_mut(rows).enumerate().for_each(fill_row);
+            }
         }
     }
 
@@ -357,6 +364,19 @@ mod flex {
     fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {
         let t = take(x.clone()).ok()?;
         t.as_slice::<f32>().map(<[f32]>::to_vec)
+    }
+
+    /// `Σ a[i] · b[i]` in eight independent lanes, so that LLVM vectorises it.
+    fn dot(a: &[f32], b: &[f32]) -> f32 {
+        let mut lanes = [0.0f32; 8];
+        let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
+        let tail: f32 = ac.remainder().iter().zip(bc.remainder()).map(|(x, y)| x * y).sum();
+        for (x, y) in ac.zip(bc) {
+            for l in 0..8 {
+                lanes[l] += x[l] * y[l];
+            }
+        }
+        lanes.iter().sum::<f32>() + tail
     }
 
     pub fn lstm_sequence(
@@ -368,17 +388,12 @@ mod flex {
     ) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
         let [steps, batch, gates] = projected.dims();
         let hidden = gates / 4;
-        let (xw, r, bias) = (values(projected)?, values(r)?, values(bias)?);
+        let (xw, bias) = (values(projected)?, values(bias)?);
+        let r_tensor = take(r.clone()).ok()?;
+        let r = r_tensor.as_slice::<f32>()?;
         let (mut h, mut c) = (values(h0)?, values(c0)?);
         if r.len() != gates * hidden || bias.len() != gates || h.len() != batch * hidden || c.len() != h.len() {
             return None;
-        }
-        // Rᵀ `[hidden, 4 * hidden]`: the state's product is then rows scaled and added.
-        let mut rt = vec![0.0f32; hidden * gates];
-        for (j, row) in r.chunks(hidden).enumerate() {
-            for (p, &v) in row.iter().enumerate() {
-                rt[p * gates + j] = v;
-            }
         }
         let mut ys = vec![0.0f32; steps * batch * hidden];
         let mut g = vec![0.0f32; gates];
@@ -387,12 +402,9 @@ mod flex {
             let t = if reverse { steps - 1 - step } else { step };
             for b in 0..batch {
                 let base = (t * batch + b) * gates;
-                for ((g, &x), &rb) in g.iter_mut().zip(&xw[base..base + gates]).zip(&bias) {
-                    *g = x + rb;
-                }
                 let hb = &h[b * hidden..(b + 1) * hidden];
-                for (&hp, rrow) in hb.iter().zip(rt.chunks(gates)) {
-                    g.iter_mut().zip(rrow).for_each(|(g, &w)| *g += hp * w);
+                for (j, g) in g.iter_mut().enumerate() {
+                    *g = xw[base + j] + bias[j] + dot(hb, &r[j * hidden..(j + 1) * hidden]);
                 }
                 super::simd::sigmoid(&mut g[..3 * hidden]);
                 super::simd::tanh(&mut g[3 * hidden..]);

@@ -131,7 +131,10 @@ pub fn recurrent(
         let columns = |m: &Tensor<2>, k: usize| m.clone().narrow(1, k * hidden, hidden);
         let mut h = state(&initial_h, d);
         let mut c = state(&initial_c, d);
+        // Small states only: there Burn's per-op cost dominates; larger ones are matrix
+        // products that Burn's matmul does better than per-row dot products.
         let default_lstm = options.cell == (Cell::Lstm { input_forget: false })
+            && hidden <= 128
             && act == [Activation::Sigmoid, Activation::Tanh, Activation::Tanh]
             && options.clip.is_none()
             && peepholes.is_none()
