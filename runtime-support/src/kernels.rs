@@ -143,7 +143,7 @@ pub(crate) fn lstm_sequence(
     }
 }
 
-/// A 2-D pooling window.
+/// A 2-D pooling or convolution window.
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]
 #[derive(Clone, Copy)]
 struct Window {
@@ -262,12 +262,9 @@ mod flex {
         let back = |tx, tw, tb: Option<FlexTensor>| Err((give(tx), give(tw), tb.map(give)));
         let [n, ci, h, w]: [usize; 4] = tx.layout().shape().dims();
         let [co, wci, kh, kw]: [usize; 4] = tw.layout().shape().dims();
-        let window = |size: usize, k: usize, a: usize| {
-            let span = options.dilation[a] * (k.checked_sub(1)?) + 1;
-            let padded = size + options.padding[a].0 + options.padding[a].1;
-            Some(padded.checked_sub(span)? / options.stride[a] + 1)
-        };
-        let (Some(oh), Some(ow)) = (window(h, kh, 0), window(w, kw, 1)) else { return back(tx, tw, tb) };
+        let window =
+            Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
+        let (Some(oh), Some(ow)) = (window.out_dim(h, 0), window.out_dim(w, 1)) else { return back(tx, tw, tb) };
         let bias_ok = tb.as_ref().is_none_or(|b| b.as_slice::<f32>().is_some_and(|v| v.len() == co));
         let (Some(input), Some(weights), true, true) = (tx.as_slice::<f32>(), tw.as_slice::<f32>(), bias_ok, wci == ci)
         else {

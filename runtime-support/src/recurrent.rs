@@ -122,6 +122,14 @@ pub fn recurrent(
         let [_, _, input] = x.dims();
         let input_bias = b.clone().narrow(0, 0, gates * hidden).unsqueeze::<2>();
         let recurrent_bias = b.clone().narrow(0, gates * hidden, gates * hidden).unsqueeze::<2>();
+        // GRU without linear_before_reset multiplies the reset state by gate h's weights
+        // itself: the per-step product then covers gates z and r only.
+        let state_gates = match options.cell {
+            Cell::Gru { linear_before_reset: false } => 2,
+            _ => gates,
+        };
+        let r_state = r.clone().narrow(0, 0, state_gates * hidden).transpose();
+        let bias_state = recurrent_bias.clone().narrow(1, 0, state_gates * hidden);
         let projected: Tensor<3> = x
             .clone()
             .reshape([steps * batch, input])
@@ -152,7 +160,7 @@ pub fn recurrent(
         let order: Vec<usize> = if reverse { (0..steps).rev().collect() } else { (0..steps).collect() };
         for t in order {
             let xw: Tensor<2> = projected.clone().narrow(0, t, 1).squeeze_dim(0);
-            let hr = h.clone().matmul(r.clone().transpose()).add(recurrent_bias.clone());
+            let hr = h.clone().matmul(r_state.clone()).add(bias_state.clone());
             let (h_new, c_new) = match options.cell {
                 Cell::Rnn => (act[0].apply(clip(columns(&xw, 0).add(columns(&hr, 0)))), c.clone()),
                 Cell::Gru { linear_before_reset } => {

@@ -215,17 +215,22 @@ pub fn in_data_set(sets: &[&Path], k: usize, error: String) -> String {
     }
 }
 
-/// Median wall time of `run` over `runs` calls, in milliseconds; `setup` (not timed) makes
+/// Wall time of each of `runs` calls of `run`, in milliseconds; `setup` (not timed) makes
 /// each call's argument.
-pub fn median_ms<I, O>(runs: usize, mut setup: impl FnMut() -> I, mut run: impl FnMut(I) -> O) -> f64 {
-    let mut times: Vec<f64> = (0..runs.max(1))
+pub fn times_ms<I, O>(runs: usize, mut setup: impl FnMut() -> I, mut run: impl FnMut(I) -> O) -> Vec<f64> {
+    (0..runs)
         .map(|_| {
             let input = setup();
             let start = std::time::Instant::now();
             drop(run(input));
             start.elapsed().as_secs_f64() * 1e3
         })
-        .collect();
+        .collect()
+}
+
+/// Median of `times_ms` over `runs` calls (at least one).
+pub fn median_ms<I, O>(runs: usize, setup: impl FnMut() -> I, run: impl FnMut(I) -> O) -> f64 {
+    let mut times = times_ms(runs.max(1), setup, run);
     times.sort_by(f64::total_cmp);
     times[times.len() / 2]
 }

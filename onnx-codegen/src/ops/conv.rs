@@ -64,11 +64,8 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
 /// `burn_onnx::ops::conv1d/conv2d(x, w, b, options)`: the AVX2 kernel on flex, Burn's conv
 /// elsewhere.
 fn kernel_call(x: TokenStream, w: TokenStream, b: TokenStream, c: &ConvConfig) -> Result<TokenStream> {
-    let win = &c.window;
-    let n = win.kernel.len();
-    let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
-    let pads = win.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
-    let func = quote::format_ident!("conv{n}d");
+    let func = quote::format_ident!("conv{}d", c.window.kernel.len());
+    let options = conv_options(c);
     let activation = match c.activation {
         None => quote! { None },
         Some(UnaryOp::Relu) => quote! { Relu },
@@ -85,10 +82,18 @@ fn kernel_call(x: TokenStream, w: TokenStream, b: TokenStream, c: &ConvConfig) -
             #x,
             #w,
             #b,
-            burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups),
+            #options,
             burn_onnx::ops::ConvActivation::#activation,
         )
     })
+}
+
+/// Burn's `ConvOptions` for the window, with ONNX's per-side padding.
+fn conv_options(c: &ConvConfig) -> TokenStream {
+    let win = &c.window;
+    let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
+    let pads = win.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
+    quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups) }
 }
 
 /// Convolution with weights computed at run time (or 3-D): Burn's functional `convNd`.
@@ -104,16 +109,8 @@ fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStrea
     if n <= 2 {
         return kernel_call(x, w, bias, c);
     }
-    let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
-    let pads = win.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
-    Ok(quote! {
-        burn::tensor::module::conv3d(
-            #x,
-            #w,
-            #bias,
-            burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups),
-        )
-    })
+    let options = conv_options(c);
+    Ok(quote! { burn::tensor::module::conv3d(#x, #w, #bias, #options) })
 }
 
 /// ConvTranspose through Burn's functional `conv_transposeNd`, which pads symmetrically: the

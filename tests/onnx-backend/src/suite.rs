@@ -151,31 +151,25 @@ impl Suite {
         let top1 = case.top1.then(
             || quote! { onnx_tests::check_top1(dir, &outputs).map_err(|e| onnx_tests::in_data_set(sets, k, e))?; },
         );
+        // Setup (the inputs of a data set folder, untimed) and one timed forward with its
+        // outputs read back: for the report's time and for the benchmark.
         let args: Vec<Ident> = (0..graph.inputs.len()).map(|j| format_ident!("input_{j}")).collect();
+        let loads = (0..graph.inputs.len()).map(|j| quote! { onnx_tests::input(dir, #j, device) });
+        let load = quote! { let load = |dir: &std::path::Path| (#(#loads,)*); };
+        let forward = quote! { |(#(#args,)*)| onnx_tests::Outputs::into_outputs(model.forward(#(#args),*)) };
         let timed = if case.ort_ms.is_some() {
-            let loads = (0..graph.inputs.len()).map(|j| quote! { onnx_tests::input(sets[0], #j, device) });
-            quote! {
-                Some(onnx_tests::median_ms(3, || (#(#loads,)*), |(#(#args,)*)| onnx_tests::Outputs::into_outputs(model.forward(#(#args),*))))
-            }
+            quote! {{ #load Some(onnx_tests::median_ms(3, || load(sets[0]), #forward)) }}
         } else {
             quote! { None }
         };
         let (rtol, atol) = self.tolerance;
-        let bench_inputs = (0..graph.inputs.len()).map(|j| quote! { onnx_tests::input(dir, #j, device) });
         Ok(quote! {
             /// Times `iterations` forwards on the data set in `dir` (inputs built untimed, outputs
             /// read back to the host), after one warm-up forward; milliseconds each.
             pub fn bench(dir: &std::path::Path, device: &Device, iterations: usize) -> Vec<f64> {
                 let model = Model::default();
-                (0..=iterations)
-                    .map(|_| {
-                        let (#(#args,)*) = (#(#bench_inputs,)*);
-                        let start = std::time::Instant::now();
-                        drop(onnx_tests::Outputs::into_outputs(model.forward(#(#args),*)));
-                        start.elapsed().as_secs_f64() * 1e3
-                    })
-                    .skip(1)
-                    .collect()
+                #load
+                onnx_tests::times_ms(iterations + 1, || load(dir), #forward).split_off(1)
             }
 
             pub fn run(sets: &[&std::path::Path], device: &Device) -> Result<(f64, Option<f64>), String> {
