@@ -124,6 +124,34 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_and_block_edges() {
 }
 
 #[test]
+fn grouped_and_depthwise_conv2d_match_burn() {
+    use burn::tensor::ops::ConvOptions;
+    /// x `[n, c, h, w]`, weight `[co, ci / groups, kh, kw]`, groups, strides, pads, dilations.
+    type Case = ([usize; 4], [usize; 4], usize, [usize; 2], [(usize, usize); 2], [usize; 2]);
+    let cases: &[Case] = &[
+        // depthwise 3x3, stride 1 and 2, the shapes of MobileNet-style blocks
+        ([1, 16, 12, 12], [16, 1, 3, 3], 16, [1, 1], [(1, 1), (1, 1)], [1, 1]),
+        ([2, 8, 11, 9], [8, 1, 3, 3], 8, [2, 2], [(1, 1), (1, 1)], [1, 1]),
+        // depthwise 5x5, asymmetric padding, dilation, channel multiplier 2
+        ([1, 4, 10, 13], [8, 1, 5, 5], 4, [1, 2], [(2, 1), (0, 2)], [2, 1]),
+        // depthwise, every output column of some taps in the padding
+        ([1, 3, 3, 4], [3, 1, 3, 5], 3, [1, 2], [(2, 1), (3, 3)], [1, 2]),
+        // grouped 1x1 (ShuffleNet) and grouped 3x3
+        ([1, 12, 7, 7], [24, 3, 1, 1], 4, [1, 1], [(0, 0), (0, 0)], [1, 1]),
+        ([2, 6, 9, 8], [9, 2, 3, 3], 3, [2, 1], [(1, 0), (1, 1)], [1, 1]),
+    ];
+    for (seed, &(xs, ws, groups, strides, pads, dilations)) in cases.iter().enumerate() {
+        let x = tensor(xs, 1000 + seed as u64, 1.0);
+        let w = tensor(ws, 1100 + seed as u64, 1.0);
+        let b = Some(tensor([ws[0]], 1200 + seed as u64, 1.0));
+        let options = ConvOptions::new_with_padding(strides, pads, dilations, groups);
+        let ours = ops::conv2d(x.clone(), w.clone(), b.clone(), options.clone(), ops::ConvActivation::Relu);
+        let burn = activation::relu(burn::tensor::module::conv2d(x, w, b, options));
+        assert_close(ours, burn, 1e-5, &format!("grouped case {seed}: x {xs:?} w {ws:?} groups {groups}"));
+    }
+}
+
+#[test]
 fn conv1d_matches_burn() {
     use burn::tensor::ops::ConvOptions;
     for (seed, (len, k, stride, pads, dilation)) in
@@ -194,4 +222,53 @@ fn the_lstm_fast_path_matches_the_general_recurrence() {
     assert_close(y, y_ref, 1e-5, "Y");
     assert_close(h, h_ref, 1e-5, "Y_h");
     assert_close(c, c_ref, 1e-5, "Y_c");
+}
+
+#[test]
+fn linear_matches_burns_layer_on_ranks_row_counts_and_wide_outputs() {
+    use burn::module::Param;
+    // Row counts on both sides of the in-place-B threshold; widths past one column block (the
+    // bias offset of later blocks) and not a multiple of the register tile.
+    for (seed, (lead, k, n, with_bias)) in [
+        (vec![1], 7, 5, true),
+        (vec![3, 8], 384, 600, true),
+        (vec![50], 33, 1030, false),
+        (vec![2, 2, 31], 16, 17, true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 1300 + 10 * seed as u64;
+        let mut layer = burn::nn::LinearConfig::new(k, n).with_bias(with_bias).init(&Device::flex());
+        layer.weight = Param::from_tensor(tensor([k, n], seed, 1.0));
+        layer.bias = with_bias.then(|| Param::from_tensor(tensor([n], seed + 1, 1.0)));
+        let what = format!("linear {lead:?} x {k} -> {n}");
+        match lead.len() {
+            1 => {
+                let x = tensor([lead[0], k], seed + 2, 1.0);
+                assert_close(ops::linear(&layer, x.clone()), layer.forward(x), 1e-5, &what);
+            }
+            2 => {
+                let x = tensor([lead[0], lead[1], k], seed + 2, 1.0);
+                assert_close(ops::linear(&layer, x.clone()), layer.forward(x), 1e-5, &what);
+            }
+            _ => {
+                let x = tensor([lead[0], lead[1], lead[2], k], seed + 2, 1.0);
+                assert_close(ops::linear(&layer, x.clone()), layer.forward(x), 1e-5, &what);
+            }
+        }
+    }
+    // A transposed (strided) input takes Burn's layer and gives the same result.
+    let layer = burn::nn::LinearConfig::new(6, 4).init(&Device::flex());
+    let x = tensor([6, 5], 1400, 1.0).transpose();
+    assert_close(ops::linear(&layer, x.clone()), layer.forward(x), 1e-5, "transposed input");
+}
+
+#[test]
+fn tanh_and_exp_match_burn_within_float_rounding() {
+    for (n, scale) in [(1, 0.5), (1000, 3.0), (100_003, 20.0)] {
+        let x = tensor([n], 1500 + n as u64, scale);
+        assert_close(ops::tanh(x.clone()), x.clone().tanh(), 1e-6, "tanh");
+        assert_close(ops::exp(x.clone()), x.exp(), 1e-6, "exp");
+    }
 }
