@@ -95,6 +95,7 @@ impl ConvActivation {
 
     /// The same on a row of results (NaN stays NaN, as in Burn's ops).
     #[cfg_attr(not(feature = "flex"), allow(dead_code))]
+    #[inline(always)]
     fn apply_slice(self, values: &mut [f32]) {
         match self {
             Self::None => {}
@@ -275,10 +276,9 @@ mod flex {
         };
         let mut output = vec![0.0f32; n * c * oh * ow];
         if h * w > 0 && oh * ow > 0 {
-            input
-                .par_chunks(h * w)
-                .zip(output.par_chunks_mut(oh * ow))
-                .for_each(|(plane, out)| pool_plane(plane, [h, w], out, ow, window));
+            input.par_chunks(h * w).zip(output.par_chunks_mut(oh * ow)).for_each(|(plane, out)| {
+                POOL_ROWS.with_borrow_mut(|columns| vectorised(|| pool_plane(plane, [h, w], out, ow, window, columns)))
+            });
         }
         Ok(from_vec(output, [n, c, oh, ow]))
     }
@@ -330,7 +330,9 @@ mod flex {
         options: &ConvOptions<2>,
         activation: super::ConvActivation,
     ) -> Result<Tensor<4>, ConvOperands> {
-        if !crate::gemm::available() {
+        // Grouped and depthwise convolutions stay with flex: its direct kernels measured faster
+        // than per-group products and a row-wise depthwise kernel here.
+        if options.groups != 1 || !crate::gemm::available() {
             return Err((x, weight, bias));
         }
         let tx = match take(x) {
@@ -348,13 +350,11 @@ mod flex {
         let back = |tx, tw, tb: Option<FlexTensor>| Err((give(tx), give(tw), tb.map(give)));
         let [n, ci, h, w]: [usize; 4] = tx.layout().shape().dims();
         let [co, wci, kh, kw]: [usize; 4] = tw.layout().shape().dims();
-        let groups = options.groups;
         let window =
             Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
         let (Some(oh), Some(ow)) = (window.out_dim(h, 0), window.out_dim(w, 1)) else { return back(tx, tw, tb) };
         let bias_ok = tb.as_ref().is_none_or(|b| b.as_slice::<f32>().is_some_and(|v| v.len() == co));
-        let shapes_ok = groups > 0 && wci * groups == ci && co % groups == 0;
-        let (Some(input), Some(weights), true, true) = (tx.as_slice::<f32>(), tw.as_slice::<f32>(), bias_ok, shapes_ok)
+        let (Some(input), Some(weights), true, true) = (tx.as_slice::<f32>(), tw.as_slice::<f32>(), bias_ok, wci == ci)
         else {
             return back(tx, tw, tb);
         };
@@ -362,19 +362,18 @@ mod flex {
         let geometry = Geometry { h, w, kh, kw, oh, ow, options };
         let mut output = vec![0.0f32; n * co * oh * ow];
         let finish = |row: usize, values: &mut [f32]| {
-            vectorised(|| {
-                if let Some(b) = bias {
-                    values.iter_mut().for_each(|v| *v += b[row]);
-                }
-                activation.apply_slice(values);
-            })
+            vectorised(|| add_bias_and_activate(values, bias.map(|b| b[row]), activation))
         };
-        if wci == 1 && groups > 1 {
-            geometry.depthwise(input, weights, co / groups, &mut output, &finish);
-        } else {
-            geometry.grouped_gemm(input, weights, [ci, co, groups], &mut output, &finish);
-        }
+        geometry.gemm(input, weights, [ci, co], &mut output, &finish);
         Ok(from_vec(output, [n, co, oh, ow]))
+    }
+
+    #[inline(always)]
+    fn add_bias_and_activate(values: &mut [f32], bias: Option<f32>, activation: super::ConvActivation) {
+        if let Some(b) = bias {
+            values.iter_mut().for_each(|v| *v += b);
+        }
+        activation.apply_slice(values);
     }
 
     /// Sizes of one image's convolution.
@@ -395,98 +394,36 @@ mod flex {
             self.kh == 1 && self.kw == 1 && o.stride == [1, 1] && o.padding == [(0, 0), (0, 0)]
         }
 
-        /// Every image and group as one matrix product of the group's weights with its input
-        /// channels (im2col, unless the kernel is pointwise); weights packed once per group.
-        fn grouped_gemm(
+        /// Every image as one matrix product of the weights with its im2col columns (the image
+        /// itself for a pointwise kernel); the weights packed once for all images.
+        fn gemm(
             &self,
             input: &[f32],
             weights: &[f32],
-            [ci, co, groups]: [usize; 3],
+            [ci, co]: [usize; 2],
             output: &mut [f32],
             finish: &(dyn Fn(usize, &mut [f32]) + Sync),
         ) {
             use crate::gemm::{Matrix, PackedA};
             let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
-            let (group_in, group_out) = (ci / groups, co / groups);
-            let k = group_in * self.kh * self.kw;
-            let matrices: Vec<Matrix> = weights
-                .chunks(group_out * k)
-                .map(|rows| Matrix { data: rows, rows: group_out, cols: k, stride: k })
-                .collect();
-            // Packed once for every image, unless the product is too narrow to pack at all.
-            let packed: Vec<PackedA> = if out_plane >= crate::gemm::PACK_MIN_COLS {
-                matrices.iter().map(|&a| PackedA::new(a)).collect()
-            } else {
-                vec![]
-            };
+            let k = ci * self.kh * self.kw;
+            let a = Matrix { data: weights, rows: co, cols: k, stride: k };
+            // Too narrow a product (a 1×1 map) is not worth packing at all.
+            let packed = (out_plane >= crate::gemm::PACK_MIN_COLS).then(|| PackedA::new(a));
+            let finish = |row, _, values: &mut [f32]| finish(row, values);
             let mut columns = vec![];
             for (image, out) in input.chunks(ci * plane).zip(output.chunks_mut(co * out_plane)) {
-                let per_group = image.chunks(group_in * plane).zip(out.chunks_mut(group_out * out_plane));
-                for (g, (channels, out)) in per_group.enumerate() {
-                    let b = if self.is_pointwise() {
-                        Matrix { data: channels, rows: group_in, cols: plane, stride: plane }
-                    } else {
-                        columns.resize(k * out_plane, 0.0);
-                        self.im2col(channels, &mut columns);
-                        Matrix { data: &columns, rows: k, cols: out_plane, stride: out_plane }
-                    };
-                    let finish = |row, _, values: &mut [f32]| finish(g * group_out + row, values);
-                    match packed.get(g) {
-                        Some(a) => crate::gemm::sgemm_packed(a, b, out, &finish),
-                        None => crate::gemm::sgemm(matrices[g], b, out, &finish),
-                    }
+                let b = if self.is_pointwise() {
+                    Matrix { data: image, rows: ci, cols: plane, stride: plane }
+                } else {
+                    columns.resize(k * out_plane, 0.0);
+                    self.im2col(image, &mut columns);
+                    Matrix { data: &columns, rows: k, cols: out_plane, stride: out_plane }
+                };
+                match &packed {
+                    Some(a) => crate::gemm::sgemm_packed(a, b, out, &finish),
+                    None => crate::gemm::sgemm(a, b, out, &finish),
                 }
-            }
-        }
-
-        /// Depthwise convolution (one input channel per group, `multiplier` outputs each), plane
-        /// by plane in parallel: every kernel tap adds a weighted, shifted input row to the output
-        /// row, over the columns where the tap lies inside the image.
-        fn depthwise(
-            &self,
-            input: &[f32],
-            weights: &[f32],
-            multiplier: usize,
-            output: &mut [f32],
-            finish: &(dyn Fn(usize, &mut [f32]) + Sync),
-        ) {
-            let o = self.options;
-            let (plane, taps_per_plane) = (self.h * self.w, self.kh * self.kw);
-            let co = weights.len() / taps_per_plane;
-            let ci = co / multiplier;
-            let (pt, pl, sx, dx) = (o.padding[0].0, o.padding[1].0, o.stride[1], o.dilation[1]);
-            let spans: Vec<(usize, usize)> =
-                (0..self.kw).map(|kx| valid_columns(kx * dx, pl, sx, self.w, self.ow)).collect();
-            let plane_task = |(p, out): (usize, &mut [f32])| {
-                vectorised(|| {
-                    let (image, channel) = (p / co, p % co);
-                    let source = &input[(image * ci + channel / multiplier) * plane..][..plane];
-                    let kernel = &weights[channel * taps_per_plane..][..taps_per_plane];
-                    for (y, row) in out.chunks_mut(self.ow).enumerate() {
-                        row.fill(0.0);
-                        for ky in taps(y, o.stride[0], o.dilation[0], pt, self.kh, self.h) {
-                            let iy = y * o.stride[0] + ky * o.dilation[0] - pt;
-                            let line = &source[iy * self.w..][..self.w];
-                            for (kx, &(first, end)) in spans.iter().enumerate().filter(|(_, (f, e))| f < e) {
-                                let wv = kernel[ky * self.kw + kx];
-                                let start = first * sx + kx * dx - pl;
-                                let dst = &mut row[first..end];
-                                if sx == 1 {
-                                    dst.iter_mut().zip(&line[start..]).for_each(|(v, &x)| *v += wv * x);
-                                } else {
-                                    dst.iter_mut()
-                                        .zip(line[start..].iter().step_by(sx))
-                                        .for_each(|(v, &x)| *v += wv * x);
-                                }
-                            }
-                        }
-                        finish(channel, row);
-                    }
-                })
-            };
-            let out_plane = self.oh * self.ow;
-            if out_plane > 0 {
-                output.par_chunks_mut(out_plane).enumerate().for_each(plane_task);
             }
         }
 
@@ -626,32 +563,36 @@ mod flex {
     /// Max pooling of one plane in two passes: the maximum over each window's columns, for
     /// every input row (`columns`, `h × ow`), then over its rows, output row by output row —
     /// both passes plain loops over rows that LLVM vectorises.
-    fn pool_plane(input: &[f32], [h, w]: [usize; 2], output: &mut [f32], ow: usize, win: Window) {
+    #[inline(always)]
+    fn pool_plane(
+        input: &[f32],
+        [h, w]: [usize; 2],
+        output: &mut [f32],
+        ow: usize,
+        win: Window,
+        columns: &mut Vec<f32>,
+    ) {
         let (s, d, p) = (win.strides, win.dilations, win.pads);
-        POOL_ROWS.with_borrow_mut(|columns| {
-            vectorised(|| {
-                columns.clear();
-                columns.resize(h * ow, f32::NEG_INFINITY);
-                for (line, maxima) in input.chunks(w).zip(columns.chunks_mut(ow)) {
-                    for kx in 0..win.kernel[1] {
-                        let (first, end) = valid_columns(kx * d[1], p[1].0, s[1], w, ow);
-                        if first == end {
-                            continue;
-                        }
-                        let start = first * s[1] + kx * d[1] - p[1].0;
-                        let taps = line[start..].iter().step_by(s[1]);
-                        maxima[first..end].iter_mut().zip(taps).for_each(|(m, &v)| *m = nan_max(*m, v));
-                    }
+        columns.clear();
+        columns.resize(h * ow, f32::NEG_INFINITY);
+        for (line, maxima) in input.chunks(w).zip(columns.chunks_mut(ow)) {
+            for kx in 0..win.kernel[1] {
+                let (first, end) = valid_columns(kx * d[1], p[1].0, s[1], w, ow);
+                if first == end {
+                    continue;
                 }
-                for (y, row) in output.chunks_mut(ow).enumerate() {
-                    row.fill(f32::NEG_INFINITY);
-                    for ky in taps(y, s[0], d[0], p[0].0, win.kernel[0], h) {
-                        let maxima = &columns[(y * s[0] + ky * d[0] - p[0].0) * ow..][..ow];
-                        row.iter_mut().zip(maxima).for_each(|(m, &v)| *m = nan_max(*m, v));
-                    }
-                }
-            })
-        });
+                let start = first * s[1] + kx * d[1] - p[1].0;
+                let taps = line[start..].iter().step_by(s[1]);
+                maxima[first..end].iter_mut().zip(taps).for_each(|(m, &v)| *m = nan_max(*m, v));
+            }
+        }
+        for (y, row) in output.chunks_mut(ow).enumerate() {
+            row.fill(f32::NEG_INFINITY);
+            for ky in taps(y, s[0], d[0], p[0].0, win.kernel[0], h) {
+                let maxima = &columns[(y * s[0] + ky * d[0] - p[0].0) * ow..][..ow];
+                row.iter_mut().zip(maxima).for_each(|(m, &v)| *m = nan_max(*m, v));
+            }
+        }
     }
 
     /// The larger of `best` and `v`, NaN once either is NaN (as flex's kernel).

@@ -124,34 +124,6 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_and_block_edges() {
 }
 
 #[test]
-fn grouped_and_depthwise_conv2d_match_burn() {
-    use burn::tensor::ops::ConvOptions;
-    /// x `[n, c, h, w]`, weight `[co, ci / groups, kh, kw]`, groups, strides, pads, dilations.
-    type Case = ([usize; 4], [usize; 4], usize, [usize; 2], [(usize, usize); 2], [usize; 2]);
-    let cases: &[Case] = &[
-        // depthwise 3x3, stride 1 and 2, the shapes of MobileNet-style blocks
-        ([1, 16, 12, 12], [16, 1, 3, 3], 16, [1, 1], [(1, 1), (1, 1)], [1, 1]),
-        ([2, 8, 11, 9], [8, 1, 3, 3], 8, [2, 2], [(1, 1), (1, 1)], [1, 1]),
-        // depthwise 5x5, asymmetric padding, dilation, channel multiplier 2
-        ([1, 4, 10, 13], [8, 1, 5, 5], 4, [1, 2], [(2, 1), (0, 2)], [2, 1]),
-        // depthwise, every output column of some taps in the padding
-        ([1, 3, 3, 4], [3, 1, 3, 5], 3, [1, 2], [(2, 1), (3, 3)], [1, 2]),
-        // grouped 1x1 (ShuffleNet) and grouped 3x3
-        ([1, 12, 7, 7], [24, 3, 1, 1], 4, [1, 1], [(0, 0), (0, 0)], [1, 1]),
-        ([2, 6, 9, 8], [9, 2, 3, 3], 3, [2, 1], [(1, 0), (1, 1)], [1, 1]),
-    ];
-    for (seed, &(xs, ws, groups, strides, pads, dilations)) in cases.iter().enumerate() {
-        let x = tensor(xs, 1000 + seed as u64, 1.0);
-        let w = tensor(ws, 1100 + seed as u64, 1.0);
-        let b = Some(tensor([ws[0]], 1200 + seed as u64, 1.0));
-        let options = ConvOptions::new_with_padding(strides, pads, dilations, groups);
-        let ours = ops::conv2d(x.clone(), w.clone(), b.clone(), options.clone(), ops::ConvActivation::Relu);
-        let burn = activation::relu(burn::tensor::module::conv2d(x, w, b, options));
-        assert_close(ours, burn, 1e-5, &format!("grouped case {seed}: x {xs:?} w {ws:?} groups {groups}"));
-    }
-}
-
-#[test]
 fn conv1d_matches_burn() {
     use burn::tensor::ops::ConvOptions;
     for (seed, (len, k, stride, pads, dilation)) in
