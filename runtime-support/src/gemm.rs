@@ -39,6 +39,35 @@ impl Matrix<'_> {
     }
 }
 
+/// The right operand of a product as the packing reads it, row segment by row segment: a
+/// matrix in memory, or one computed on the fly (a convolution's im2col columns, which are
+/// then never stored whole).
+pub trait Right: Sync {
+    fn rows(&self) -> usize;
+    fn cols(&self) -> usize;
+    /// Row `p`, columns `j0..j0 + out.len()`.
+    fn segment(&self, p: usize, j0: usize, out: &mut [f32]);
+    /// The operand as a matrix in memory, when it is one (then read in place where that pays).
+    fn matrix(&self) -> Option<Matrix<'_>> {
+        None
+    }
+}
+
+impl Right for Matrix<'_> {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+    fn cols(&self) -> usize {
+        self.cols
+    }
+    fn segment(&self, p: usize, j0: usize, out: &mut [f32]) {
+        out.copy_from_slice(&self.data[p * self.stride + j0..][..out.len()]);
+    }
+    fn matrix(&self) -> Option<Matrix<'_>> {
+        Some(*self)
+    }
+}
+
 /// The output pointer, shared by the column-block tasks: each writes only its own columns.
 #[derive(Clone, Copy)]
 struct Output(*mut f32);
@@ -87,11 +116,16 @@ impl PackedA {
 ///
 /// # Panics
 /// If the shapes do not agree, a view reaches past its slice, or `available()` is false.
-pub fn sgemm(a: Matrix, b: Matrix, c: &mut [f32], epilogue: &Epilogue<'_>) {
-    if b.cols < PACK_MIN_COLS {
+pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
+    if b.cols() < PACK_MIN_COLS {
         return narrow(a, b, c, epilogue);
     }
     sgemm_packed(&PackedA::new(a), b, c, epilogue)
+}
+
+/// Whether a matrix operand lies inside its slice (computed operands always do).
+fn fits(b: &impl Right) -> bool {
+    b.matrix().is_none_or(|m| m.fits())
 }
 
 /// Products with fewer columns than this are dot products of A's rows with B's columns:
@@ -100,14 +134,19 @@ pub const PACK_MIN_COLS: usize = 8;
 
 /// `C = A · B` for a B of few columns: each column of B copied out once, then one dot product
 /// per element of C, rows in parallel when there is enough work.
-fn narrow(a: Matrix, b: Matrix, c: &mut [f32], epilogue: &Epilogue<'_>) {
-    let (m, k, n) = (a.rows, a.cols, b.cols);
-    assert!(b.rows == k && c.len() == m * n && a.fits() && b.fits(), "sgemm: shapes do not agree");
+fn narrow(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
+    let (m, k, n) = (a.rows, a.cols, b.cols());
+    assert!(b.rows() == k && c.len() == m * n && a.fits() && fits(b), "sgemm: shapes do not agree");
     assert!(available(), "sgemm needs AVX2 and FMA");
     if m == 0 || n == 0 {
         return;
     }
-    let columns: Vec<Vec<f32>> = (0..n).map(|j| (0..k).map(|p| b.data[p * b.stride + j]).collect()).collect();
+    let mut columns = vec![vec![0.0f32; k]; n];
+    let mut row = vec![0.0f32; n];
+    for p in 0..k {
+        b.segment(p, 0, &mut row);
+        columns.iter_mut().zip(&row).for_each(|(column, &v)| column[p] = v);
+    }
     let row = |(i, out): (usize, &mut [f32])| {
         let a_row = &a.data[i * a.stride..][..k];
         for (v, column) in out.iter_mut().zip(&columns) {
@@ -154,9 +193,9 @@ unsafe fn dot(_: &[f32], _: &[f32]) -> f32 {
 pub type Epilogue<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
 
 /// [`sgemm`] with `A` already packed.
-pub fn sgemm_packed(a: &PackedA, b: Matrix, c: &mut [f32], epilogue: &Epilogue<'_>) {
-    let (m, k, n) = (a.rows, a.cols, b.cols);
-    assert!(b.rows == k && c.len() == m * n && b.fits(), "sgemm: shapes do not agree");
+pub fn sgemm_packed(a: &PackedA, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
+    let (m, k, n) = (a.rows, a.cols, b.cols());
+    assert!(b.rows() == k && c.len() == m * n && fits(b), "sgemm: shapes do not agree");
     assert!(available(), "sgemm needs AVX2 and FMA");
     if m == 0 || n == 0 {
         return;
@@ -223,7 +262,7 @@ pub fn threads() -> usize {
 #[allow(clippy::too_many_arguments)]
 unsafe fn block(
     a: &PackedA,
-    b: Matrix,
+    b: &impl Right,
     j0: usize,
     width: usize,
     rows: std::ops::Range<usize>,
@@ -233,12 +272,12 @@ unsafe fn block(
 ) {
     let k = a.cols;
     let panels_b = width.div_ceil(NR);
-    let direct = a.rows <= DIRECT_B_ROWS;
-    packed_b.reserve(if direct { NR * KC } else { panels_b * NR * KC });
+    let direct = b.matrix().filter(|_| a.rows <= DIRECT_B_ROWS);
+    packed_b.reserve(if direct.is_some() { NR * KC } else { panels_b * NR * KC });
     let mut tile = [0.0f32; MR * NR];
     for p0 in (0..k).step_by(KC) {
         let depth = KC.min(k - p0);
-        if !direct {
+        if direct.is_none() {
             pack_b(b, p0, depth, j0, width, packed_b.as_mut_slice());
         }
         for i0 in rows.clone().step_by(MC) {
@@ -246,14 +285,14 @@ unsafe fn block(
             for jp in 0..panels_b {
                 let cols = NR.min(width - jp * NR);
                 // The panel of B: in place (row stride of B) or packed (stride NR).
-                let (pb, ldb) = if !direct {
-                    (packed_b.as_slice().as_ptr().add(jp * NR * depth), NR)
-                } else if cols == NR {
-                    (b.data.as_ptr().add(p0 * b.stride + j0 + jp * NR), b.stride)
-                } else {
-                    // The last, partial panel is packed (zero-padded) so no read passes B's end.
-                    pack_b(b, p0, depth, j0 + jp * NR, cols, packed_b.as_mut_slice());
-                    (packed_b.as_slice().as_ptr(), NR)
+                let (pb, ldb) = match direct {
+                    None => (packed_b.as_slice().as_ptr().add(jp * NR * depth), NR),
+                    Some(m) if cols == NR => (m.data.as_ptr().add(p0 * m.stride + j0 + jp * NR), m.stride),
+                    Some(_) => {
+                        // The last, partial panel is packed (zero-padded) so no read passes B's end.
+                        pack_b(b, p0, depth, j0 + jp * NR, cols, packed_b.as_mut_slice());
+                        (packed_b.as_slice().as_ptr(), NR)
+                    }
                 };
                 for ip in 0..rows.div_ceil(MR) {
                     let tile_rows = MR.min(rows - ip * MR);
@@ -284,7 +323,7 @@ unsafe fn block(
 #[allow(clippy::too_many_arguments)]
 unsafe fn block(
     _: &PackedA,
-    _: Matrix,
+    _: &impl Right,
     _: usize,
     _: usize,
     _: std::ops::Range<usize>,
@@ -321,20 +360,17 @@ impl Aligned {
     }
 }
 
-/// Packs `B[p0..p0 + depth, j0..j0 + width]` as `NR`-column panels, row after row, zero-padded.
-fn pack_b(b: Matrix, p0: usize, depth: usize, j0: usize, width: usize, packed: &mut [f32]) {
-    for (jp, panel) in packed.chunks_mut(NR * depth).take(width.div_ceil(NR)).enumerate() {
-        let (start, cols) = (j0 + jp * NR, NR.min(width - jp * NR));
-        for (p, dst) in panel.chunks_exact_mut(NR).enumerate() {
-            let row = &b.data[(p0 + p) * b.stride + start..];
-            if let (Ok(dst), Some(Ok(src))) =
-                (<&mut [f32; NR]>::try_from(&mut *dst), row.get(..NR).map(<&[f32; NR]>::try_from))
-            {
-                *dst = *src;
-            } else {
-                dst[..cols].copy_from_slice(&row[..cols]);
-                dst[cols..].fill(0.0);
-            }
+/// Packs `B[p0..p0 + depth, j0..j0 + width]` (`width <= NC`) as `NR`-column panels, row after
+/// row, zero-padded.
+fn pack_b(b: &impl Right, p0: usize, depth: usize, j0: usize, width: usize, packed: &mut [f32]) {
+    let mut row = [0.0f32; NC];
+    let row = &mut row[..width];
+    for p in 0..depth {
+        b.segment(p0 + p, j0, row);
+        for (jp, values) in row.chunks(NR).enumerate() {
+            let dst = &mut packed[(jp * depth + p) * NR..][..NR];
+            dst[..values.len()].copy_from_slice(values);
+            dst[values.len()..].fill(0.0);
         }
     }
 }
@@ -410,7 +446,7 @@ mod tests {
             let mut c = vec![f32::NAN; m * n];
             let (am, bm) =
                 (Matrix { data: &a, rows: m, cols: k, stride: k }, Matrix { data: &b, rows: k, cols: n, stride: n });
-            sgemm(am, bm, &mut c, &|_, _, _| {});
+            sgemm(am, &bm, &mut c, &|_, _, _| {});
             assert_eq!(c, naive(&a, &b, m, k, n), "{m}x{k}x{n}");
         }
     }

@@ -309,7 +309,7 @@ mod flex {
         } else {
             let a = crate::gemm::Matrix { data: input, rows: m, cols: k, stride: k };
             let b = crate::gemm::Matrix { data: w, rows: k, cols: n, stride: n };
-            crate::gemm::sgemm(a, b, &mut output, &|_, j0, row| add_bias(bias.map(|b| &b[j0..]), row));
+            crate::gemm::sgemm(a, &b, &mut output, &|_, j0, row| add_bias(bias.map(|b| &b[j0..]), row));
         }
         shape[D - 1] = n;
         Ok(from_vec(output, shape))
@@ -411,64 +411,79 @@ mod flex {
             // Too narrow a product (a 1×1 map) is not worth packing at all.
             let packed = (out_plane >= crate::gemm::PACK_MIN_COLS).then(|| PackedA::new(a));
             let finish = |row, _, values: &mut [f32]| finish(row, values);
-            let mut columns = vec![];
             for (image, out) in input.chunks(ci * plane).zip(output.chunks_mut(co * out_plane)) {
-                let b = if self.is_pointwise() {
-                    Matrix { data: image, rows: ci, cols: plane, stride: plane }
+                if self.is_pointwise() {
+                    let b = Matrix { data: image, rows: ci, cols: plane, stride: plane };
+                    match &packed {
+                        Some(a) => crate::gemm::sgemm_packed(a, &b, out, &finish),
+                        None => crate::gemm::sgemm(a, &b, out, &finish),
+                    }
                 } else {
-                    columns.resize(k * out_plane, 0.0);
-                    self.im2col(image, &mut columns);
-                    Matrix { data: &columns, rows: k, cols: out_plane, stride: out_plane }
-                };
-                match &packed {
-                    Some(a) => crate::gemm::sgemm_packed(a, b, out, &finish),
-                    None => crate::gemm::sgemm(a, b, out, &finish),
-                }
-            }
-        }
-
-        /// `columns[(c, ky, kx), (y, x)]`: the input pixel under kernel tap (ky, kx) for output
-        /// pixel (y, x) of channel c, or 0 in the padding.
-        fn im2col(&self, image: &[f32], columns: &mut [f32]) {
-            let o = self.options;
-            let (pt, pl, sx, dx) = (o.padding[0].0, o.padding[1].0, o.stride[1], o.dilation[1]);
-            let rows = self.oh * self.ow;
-            let fill_row = |(r, row): (usize, &mut [f32])| {
-                let (c, ky, kx) = (r / (self.kh * self.kw), (r / self.kw) % self.kh, r % self.kw);
-                let plane = &image[c * self.h * self.w..(c + 1) * self.h * self.w];
-                // Output columns x whose input column x * sx + kx * dx - pl lies in 0..w.
-                let shift = kx * dx;
-                let (first, end) = valid_columns(shift, pl, sx, self.w, self.ow);
-                for (y, line) in row.chunks_mut(self.ow).enumerate() {
-                    let iy = (y * o.stride[0] + ky * o.dilation[0]).checked_sub(pt).filter(|&i| i < self.h);
-                    let Some(iy) = iy else {
-                        line.fill(0.0);
-                        continue;
-                    };
-                    let source = &plane[iy * self.w..(iy + 1) * self.w];
-                    line[..first].fill(0.0);
-                    line[end..].fill(0.0);
-                    if first == end {
-                        continue;
-                    }
-                    let start = first * sx + shift - pl;
-                    if sx == 1 {
-                        line[first..end].copy_from_slice(&source[start..start + (end - first)]);
-                    } else {
-                        for (v, &x) in line[first..end].iter_mut().zip(source[start..].iter().step_by(sx)) {
-                            *v = x;
-                        }
+                    let b = Im2col { geometry: self, image, rows: k };
+                    match &packed {
+                        Some(a) => crate::gemm::sgemm_packed(a, &b, out, &finish),
+                        None => crate::gemm::sgemm(a, &b, out, &finish),
                     }
                 }
-            };
-            // Rows in parallel only when there is enough to share.
-            if columns.len() >= 1 << 16 && crate::gemm::threads() > 1 {
-                columns.par_chunks_mut(rows).enumerate().for_each(fill_row);
-            } else {
-                columns.chunks_mut(rows).enumerate().for_each(fill_row);
             }
         }
     }
+
+    /// The im2col matrix of one image, `[(c, ky, kx), (y, x)]`: the input pixel under kernel
+    /// tap (ky, kx) for output pixel (y, x) of channel c, or 0 in the padding. Computed segment
+    /// by segment as the matrix product packs it, never stored whole.
+    struct Im2col<'a> {
+        geometry: &'a Geometry<'a>,
+        image: &'a [f32],
+        rows: usize,
+    }
+
+    impl crate::gemm::Right for Im2col<'_> {
+        fn rows(&self) -> usize {
+            self.rows
+        }
+
+        fn cols(&self) -> usize {
+            self.geometry.oh * self.geometry.ow
+        }
+
+        fn segment(&self, p: usize, j0: usize, out: &mut [f32]) {
+            let g = self.geometry;
+            let o = g.options;
+            let (pt, pl, sx, dx) = (o.padding[0].0, o.padding[1].0, o.stride[1], o.dilation[1]);
+            let (c, ky, kx) = (p / (g.kh * g.kw), (p / g.kw) % g.kh, p % g.kw);
+            let plane = &self.image[c * g.h * g.w..][..g.h * g.w];
+            let shift = kx * dx;
+            // Output columns whose input column x * sx + shift - pl lies in 0..w.
+            let (first, end) = valid_columns(shift, pl, sx, g.w, g.ow);
+            let (mut j, mut out) = (j0, out);
+            while !out.is_empty() {
+                let (y, x) = (j / g.ow, j % g.ow);
+                let len = (g.ow - x).min(out.len());
+                let (line, rest) = std::mem::take(&mut out).split_at_mut(len);
+                let (a, b) = (first.clamp(x, x + line.len()), end.clamp(x, x + line.len()));
+                let iy = (y * o.stride[0] + ky * o.dilation[0]).checked_sub(pt).filter(|&i| i < g.h);
+                match iy {
+                    Some(iy) if a < b => {
+                        let source = &plane[iy * g.w..][..g.w];
+                        line[..a - x].fill(0.0);
+                        line[b - x..].fill(0.0);
+                        let (start, dst) = (a * sx + shift - pl, &mut line[a - x..b - x]);
+                        if sx == 1 {
+                            dst.copy_from_slice(&source[start..start + dst.len()]);
+                        } else {
+                            dst.iter_mut().zip(source[start..].iter().step_by(sx)).for_each(|(v, &s)| *v = s);
+                        }
+                    }
+                    _ => line.fill(0.0),
+                }
+                j += line.len();
+                out = rest;
+            }
+        }
+    }
+
+    impl Geometry<'_> {}
 
     /// A copy of the elements of an f32 flex tensor (views included), row-major.
     fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {
