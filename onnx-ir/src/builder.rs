@@ -20,6 +20,7 @@ fn is_custom(custom: CustomOps, domain: &str, op_type: &str) -> bool {
 
 pub fn build(model: &ModelProto, custom: CustomOps) -> Result<Graph> {
     let graph = model.graph.as_ref().ok_or(Error::NoGraph)?;
+    crate::domain::check_opset(model).map_err(Error::Opset)?;
     check_supported(graph, custom)?;
     match build_typed(model, graph, custom, &BranchChoices::new()) {
         Err(conflict @ Error::BranchTypes { .. }) => search_branch_typings(model, graph, custom, conflict),
@@ -34,6 +35,20 @@ type BranchChoices = BTreeMap<String, bool>;
 /// Most typings [`search_branch_typings`] tries; each undecided If doubles the candidates.
 const MAX_TYPINGS: usize = 256;
 
+/// Most nodes the typing search may build in all (each typing rebuilds the whole graph): the
+/// count alone lets a large graph cost 256 full imports. A deterministic bound on the work,
+/// and so on the time, that still leaves a 30,000-node graph 8 typings.
+const MAX_SEARCH_NODES: usize = 250_000;
+
+/// Nodes of a graph, its subgraphs' included: the cost of one typing.
+fn count_nodes(graph: &GraphProto) -> usize {
+    graph
+        .node
+        .iter()
+        .map(|n| 1 + n.attribute.iter().filter_map(|a| a.g.as_deref()).map(count_nodes).sum::<usize>())
+        .sum()
+}
+
 /// An If whose branches yield different ranks (chosen at run time, e.g. by a symbolic dim)
 /// cannot become one typed Rust value. Type the rest of the graph for each branch in turn and
 /// keep the typing that fits every later node and the declared outputs while making the
@@ -44,7 +59,8 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, custom: CustomO
     let mut pending = vec![BranchChoices::new()];
     let mut fitting = vec![];
     let mut fewest = usize::MAX;
-    for _ in 0..MAX_TYPINGS {
+    let attempts = MAX_TYPINGS.min(MAX_SEARCH_NODES / count_nodes(graph).max(1)).max(1);
+    for _ in 0..attempts {
         let Some(choices) = pending.pop() else { break };
         if choices.len() > fewest {
             continue; // Gives up more branches than a typing already found.
@@ -547,8 +563,35 @@ impl Builder<'_> {
         Ok(if then_typed { (then_branch, untyped, kept_types) } else { (untyped, else_branch, kept_types) })
     }
 
+    /// Every value has one definition (ONNX's SSA rule, which ONNX Runtime enforces at load): a
+    /// node output may not reuse the name of an earlier output, an initializer or a graph input.
+    fn check_new_outputs(&self, node: &NodeProto, name: &str) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for output in node.output.iter().filter(|o| !o.is_empty()) {
+            if self.names.contains_key(output) || !seen.insert(output) {
+                return Err(Error::Node {
+                    node: name.to_string(),
+                    op: node.op_type.clone(),
+                    message: format!(
+                        "output `{output}` is already defined (by an earlier node, an initializer or a graph input)"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     fn add_node(&mut self, node: &NodeProto, index: usize) -> Result<()> {
         let name = if node.name.is_empty() { format!("{}_{index}", node.op_type) } else { node.name.clone() };
+        let builtin = crate::domain::is_default(&node.domain) && !is_custom(self.custom, &node.domain, &node.op_type);
+        // Before any parser: they all index their inputs by position.
+        if let Some(message) = builtin
+            .then(|| crate::ops::arity::check(&node.op_type, self.graph.opset, &node.input, node.output.len()))
+            .flatten()
+        {
+            return Err(Error::Node { node: name, op: node.op_type.clone(), message });
+        }
+        self.check_new_outputs(node, &name)?;
         let inputs = node.input.iter().map(|i| self.resolve(node, &name, i)).collect::<Result<Vec<_>>>()?;
         let attrs = Attributes::new(&node.attribute, &name, &node.op_type);
         if node.op_type == "Constant" {
@@ -601,6 +644,19 @@ impl Builder<'_> {
                 types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
             ),
         })?;
+        // One check for every op: no tensor of a shape whose element count overflows can exist
+        // (ConstantOfShape, Expand, Tile, Pad, ... of huge static dims).
+        if let Some((i, ty)) = out_types
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.static_shape().is_some_and(|s| crate::ops::common::checked_product(s).is_none()))
+        {
+            return Err(Error::Node {
+                node: name,
+                op: node.op_type.clone(),
+                message: format!("output {i} would be {ty}, whose element count overflows"),
+            });
+        }
         // Every input known now: evaluate instead of emitting a node.
         let constants: Option<Vec<&TensorData>> =
             data_inputs.iter().flatten().map(|&id| self.graph.values[id].constant.as_ref()).collect();

@@ -1,6 +1,8 @@
 //! Operators: one module per family, each holding its config parsing for every opset and its
 //! type inference. `registry` maps (domain, op_type) to the family that parses it.
 
+pub mod arity;
+mod arity_table;
 pub mod attention;
 pub mod common;
 pub mod conv;
@@ -415,7 +417,7 @@ impl Op {
             Op::Gather { axis } => one(indexing::infer_gather(*axis, inputs[0], inputs[1])),
             Op::Slice(c) => one(indexing::infer_slice(c, inputs[0])?),
             Op::Split { axis, sizes } => Ok(indexing::infer_split(*axis, sizes, inputs[0])),
-            Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])),
+            Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])?),
             Op::Trilu { .. } | Op::CumSum { .. } => one(inputs[0].clone()),
             Op::LayerNorm(c) => Ok(norm::infer_layer_norm(c, inputs[0])),
             Op::SqueezeRuntime { rank } | Op::UnsqueezeRuntime { rank } => {
@@ -426,7 +428,7 @@ impl Op {
             Op::OneHot { axis, depth } => {
                 one(indexing::infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1]))
             }
-            Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])),
+            Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])?),
             Op::Quantize(c) => one(quantize::infer(c, inputs)),
             Op::QuantizedLinear(c) => one(quantize::infer_linear(c, inputs)?),
             Op::DynamicQuantize => Ok(quantize::infer_dynamic(inputs[0])),
@@ -451,11 +453,11 @@ impl Op {
                 one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; linear::einsum_rank(equation, &ranks)?]))
             }
             Op::Conv(c) => one(conv::infer(c, inputs)?),
-            Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])),
+            Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])?),
             Op::Pool(c) => one(pool::infer(c, inputs)?),
             Op::GlobalAveragePool | Op::GlobalMaxPool => one(pool::infer_global(inputs)?),
             Op::GroupNorm { .. } | Op::Lrn(_) => one(inputs[0].clone()),
-            Op::DepthSpace { block, to_space, .. } => one(shape::infer_depth_space(*block, *to_space, inputs[0])),
+            Op::DepthSpace { block, to_space, .. } => one(shape::infer_depth_space(*block, *to_space, inputs[0])?),
             Op::EyeLike { dtype, .. } => one(TensorType::new(*dtype, inputs[0].shape.clone())),
             Op::Flatten { axis } => one(shape::infer_flatten(*axis, inputs)?),
             Op::Reshape { shape } => one(shape::infer_reshape(shape, inputs)?),

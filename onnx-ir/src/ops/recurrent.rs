@@ -54,9 +54,13 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let r = ctx.input_type(2)?;
     let hidden = match a.int("hidden_size")? {
-        Some(h) if h > 0 => h as usize,
-        _ => r.shape.get(2).and_then(Dim::as_static).ok_or_else(|| ctx.error("hidden_size is required"))?,
+        Some(h) => usize::try_from(h).unwrap_or(0),
+        None => r.shape.get(2).and_then(Dim::as_static).ok_or_else(|| ctx.error("hidden_size is required"))?,
     };
+    if hidden == 0 {
+        let given = a.int("hidden_size")?.unwrap_or(0);
+        return Err(ctx.error(format!("hidden_size must be positive, got {given}")));
+    }
     let defaults: &[&str] = match cell {
         CellKind::Rnn => &["Tanh"],
         CellKind::Gru { .. } => &["Sigmoid", "Tanh"],

@@ -102,7 +102,36 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.input_type(0)?.dtype.kind() == Kind::Bool {
         return Err(ctx.error("Resize of bool tensors is not supported"));
     }
+    check_targets(&config, ctx.input_type(0)?.rank()).map_err(|e| ctx.error(e))?;
     Ok(Parsed::new(Op::Resize(config), ctx.inputs.len().clamp(1, 4)))
+}
+
+/// Constant scales and sizes, checked as ONNX Runtime does at load: one per resized axis,
+/// scales positive and finite, sizes not negative. (An empty list stands for "not given".)
+fn check_targets(c: &ResizeConfig, rank: usize) -> Result<(), String> {
+    let axes = if c.axes.is_empty() { rank } else { c.axes.len() };
+    let of = || if c.axes.is_empty() { format!("a rank-{rank} input") } else { format!("{axes} axes") };
+    if let Some(FloatsInput::Static(scales)) =
+        c.scales.as_ref().filter(|s| !matches!(s, FloatsInput::Static(v) if v.is_empty()))
+    {
+        if scales.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
+            return Err(format!("scales must be positive and finite, got {scales:?}"));
+        }
+        if scales.len() != axes {
+            return Err(format!("{} scales for {} (expected {axes})", scales.len(), of()));
+        }
+    }
+    if let Some(IntsOrRuntime::Static(sizes)) =
+        c.sizes.as_ref().filter(|s| !matches!(s, IntsOrRuntime::Static(v) if v.is_empty()))
+    {
+        if sizes.len() != axes {
+            return Err(format!("{} sizes for {} (expected {axes})", sizes.len(), of()));
+        }
+        if sizes.iter().any(|&s| s < 0) {
+            return Err(format!("sizes must not be negative, got {sizes:?}"));
+        }
+    }
+    Ok(())
 }
 
 pub fn infer(x: &TensorType) -> TensorType {

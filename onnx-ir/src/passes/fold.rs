@@ -8,8 +8,10 @@ use crate::ops::{BinaryOp, IntsInput, Op, UnaryOp, VariadicOp};
 use crate::tensor::TensorData;
 use crate::types::{DType, Kind, TensorType};
 
-/// Larger inputs are left to run time: folding is for shape arithmetic, not for weights.
-const MAX_ELEMENTS: usize = 1 << 16;
+/// Larger inputs and outputs are left to run time: folding is for shape arithmetic, not for
+/// weights. Every folder obeys it, Range's in its parser included, so that no model (however
+/// small its file) makes the import allocate more than this many elements per value.
+pub const MAX_ELEMENTS: usize = 1 << 16;
 
 /// A dense n-d array of values widened to f64 (exact for every integer below 2^53).
 #[derive(Debug, Clone)]
@@ -155,20 +157,22 @@ fn gather(data: &Array, indices: &Array, axis: usize) -> Option<Array> {
 fn slice(x: &Array, starts: &[i64], ends: &[i64], axes: &[i64], steps: &[i64]) -> Option<Array> {
     let rank = x.shape.len();
     let mut picks: Vec<Vec<usize>> = x.shape.iter().map(|&d| (0..d).collect()).collect();
-    for i in 0..starts.len() {
+    for (i, &start) in starts.iter().enumerate() {
         let axis = axes.get(i).map_or(i as i64, |&a| if a < 0 { a + rank as i64 } else { a }) as usize;
         let step = steps.get(i).copied().unwrap_or(1);
-        let dim = *x.shape.get(axis)? as i64;
-        let norm = |v: i64| if v < 0 { v + dim } else { v };
+        // i128: starts, ends and steps are any i64, and `k + step` must not overflow.
+        let dim = *x.shape.get(axis)? as i128;
+        let (start, end, step) = (start as i128, *ends.get(i)? as i128, step as i128);
+        let norm = |v: i128| if v < 0 { v + dim } else { v };
         let mut chosen = vec![];
         if step > 0 {
-            let (mut k, end) = (norm(starts[i]).clamp(0, dim), norm(ends[i]).clamp(0, dim));
+            let (mut k, end) = (norm(start).clamp(0, dim), norm(end).clamp(0, dim));
             while k < end {
                 chosen.push(k as usize);
                 k += step;
             }
         } else if step < 0 {
-            let (mut k, end) = (norm(starts[i]).clamp(-1, dim - 1), norm(ends[i]).clamp(-1, dim - 1));
+            let (mut k, end) = (norm(start).clamp(-1, dim - 1), norm(end).clamp(-1, dim - 1));
             while k > end {
                 chosen.push(k as usize);
                 k += step;
@@ -213,8 +217,8 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
         return None;
     }
     let [out_ty] = out else { return None };
-    let out_elements = out_ty.static_shape().map(|s| s.iter().product::<usize>());
-    if !foldable_dtype(out_ty.dtype) || out_elements.is_some_and(|n| n > MAX_ELEMENTS) {
+    let out_elements = out_ty.static_shape().map(crate::ops::common::checked_product);
+    if !foldable_dtype(out_ty.dtype) || out_elements.is_some_and(|n| n.is_none_or(|n| n > MAX_ELEMENTS)) {
         return None;
     }
     let arrays: Vec<Array> = inputs.iter().map(|t| Array::of(t)).collect();
