@@ -147,6 +147,22 @@ def overflows():
         case(f"{name}.onnx", "Node", "has no finite length", model([node], [], [io("y", [None])], initializer=inits))
 
 
+def attribute_lists():
+    # Per-value attribute lists shorter than the values they describe (found by mutating
+    # tests/models/scan_v19_reverse_axes: an index past the list in code generation).
+    body = helper.make_graph([helper.make_node("Add", ["s", "x_t"], ["s_next"]),
+                              helper.make_node("Neg", ["x_t"], ["y_t"])], "body",
+                             [io("s", [3]), io("x_t", [3])], [io("s_next", [3]), io("y_t", [3])])
+    scan = helper.make_node("Scan", ["s0", "x"], ["s_final", "y"], name="scan", body=body, num_scan_inputs=1,
+                            scan_output_directions=[0, 1])
+    case("scan_output_directions_count.onnx", "Node", "scan_output_directions has 2 entries for 1 values",
+         model([scan], [io("s0", [3]), io("x", [4, 3])], [io("s_final", [3]), io("y", [4, 3])]))
+    case("slice_list_lengths.onnx", "Node", "starts has 2 entries, but ends, axes and steps must have as many",
+         unary("Slice", [8, 3], [None, 3], inputs=["x", "s", "e"], initializer=[const("s", [0, 0]), const("e", [1])]))
+    case("tile_repeats_count.onnx", "Node", "1 repeats for a rank-2 input",
+         unary("Tile", [2, 3], [None, None], inputs=["x", "r"], initializer=[const("r", [2])]))
+
+
 def bounded_work():
     # Folding these would allocate gigabytes (or terabytes): they stay run-time nodes.
     for name, limit in [("range_1e12", 1e12), ("range_5e7", 5e7)]:
@@ -274,6 +290,7 @@ def ort_refuses(data):
 def main():
     too_few_inputs()
     overflows()
+    attribute_lists()
     bounded_work()
     refused_by_ort()
     decoding()

@@ -20,8 +20,10 @@ fn is_custom(custom: CustomOps, domain: &str, op_type: &str) -> bool {
 
 pub fn build(model: &ModelProto, custom: CustomOps) -> Result<Graph> {
     let graph = model.graph.as_ref().ok_or(Error::NoGraph)?;
-    crate::domain::check_opset(model).map_err(Error::Opset)?;
+    // After the unsupported-op list: a model of only other domains' ops (ai.onnx.ml) is told
+    // what is missing rather than that it imports no default opset (which it then needs not).
     check_supported(graph, custom)?;
+    crate::domain::check_opset(model, uses_default_domain(graph)).map_err(Error::Opset)?;
     match build_typed(model, graph, custom, &BranchChoices::new()) {
         Err(conflict @ Error::BranchTypes { .. }) => search_branch_typings(model, graph, custom, conflict),
         other => other,
@@ -156,6 +158,14 @@ fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(
             }
         }
     }
+}
+
+/// Whether any node (subgraphs included) is of the default domain, which needs its opset.
+fn uses_default_domain(graph: &GraphProto) -> bool {
+    graph.node.iter().any(|n| {
+        crate::domain::is_default(&n.domain)
+            || n.attribute.iter().filter_map(|a| a.g.as_deref()).any(uses_default_domain)
+    })
 }
 
 fn check_supported(graph: &GraphProto, custom: CustomOps) -> Result<()> {
@@ -418,7 +428,11 @@ impl Builder<'_> {
                 .collect()
         };
         let directions = |attr: &str, count: usize| -> Result<Vec<bool>> {
-            Ok(attrs.ints(attr)?.unwrap_or_else(|| vec![0; count]).iter().map(|&d| d != 0).collect())
+            let given = attrs.ints(attr)?.unwrap_or_else(|| vec![0; count]);
+            if given.len() != count {
+                return Err(fail(&format!("{attr} has {} entries for {count} values", given.len())));
+            }
+            Ok(given.iter().map(|&d| d != 0).collect())
         };
         let scanned = &types[num_states..];
         let input_axes = axes("scan_input_axes", &scanned.iter().map(TensorType::rank).collect::<Vec<_>>())?;

@@ -34,12 +34,13 @@ pub fn default_opset(model: &ModelProto) -> i64 {
 const FIRST_IR_WITH_OPSET_IMPORT: i64 = 3;
 
 /// The default-domain opset must be one ONNX defines, as ONNX Runtime requires at load: a
-/// version below 1 or above the newest in `onnx.defs`, or none at all in a model whose IR
-/// version has opset imports, is refused (the importer would otherwise guess its semantics).
-pub fn check_opset(model: &ModelProto) -> Result<(), String> {
+/// version below 1 or above the newest in `onnx.defs`, or none at all in a model that has
+/// default-domain nodes (`uses_default`) and an IR version with opset imports, is refused (the
+/// importer would otherwise guess the ops' semantics).
+pub fn check_opset(model: &ModelProto, uses_default: bool) -> Result<(), String> {
     let newest = crate::ops::arity::NEWEST_OPSET;
     match model.opset_import.iter().find(|o| is_default(&o.domain)) {
-        None if model.ir_version >= FIRST_IR_WITH_OPSET_IMPORT => Err(format!(
+        None if uses_default && model.ir_version >= FIRST_IR_WITH_OPSET_IMPORT => Err(format!(
             "the model imports no opset of the default domain (ai.onnx), required from IR version \
              {FIRST_IR_WITH_OPSET_IMPORT} (the model has IR version {})",
             model.ir_version
