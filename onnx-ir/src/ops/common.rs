@@ -56,9 +56,19 @@ pub fn fmt_dims(dims: &[Dim]) -> String {
 /// The largest element count or dimension a static shape may have: ONNX shapes are `i64`.
 pub const SHAPE_LIMIT: usize = i64::MAX as usize;
 
-/// The product of `values` when it stays within [`SHAPE_LIMIT`].
+/// The product of `values` when it stays within [`SHAPE_LIMIT`] (0 when any value is, however
+/// large the others).
 pub fn checked_product(values: impl IntoIterator<Item = usize>) -> Option<usize> {
-    values.into_iter().try_fold(1usize, |acc, n| acc.checked_mul(n)).filter(|&n| n <= SHAPE_LIMIT)
+    let (mut product, mut empty) = (Some(1usize), false);
+    for n in values {
+        empty |= n == 0;
+        product = product.and_then(|p| p.checked_mul(n));
+    }
+    if empty {
+        Some(0)
+    } else {
+        product.filter(|&n| n <= SHAPE_LIMIT)
+    }
 }
 
 /// Product of dimensions, static only when every factor is; an error when a static product
@@ -208,4 +218,31 @@ pub fn window_output_type(
         });
     }
     Ok(TensorType::new(input.dtype, shape))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(kernel: usize, stride: usize, pads: (usize, usize), dilation: usize) -> Window {
+        Window { kernel: vec![kernel], strides: vec![stride], pads: vec![pads], dilations: vec![dilation] }
+    }
+
+    /// Regression (issue 14): huge dilations and pads overflowed the window arithmetic.
+    #[test]
+    fn window_arithmetic_is_checked() {
+        assert!(window(3, 1, (0, 0), usize::MAX / 2).span(0).is_err());
+        assert!(window_output(4, &window(2, 1, (usize::MAX, usize::MAX), 1), 0, false).is_err());
+        assert_eq!(window_output(4, &window(2, 1, (0, 0), 1 << 62), 0, false), Ok(None));
+        assert_eq!(window_output(5, &window(3, 2, (1, 1), 1), 0, true), Ok(Some(3)));
+    }
+
+    #[test]
+    fn products_are_checked() {
+        assert_eq!(checked_product([1 << 40, 1 << 40]), None);
+        assert_eq!(checked_product([1 << 40, 1 << 40, 0]), Some(0));
+        assert_eq!(checked_product([3, 4]), Some(12));
+        assert!(dims_product(&[Dim::Static(1 << 40), Dim::Static(1 << 40)]).is_err());
+        assert_eq!(dims_product(&[Dim::Static(1 << 40), Dim::Unknown]), Ok(Dim::Unknown));
+    }
 }

@@ -550,3 +550,24 @@ pub fn infer_gather_nd(data: &TensorType, indices: &TensorType) -> TensorType {
     shape.extend(data.shape.iter().skip(k).cloned());
     TensorType::new(data.dtype, shape)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (issue 14): i64 extremes overflowed the slice arithmetic.
+    #[test]
+    fn slice_len_of_extreme_bounds_and_steps() {
+        assert_eq!(slice_len(0, i64::MAX, i64::MAX, 8), 1);
+        assert_eq!(slice_len(i64::MAX, i64::MIN, i64::MIN, 8), 1);
+        assert_eq!(slice_len(i64::MIN, i64::MAX, 1, 8), 8);
+        assert_eq!(slice_len(-1, i64::MIN, -1, 8), 8);
+        assert_eq!(slice_len(1, 7, 2, 8), 3);
+    }
+
+    #[test]
+    fn equal_split_never_divides_by_zero() {
+        assert_eq!(equal_split(5, 0), Vec::<usize>::new());
+        assert_eq!(equal_split(5, 2), vec![3, 2]);
+    }
+}
