@@ -20,6 +20,11 @@ pub struct Arity {
 
 pub use super::arity_table::NEWEST_OPSET;
 
+/// Every schema version of the default domain, sorted by op and version.
+pub fn schemas() -> &'static [Arity] {
+    ARITY
+}
+
 impl Arity {
     fn optional(&self, index: usize) -> bool {
         index < 64 && self.optional_inputs & (1 << index) != 0
