@@ -97,6 +97,7 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choice
     let mut b = Builder {
         graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset },
         names: HashMap::new(),
+        defined: vec![],
         unproduced: HashMap::new(),
         custom,
         declared,
@@ -230,6 +231,10 @@ struct Builder<'a> {
     custom: CustomOps<'a>,
     declared: HashMap<String, TensorType>,
     names: HashMap<String, ValueId>,
+    /// Every name defined, with the value it hid (if any), in order: leaving a subgraph rewinds
+    /// it to where the subgraph began. Copying `names` per subgraph instead made the import
+    /// quadratic in a model of many Ifs.
+    defined: Vec<(String, Option<ValueId>)>,
     /// Outputs a node declares but the op does not produce in inference (Dropout's mask).
     unproduced: HashMap<String, (String, String)>,
     choices: &'a BranchChoices,
@@ -238,9 +243,24 @@ struct Builder<'a> {
 impl Builder<'_> {
     fn add_value(&mut self, name: String, ty: TensorType, constant: Option<TensorData>) -> ValueId {
         let id = self.graph.values.len();
-        self.names.insert(name.clone(), id);
+        self.define(name.clone(), id);
         self.graph.values.push(Value { name, ty, constant });
         id
+    }
+
+    fn define(&mut self, name: String, id: ValueId) {
+        let hidden = self.names.insert(name.clone(), id);
+        self.defined.push((name, hidden));
+    }
+
+    /// Undoes the definitions made since `scope` (a subgraph's names are visible only inside it).
+    fn leave_scope(&mut self, scope: usize) {
+        for (name, hidden) in self.defined.drain(scope..).rev() {
+            match hidden {
+                Some(id) => self.names.insert(name, id),
+                None => self.names.remove(&name),
+            };
+        }
     }
 
     fn resolve(&self, node: &NodeProto, node_name: &str, name: &str) -> Result<Option<ValueId>> {
@@ -316,7 +336,7 @@ impl Builder<'_> {
         op: &str,
         formal: Vec<(String, TensorType)>,
     ) -> Result<(Branch, Vec<ValueId>)> {
-        let saved_names = self.names.clone();
+        let scope = self.defined.len();
         let saved_nodes = std::mem::take(&mut self.graph.nodes);
         let formal_ids: Vec<ValueId> = formal.into_iter().map(|(name, ty)| self.add_value(name, ty, None)).collect();
         let result = (|| {
@@ -340,7 +360,7 @@ impl Builder<'_> {
                 .collect::<Result<Vec<_>>>()
         })();
         let nodes = std::mem::replace(&mut self.graph.nodes, saved_nodes);
-        self.names = saved_names;
+        self.leave_scope(scope);
         Ok((Branch { nodes, outputs: result?, untyped: None }, formal_ids))
     }
 
@@ -515,7 +535,7 @@ impl Builder<'_> {
             }
             self.graph.nodes.extend(chosen.nodes);
             for (out, id) in node.output.iter().zip(chosen.outputs) {
-                self.names.insert(out.clone(), id);
+                self.define(out.clone(), id);
             }
             return Ok(());
         }
