@@ -163,6 +163,23 @@ def attribute_lists():
          unary("Tile", [2, 3], [None, None], inputs=["x", "r"], initializer=[const("r", [2])]))
 
 
+def attribute_strings():
+    # Mode strings become enum variants in the generated code: one that is not a Rust
+    # identifier panicked code generation (found by the fuzzer: GridSample padding_mode "(eros").
+    grid = helper.make_node("GridSample", ["x", "g"], ["y"], name="grid", padding_mode="(eros")
+    case("string_grid_sample_padding.onnx", "Node", "padding_mode `(eros` is not supported",
+         model([grid], [io("x", [1, 1, 2, 2]), io("g", [1, 2, 2, 2])], [io("y", [1, 1, 2, 2])], opset=16))
+    inits = [const("roi", [], np.float32), const("sc", [1, 1, 2, 2], np.float32)]
+    case("string_resize_coordinate_mode.onnx", "Node", "coordinate_transformation_mode `half pixel` is not supported",
+         unary("Resize", [1, 1, 2, 2], [None] * 4, inputs=["x", "roi", "sc"], initializer=inits,
+               coordinate_transformation_mode="half pixel"))
+    w = numpy_helper.from_array(np.ones([1, 4, 2], np.float32), "w")
+    r = numpy_helper.from_array(np.ones([1, 4, 1], np.float32), "r")
+    case("string_rnn_activation.onnx", "Node", "activation `Tanh()` is not supported",
+         model([helper.make_node("RNN", ["x", "w", "r"], ["y"], name="rnn", hidden_size=4, activations=["Tanh()"])],
+               [io("x", [3, 1, 2])], [io("y", None)], initializer=[w, r]))
+
+
 def bounded_work():
     # Folding these would allocate gigabytes (or terabytes): they stay run-time nodes.
     for name, limit in [("range_1e12", 1e12), ("range_5e7", 5e7)]:
@@ -291,6 +308,7 @@ def main():
     too_few_inputs()
     overflows()
     attribute_lists()
+    attribute_strings()
     bounded_work()
     refused_by_ort()
     decoding()

@@ -94,7 +94,7 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
     let dilations = list("dilations", 1, 1)?;
     let mut output_padding = list("output_padding", 0, 0)?;
     let window = |pads| Window { kernel: kernel.clone(), strides: strides.clone(), pads, dilations: dilations.clone() };
-    let auto_pad = ctx.attrs.string("auto_pad")?.unwrap_or_else(|| "NOTSET".into());
+    let auto_pad = ctx.choice("auto_pad", "NOTSET", &["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"])?;
     let output_shape = ctx.attrs.ints("output_shape")?;
     if let Some(shape) = output_shape.as_ref().filter(|s| s.len() < spatial || s.iter().any(|&d| d < 0)) {
         return Err(ctx.error(format!("output_shape {shape:?} must give {spatial} non-negative spatial dims")));

@@ -24,6 +24,21 @@ pub struct RecurrentConfig {
     pub batch_first: bool,
 }
 
+/// The activations the run-time cells implement (code generation names their variants).
+const ACTIVATIONS: &[&str] = &[
+    "Sigmoid",
+    "Tanh",
+    "Relu",
+    "HardSigmoid",
+    "LeakyRelu",
+    "ThresholdedRelu",
+    "ScaledTanh",
+    "Elu",
+    "Softsign",
+    "Softplus",
+    "Affine",
+];
+
 fn default_params(name: &str) -> (f64, f64) {
     match name {
         "LeakyRelu" => (0.01, 0.0),
@@ -78,6 +93,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let (mut ai, mut bi) = (0, 0);
     let mut activations = vec![];
     for name in names {
+        super::check_choice("activation", &name, ACTIVATIONS).map_err(|e| ctx.error(e))?;
         let (mut alpha, mut beta) = default_params(&name);
         if matches!(name.as_str(), "LeakyRelu" | "ThresholdedRelu" | "ScaledTanh" | "HardSigmoid" | "Elu" | "Affine") {
             if let Some(&v) = alphas.get(ai) {

@@ -52,6 +52,11 @@ fn ints(ctx: &NodeCtx, index: usize) -> Result<Option<IntsOrRuntime>> {
     }))
 }
 
+/// The modes the run-time resize implements (code generation names their enum variants).
+const NEAREST: &[&str] = &["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"];
+const COORDINATES: &[&str] =
+    &["half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize"];
+
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let a = &ctx.attrs;
     let upsample = ctx.op_type == "Upsample";
@@ -79,22 +84,18 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let config = ResizeConfig {
         mode,
-        nearest_mode: if legacy {
-            "floor".into()
-        } else {
-            a.string("nearest_mode")?.unwrap_or_else(|| "round_prefer_floor".into())
-        },
+        nearest_mode: if legacy { "floor".into() } else { ctx.choice("nearest_mode", "round_prefer_floor", NEAREST)? },
         coordinate: if legacy {
             "asymmetric".into()
         } else {
-            a.string("coordinate_transformation_mode")?.unwrap_or_else(|| "half_pixel".into())
+            ctx.choice("coordinate_transformation_mode", "half_pixel", COORDINATES)?
         },
         cubic_coeff_a: a.float_or("cubic_coeff_a", -0.75)? as f64,
         exclude_outside: a.int_or("exclude_outside", 0)? != 0,
         antialias: a.int_or("antialias", 0)? != 0,
         extrapolation_value: a.float_or("extrapolation_value", 0.0)? as f64,
         axes: a.ints("axes")?.unwrap_or_default(),
-        policy: a.string("keep_aspect_ratio_policy")?.unwrap_or_else(|| "stretch".into()),
+        policy: ctx.choice("keep_aspect_ratio_policy", "stretch", &["stretch", "not_larger", "not_smaller"])?,
         roi,
         scales,
         sizes,
@@ -161,7 +162,7 @@ pub fn parse_grid_sample(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let config = GridSampleConfig {
         mode: mode.into(),
-        padding: ctx.attrs.string("padding_mode")?.unwrap_or_else(|| "zeros".into()),
+        padding: ctx.choice("padding_mode", "zeros", &["zeros", "border", "reflection"])?,
         align_corners: ctx.attrs.int_or("align_corners", 0)? != 0,
     };
     Ok(Parsed::new(Op::GridSample(config), 2))

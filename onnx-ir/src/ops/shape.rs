@@ -199,7 +199,7 @@ pub fn parse_depth_space(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error(format!("input must be [N, C, H, W], got {x}")));
     }
     let to_space = ctx.op_type == "DepthToSpace";
-    let crd = ctx.attrs.string("mode")?.as_deref() == Some("CRD");
+    let crd = ctx.choice("mode", "DCR", &["DCR", "CRD"])? == "CRD";
     Ok(Parsed::new(Op::DepthSpace { block, to_space, crd }, 1))
 }
 
