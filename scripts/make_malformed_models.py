@@ -140,6 +140,11 @@ def overflows():
     case("overflow_expand_folded.onnx", "Node", "overflow",
          model([helper.make_node("Constant", [], ["x"], value=const("v", [1.0], np.float32)), node], [],
                [io("y", [None] * 3)], initializer=[const("s", [2**40, 2**40, 2**40])]))
+    # Empty, but with dims whose product overflows: the folders' strides did (found by the fuzzer).
+    case("overflow_expand_empty_folded.onnx", "ok", "",
+         model([helper.make_node("Constant", [], ["x"], value=const("v", [1.0], np.float32)),
+                helper.make_node("Expand", ["x", "s"], ["y"], name="empty_expand")], [],
+               [io("y", [None] * 3)], initializer=[const("s", [2**40, 2**40, 0])]))
     # Range to +inf: no element count; NaN limits likewise.
     for name, limit in [("range_to_inf", math.inf), ("range_to_nan", math.nan)]:
         inits = [const("a", 0.0, np.float32), const("b", limit, np.float32), const("d", 1.0, np.float32)]

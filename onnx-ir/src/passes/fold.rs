@@ -73,6 +73,13 @@ fn encode(values: &[f64], shape: Vec<usize>, dtype: DType) -> TensorData {
     TensorData { dtype, shape, bytes }
 }
 
+/// Whether a shape is small enough to fold: its element count, and every partial product the
+/// folders take of it (strides, outer and inner block sizes), within [`MAX_ELEMENTS`]. Zero
+/// dims count as one: `[0, 2^40, 2^40]` holds nothing, but its strides still overflow.
+fn within_budget(shape: &[usize]) -> bool {
+    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d.max(1))).is_some_and(|n| n <= MAX_ELEMENTS)
+}
+
 fn foldable_dtype(dtype: DType) -> bool {
     !matches!(dtype, DType::F16 | DType::BF16)
 }
@@ -213,12 +220,11 @@ fn transpose(x: &Array, perm: &[usize]) -> Array {
 /// Evaluates `op` on constant `inputs` when it is one of the folded ops; `out` is the inferred
 /// output type (its static shape drives the pure reshaping ops).
 pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<TensorData>> {
-    if inputs.iter().any(|t| t.num_elements() > MAX_ELEMENTS || !foldable_dtype(t.dtype)) {
+    if inputs.iter().any(|t| !within_budget(&t.shape) || !foldable_dtype(t.dtype)) {
         return None;
     }
     let [out_ty] = out else { return None };
-    let out_elements = out_ty.static_shape().map(crate::ops::common::checked_product);
-    if !foldable_dtype(out_ty.dtype) || out_elements.is_some_and(|n| n.is_none_or(|n| n > MAX_ELEMENTS)) {
+    if !foldable_dtype(out_ty.dtype) || out_ty.static_shape().is_some_and(|s| !within_budget(&s)) {
         return None;
     }
     let arrays: Vec<Array> = inputs.iter().map(|t| Array::of(t)).collect();
