@@ -29,6 +29,7 @@ PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
 "$PY" scripts/make_opset_compliance.py
 "$PY" scripts/make_ui_models.py
 "$PY" scripts/make_dir_fixture.py
+"$PY" scripts/make_malformed_models.py
 "$PY" examples/digits/train.py --reference-only
 "$PY" examples/custom-ops/make_model.py
 

@@ -20,7 +20,10 @@ fn is_custom(custom: CustomOps, domain: &str, op_type: &str) -> bool {
 
 pub fn build(model: &ModelProto, custom: CustomOps) -> Result<Graph> {
     let graph = model.graph.as_ref().ok_or(Error::NoGraph)?;
+    // After the unsupported-op list: a model of only other domains' ops (ai.onnx.ml) is told
+    // what is missing rather than that it imports no default opset (which it then needs not).
     check_supported(graph, custom)?;
+    crate::domain::check_opset(model, uses_default_domain(graph)).map_err(Error::Opset)?;
     match build_typed(model, graph, custom, &BranchChoices::new()) {
         Err(conflict @ Error::BranchTypes { .. }) => search_branch_typings(model, graph, custom, conflict),
         other => other,
@@ -34,6 +37,20 @@ type BranchChoices = BTreeMap<String, bool>;
 /// Most typings [`search_branch_typings`] tries; each undecided If doubles the candidates.
 const MAX_TYPINGS: usize = 256;
 
+/// Most nodes the typing search may build in all (each typing rebuilds the whole graph): the
+/// count alone lets a large graph cost 256 full imports. A deterministic bound on the work,
+/// and so on the time, that still leaves a 30,000-node graph 8 typings.
+const MAX_SEARCH_NODES: usize = 250_000;
+
+/// Nodes of a graph, its subgraphs' included: the cost of one typing.
+fn count_nodes(graph: &GraphProto) -> usize {
+    graph
+        .node
+        .iter()
+        .map(|n| 1 + n.attribute.iter().filter_map(|a| a.g.as_deref()).map(count_nodes).sum::<usize>())
+        .sum()
+}
+
 /// An If whose branches yield different ranks (chosen at run time, e.g. by a symbolic dim)
 /// cannot become one typed Rust value. Type the rest of the graph for each branch in turn and
 /// keep the typing that fits every later node and the declared outputs while making the
@@ -44,7 +61,8 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, custom: CustomO
     let mut pending = vec![BranchChoices::new()];
     let mut fitting = vec![];
     let mut fewest = usize::MAX;
-    for _ in 0..MAX_TYPINGS {
+    let attempts = MAX_TYPINGS.min(MAX_SEARCH_NODES / count_nodes(graph).max(1)).max(1);
+    for _ in 0..attempts {
         let Some(choices) = pending.pop() else { break };
         if choices.len() > fewest {
             continue; // Gives up more branches than a typing already found.
@@ -79,6 +97,7 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choice
     let mut b = Builder {
         graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset },
         names: HashMap::new(),
+        defined: vec![],
         unproduced: HashMap::new(),
         custom,
         declared,
@@ -140,6 +159,14 @@ fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(
             }
         }
     }
+}
+
+/// Whether any node (subgraphs included) is of the default domain, which needs its opset.
+fn uses_default_domain(graph: &GraphProto) -> bool {
+    graph.node.iter().any(|n| {
+        crate::domain::is_default(&n.domain)
+            || n.attribute.iter().filter_map(|a| a.g.as_deref()).any(uses_default_domain)
+    })
 }
 
 fn check_supported(graph: &GraphProto, custom: CustomOps) -> Result<()> {
@@ -204,6 +231,10 @@ struct Builder<'a> {
     custom: CustomOps<'a>,
     declared: HashMap<String, TensorType>,
     names: HashMap<String, ValueId>,
+    /// Every name defined, with the value it hid (if any), in order: leaving a subgraph rewinds
+    /// it to where the subgraph began. Copying `names` per subgraph instead made the import
+    /// quadratic in a model of many Ifs.
+    defined: Vec<(String, Option<ValueId>)>,
     /// Outputs a node declares but the op does not produce in inference (Dropout's mask).
     unproduced: HashMap<String, (String, String)>,
     choices: &'a BranchChoices,
@@ -212,9 +243,24 @@ struct Builder<'a> {
 impl Builder<'_> {
     fn add_value(&mut self, name: String, ty: TensorType, constant: Option<TensorData>) -> ValueId {
         let id = self.graph.values.len();
-        self.names.insert(name.clone(), id);
+        self.define(name.clone(), id);
         self.graph.values.push(Value { name, ty, constant });
         id
+    }
+
+    fn define(&mut self, name: String, id: ValueId) {
+        let hidden = self.names.insert(name.clone(), id);
+        self.defined.push((name, hidden));
+    }
+
+    /// Undoes the definitions made since `scope` (a subgraph's names are visible only inside it).
+    fn leave_scope(&mut self, scope: usize) {
+        for (name, hidden) in self.defined.drain(scope..).rev() {
+            match hidden {
+                Some(id) => self.names.insert(name, id),
+                None => self.names.remove(&name),
+            };
+        }
     }
 
     fn resolve(&self, node: &NodeProto, node_name: &str, name: &str) -> Result<Option<ValueId>> {
@@ -290,7 +336,7 @@ impl Builder<'_> {
         op: &str,
         formal: Vec<(String, TensorType)>,
     ) -> Result<(Branch, Vec<ValueId>)> {
-        let saved_names = self.names.clone();
+        let scope = self.defined.len();
         let saved_nodes = std::mem::take(&mut self.graph.nodes);
         let formal_ids: Vec<ValueId> = formal.into_iter().map(|(name, ty)| self.add_value(name, ty, None)).collect();
         let result = (|| {
@@ -314,7 +360,7 @@ impl Builder<'_> {
                 .collect::<Result<Vec<_>>>()
         })();
         let nodes = std::mem::replace(&mut self.graph.nodes, saved_nodes);
-        self.names = saved_names;
+        self.leave_scope(scope);
         Ok((Branch { nodes, outputs: result?, untyped: None }, formal_ids))
     }
 
@@ -402,7 +448,11 @@ impl Builder<'_> {
                 .collect()
         };
         let directions = |attr: &str, count: usize| -> Result<Vec<bool>> {
-            Ok(attrs.ints(attr)?.unwrap_or_else(|| vec![0; count]).iter().map(|&d| d != 0).collect())
+            let given = attrs.ints(attr)?.unwrap_or_else(|| vec![0; count]);
+            if given.len() != count {
+                return Err(fail(&format!("{attr} has {} entries for {count} values", given.len())));
+            }
+            Ok(given.iter().map(|&d| d != 0).collect())
         };
         let scanned = &types[num_states..];
         let input_axes = axes("scan_input_axes", &scanned.iter().map(TensorType::rank).collect::<Vec<_>>())?;
@@ -485,7 +535,7 @@ impl Builder<'_> {
             }
             self.graph.nodes.extend(chosen.nodes);
             for (out, id) in node.output.iter().zip(chosen.outputs) {
-                self.names.insert(out.clone(), id);
+                self.define(out.clone(), id);
             }
             return Ok(());
         }
@@ -547,8 +597,35 @@ impl Builder<'_> {
         Ok(if then_typed { (then_branch, untyped, kept_types) } else { (untyped, else_branch, kept_types) })
     }
 
+    /// Every value has one definition (ONNX's SSA rule, which ONNX Runtime enforces at load): a
+    /// node output may not reuse the name of an earlier output, an initializer or a graph input.
+    fn check_new_outputs(&self, node: &NodeProto, name: &str) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for output in node.output.iter().filter(|o| !o.is_empty()) {
+            if self.names.contains_key(output) || !seen.insert(output) {
+                return Err(Error::Node {
+                    node: name.to_string(),
+                    op: node.op_type.clone(),
+                    message: format!(
+                        "output `{output}` is already defined (by an earlier node, an initializer or a graph input)"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     fn add_node(&mut self, node: &NodeProto, index: usize) -> Result<()> {
         let name = if node.name.is_empty() { format!("{}_{index}", node.op_type) } else { node.name.clone() };
+        let builtin = crate::domain::is_default(&node.domain) && !is_custom(self.custom, &node.domain, &node.op_type);
+        // Before any parser: they all index their inputs by position.
+        if let Some(message) = builtin
+            .then(|| crate::ops::arity::check(&node.op_type, self.graph.opset, &node.input, node.output.len()))
+            .flatten()
+        {
+            return Err(Error::Node { node: name, op: node.op_type.clone(), message });
+        }
+        self.check_new_outputs(node, &name)?;
         let inputs = node.input.iter().map(|i| self.resolve(node, &name, i)).collect::<Result<Vec<_>>>()?;
         let attrs = Attributes::new(&node.attribute, &name, &node.op_type);
         if node.op_type == "Constant" {
@@ -601,6 +678,19 @@ impl Builder<'_> {
                 types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
             ),
         })?;
+        // One check for every op: no tensor of a shape whose element count overflows can exist
+        // (ConstantOfShape, Expand, Tile, Pad, ... of huge static dims).
+        if let Some((i, ty)) = out_types
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.static_shape().is_some_and(|s| crate::ops::common::checked_product(s).is_none()))
+        {
+            return Err(Error::Node {
+                node: name,
+                op: node.op_type.clone(),
+                message: format!("output {i} would be {ty}, whose element count overflows"),
+            });
+        }
         // Every input known now: evaluate instead of emitting a node.
         let constants: Option<Vec<&TensorData>> =
             data_inputs.iter().flatten().map(|&id| self.graph.values[id].constant.as_ref()).collect();

@@ -8,6 +8,8 @@ pub enum Error {
     Decode(String),
     #[error("the ONNX model has no graph")]
     NoGraph,
+    #[error("invalid opset import: {0}")]
+    Opset(String),
     #[error("graph input `{name}`: {message}")]
     GraphInput { name: String, message: String },
     #[error("tensor `{name}`: {message}")]

@@ -15,8 +15,10 @@ pub struct TensorData {
 }
 
 impl TensorData {
+    /// Saturates: a shape whose product overflows (never one decoded from a model, whose byte
+    /// length bounds it) counts as too large for anything.
     pub fn num_elements(&self) -> usize {
-        self.shape.iter().product()
+        self.shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).unwrap_or(usize::MAX)
     }
 
     pub fn tensor_type(&self) -> TensorType {

@@ -22,5 +22,16 @@ fn compile_errors() {
         let path = entry.expect("model entry").path();
         std::fs::copy(&path, dest.join(path.file_name().expect("file name"))).expect("copy model");
     }
+    // The malformed-model corpus (tests/malformed), for the cases that pin its messages as
+    // the macro reports them.
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/malformed");
+    let dest = dest.join("malformed");
+    std::fs::create_dir_all(&dest).expect("create trybuild corpus folder");
+    for entry in std::fs::read_dir(&corpus).expect("tests/malformed") {
+        let path = entry.expect("corpus entry").path();
+        if path.extension().is_some_and(|e| e == "onnx") {
+            std::fs::copy(&path, dest.join(path.file_name().expect("file name"))).expect("copy corpus model");
+        }
+    }
     trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
 }

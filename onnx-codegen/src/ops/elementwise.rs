@@ -228,16 +228,33 @@ pub fn variadic(e: &mut Emitter, node: &Node, op: VariadicOp) -> Result<TokenStr
         VariadicOp::Min => quote! { min_pair },
         VariadicOp::Sum | VariadicOp::Mean => quote! { add },
     };
-    let mut acc = operands.remove(0);
-    for operand in operands {
-        acc = quote! { #acc.#method(#operand) };
+    let mean = (op == VariadicOp::Mean).then(|| float_literal(node.inputs.len() as f64));
+    let mut operands = operands.into_iter();
+    let first = operands.next().unwrap_or_default();
+    if node.inputs.len() <= MAX_CHAIN {
+        // `a.add(b).add(c)`, extended in place: re-quoting the chain so far for every operand
+        // would copy it each time.
+        let mut acc = first;
+        acc.extend(operands.map(|operand| quote! { .#method(#operand) }));
+        acc.extend(mean.map(|n| quote! { .div_scalar(#n) }));
+        return Ok(acc);
     }
-    if op == VariadicOp::Mean {
-        let n = float_literal(node.inputs.len() as f64);
-        acc = quote! { #acc.div_scalar(#n) };
-    }
-    Ok(acc)
+    // A wide node: one statement per operand. A chain this long nests as deep as it is long
+    // in every parser that reads it (syn, prettyplease, rustc) and overflows their stacks.
+    let steps = operands.map(|operand| quote! { acc = acc.#method(#operand); });
+    let result = match mean {
+        Some(n) => quote! { acc.div_scalar(#n) },
+        None => quote! { acc },
+    };
+    Ok(quote! {{
+        let mut acc = #first;
+        #(#steps)*
+        #result
+    }})
 }
+
+/// Operands of a Max/Min/Sum/Mean written as one method chain; wider nodes get statements.
+const MAX_CHAIN: usize = 16;
 
 /// `Max(x, c)` / `Min(x, c)` with a one-element constant `c` that does not raise x's rank: one
 /// clamp pass (NaN stays NaN, as in ONNX) instead of a broadcast compare and select.

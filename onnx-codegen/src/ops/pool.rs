@@ -52,7 +52,7 @@ fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
         // The window sum of |x|^p is the average with padding counted, times the window size.
         PoolKind::Lp { p } => {
             let func = format_ident!("avg_pool{n}d");
-            let area = crate::emitter::float_literal(w.kernel.iter().product::<usize>() as f64);
+            let area = crate::emitter::float_literal(w.kernel.iter().map(|&k| k as f64).product::<f64>());
             let (p, root) = (crate::emitter::float_literal(p as f64), crate::emitter::float_literal(1.0 / p as f64));
             quote! {
                 burn::tensor::module::#func(

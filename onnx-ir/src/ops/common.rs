@@ -53,9 +53,41 @@ pub fn fmt_dims(dims: &[Dim]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-/// Product of dimensions, static only when every factor is.
-pub fn dims_product(dims: &[Dim]) -> Dim {
-    dims.iter().try_fold(1usize, |acc, d| d.as_static().map(|n| acc * n)).map_or(Dim::Unknown, Dim::Static)
+/// The largest element count or dimension a static shape may have: ONNX shapes are `i64`.
+pub const SHAPE_LIMIT: usize = i64::MAX as usize;
+
+/// The product of `values` when it stays within [`SHAPE_LIMIT`] (0 when any value is, however
+/// large the others).
+pub fn checked_product(values: impl IntoIterator<Item = usize>) -> Option<usize> {
+    let (mut product, mut empty) = (Some(1usize), false);
+    for n in values {
+        empty |= n == 0;
+        product = product.and_then(|p| p.checked_mul(n));
+    }
+    if empty {
+        Some(0)
+    } else {
+        product.filter(|&n| n <= SHAPE_LIMIT)
+    }
+}
+
+/// Product of dimensions, static only when every factor is; an error when a static product
+/// overflows (no tensor of that shape can exist).
+pub fn dims_product(dims: &[Dim]) -> Result<Dim, String> {
+    let Some(statics) = dims.iter().map(Dim::as_static).collect::<Option<Vec<_>>>() else { return Ok(Dim::Unknown) };
+    checked_product(statics)
+        .map(Dim::Static)
+        .ok_or_else(|| format!("the element count of {} overflows", fmt_dims(dims)))
+}
+
+/// `a + b`, or an error naming `what` and the operands when it leaves `0..=SHAPE_LIMIT`.
+pub fn add_dims(a: usize, b: usize, what: &str) -> Result<usize, String> {
+    a.checked_add(b).filter(|&n| n <= SHAPE_LIMIT).ok_or_else(|| format!("{what} overflows ({a} + {b})"))
+}
+
+/// `a * b`, or an error naming `what` and the operands when it leaves `0..=SHAPE_LIMIT`.
+pub fn mul_dims(a: usize, b: usize, what: &str) -> Result<usize, String> {
+    a.checked_mul(b).filter(|&n| n <= SHAPE_LIMIT).ok_or_else(|| format!("{what} overflows ({a} * {b})"))
 }
 
 /// Window geometry of a convolution or pooling node, with explicit per-side padding.
@@ -83,28 +115,32 @@ fn to_usizes(ctx: &NodeCtx, name: &str, values: Vec<i64>, min: i64) -> Result<Ve
         .collect()
 }
 
+/// A per-axis window attribute (`strides`, `dilations`, `pads`, ...) of `n` values, each at
+/// least `min`; `default` for every axis when absent.
+pub fn spatial_attr(ctx: &NodeCtx, name: &str, n: usize, default: i64, min: i64) -> Result<Vec<usize>> {
+    let values = ctx.attrs.ints(name)?.unwrap_or_else(|| vec![default; n]);
+    if values.len() != n {
+        return Err(ctx.error(format!("attribute `{name}` has {} values, expected {n}", values.len())));
+    }
+    to_usizes(ctx, name, values, min)
+}
+
 /// Reads kernel/strides/pads/dilations/auto_pad for `spatial` axes. `kernel` comes from the
 /// attribute (pooling) or the weight shape (convolution). `input` is the data input type,
 /// whose static spatial dims are needed only for the SAME auto-padding modes.
 pub fn read_window(ctx: &NodeCtx, kernel: Vec<usize>, input: &TensorType) -> Result<Window> {
     let n = kernel.len();
-    let list = |name: &str, default: i64, min: i64| -> Result<Vec<usize>> {
-        let values = ctx.attrs.ints(name)?.unwrap_or_else(|| vec![default; n]);
-        if values.len() != n {
-            return Err(ctx.error(format!("attribute `{name}` has {} values, expected {n}", values.len())));
-        }
-        to_usizes(ctx, name, values, min)
-    };
-    let strides = list("strides", 1, 1)?;
-    let dilations = list("dilations", 1, 1)?;
+    let strides = spatial_attr(ctx, "strides", n, 1, 1)?;
+    let dilations = spatial_attr(ctx, "dilations", n, 1, 1)?;
+    if let Some(axis) = kernel.iter().position(|&k| k == 0) {
+        return Err(ctx.error(format!("the kernel {kernel:?} is empty along spatial axis {axis}")));
+    }
+    let mut window = Window { kernel, strides, pads: vec![], dilations };
+    let spans = (0..n).map(|i| window.span(i)).collect::<Result<Vec<_>, _>>().map_err(|e| ctx.error(e))?;
     let auto_pad = ctx.attrs.string("auto_pad")?.unwrap_or_else(|| "NOTSET".into());
-    let pads = match auto_pad.as_str() {
+    window.pads = match auto_pad.as_str() {
         "NOTSET" => {
-            let flat = ctx.attrs.ints("pads")?.unwrap_or_else(|| vec![0; 2 * n]);
-            if flat.len() != 2 * n {
-                return Err(ctx.error(format!("attribute `pads` has {} values, expected {}", flat.len(), 2 * n)));
-            }
-            let flat = to_usizes(ctx, "pads", flat, 0)?;
+            let flat = spatial_attr(ctx, "pads", 2 * n, 0, 0)?;
             (0..n).map(|i| (flat[i], flat[i + n])).collect()
         }
         "VALID" => vec![(0, 0); n],
@@ -115,9 +151,16 @@ pub fn read_window(ctx: &NodeCtx, kernel: Vec<usize>, input: &TensorType) -> Res
                     let size = spatial.get(i).and_then(Dim::as_static).ok_or_else(|| {
                         ctx.error(format!("auto_pad {auto_pad} needs static spatial dims, input is {input}"))
                     })?;
-                    let out = size.div_ceil(strides[i]);
-                    let span = (kernel[i] - 1) * dilations[i] + 1;
-                    let total = ((out - 1) * strides[i] + span).saturating_sub(size);
+                    if size == 0 {
+                        return Err(ctx.error(format!("spatial axis {i} of the input {input} is empty")));
+                    }
+                    let stride = window.strides[i];
+                    let out = size.div_ceil(stride);
+                    // The windows' extent: (out - 1) strides then one span.
+                    let extent = mul_dims(out.saturating_sub(1), stride, "the padded input size")
+                        .and_then(|steps| add_dims(steps, spans[i], "the padded input size"))
+                        .map_err(|e| ctx.error(e))?;
+                    let total = extent.saturating_sub(size);
                     let small = total / 2;
                     Ok(if auto_pad == "SAME_UPPER" { (small, total - small) } else { (total - small, small) })
                 })
@@ -125,21 +168,32 @@ pub fn read_window(ctx: &NodeCtx, kernel: Vec<usize>, input: &TensorType) -> Res
         }
         other => return Err(ctx.error(format!("unknown auto_pad `{other}`"))),
     };
-    Ok(Window { kernel, strides, pads, dilations })
+    Ok(window)
 }
 
-/// Output length of one spatial axis, or `None` when the window does not fit.
-pub fn window_output(size: usize, w: &Window, axis: usize, ceil_mode: bool) -> Option<usize> {
-    let span = (w.kernel[axis] - 1) * w.dilations[axis] + 1;
-    let padded = size + w.pads[axis].0 + w.pads[axis].1;
-    let room = padded.checked_sub(span)?;
+impl Window {
+    /// Input positions one window covers on `axis`: `(kernel - 1) * dilation + 1`.
+    pub fn span(&self, axis: usize) -> Result<usize, String> {
+        let (k, d) = (self.kernel[axis], self.dilations[axis]);
+        mul_dims(k.saturating_sub(1), d, "the window span").and_then(|s| add_dims(s, 1, "the window span"))
+    }
+}
+
+/// Output length of one spatial axis: `None` when the window does not fit, an error when the
+/// padded size overflows.
+pub fn window_output(size: usize, w: &Window, axis: usize, ceil_mode: bool) -> Result<Option<usize>, String> {
+    let span = w.span(axis)?;
+    let (begin, end) = w.pads[axis];
+    let padded =
+        add_dims(size, begin, "the padded input size").and_then(|p| add_dims(p, end, "the padded input size"))?;
+    let Some(room) = padded.checked_sub(span) else { return Ok(None) };
     let stride = w.strides[axis];
     let mut out = if ceil_mode { room.div_ceil(stride) } else { room / stride } + 1;
     // A last window that starts inside the end padding only is dropped (as ONNX does).
-    if ceil_mode && (out - 1) * stride >= size + w.pads[axis].0 {
+    if ceil_mode && (out - 1) * stride >= size + begin {
         out -= 1;
     }
-    Some(out)
+    Ok(Some(out))
 }
 
 /// Output type of a windowed op over `[N, C, spatial...]` producing `channels` channels.
@@ -157,11 +211,38 @@ pub fn window_output_type(
     for (axis, d) in input.shape[2..].iter().enumerate() {
         shape.push(match d {
             Dim::Static(size) => Dim::Static(
-                window_output(*size, w, axis, ceil_mode)
+                window_output(*size, w, axis, ceil_mode)?
                     .ok_or_else(|| format!("window larger than padded input {input}"))?,
             ),
             _ => Dim::Unknown,
         });
     }
     Ok(TensorType::new(input.dtype, shape))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(kernel: usize, stride: usize, pads: (usize, usize), dilation: usize) -> Window {
+        Window { kernel: vec![kernel], strides: vec![stride], pads: vec![pads], dilations: vec![dilation] }
+    }
+
+    /// Regression (issue 14): huge dilations and pads overflowed the window arithmetic.
+    #[test]
+    fn window_arithmetic_is_checked() {
+        assert!(window(3, 1, (0, 0), usize::MAX / 2).span(0).is_err());
+        assert!(window_output(4, &window(2, 1, (usize::MAX, usize::MAX), 1), 0, false).is_err());
+        assert_eq!(window_output(4, &window(2, 1, (0, 0), 1 << 62), 0, false), Ok(None));
+        assert_eq!(window_output(5, &window(3, 2, (1, 1), 1), 0, true), Ok(Some(3)));
+    }
+
+    #[test]
+    fn products_are_checked() {
+        assert_eq!(checked_product([1 << 40, 1 << 40]), None);
+        assert_eq!(checked_product([1 << 40, 1 << 40, 0]), Some(0));
+        assert_eq!(checked_product([3, 4]), Some(12));
+        assert!(dims_product(&[Dim::Static(1 << 40), Dim::Static(1 << 40)]).is_err());
+        assert_eq!(dims_product(&[Dim::Static(1 << 40), Dim::Unknown]), Ok(Dim::Unknown));
+    }
 }

@@ -1,7 +1,7 @@
 //! Conv (opsets 1, 11, 22) over 1-D, 2-D and 3-D inputs; the weight gives the kernel shape when
 //! `kernel_shape` is absent.
 
-use super::common::{read_window, window_output_type, Window};
+use super::common::{add_dims, mul_dims, read_window, spatial_attr, window_output_type, Window};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
@@ -80,21 +80,27 @@ pub struct ConvTransposeConfig {
 
 pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
     let (x, _, w_shape, spatial) = operands(ctx, "transposed convolution")?;
-    let groups = ctx.attrs.int_or("group", 1)?.max(1) as usize;
+    let groups = ctx.attrs.int_or("group", 1)?;
+    if groups < 1 {
+        return Err(ctx.error(format!("group must be positive, got {groups}")));
+    }
+    let groups = groups as usize;
     let kernel = w_shape[2..].to_vec();
-    let list = |name: &str, default: usize| -> Result<Vec<usize>> {
-        Ok(ctx
-            .attrs
-            .ints(name)?
-            .map(|v| v.iter().map(|&x| x.max(0) as usize).collect())
-            .unwrap_or_else(|| vec![default; spatial]))
-    };
-    let strides = list("strides", 1)?;
-    let dilations = list("dilations", 1)?;
-    let mut output_padding = list("output_padding", 0)?;
-    let auto_pad = ctx.attrs.string("auto_pad")?.unwrap_or_else(|| "NOTSET".into());
+    if let Some(axis) = kernel.iter().position(|&k| k == 0) {
+        return Err(ctx.error(format!("the kernel {kernel:?} is empty along spatial axis {axis}")));
+    }
+    let list = |name: &str, default: i64, min: i64| spatial_attr(ctx, name, spatial, default, min);
+    let strides = list("strides", 1, 1)?;
+    let dilations = list("dilations", 1, 1)?;
+    let mut output_padding = list("output_padding", 0, 0)?;
+    let window = |pads| Window { kernel: kernel.clone(), strides: strides.clone(), pads, dilations: dilations.clone() };
+    let auto_pad = ctx.choice("auto_pad", "NOTSET", &["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"])?;
     let output_shape = ctx.attrs.ints("output_shape")?;
+    if let Some(shape) = output_shape.as_ref().filter(|s| s.len() < spatial || s.iter().any(|&d| d < 0)) {
+        return Err(ctx.error(format!("output_shape {shape:?} must give {spatial} non-negative spatial dims")));
+    }
     let pads: Vec<(usize, usize)> = if output_shape.is_some() || auto_pad.starts_with("SAME") {
+        let unpadded = window(vec![(0, 0); spatial]);
         (0..spatial)
             .map(|i| -> Result<(usize, usize)> {
                 let size = x.shape[2 + i]
@@ -102,9 +108,9 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
                     .ok_or_else(|| ctx.error(format!("output_shape/auto_pad need static spatial dims, input {x}")))?;
                 let target = match &output_shape {
                     Some(shape) => shape[shape.len() - spatial + i] as usize,
-                    None => size * strides[i],
+                    None => mul_dims(size, strides[i], "the output size").map_err(|e| ctx.error(e))?,
                 };
-                let full = strides[i] * (size - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1;
+                let full = transposed_len(size, &unpadded, output_padding[i], i).map_err(|e| ctx.error(e))?;
                 // A larger requested output is reached with extra output padding at the end.
                 output_padding[i] += target.saturating_sub(full);
                 let total = full.saturating_sub(target);
@@ -113,33 +119,36 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
             })
             .collect::<Result<_>>()?
     } else {
-        let flat = list("pads", 0)?;
-        if flat.len() == 2 * spatial {
-            (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect()
-        } else {
-            vec![(0, 0); spatial]
-        }
+        let flat = spatial_attr(ctx, "pads", 2 * spatial, 0, 0)?;
+        (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect()
     };
-    let config = ConvTransposeConfig {
-        window: Window { kernel, strides, pads, dilations },
-        groups,
-        output_padding,
-        out_channels: w_shape[1] * groups,
-    };
+    let out_channels = mul_dims(w_shape[1], groups, "the output channels").map_err(|e| ctx.error(e))?;
+    let config = ConvTransposeConfig { window: window(pads), groups, output_padding, out_channels };
+    // Shapes are checked now (for any static spatial dims), so that inference cannot fail later.
+    infer_transpose(&config, x).map_err(|e| ctx.error(e))?;
     Ok(Parsed::new(Op::ConvTranspose(config), 3))
 }
 
-pub fn infer_transpose(c: &ConvTransposeConfig, x: &TensorType) -> TensorType {
+/// `stride * (size - 1) + output_padding + span`: the output length before padding is removed.
+fn transposed_len(size: usize, w: &Window, output_padding: usize, axis: usize) -> Result<usize, String> {
+    if size == 0 {
+        return Err(format!("spatial axis {axis} of the input is empty"));
+    }
+    let steps = mul_dims(w.strides[axis], size - 1, "the output size")?;
+    add_dims(steps, output_padding, "the output size").and_then(|n| add_dims(n, w.span(axis)?, "the output size"))
+}
+
+pub fn infer_transpose(c: &ConvTransposeConfig, x: &TensorType) -> Result<TensorType, String> {
     let w = &c.window;
     let mut shape = vec![x.shape[0].clone(), Dim::Static(c.out_channels)];
     for (i, d) in x.shape[2..].iter().enumerate() {
         shape.push(match d.as_static() {
             Some(n) => {
-                let full = w.strides[i] * (n - 1) + c.output_padding[i] + (w.kernel[i] - 1) * w.dilations[i] + 1;
+                let full = transposed_len(n, w, c.output_padding[i], i)?;
                 Dim::Static(full.saturating_sub(w.pads[i].0 + w.pads[i].1))
             }
             None => Dim::Unknown,
         });
     }
-    TensorType::new(x.dtype, shape)
+    Ok(TensorType::new(x.dtype, shape))
 }

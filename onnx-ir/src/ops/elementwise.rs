@@ -261,7 +261,7 @@ pub fn parse_unary(ctx: &NodeCtx) -> Result<Parsed> {
         "HardSwish" => UnaryOp::HardSwish,
         "Mish" => UnaryOp::Mish,
         "Gelu" => {
-            let approximate = a.string("approximate")?.unwrap_or_else(|| "none".into());
+            let approximate = ctx.choice("approximate", "none", &["none", "tanh"])?;
             UnaryOp::Gelu { tanh: approximate == "tanh" }
         }
         "ThresholdedRelu" => UnaryOp::ThresholdedRelu { alpha: f("alpha", 1.0)? },

@@ -3,7 +3,7 @@
 //! constants or run-time tensors of known length. Shape, Size and Range of known values are
 //! folded into constants.
 
-use super::common::{broadcast_shapes, normalize_axis};
+use super::common::{add_dims, broadcast_shapes, checked_product, mul_dims, normalize_axis, SHAPE_LIMIT};
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::tensor::TensorData;
@@ -35,7 +35,11 @@ pub fn parse_shape(ctx: &NodeCtx) -> Result<Parsed> {
 pub fn parse_size(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
     match x.static_shape() {
-        Some(dims) => Ok(Parsed::folded(i64_tensor(&[dims.iter().product::<usize>() as i64], vec![]))),
+        Some(dims) => {
+            let count = checked_product(dims.iter().copied())
+                .ok_or_else(|| ctx.error(format!("the element count of input {x} overflows")))?;
+            Ok(Parsed::folded(i64_tensor(&[count as i64], vec![])))
+        }
         None => Ok(Parsed::new(Op::Size, 1)),
     }
 }
@@ -46,6 +50,14 @@ pub fn parse_constant_of_shape(ctx: &NodeCtx) -> Result<Parsed> {
         Some(t) => (t.scalar_f64().ok_or_else(|| ctx.error("`value` must hold one element"))?, t.dtype),
         None => (0.0, DType::F32),
     };
+    if let Some(dims) = shape.as_static() {
+        if let Some(&d) = dims.iter().find(|&&d| d < 0) {
+            return Err(ctx.error(format!("shape {dims:?} has a negative dimension {d}")));
+        }
+        if checked_product(dims.iter().map(|&d| d as usize)).is_none() {
+            return Err(ctx.error(format!("the element count of shape {dims:?} overflows")));
+        }
+    }
     Ok(Parsed::new(Op::ConstantOfShape { shape, value, dtype }, 1))
 }
 
@@ -64,7 +76,15 @@ pub fn parse_range(ctx: &NodeCtx) -> Result<Parsed> {
         if delta == 0.0 {
             return Err(ctx.error("Range with delta 0"));
         }
-        let n = ((limit - start) / delta).ceil().max(0.0) as usize;
+        let count = ((limit - start) / delta).ceil().max(0.0);
+        if !(start.is_finite() && limit.is_finite() && delta.is_finite()) {
+            return Err(ctx.error(format!("Range from {start} to {limit} by {delta} has no finite length")));
+        }
+        // Past the fold budget the range is computed at run time, like any other large value.
+        if count > crate::passes::fold::MAX_ELEMENTS as f64 {
+            return Ok(Parsed::new(Op::Range, 3));
+        }
+        let n = count as usize;
         let values: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
         let data = match dtype.kind() {
             Kind::Float => TensorData {
@@ -140,6 +160,14 @@ pub fn parse_slice(ctx: &NodeCtx) -> Result<Parsed> {
             steps: ctx.ints_input(4, "steps")?,
         }
     };
+    let lists = [Some(&config.ends), config.axes.as_ref(), config.steps.as_ref()];
+    if let Some(other) = lists.into_iter().flatten().find(|l| l.len() != config.starts.len()) {
+        return Err(ctx.error(format!(
+            "starts has {} entries, but ends, axes and steps must have as many (one has {})",
+            config.starts.len(),
+            other.len()
+        )));
+    }
     if config.steps.as_ref().and_then(IntsInput::as_static).is_some_and(|s| s.contains(&0)) {
         return Err(ctx.error("slice step 0"));
     }
@@ -185,7 +213,10 @@ pub fn infer_slice(c: &SliceConfig, x: &TensorType) -> Result<TensorType, String
 
 /// Number of elements ONNX Slice selects on one axis of size `dim`.
 pub fn slice_len(start: i64, end: i64, step: i64, dim: i64) -> usize {
-    let norm = |v: i64| if v < 0 { v + dim } else { v };
+    // i128: starts, ends and steps are any i64 (i64::MAX means "to the end"), so the sums and
+    // the negated step below overflow in i64.
+    let (start, end, step, dim) = (start as i128, end as i128, step as i128, dim as i128);
+    let norm = |v: i128| if v < 0 { v + dim } else { v };
     let (start, end) = (norm(start), norm(end));
     let n = if step > 0 {
         let (s, e) = (start.clamp(0, dim), end.clamp(0, dim));
@@ -218,18 +249,34 @@ pub fn parse_split(ctx: &NodeCtx) -> Result<Parsed> {
         if ctx.opset < 13 { ctx.attrs.ints("split")?.map(IntsInput::Static) } else { ctx.ints_input(1, "split")? };
     let sizes = match given {
         Some(IntsInput::Static(v)) if !v.is_empty() => {
-            SplitSizes::Static(v.iter().map(|&s| s.max(0) as usize).collect())
+            SplitSizes::Static(static_split(ctx, &v, x.shape[axis].as_static())?)
         }
         Some(IntsInput::Runtime { len }) if len > 0 => SplitSizes::Runtime { count: len },
         _ => {
             let count = match ctx.attrs.int("num_outputs")? {
                 Some(n) if n > 0 => n as usize,
-                _ => ctx.num_outputs,
+                Some(n) => return Err(ctx.error(format!("num_outputs must be positive, got {n}"))),
+                None => ctx.num_outputs,
             };
             SplitSizes::Equal { count }
         }
     };
     Ok(Parsed::new(Op::Split { axis, sizes }, ctx.inputs.len().clamp(1, 2)))
+}
+
+/// Constant split sizes, checked as ONNX Runtime does: none negative, adding up to the axis.
+fn static_split(ctx: &NodeCtx, sizes: &[i64], dim: Option<usize>) -> Result<Vec<usize>> {
+    if sizes.iter().any(|&s| s < 0) {
+        return Err(ctx.error(format!("split sizes must not be negative, got {sizes:?}")));
+    }
+    let sizes: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
+    let total = sizes.iter().try_fold(0usize, |acc, &s| add_dims(acc, s, "the sum of the split sizes"));
+    match (total.map_err(|e| ctx.error(e))?, dim) {
+        (total, Some(dim)) if total != dim => {
+            Err(ctx.error(format!("split sizes {sizes:?} add up to {total}, the axis has {dim}")))
+        }
+        _ => Ok(sizes),
+    }
 }
 
 pub fn infer_split(axis: usize, sizes: &SplitSizes, x: &TensorType) -> Vec<TensorType> {
@@ -273,17 +320,20 @@ pub fn parse_tile(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Tile { repeats }, 2))
 }
 
-pub fn infer_tile(repeats: &IntsInput, x: &TensorType) -> TensorType {
+pub fn infer_tile(repeats: &IntsInput, x: &TensorType) -> Result<TensorType, String> {
+    if repeats.len() != x.rank() {
+        return Err(format!("{} repeats for a rank-{} input", repeats.len(), x.rank()));
+    }
     let shape = x
         .shape
         .iter()
         .enumerate()
         .map(|(i, d)| match (d.as_static(), repeats.as_static()) {
-            (Some(n), Some(r)) => Dim::Static(n * r[i].max(0) as usize),
-            _ => Dim::Unknown,
+            (Some(n), Some(r)) => mul_dims(n, r[i].max(0) as usize, "the tiled dim").map(Dim::Static),
+            _ => Ok(Dim::Unknown),
         })
-        .collect();
-    TensorType::new(x.dtype, shape)
+        .collect::<Result<_, _>>()?;
+    Ok(TensorType::new(x.dtype, shape))
 }
 
 pub fn parse_trilu(ctx: &NodeCtx) -> Result<Parsed> {
@@ -337,13 +387,24 @@ pub fn parse_topk(ctx: &NodeCtx) -> Result<Parsed> {
     } else {
         ctx.ints_input(1, "k")?.ok_or_else(|| ctx.error("input `k` is required"))?
     };
+    if k.len() != 1 {
+        return Err(ctx.error(format!("k must hold one value, got {}", k.len())));
+    }
+    if let Some(&[k]) = k.as_static() {
+        if k < 0 {
+            return Err(ctx.error(format!("k must not be negative, got {k}")));
+        }
+        if let Some(size) = x.shape[axis].as_static().filter(|&size| k as u64 > size as u64) {
+            return Err(ctx.error(format!("k = {k} is larger than axis {axis} of size {size} (input {x})")));
+        }
+    }
     let largest = ctx.attrs.int_or("largest", 1)? != 0;
     Ok(Parsed::new(Op::TopK { axis, k, largest }, 2))
 }
 
 pub fn infer_topk(axis: usize, k: &IntsInput, x: &TensorType) -> Vec<TensorType> {
     let mut shape = x.shape.clone();
-    shape[axis] = k.as_static().map_or(Dim::Unknown, |k| Dim::Static(k[0].max(0) as usize));
+    shape[axis] = k.as_static().and_then(<[i64]>::first).map_or(Dim::Unknown, |&k| Dim::Static(k.max(0) as usize));
     vec![TensorType::new(x.dtype, shape.clone()), TensorType::new(DType::I64, shape)]
 }
 
@@ -394,6 +455,14 @@ pub fn parse_pad(ctx: &NodeCtx) -> Result<Parsed> {
         };
         (pads, value, ctx.ints_input(3, "axes")?)
     };
+    let padded_axes = match &axes {
+        Some(axes) => axes.len(),
+        None => ctx.input_type(0)?.rank(),
+    };
+    if pads.len() != 2 * padded_axes {
+        let of = if axes.is_some() { format!("{padded_axes} axes") } else { format!("a rank-{padded_axes} input") };
+        return Err(ctx.error(format!("{} pads for {of} (expected {})", pads.len(), 2 * padded_axes)));
+    }
     let mode = match mode.as_str() {
         "constant" => PadMode::Constant(value),
         "reflect" => PadMode::Reflect,
@@ -403,18 +472,26 @@ pub fn parse_pad(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Pad(PadConfig { pads, axes, mode }), ctx.inputs.len().clamp(1, 4)))
 }
 
-pub fn infer_pad(c: &PadConfig, x: &TensorType) -> TensorType {
+pub fn infer_pad(c: &PadConfig, x: &TensorType) -> Result<TensorType, String> {
     let rank = x.rank();
     let (Some(pads), None) = (c.pads.as_static(), &c.axes) else {
-        return TensorType::new(x.dtype, vec![Dim::Unknown; rank]);
+        return Ok(TensorType::new(x.dtype, vec![Dim::Unknown; rank]));
+    };
+    let padded = |i: usize, n: usize| {
+        // i128: two i64 pads and a dim cannot overflow it.
+        let size = n as i128 + pads[i] as i128 + pads[i + rank] as i128;
+        match usize::try_from(size.max(0)) {
+            Ok(size) if size <= SHAPE_LIMIT => Ok(size),
+            _ => Err(format!("padded axis {i} overflows ({n} + {} + {})", pads[i], pads[i + rank])),
+        }
     };
     let shape = (0..rank)
         .map(|i| match x.shape[i].as_static() {
-            Some(n) if pads.len() == 2 * rank => Dim::Static((n as i64 + pads[i] + pads[i + rank]).max(0) as usize),
-            _ => Dim::Unknown,
+            Some(n) if pads.len() == 2 * rank => padded(i, n).map(Dim::Static),
+            _ => Ok(Dim::Unknown),
         })
-        .collect();
-    TensorType::new(x.dtype, shape)
+        .collect::<Result<_, _>>()?;
+    Ok(TensorType::new(x.dtype, shape))
 }
 
 /// How Scatter* combines an update with the existing value.
@@ -472,4 +549,25 @@ pub fn infer_gather_nd(data: &TensorType, indices: &TensorType) -> TensorType {
     let mut shape = indices.shape[..indices.rank() - 1].to_vec();
     shape.extend(data.shape.iter().skip(k).cloned());
     TensorType::new(data.dtype, shape)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (issue 14): i64 extremes overflowed the slice arithmetic.
+    #[test]
+    fn slice_len_of_extreme_bounds_and_steps() {
+        assert_eq!(slice_len(0, i64::MAX, i64::MAX, 8), 1);
+        assert_eq!(slice_len(i64::MAX, i64::MIN, i64::MIN, 8), 1);
+        assert_eq!(slice_len(i64::MIN, i64::MAX, 1, 8), 8);
+        assert_eq!(slice_len(-1, i64::MIN, -1, 8), 8);
+        assert_eq!(slice_len(1, 7, 2, 8), 3);
+    }
+
+    #[test]
+    fn equal_split_never_divides_by_zero() {
+        assert_eq!(equal_split(5, 0), Vec::<usize>::new());
+        assert_eq!(equal_split(5, 2), vec![3, 2]);
+    }
 }

@@ -29,6 +29,14 @@ pub fn parse_gemm(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Gemm(config), 3))
 }
 
+/// The reduced (inner) dims of a matrix product must agree where both are known.
+fn check_inner(a: &Dim, b: &Dim) -> Result<(), String> {
+    match (a, b) {
+        (Dim::Static(x), Dim::Static(y)) if x != y => Err(format!("inner dimensions differ: {x} and {y}")),
+        _ => Ok(()),
+    }
+}
+
 fn matrix_dims(t: &TensorType, transposed: bool) -> (Dim, Dim) {
     let (r, c) = (t.shape[0].clone(), t.shape[1].clone());
     if transposed {
@@ -39,8 +47,9 @@ fn matrix_dims(t: &TensorType, transposed: bool) -> (Dim, Dim) {
 }
 
 pub fn infer_gemm(c: &GemmConfig, inputs: &[&TensorType]) -> Result<TensorType, String> {
-    let (m, _) = matrix_dims(inputs[0], c.trans_a);
-    let (_, n) = matrix_dims(inputs[1], c.trans_b);
+    let (m, k_a) = matrix_dims(inputs[0], c.trans_a);
+    let (k_b, n) = matrix_dims(inputs[1], c.trans_b);
+    check_inner(&k_a, &k_b)?;
     let out = vec![m, n];
     if let Some(bias) = inputs.get(2) {
         broadcast_shapes(&out, &bias.shape).map_err(|e| format!("C does not broadcast to the output: {e}"))?;
@@ -63,6 +72,7 @@ pub fn infer_matmul(inputs: &[&TensorType]) -> Result<TensorType, String> {
     let a_shape = if a.rank() == 1 { vec![Dim::Static(1), a.shape[0].clone()] } else { a.shape.clone() };
     let b_shape = if b.rank() == 1 { vec![b.shape[0].clone(), Dim::Static(1)] } else { b.shape.clone() };
     let (ra, rb) = (a_shape.len(), b_shape.len());
+    check_inner(&a_shape[ra - 1], &b_shape[rb - 2])?;
     let mut shape = broadcast_shapes(&a_shape[..ra - 2], &b_shape[..rb - 2])?;
     if a.rank() > 1 {
         shape.push(a_shape[ra - 2].clone());

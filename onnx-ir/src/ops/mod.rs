@@ -1,6 +1,8 @@
 //! Operators: one module per family, each holding its config parsing for every opset and its
 //! type inference. `registry` maps (domain, op_type) to the family that parses it.
 
+pub mod arity;
+mod arity_table;
 pub mod attention;
 pub mod common;
 pub mod conv;
@@ -342,6 +344,14 @@ impl<'a> NodeCtx<'a> {
             .ok_or_else(|| self.error(format!("required input {index} is missing")))
     }
 
+    /// A string attribute that must be one of `allowed` (`default` when absent): anything else
+    /// is an error naming it, before code generation makes an identifier of it.
+    pub fn choice(&self, name: &str, default: &str, allowed: &[&str]) -> Result<String> {
+        let value = self.attrs.string(name)?.unwrap_or_else(|| default.into());
+        check_choice(name, &value, allowed).map_err(|e| self.error(e))?;
+        Ok(value)
+    }
+
     pub fn input_type(&self, index: usize) -> Result<&'a TensorType> {
         Ok(&self.input(index)?.ty)
     }
@@ -390,6 +400,15 @@ impl<'a> NodeCtx<'a> {
     }
 }
 
+/// `Err` naming `what`, the value and the valid ones when `value` is not among `allowed`.
+pub fn check_choice(what: &str, value: &str, allowed: &[&str]) -> Result<(), String> {
+    if allowed.contains(&value) {
+        Ok(())
+    } else {
+        Err(format!("{what} `{value}` is not supported (expected one of: {})", allowed.join(", ")))
+    }
+}
+
 impl Op {
     /// Output types from input types. The error message names the types seen.
     pub fn infer(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
@@ -415,7 +434,7 @@ impl Op {
             Op::Gather { axis } => one(indexing::infer_gather(*axis, inputs[0], inputs[1])),
             Op::Slice(c) => one(indexing::infer_slice(c, inputs[0])?),
             Op::Split { axis, sizes } => Ok(indexing::infer_split(*axis, sizes, inputs[0])),
-            Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])),
+            Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])?),
             Op::Trilu { .. } | Op::CumSum { .. } => one(inputs[0].clone()),
             Op::LayerNorm(c) => Ok(norm::infer_layer_norm(c, inputs[0])),
             Op::SqueezeRuntime { rank } | Op::UnsqueezeRuntime { rank } => {
@@ -426,7 +445,7 @@ impl Op {
             Op::OneHot { axis, depth } => {
                 one(indexing::infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1]))
             }
-            Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])),
+            Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])?),
             Op::Quantize(c) => one(quantize::infer(c, inputs)),
             Op::QuantizedLinear(c) => one(quantize::infer_linear(c, inputs)?),
             Op::DynamicQuantize => Ok(quantize::infer_dynamic(inputs[0])),
@@ -451,11 +470,11 @@ impl Op {
                 one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; linear::einsum_rank(equation, &ranks)?]))
             }
             Op::Conv(c) => one(conv::infer(c, inputs)?),
-            Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])),
+            Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])?),
             Op::Pool(c) => one(pool::infer(c, inputs)?),
             Op::GlobalAveragePool | Op::GlobalMaxPool => one(pool::infer_global(inputs)?),
             Op::GroupNorm { .. } | Op::Lrn(_) => one(inputs[0].clone()),
-            Op::DepthSpace { block, to_space, .. } => one(shape::infer_depth_space(*block, *to_space, inputs[0])),
+            Op::DepthSpace { block, to_space, .. } => one(shape::infer_depth_space(*block, *to_space, inputs[0])?),
             Op::EyeLike { dtype, .. } => one(TensorType::new(*dtype, inputs[0].shape.clone())),
             Op::Flatten { axis } => one(shape::infer_flatten(*axis, inputs)?),
             Op::Reshape { shape } => one(shape::infer_reshape(shape, inputs)?),

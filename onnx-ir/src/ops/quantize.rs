@@ -76,8 +76,8 @@ pub fn parse_linear(ctx: &NodeCtx) -> Result<Parsed> {
     let conv = if ctx.op_type.contains("Conv") {
         let x = ctx.input_type(0)?;
         let w = ctx.input_type(if qlinear { 3 } else { 1 })?;
-        let kernel =
-            w.static_shape().ok_or_else(|| ctx.error(format!("weight shape must be static, got {w}")))?[2..].to_vec();
+        let shape = w.static_shape().ok_or_else(|| ctx.error(format!("weight shape must be static, got {w}")))?;
+        let kernel = shape.get(2..).unwrap_or_default().to_vec();
         if !(1..=2).contains(&kernel.len()) {
             return Err(ctx.error("only 1-D and 2-D quantized convolution is supported"));
         }

@@ -24,6 +24,21 @@ pub struct RecurrentConfig {
     pub batch_first: bool,
 }
 
+/// The activations the run-time cells implement (code generation names their variants).
+const ACTIVATIONS: &[&str] = &[
+    "Sigmoid",
+    "Tanh",
+    "Relu",
+    "HardSigmoid",
+    "LeakyRelu",
+    "ThresholdedRelu",
+    "ScaledTanh",
+    "Elu",
+    "Softsign",
+    "Softplus",
+    "Affine",
+];
+
 fn default_params(name: &str) -> (f64, f64) {
     match name {
         "LeakyRelu" => (0.01, 0.0),
@@ -54,9 +69,13 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let r = ctx.input_type(2)?;
     let hidden = match a.int("hidden_size")? {
-        Some(h) if h > 0 => h as usize,
-        _ => r.shape.get(2).and_then(Dim::as_static).ok_or_else(|| ctx.error("hidden_size is required"))?,
+        Some(h) => usize::try_from(h).unwrap_or(0),
+        None => r.shape.get(2).and_then(Dim::as_static).ok_or_else(|| ctx.error("hidden_size is required"))?,
     };
+    if hidden == 0 {
+        let given = a.int("hidden_size")?.unwrap_or(0);
+        return Err(ctx.error(format!("hidden_size must be positive, got {given}")));
+    }
     let defaults: &[&str] = match cell {
         CellKind::Rnn => &["Tanh"],
         CellKind::Gru { .. } => &["Sigmoid", "Tanh"],
@@ -74,6 +93,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let (mut ai, mut bi) = (0, 0);
     let mut activations = vec![];
     for name in names {
+        super::check_choice("activation", &name, ACTIVATIONS).map_err(|e| ctx.error(e))?;
         let (mut alpha, mut beta) = default_params(&name);
         if matches!(name.as_str(), "LeakyRelu" | "ThresholdedRelu" | "ScaledTanh" | "HardSigmoid" | "Elu" | "Affine") {
             if let Some(&v) = alphas.get(ai) {

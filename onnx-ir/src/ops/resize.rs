@@ -52,6 +52,11 @@ fn ints(ctx: &NodeCtx, index: usize) -> Result<Option<IntsOrRuntime>> {
     }))
 }
 
+/// The modes the run-time resize implements (code generation names their enum variants).
+const NEAREST: &[&str] = &["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"];
+const COORDINATES: &[&str] =
+    &["half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize"];
+
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let a = &ctx.attrs;
     let upsample = ctx.op_type == "Upsample";
@@ -79,22 +84,18 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let config = ResizeConfig {
         mode,
-        nearest_mode: if legacy {
-            "floor".into()
-        } else {
-            a.string("nearest_mode")?.unwrap_or_else(|| "round_prefer_floor".into())
-        },
+        nearest_mode: if legacy { "floor".into() } else { ctx.choice("nearest_mode", "round_prefer_floor", NEAREST)? },
         coordinate: if legacy {
             "asymmetric".into()
         } else {
-            a.string("coordinate_transformation_mode")?.unwrap_or_else(|| "half_pixel".into())
+            ctx.choice("coordinate_transformation_mode", "half_pixel", COORDINATES)?
         },
         cubic_coeff_a: a.float_or("cubic_coeff_a", -0.75)? as f64,
         exclude_outside: a.int_or("exclude_outside", 0)? != 0,
         antialias: a.int_or("antialias", 0)? != 0,
         extrapolation_value: a.float_or("extrapolation_value", 0.0)? as f64,
         axes: a.ints("axes")?.unwrap_or_default(),
-        policy: a.string("keep_aspect_ratio_policy")?.unwrap_or_else(|| "stretch".into()),
+        policy: ctx.choice("keep_aspect_ratio_policy", "stretch", &["stretch", "not_larger", "not_smaller"])?,
         roi,
         scales,
         sizes,
@@ -102,7 +103,36 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.input_type(0)?.dtype.kind() == Kind::Bool {
         return Err(ctx.error("Resize of bool tensors is not supported"));
     }
+    check_targets(&config, ctx.input_type(0)?.rank()).map_err(|e| ctx.error(e))?;
     Ok(Parsed::new(Op::Resize(config), ctx.inputs.len().clamp(1, 4)))
+}
+
+/// Constant scales and sizes, checked as ONNX Runtime does at load: one per resized axis,
+/// scales positive and finite, sizes not negative. (An empty list stands for "not given".)
+fn check_targets(c: &ResizeConfig, rank: usize) -> Result<(), String> {
+    let axes = if c.axes.is_empty() { rank } else { c.axes.len() };
+    let of = || if c.axes.is_empty() { format!("a rank-{rank} input") } else { format!("{axes} axes") };
+    if let Some(FloatsInput::Static(scales)) =
+        c.scales.as_ref().filter(|s| !matches!(s, FloatsInput::Static(v) if v.is_empty()))
+    {
+        if scales.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
+            return Err(format!("scales must be positive and finite, got {scales:?}"));
+        }
+        if scales.len() != axes {
+            return Err(format!("{} scales for {} (expected {axes})", scales.len(), of()));
+        }
+    }
+    if let Some(IntsOrRuntime::Static(sizes)) =
+        c.sizes.as_ref().filter(|s| !matches!(s, IntsOrRuntime::Static(v) if v.is_empty()))
+    {
+        if sizes.len() != axes {
+            return Err(format!("{} sizes for {} (expected {axes})", sizes.len(), of()));
+        }
+        if sizes.iter().any(|&s| s < 0) {
+            return Err(format!("sizes must not be negative, got {sizes:?}"));
+        }
+    }
+    Ok(())
 }
 
 pub fn infer(x: &TensorType) -> TensorType {
@@ -132,7 +162,7 @@ pub fn parse_grid_sample(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let config = GridSampleConfig {
         mode: mode.into(),
-        padding: ctx.attrs.string("padding_mode")?.unwrap_or_else(|| "zeros".into()),
+        padding: ctx.choice("padding_mode", "zeros", &["zeros", "border", "reflection"])?,
         align_corners: ctx.attrs.int_or("align_corners", 0)? != 0,
     };
     Ok(Parsed::new(Op::GridSample(config), 2))

@@ -1,7 +1,7 @@
 //! Shape manipulation: Flatten, Reshape (shape attribute before opset 5, input after),
 //! Transpose, Concat, Squeeze and Unsqueeze (axes attribute before opset 13, input after).
 
-use super::common::{dims_product, normalize_axes, normalize_axis};
+use super::common::{dims_product, mul_dims, normalize_axes, normalize_axis};
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
@@ -16,7 +16,7 @@ pub fn parse_flatten(ctx: &NodeCtx) -> Result<Parsed> {
 
 pub fn infer_flatten(axis: usize, inputs: &[&TensorType]) -> Result<TensorType, String> {
     let x = inputs[0];
-    Ok(TensorType::new(x.dtype, vec![dims_product(&x.shape[..axis]), dims_product(&x.shape[axis..])]))
+    Ok(TensorType::new(x.dtype, vec![dims_product(&x.shape[..axis])?, dims_product(&x.shape[axis..])?]))
 }
 
 pub fn parse_reshape(ctx: &NodeCtx) -> Result<Parsed> {
@@ -48,14 +48,21 @@ pub fn infer_reshape(target: &[i64], inputs: &[&TensorType]) -> Result<TensorTyp
             d => Ok(Dim::Static(d as usize)),
         })
         .collect::<Result<_, _>>()?;
-    if let Some(pos) = target.iter().position(|&d| d == -1) {
-        let known: Vec<Dim> = shape.iter().enumerate().filter(|&(i, _)| i != pos).map(|(_, d)| d.clone()).collect();
-        if let (Some(total), Dim::Static(rest)) = (dims_product(&x.shape).as_static(), dims_product(&known)) {
+    let inferred = target.iter().position(|&d| d == -1);
+    let known: Vec<Dim> =
+        shape.iter().enumerate().filter(|&(i, _)| Some(i) != inferred).map(|(_, d)| d.clone()).collect();
+    // Both products checked: a target such as [2^62, 2^62] is no shape at all.
+    match (inferred, dims_product(&x.shape)?, dims_product(&known)?) {
+        (Some(pos), Dim::Static(total), Dim::Static(rest)) => {
             if rest == 0 || total % rest != 0 {
                 return Err(format!("cannot reshape {x} into {target:?}"));
             }
             shape[pos] = Dim::Static(total / rest);
         }
+        (None, Dim::Static(total), Dim::Static(count)) if total != count => {
+            return Err(format!("cannot reshape {x} ({total} elements) into {target:?} ({count} elements)"));
+        }
+        _ => {}
     }
     Ok(TensorType::new(x.dtype, shape))
 }
@@ -105,7 +112,17 @@ pub fn infer_concat(axis: usize, inputs: &[&TensorType]) -> Result<TensorType, S
         if t.rank() != first.rank() || t.dtype != first.dtype {
             return Err(format!("inputs disagree: {first} and {t}"));
         }
-        total = total.zip(t.shape[axis].as_static()).map(|(a, b)| a + b);
+        // Every other dim must agree (as ONNX Runtime checks at load) where both are known.
+        let disagree = (0..first.rank())
+            .filter(|&d| d != axis)
+            .any(|d| matches!((&first.shape[d], &t.shape[d]), (Dim::Static(a), Dim::Static(b)) if a != b));
+        if disagree {
+            return Err(format!("inputs disagree off the concatenation axis {axis}: {first} and {t}"));
+        }
+        total = match (total, t.shape[axis].as_static()) {
+            (Some(a), Some(b)) => Some(super::common::add_dims(a, b, "the concatenated dim")?),
+            _ => None,
+        };
     }
     shape[axis] = total.map_or(Dim::Unknown, Dim::Static);
     Ok(TensorType::new(first.dtype, shape))
@@ -182,19 +199,22 @@ pub fn parse_depth_space(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error(format!("input must be [N, C, H, W], got {x}")));
     }
     let to_space = ctx.op_type == "DepthToSpace";
-    let crd = ctx.attrs.string("mode")?.as_deref() == Some("CRD");
+    let crd = ctx.choice("mode", "DCR", &["DCR", "CRD"])? == "CRD";
     Ok(Parsed::new(Op::DepthSpace { block, to_space, crd }, 1))
 }
 
-pub fn infer_depth_space(block: usize, to_space: bool, x: &TensorType) -> TensorType {
-    let d = |i: usize, f: &dyn Fn(usize) -> usize| x.shape[i].as_static().map_or(Dim::Unknown, |n| Dim::Static(f(n)));
-    let b2 = block * block;
+pub fn infer_depth_space(block: usize, to_space: bool, x: &TensorType) -> Result<TensorType, String> {
+    type Scale<'f> = &'f dyn Fn(usize) -> Result<usize, String>;
+    let d = |i: usize, f: Scale| x.shape[i].as_static().map_or(Ok(Dim::Unknown), |n| f(n).map(Dim::Static));
+    let b2 = mul_dims(block, block, "blocksize squared")?;
+    let (div, div2) = (|n: usize| Ok(n / block), |n: usize| Ok(n / b2));
+    let (mul, mul2) = (|n| mul_dims(n, block, "a spatial dim times blocksize"), |n| mul_dims(n, b2, "the channels"));
     let shape = if to_space {
-        vec![x.shape[0].clone(), d(1, &|n| n / b2), d(2, &|n| n * block), d(3, &|n| n * block)]
+        vec![x.shape[0].clone(), d(1, &div2)?, d(2, &mul)?, d(3, &mul)?]
     } else {
-        vec![x.shape[0].clone(), d(1, &|n| n * b2), d(2, &|n| n / block), d(3, &|n| n / block)]
+        vec![x.shape[0].clone(), d(1, &mul2)?, d(2, &div)?, d(3, &div)?]
     };
-    TensorType::new(x.dtype, shape)
+    Ok(TensorType::new(x.dtype, shape))
 }
 
 pub fn parse_eye_like(ctx: &NodeCtx) -> Result<Parsed> {

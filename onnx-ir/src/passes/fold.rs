@@ -8,8 +8,10 @@ use crate::ops::{BinaryOp, IntsInput, Op, UnaryOp, VariadicOp};
 use crate::tensor::TensorData;
 use crate::types::{DType, Kind, TensorType};
 
-/// Larger inputs are left to run time: folding is for shape arithmetic, not for weights.
-const MAX_ELEMENTS: usize = 1 << 16;
+/// Larger inputs and outputs are left to run time: folding is for shape arithmetic, not for
+/// weights. Every folder obeys it, Range's in its parser included, so that no model (however
+/// small its file) makes the import allocate more than this many elements per value.
+pub const MAX_ELEMENTS: usize = 1 << 16;
 
 /// A dense n-d array of values widened to f64 (exact for every integer below 2^53).
 #[derive(Debug, Clone)]
@@ -69,6 +71,13 @@ fn encode(values: &[f64], shape: Vec<usize>, dtype: DType) -> TensorData {
         DType::F16 | DType::BF16 => Vec::new(),
     };
     TensorData { dtype, shape, bytes }
+}
+
+/// Whether a shape is small enough to fold: its element count, and every partial product the
+/// folders take of it (strides, outer and inner block sizes), within [`MAX_ELEMENTS`]. Zero
+/// dims count as one: `[0, 2^40, 2^40]` holds nothing, but its strides still overflow.
+fn within_budget(shape: &[usize]) -> bool {
+    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d.max(1))).is_some_and(|n| n <= MAX_ELEMENTS)
 }
 
 fn foldable_dtype(dtype: DType) -> bool {
@@ -155,20 +164,22 @@ fn gather(data: &Array, indices: &Array, axis: usize) -> Option<Array> {
 fn slice(x: &Array, starts: &[i64], ends: &[i64], axes: &[i64], steps: &[i64]) -> Option<Array> {
     let rank = x.shape.len();
     let mut picks: Vec<Vec<usize>> = x.shape.iter().map(|&d| (0..d).collect()).collect();
-    for i in 0..starts.len() {
+    for (i, &start) in starts.iter().enumerate() {
         let axis = axes.get(i).map_or(i as i64, |&a| if a < 0 { a + rank as i64 } else { a }) as usize;
         let step = steps.get(i).copied().unwrap_or(1);
-        let dim = *x.shape.get(axis)? as i64;
-        let norm = |v: i64| if v < 0 { v + dim } else { v };
+        // i128: starts, ends and steps are any i64, and `k + step` must not overflow.
+        let dim = *x.shape.get(axis)? as i128;
+        let (start, end, step) = (start as i128, *ends.get(i)? as i128, step as i128);
+        let norm = |v: i128| if v < 0 { v + dim } else { v };
         let mut chosen = vec![];
         if step > 0 {
-            let (mut k, end) = (norm(starts[i]).clamp(0, dim), norm(ends[i]).clamp(0, dim));
+            let (mut k, end) = (norm(start).clamp(0, dim), norm(end).clamp(0, dim));
             while k < end {
                 chosen.push(k as usize);
                 k += step;
             }
         } else if step < 0 {
-            let (mut k, end) = (norm(starts[i]).clamp(-1, dim - 1), norm(ends[i]).clamp(-1, dim - 1));
+            let (mut k, end) = (norm(start).clamp(-1, dim - 1), norm(end).clamp(-1, dim - 1));
             while k > end {
                 chosen.push(k as usize);
                 k += step;
@@ -209,12 +220,11 @@ fn transpose(x: &Array, perm: &[usize]) -> Array {
 /// Evaluates `op` on constant `inputs` when it is one of the folded ops; `out` is the inferred
 /// output type (its static shape drives the pure reshaping ops).
 pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<TensorData>> {
-    if inputs.iter().any(|t| t.num_elements() > MAX_ELEMENTS || !foldable_dtype(t.dtype)) {
+    if inputs.iter().any(|t| !within_budget(&t.shape) || !foldable_dtype(t.dtype)) {
         return None;
     }
     let [out_ty] = out else { return None };
-    let out_elements = out_ty.static_shape().map(|s| s.iter().product::<usize>());
-    if !foldable_dtype(out_ty.dtype) || out_elements.is_some_and(|n| n > MAX_ELEMENTS) {
+    if !foldable_dtype(out_ty.dtype) || out_ty.static_shape().is_some_and(|s| !within_budget(&s)) {
         return None;
     }
     let arrays: Vec<Array> = inputs.iter().map(|t| Array::of(t)).collect();

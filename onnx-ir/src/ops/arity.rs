@@ -1,0 +1,101 @@
+//! The one input/output-count check every default-domain op goes through before its parser
+//! runs, from the schema table of `onnx.defs` (see `arity_table`). Parsers and type inference
+//! index their inputs by position; this check is what makes that indexing safe for any model
+//! bytes, instead of a bounds check in each op handler.
+
+use super::arity_table::ARITY;
+
+/// One schema version's counts, as `onnx.defs` declares them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arity {
+    pub op: &'static str,
+    pub since: i64,
+    pub min_inputs: usize,
+    pub max_inputs: usize,
+    /// Bit `i` set when formal input `i` is optional (may be omitted or named `""`).
+    pub optional_inputs: u64,
+    pub min_outputs: usize,
+    pub max_outputs: usize,
+}
+
+pub use super::arity_table::NEWEST_OPSET;
+
+/// Every schema version of the default domain, sorted by op and version.
+pub fn schemas() -> &'static [Arity] {
+    ARITY
+}
+
+impl Arity {
+    fn optional(&self, index: usize) -> bool {
+        index < 64 && self.optional_inputs & (1 << index) != 0
+    }
+}
+
+/// The schema of `op_type` in force at `opset`: the newest version introduced at or before it.
+/// An op the importer accepts before ONNX defined it (a function-expanded op) uses its first
+/// schema's counts, the only ones there are.
+pub fn schema(op_type: &str, opset: i64) -> Option<&'static Arity> {
+    let start = ARITY.partition_point(|a| a.op < op_type);
+    let versions = &ARITY[start..start + ARITY[start..].partition_point(|a| a.op == op_type)];
+    versions.iter().rev().find(|a| a.since <= opset).or(versions.first())
+}
+
+fn range(min: usize, max: usize, what: &str) -> String {
+    match (min, max) {
+        (min, max) if min == max => format!("{min} {what}"),
+        (min, max) if max >= i32::MAX as usize => format!("at least {min} {what}"),
+        (min, max) => format!("{min} to {max} {what}"),
+    }
+}
+
+/// Why a node with these input names (`""` for an omitted one) and `outputs` outputs does not
+/// fit the op's schema at `opset`, or `None` when it fits (or the op has no schema here).
+pub fn check(op_type: &str, opset: i64, inputs: &[String], outputs: usize) -> Option<String> {
+    let s = schema(op_type, opset)?;
+    let version = format!("{op_type}-{}", s.since);
+    if !(s.min_inputs..=s.max_inputs).contains(&inputs.len()) {
+        let expected = range(s.min_inputs, s.max_inputs, "input(s)");
+        return Some(format!("{version} takes {expected}, the node has {}", inputs.len()));
+    }
+    if let Some(i) = inputs.iter().enumerate().position(|(i, name)| name.is_empty() && !s.optional(i)) {
+        return Some(format!("input {i} of {version} is required but omitted (empty name)"));
+    }
+    if !(s.min_outputs..=s.max_outputs).contains(&outputs) {
+        let expected = range(s.min_outputs, s.max_outputs, "output(s)");
+        return Some(format!("{version} has {expected}, the node declares {outputs}"));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn table_is_sorted_for_the_binary_search() {
+        assert!(ARITY.windows(2).all(|w| (w[0].op, w[0].since) < (w[1].op, w[1].since)));
+    }
+
+    #[test]
+    fn picks_the_version_in_force() {
+        assert_eq!(schema("Clip", 10).map(|a| a.since), Some(6));
+        assert_eq!(schema("Clip", 11).map(|a| a.since), Some(11));
+        assert_eq!(schema("Clip", 12).map(|a| a.max_inputs), Some(3));
+        assert!(schema("NoSuchOp", 13).is_none());
+    }
+
+    #[test]
+    fn counts_and_omitted_inputs() {
+        assert_eq!(check("Identity", 13, &[], 1).as_deref(), Some("Identity-13 takes 1 input(s), the node has 0"));
+        assert!(check("Add", 14, &names(&["a"]), 1).unwrap().contains("takes 2 input(s)"));
+        assert!(check("Add", 14, &names(&["a", ""]), 1).unwrap().contains("input 1 of Add-14 is required"));
+        assert_eq!(check("Clip", 13, &names(&["x", "", "max"]), 1), None);
+        assert!(check("Sum", 13, &[], 1).unwrap().contains("at least 1 input(s)"));
+        assert!(check("Relu", 14, &names(&["x"]), 0).unwrap().contains("the node declares 0"));
+        assert_eq!(check("Dropout", 13, &names(&["x"]), 2), None);
+    }
+}

@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""Builds the malformed-model corpus under tests/malformed/: hostile and broken models that
+the importer must turn into a clean error (or, for the "bounded work" cases, a quick import)
+and never a panic, an abort or a hang. onnx-codegen/tests/malformed.rs imports every model
+through the library call the CLI makes and checks it against tests/malformed/manifest.txt:
+
+    <file><TAB><expected: `ok` or the error class><TAB><substring the message must contain>
+
+Error classes are the `onnx_ir::Error` variant names (`Node`, `Decode`, ...). Every model the
+manifest marks `ort` is also checked here to be refused by ONNX Runtime at load, so the
+corpus does not claim an invalid model where ORT would run it.
+
+Run from the repository root with the project venv (scripts/setup-python.sh):
+    "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python" scripts/make_malformed_models.py
+Deterministic: the same bytes on every run; unchanged files are not rewritten.
+"""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "malformed"
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+BIG = 2**62
+I64_MAX, I64_MIN = 2**63 - 1, -(2**63)
+
+CASES = []  # (file, expected class or "ok", substring, checked against ORT)
+
+
+def io(name, shape, dtype=F):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def const(name, values, dtype=np.int64):
+    return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+
+def model(nodes, inputs, outputs, opset=17, initializer=(), **kw):
+    graph = helper.make_graph(nodes, "malformed", inputs, outputs, initializer=list(initializer))
+    opsets = [] if opset is None else [helper.make_opsetid("", opset)]
+    return helper.make_model(graph, opset_imports=opsets, ir_version=kw.get("ir_version", 8))
+
+
+def case(file, expected, substring, m, ort=False):
+    data = m if isinstance(m, bytes) else m.SerializeToString()
+    CASES.append((file, expected, substring, ort, data))
+
+
+def unary(op, x_shape, y_shape, inputs=("x",), opset=17, initializer=(), **attrs):
+    """One node reading the graph input `x` (and initializers), writing `y`."""
+    node = helper.make_node(op, list(inputs), ["y"], name=f"bad_{op.lower()}", **attrs)
+    return model([node], [io("x", x_shape)], [io("y", y_shape)], opset=opset, initializer=initializer)
+
+
+def too_few_inputs():
+    # Every op below was a panic when given fewer inputs than its schema requires.
+    for op, opset, inputs, needed in [
+        ("Identity", 17, [], "Identity-16 takes 1 input(s), the node has 0"),
+        ("Clip", 17, [], "Clip-13 takes 1 to 3 input(s), the node has 0"),
+        ("Dropout", 17, [], "Dropout-13 takes 1 to 3 input(s), the node has 0"),
+        ("Add", 17, ["x"], "Add-14 takes 2 input(s), the node has 1"),
+        ("Mul", 7, ["x"], "Mul-7 takes 2 input(s), the node has 1"),
+        ("Less", 17, ["x"], "Less-13 takes 2 input(s), the node has 1"),
+        ("Add", 17, ["x", ""], "input 1 of Add-14 is required but omitted"),
+        ("MatMulInteger", 17, ["x"], "MatMulInteger-10 takes 2 to 4 input(s), the node has 1"),
+        ("Trilu", 17, [], "Trilu-14 takes 1 to 2 input(s), the node has 0"),
+        ("Sum", 17, [], "Sum-13 takes at least 1 input(s), the node has 0"),
+        ("Where", 17, ["x", "x"], "Where-16 takes 3 input(s), the node has 2"),
+    ]:
+        name = f"arity_{op.lower()}_{len(inputs)}_inputs" + ("_empty" if "" in inputs else "")
+        case(f"{name}.onnx", "Node", needed, unary(op, [2, 3], [2, 3], inputs=inputs, opset=opset))
+    # More inputs than the schema allows, and a node without outputs.
+    case("arity_relu_3_inputs.onnx", "Node", "Relu-14 takes 1 input(s), the node has 3",
+         unary("Relu", [2], [2], inputs=["x", "x", "x"]))
+    node = helper.make_node("Relu", ["x"], [], name="no_outputs")
+    case("arity_relu_no_outputs.onnx", "Node", "Relu-14 has 1 output(s), the node declares 0",
+         model([node, helper.make_node("Identity", ["x"], ["y"])], [io("x", [2])], [io("y", [2])]))
+
+
+def overflows():
+    # Shape products and slice/pad/window arithmetic on huge values: checked, with an error.
+    case("overflow_size.onnx", "Node", "overflow",
+         unary("Size", [BIG, 4], [], ), )
+    case("overflow_flatten.onnx", "Node", "overflow",
+         unary("Flatten", [2**40, 2**40, 2**40], [1, None], axis=0))
+    case("overflow_reshape_infer.onnx", "Node", "overflow",
+         unary("Reshape", [2**40, 2**40, 2**40], [None], inputs=["x", "shape"],
+               initializer=[const("shape", [-1])]))
+    case("overflow_tile.onnx", "Node", "overflow",
+         unary("Tile", [2**40], [None], inputs=["x", "r"], initializer=[const("r", [2**40])]))
+    case("overflow_depth_to_space.onnx", "Node", "overflow",
+         unary("DepthToSpace", [1, 4, 2, 2], [None] * 4, blocksize=2**33))
+    case("overflow_space_to_depth.onnx", "Node", "overflow",
+         unary("SpaceToDepth", [1, 4, 2, 2], [None] * 4, blocksize=2**33))
+    for name, starts, ends, steps in [
+        ("overflow_slice_step_max", [0], [I64_MAX], [I64_MAX]),
+        ("overflow_slice_step_min", [I64_MAX], [I64_MIN], [I64_MIN]),
+        ("overflow_slice_bounds", [I64_MIN], [I64_MAX], [1]),
+    ]:
+        inits = [const("s", starts), const("e", ends), const("a", [0]), const("st", steps)]
+        case(f"{name}.onnx", "ok", "", unary("Slice", [8, 3], [None, 3], inputs=["x", "s", "e", "a", "st"],
+                                          initializer=inits))
+        # The same slice folded at import (its data a constant).
+        inits.append(const("c", np.arange(8)))
+        node = helper.make_node("Slice", ["c", "s", "e", "a", "st"], ["y"], name="folded_slice")
+        case(f"{name}_folded.onnx", "ok", "", model([node], [], [io("y", [None], I64)], initializer=inits))
+    case("overflow_pad.onnx", "Node", "overflow",
+         unary("Pad", [2], [None], inputs=["x", "p"], initializer=[const("p", [I64_MAX, I64_MAX])]))
+    case("overflow_pad_legacy.onnx", "Node", "overflow",
+         unary("Pad", [2], [None], opset=2, pads=[I64_MAX, I64_MAX]))
+    w = numpy_helper.from_array(np.ones([1, 1, 0], np.float32), "w")
+    case("overflow_conv_empty_kernel.onnx", "Node", "kernel",
+         unary("Conv", [1, 1, 4], [None] * 3, inputs=["x", "w"], initializer=[w]))
+    w = numpy_helper.from_array(np.ones([1, 1, 2], np.float32), "w")
+    case("window_larger_than_input.onnx", "Node", "window larger than padded input",
+         unary("Conv", [1, 1, 4], [None] * 3, inputs=["x", "w"], initializer=[w], dilations=[BIG]))
+    w3 = numpy_helper.from_array(np.ones([1, 1, 3], np.float32), "w")
+    case("overflow_conv_dilation.onnx", "Node", "overflow",
+         unary("Conv", [1, 1, 4], [None] * 3, inputs=["x", "w"], initializer=[w3], dilations=[I64_MAX]))
+    case("overflow_conv_pads.onnx", "Node", "overflow",
+         unary("Conv", [1, 1, 4], [None] * 3, inputs=["x", "w"], initializer=[w], pads=[I64_MAX, I64_MAX]))
+    case("overflow_conv_same_zero_dim.onnx", "Node", "spatial axis 0 of the input f32[1, 1, 0] is empty",
+         unary("Conv", [1, 1, 0], [None] * 3, inputs=["x", "w"], initializer=[w], auto_pad="SAME_UPPER"))
+    case("overflow_maxpool_kernel.onnx", "Node", "overflow",
+         unary("MaxPool", [1, 1, 4], [None] * 3, kernel_shape=[BIG], dilations=[BIG]))
+    case("overflow_conv_transpose_zero_dim.onnx", "Node", "spatial axis 0 of the input is empty",
+         unary("ConvTranspose", [1, 1, 0], [None] * 3, inputs=["x", "w"], initializer=[w]))
+    case("overflow_conv_transpose_strides.onnx", "Node", "overflow",
+         unary("ConvTranspose", [1, 1, 4], [None] * 3, inputs=["x", "w"], initializer=[w], strides=[BIG]))
+    case("overflow_conv_transpose_output_shape.onnx", "Node", "overflow",
+         unary("ConvTranspose", [1, 1, 4], [None] * 3, inputs=["x", "w"], initializer=[w],
+               strides=[BIG], output_shape=[8]))
+    node = helper.make_node("ConstantOfShape", ["s"], ["y"], name="huge_fill")
+    case("overflow_constant_of_shape.onnx", "Node", "overflow",
+         model([node], [], [io("y", [None] * 3)], initializer=[const("s", [2**40, 2**40, 2**40])]))
+    node = helper.make_node("Expand", ["x", "s"], ["y"], name="huge_expand")
+    case("overflow_expand_folded.onnx", "Node", "overflow",
+         model([helper.make_node("Constant", [], ["x"], value=const("v", [1.0], np.float32)), node], [],
+               [io("y", [None] * 3)], initializer=[const("s", [2**40, 2**40, 2**40])]))
+    # Empty, but with dims whose product overflows: the folders' strides did (found by the fuzzer).
+    case("overflow_expand_empty_folded.onnx", "ok", "",
+         model([helper.make_node("Constant", [], ["x"], value=const("v", [1.0], np.float32)),
+                helper.make_node("Expand", ["x", "s"], ["y"], name="empty_expand")], [],
+               [io("y", [None] * 3)], initializer=[const("s", [2**40, 2**40, 0])]))
+    # Range to +inf: no element count; NaN limits likewise.
+    for name, limit in [("range_to_inf", math.inf), ("range_to_nan", math.nan)]:
+        inits = [const("a", 0.0, np.float32), const("b", limit, np.float32), const("d", 1.0, np.float32)]
+        node = helper.make_node("Range", ["a", "b", "d"], ["y"], name="endless")
+        case(f"{name}.onnx", "Node", "has no finite length", model([node], [], [io("y", [None])], initializer=inits))
+
+
+def attribute_lists():
+    # Per-value attribute lists shorter than the values they describe (found by mutating
+    # tests/models/scan_v19_reverse_axes: an index past the list in code generation).
+    body = helper.make_graph([helper.make_node("Add", ["s", "x_t"], ["s_next"]),
+                              helper.make_node("Neg", ["x_t"], ["y_t"])], "body",
+                             [io("s", [3]), io("x_t", [3])], [io("s_next", [3]), io("y_t", [3])])
+    scan = helper.make_node("Scan", ["s0", "x"], ["s_final", "y"], name="scan", body=body, num_scan_inputs=1,
+                            scan_output_directions=[0, 1])
+    case("scan_output_directions_count.onnx", "Node", "scan_output_directions has 2 entries for 1 values",
+         model([scan], [io("s0", [3]), io("x", [4, 3])], [io("s_final", [3]), io("y", [4, 3])]))
+    case("slice_list_lengths.onnx", "Node", "starts has 2 entries, but ends, axes and steps must have as many",
+         unary("Slice", [8, 3], [None, 3], inputs=["x", "s", "e"], initializer=[const("s", [0, 0]), const("e", [1])]))
+    case("tile_repeats_count.onnx", "Node", "1 repeats for a rank-2 input",
+         unary("Tile", [2, 3], [None, None], inputs=["x", "r"], initializer=[const("r", [2])]))
+
+
+def attribute_strings():
+    # Mode strings become enum variants in the generated code: one that is not a Rust
+    # identifier panicked code generation (found by the fuzzer: GridSample padding_mode "(eros").
+    grid = helper.make_node("GridSample", ["x", "g"], ["y"], name="grid", padding_mode="(eros")
+    case("string_grid_sample_padding.onnx", "Node", "padding_mode `(eros` is not supported",
+         model([grid], [io("x", [1, 1, 2, 2]), io("g", [1, 2, 2, 2])], [io("y", [1, 1, 2, 2])], opset=16))
+    inits = [const("roi", [], np.float32), const("sc", [1, 1, 2, 2], np.float32)]
+    case("string_resize_coordinate_mode.onnx", "Node", "coordinate_transformation_mode `half pixel` is not supported",
+         unary("Resize", [1, 1, 2, 2], [None] * 4, inputs=["x", "roi", "sc"], initializer=inits,
+               coordinate_transformation_mode="half pixel"))
+    w = numpy_helper.from_array(np.ones([1, 4, 2], np.float32), "w")
+    r = numpy_helper.from_array(np.ones([1, 4, 1], np.float32), "r")
+    case("string_rnn_activation.onnx", "Node", "activation `Tanh()` is not supported",
+         model([helper.make_node("RNN", ["x", "w", "r"], ["y"], name="rnn", hidden_size=4, activations=["Tanh()"])],
+               [io("x", [3, 1, 2])], [io("y", None)], initializer=[w, r]))
+
+
+def bounded_work():
+    # Folding these would allocate gigabytes (or terabytes): they stay run-time nodes.
+    for name, limit in [("range_1e12", 1e12), ("range_5e7", 5e7)]:
+        inits = [const("a", 0, np.int64), const("b", int(limit), np.int64), const("d", 1, np.int64)]
+        node = helper.make_node("Range", ["a", "b", "d"], ["y"], name="long_range")
+        case(f"bounded_{name}.onnx", "ok", "", model([node], [], [io("y", [None], I64)], initializer=inits))
+    node = helper.make_node("ConstantOfShape", ["s"], ["y"], name="big_fill")
+    case("bounded_constant_of_shape.onnx", "ok", "",
+         model([node], [], [io("y", [None] * 2)], initializer=[const("s", [100000, 100000])]))
+    # Fan-in: one Sum over 20,000 inputs (was quadratic: 45 s for 10,000).
+    n = 20000
+    node = helper.make_node("Sum", [f"x{i}" for i in range(n)], ["y"], name="wide_sum")
+    case("bounded_sum_20000.onnx", "ok", "", model([node], [io(f"x{i}", [2]) for i in range(n)], [io("y", [2])]))
+    # If-typing search: 12 Ifs whose branches differ in rank, on a long graph, with no fitting
+    # typing (the output is declared with yet another rank): the search must give up quickly.
+    case("bounded_if_search.onnx", "BranchTypes", "branch outputs differ", if_search_model(12, 4800))
+
+
+def if_search_model(ifs, chain):
+    nodes, value = [], "x"
+    cond = helper.make_node("Greater", ["n", "zero"], ["c"], name="cond")
+    nodes.append(cond)
+    for k in range(ifs):
+        then_g = helper.make_graph([helper.make_node("Identity", [value], [f"t{k}"])], f"then{k}", [],
+                                   [io(f"t{k}", None)])
+        else_g = helper.make_graph([helper.make_node("Unsqueeze", [value, "ax"], [f"e{k}"])], f"else{k}", [],
+                                   [io(f"e{k}", None)])
+        nodes.append(helper.make_node("If", ["c"], [f"if{k}"], name=f"if{k}", then_branch=then_g,
+                                      else_branch=else_g))
+        value = f"if{k}"
+        for j in range(chain // ifs):
+            nodes.append(helper.make_node("Relu", [value], [f"r{k}_{j}"]))
+            value = f"r{k}_{j}"
+    nodes.append(helper.make_node("Identity", [value], ["y"]))
+    inits = [const("zero", 0.0, np.float32), const("ax", [0])]
+    return model(nodes, [io("x", [2]), io("n", [], F)], [io("y", [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2])],
+                 initializer=inits)
+
+
+def refused_by_ort():
+    """Models ONNX Runtime refuses at load; each must be an import error naming node and reason."""
+    relu = lambda out, inp="x", name="relu": helper.make_node("Relu", [inp], [out], name=name)  # noqa: E731
+    case("ort_duplicate_output.onnx", "Node", "output `y` is already defined",
+         model([relu("y"), relu("y", name="relu_again")], [io("x", [2])], [io("y", [2])]), ort=True)
+    case("ort_output_shadows_input.onnx", "Node", "output `x` is already defined",
+         model([relu("x", name="shadow"), relu("y", "x")], [io("x", [2])], [io("y", [2])]), ort=True)
+    case("ort_output_shadows_initializer.onnx", "Node", "output `w` is already defined",
+         model([relu("w", name="shadow"), helper.make_node("Add", ["x", "w"], ["y"])], [io("x", [2])],
+               [io("y", [2])], initializer=[const("w", [1.0, 2.0], np.float32)]), ort=True)
+    for name, version, needed in [("0", 0, "opset version 0"), ("neg1", -1, "opset version -1"),
+                                  ("99", 99, "opset version 99"), ("missing", None, "imports no opset")]:
+        case(f"ort_opset_{name}.onnx", "Opset", needed, model([relu("y")], [io("x", [2])], [io("y", [2])],
+                                                                opset=version), ort=True)
+    node = helper.make_node("ConstantOfShape", ["s"], ["y"], name="negative_fill")
+    case("ort_constant_of_shape_negative.onnx", "Node", "negative dimension -1",
+         model([node], [], [io("y", [None, 4])], initializer=[const("s", [-1, 4])]), ort=True)
+    split = lambda sizes, **a: helper.make_node("Split", ["x"] + (["s"] if sizes else []),  # noqa: E731
+                                                 ["y", "z"], name="split", **a)
+    outs = [io("y", [None]), io("z", [None])]
+    case("ort_split_sizes_sum.onnx", "Node", "split sizes [2, 2] add up to 4, the axis has 6",
+         model([split([2, 2])], [io("x", [6])], outs, initializer=[const("s", [2, 2])]), ort=True)
+    case("invalid_split_negative_size.onnx", "Node", "split sizes must not be negative",
+         model([split([-1, 7])], [io("x", [6])], outs, initializer=[const("s", [-1, 7])]), ort=False)
+    case("ort_split_num_outputs_0.onnx", "Node", "num_outputs must be positive, got 0",
+         model([split(None, num_outputs=0)], [io("x", [6])], outs, opset=18), ort=True)
+    case("ort_pad_count.onnx", "Node", "2 pads for a rank-2 input (expected 4)",
+         unary("Pad", [2, 3], [None, None], inputs=["x", "p"], initializer=[const("p", [1, 1])]), ort=True)
+    for name, scales in [("zero", [1, 1, 0, 2]), ("nan", [1, 1, math.nan, 2]), ("negative", [1, 1, -2, 2])]:
+        inits = [const("roi", [], np.float32), const("sc", scales, np.float32)]
+        case(f"ort_resize_scales_{name}.onnx", "Node", "scales must be positive",
+             unary("Resize", [1, 1, 2, 2], [None] * 4, inputs=["x", "roi", "sc"], initializer=inits), ort=True)
+    inits = [const("roi", [], np.float32), const("sc", [], np.float32), const("sz", [4, 4])]
+    case("ort_resize_sizes_rank.onnx", "Node", "2 sizes for a rank-4 input",
+         unary("Resize", [1, 1, 2, 2], [None] * 4, inputs=["x", "roi", "sc", "sz"], initializer=inits), ort=True)
+    b = numpy_helper.from_array(np.ones([4, 5], np.float32), "b")
+    case("ort_gemm_inner_dims.onnx", "Node", "inner dimensions differ: 3 and 4",
+         unary("Gemm", [2, 3], [2, 5], inputs=["x", "b"], initializer=[b]), ort=True)
+    case("ort_gemm_inner_dims_transposed.onnx", "Node", "inner dimensions differ: 3 and 5",
+         unary("Gemm", [2, 3], [2, 4], inputs=["x", "b"], initializer=[b], transB=1), ort=True)
+    case("ort_matmul_inner_dims.onnx", "Node", "inner dimensions differ",
+         unary("MatMul", [2, 3], [2, 5], inputs=["x", "b"], initializer=[b]), ort=True)
+    case("ort_topk_k_too_large.onnx", "Node", "k = 5 is larger than axis 0 of size 3",
+         model([helper.make_node("TopK", ["x", "k"], ["y", "i"], name="topk")], [io("x", [3])],
+               [io("y", [None]), io("i", [None], I64)], initializer=[const("k", [5])]), ort=True)
+    case("invalid_topk_k_negative.onnx", "Node", "k must not be negative, got -1",
+         model([helper.make_node("TopK", ["x", "k"], ["y", "i"], name="topk")], [io("x", [3])],
+               [io("y", [None]), io("i", [None], I64)], initializer=[const("k", [-1])]), ort=False)
+    w = numpy_helper.from_array(np.ones([1, 0, 2], np.float32), "w")
+    r = numpy_helper.from_array(np.ones([1, 0, 0], np.float32), "r")
+    case("ort_lstm_hidden_size_0.onnx", "Node", "hidden_size must be positive, got 0",
+         model([helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="lstm", hidden_size=0)], [io("x", [3, 1, 2])],
+               [io("y", None)], initializer=[w, r]), ort=True)
+    w = numpy_helper.from_array(np.ones([1, 1, 2], np.float32), "w")
+    for attr in ["strides", "dilations"]:
+        case(f"ort_conv_transpose_{attr}_0.onnx", "Node", f"attribute `{attr}` has invalid value 0",
+             unary("ConvTranspose", [1, 1, 4], [None] * 3, inputs=["x", "w"], initializer=[w], **{attr: [0]}),
+             ort=True)
+    case("ort_reshape_huge.onnx", "Node", "overflow",
+         unary("Reshape", [4], [None, None], inputs=["x", "s"], initializer=[const("s", [BIG, BIG])]), ort=True)
+    case("invalid_reshape_count.onnx", "Node", "cannot reshape",
+         unary("Reshape", [6], [4, 2], inputs=["x", "s"], initializer=[const("s", [4, 2])]), ort=False)
+    concat = helper.make_node("Concat", ["x", "z"], ["y"], name="concat", axis=1)
+    case("ort_concat_dims.onnx", "Node", "inputs disagree",
+         model([concat], [io("x", [2, 3]), io("z", [3, 3])], [io("y", [None, 6])]), ort=True)
+
+
+def decoding():
+    valid = unary("Relu", [2], [2]).SerializeToString()
+    case("decode_empty.onnx", "NoGraph", "no graph", b"")
+    case("decode_truncated.onnx", "Decode", "protobuf decoding failed", valid[: len(valid) - 3])
+    case("decode_text.onnx", "Decode", "protobuf decoding failed", b"not an onnx model at all\n")
+
+
+def ort_refuses(data):
+    import onnxruntime as ort
+
+    ort.set_default_logger_severity(4)  # the refusals are expected: keep their log quiet
+    try:
+        ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+    except Exception:  # noqa: BLE001 - any load failure is a refusal
+        return True
+    return False
+
+
+def main():
+    too_few_inputs()
+    overflows()
+    attribute_lists()
+    attribute_strings()
+    bounded_work()
+    refused_by_ort()
+    decoding()
+    OUT.mkdir(parents=True, exist_ok=True)
+    accepted = [file for file, _, _, ort, data in CASES if ort and not ort_refuses(data)]
+    if accepted:
+        raise SystemExit(f"ONNX Runtime loads these models the corpus calls invalid: {accepted}")
+    lines = ["# file\texpected (ok or error class)\tmessage substring; generated by scripts/make_malformed_models.py"]
+    for file, expected, substring, _, data in CASES:
+        path = OUT / file
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
+        lines.append(f"{file}\t{expected}\t{substring}")
+    manifest = "\n".join(lines) + "\n"
+    path = OUT / "manifest.txt"
+    if not path.exists() or path.read_text() != manifest:
+        path.write_text(manifest)
+    stale = {p.name for p in OUT.glob("*.onnx")} - {c[0] for c in CASES}
+    for name in sorted(stale):
+        (OUT / name).unlink()
+
+
+if __name__ == "__main__":
+    main()
