@@ -2,6 +2,7 @@
 //! spatial attributes (kernel, strides, pads, dilations, auto_pad) of convolution and pooling.
 
 use super::NodeCtx;
+use crate::attributes::{spelled_enum, Spelled};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
 
@@ -83,6 +84,29 @@ fn to_usizes(ctx: &NodeCtx, name: &str, values: Vec<i64>, min: i64) -> Result<Ve
         .collect()
 }
 
+spelled_enum! {
+    /// `auto_pad` of convolution and pooling.
+    pub enum AutoPad {
+        NotSet = "NOTSET",
+        Valid = "VALID",
+        SameUpper = "SAME_UPPER",
+        SameLower = "SAME_LOWER",
+    }
+}
+
+impl AutoPad {
+    /// Splits `total` padding of a SAME mode into (begin, end): the odd one goes at the end for
+    /// SAME_UPPER, at the beginning for SAME_LOWER.
+    pub fn split(self, total: usize) -> (usize, usize) {
+        let small = total / 2;
+        if self == Self::SameUpper {
+            (small, total - small)
+        } else {
+            (total - small, small)
+        }
+    }
+}
+
 /// Reads kernel/strides/pads/dilations/auto_pad for `spatial` axes. `kernel` comes from the
 /// attribute (pooling) or the weight shape (convolution). `input` is the data input type,
 /// whose static spatial dims are needed only for the SAME auto-padding modes.
@@ -97,9 +121,9 @@ pub fn read_window(ctx: &NodeCtx, kernel: Vec<usize>, input: &TensorType) -> Res
     };
     let strides = list("strides", 1, 1)?;
     let dilations = list("dilations", 1, 1)?;
-    let auto_pad = ctx.attrs.string("auto_pad")?.unwrap_or_else(|| "NOTSET".into());
-    let pads = match auto_pad.as_str() {
-        "NOTSET" => {
+    let auto_pad = ctx.attrs.choice_or("auto_pad", AutoPad::NotSet)?;
+    let pads = match auto_pad {
+        AutoPad::NotSet => {
             let flat = ctx.attrs.ints("pads")?.unwrap_or_else(|| vec![0; 2 * n]);
             if flat.len() != 2 * n {
                 return Err(ctx.error(format!("attribute `pads` has {} values, expected {}", flat.len(), 2 * n)));
@@ -107,23 +131,24 @@ pub fn read_window(ctx: &NodeCtx, kernel: Vec<usize>, input: &TensorType) -> Res
             let flat = to_usizes(ctx, "pads", flat, 0)?;
             (0..n).map(|i| (flat[i], flat[i + n])).collect()
         }
-        "VALID" => vec![(0, 0); n],
-        "SAME_UPPER" | "SAME_LOWER" => {
+        AutoPad::Valid => vec![(0, 0); n],
+        AutoPad::SameUpper | AutoPad::SameLower => {
             let spatial = &input.shape[input.rank().saturating_sub(n)..];
             (0..n)
                 .map(|i| {
                     let size = spatial.get(i).and_then(Dim::as_static).ok_or_else(|| {
-                        ctx.error(format!("auto_pad {auto_pad} needs static spatial dims, input is {input}"))
+                        ctx.error(format!(
+                            "auto_pad {} needs static spatial dims, input is {input}",
+                            auto_pad.spelling()
+                        ))
                     })?;
                     let out = size.div_ceil(strides[i]);
                     let span = (kernel[i] - 1) * dilations[i] + 1;
                     let total = ((out - 1) * strides[i] + span).saturating_sub(size);
-                    let small = total / 2;
-                    Ok(if auto_pad == "SAME_UPPER" { (small, total - small) } else { (total - small, small) })
+                    Ok(auto_pad.split(total))
                 })
                 .collect::<Result<_>>()?
         }
-        other => return Err(ctx.error(format!("unknown auto_pad `{other}`"))),
     };
     Ok(Window { kernel, strides, pads, dilations })
 }

@@ -1,7 +1,7 @@
 //! Conv (opsets 1, 11, 22) over 1-D, 2-D and 3-D inputs; the weight gives the kernel shape when
 //! `kernel_shape` is absent.
 
-use super::common::{read_window, window_output_type, Window};
+use super::common::{read_window, window_output_type, AutoPad, Window};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
@@ -92,34 +92,34 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
     let strides = list("strides", 1)?;
     let dilations = list("dilations", 1)?;
     let mut output_padding = list("output_padding", 0)?;
-    let auto_pad = ctx.attrs.string("auto_pad")?.unwrap_or_else(|| "NOTSET".into());
+    let auto_pad = ctx.attrs.choice_or("auto_pad", AutoPad::NotSet)?;
     let output_shape = ctx.attrs.ints("output_shape")?;
-    let pads: Vec<(usize, usize)> = if output_shape.is_some() || auto_pad.starts_with("SAME") {
-        (0..spatial)
-            .map(|i| -> Result<(usize, usize)> {
-                let size = x.shape[2 + i]
-                    .as_static()
-                    .ok_or_else(|| ctx.error(format!("output_shape/auto_pad need static spatial dims, input {x}")))?;
-                let target = match &output_shape {
-                    Some(shape) => shape[shape.len() - spatial + i] as usize,
-                    None => size * strides[i],
-                };
-                let full = strides[i] * (size - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1;
-                // A larger requested output is reached with extra output padding at the end.
-                output_padding[i] += target.saturating_sub(full);
-                let total = full.saturating_sub(target);
-                let half = total / 2;
-                Ok(if auto_pad == "SAME_UPPER" { (half, total - half) } else { (total - half, half) })
-            })
-            .collect::<Result<_>>()?
-    } else {
-        let flat = list("pads", 0)?;
-        if flat.len() == 2 * spatial {
-            (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect()
+    let pads: Vec<(usize, usize)> =
+        if output_shape.is_some() || matches!(auto_pad, AutoPad::SameUpper | AutoPad::SameLower) {
+            (0..spatial)
+                .map(|i| -> Result<(usize, usize)> {
+                    let size = x.shape[2 + i].as_static().ok_or_else(|| {
+                        ctx.error(format!("output_shape/auto_pad need static spatial dims, input {x}"))
+                    })?;
+                    let target = match &output_shape {
+                        Some(shape) => shape[shape.len() - spatial + i] as usize,
+                        None => size * strides[i],
+                    };
+                    let full = strides[i] * (size - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1;
+                    // A larger requested output is reached with extra output padding at the end.
+                    output_padding[i] += target.saturating_sub(full);
+                    let total = full.saturating_sub(target);
+                    Ok(auto_pad.split(total))
+                })
+                .collect::<Result<_>>()?
         } else {
-            vec![(0, 0); spatial]
-        }
-    };
+            let flat = list("pads", 0)?;
+            if flat.len() == 2 * spatial {
+                (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect()
+            } else {
+                vec![(0, 0); spatial]
+            }
+        };
     let config = ConvTransposeConfig {
         window: Window { kernel, strides, pads, dilations },
         groups,
