@@ -107,7 +107,7 @@ impl<'a> Attributes<'a> {
     }
 }
 
-/// An enum that a model spells as a string attribute. Declare one with [`spelled_enum!`].
+/// An enum that a model spells as a string attribute; onnx-ir declares them with `spelled_enum!`.
 pub trait Spelled: Copy + PartialEq + 'static {
     /// Every accepted spelling and its value, in the order an error message lists them.
     const SPELLINGS: &'static [(&'static str, Self)];
