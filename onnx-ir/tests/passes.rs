@@ -100,3 +100,74 @@ fn the_activation_after_a_conv_is_fused_into_it() {
     assert_eq!(op_names(&graph), ["Conv", "Unary", "Binary"]);
     assert!(matches!(&graph.nodes[0].op, Op::Conv(ConvConfig { activation: None, .. })));
 }
+
+/// Conv (2 output channels, 1x1 kernel, bias) then a Mul and an Add by per-channel constants
+/// of the given shapes.
+fn conv_mul_add(mul_dims: &[i64], mul: &[f32], add_dims: &[i64], add: &[f32]) -> Vec<u8> {
+    let nodes = vec![
+        node("Conv", &["x", "w", "b"], &["y"], vec![]),
+        node("Mul", &["m", "y"], &["z"], vec![]),
+        node("Add", &["z", "a"], &["out"], vec![]),
+    ];
+    let inits = vec![
+        floats_init("w", &[2, 1, 1, 1], &[2.0, 3.0]),
+        floats_init("b", &[2], &[1.0, -1.0]),
+        floats_init("m", mul_dims, mul),
+        floats_init("a", add_dims, add),
+    ];
+    model(15, nodes, vec![input("x", &[1, 1, 2, 2])], inits)
+}
+
+#[test]
+fn per_channel_mul_and_add_after_a_conv_are_folded_into_it() {
+    let graph = simplified(&conv_mul_add(&[2, 1, 1], &[0.5, 2.0], &[1, 2, 1, 1], &[10.0, 20.0]));
+    assert_eq!(op_names(&graph), ["Conv"]);
+    let conv = &graph.nodes[0];
+    // w' = w * m; b' = b * m + a.
+    assert_eq!(floats(&graph, conv.inputs[1]), [1.0, 6.0]);
+    assert_eq!(floats(&graph, conv.inputs[2]), [10.5, 18.0]);
+    assert_eq!(graph.outputs, conv.outputs);
+    // A scalar factor applies to every channel.
+    let graph = simplified(&conv_mul_add(&[], &[3.0], &[1], &[1.0]));
+    assert_eq!(op_names(&graph), ["Conv"]);
+    assert_eq!(floats(&graph, graph.nodes[0].inputs[2]), [4.0, -2.0]);
+}
+
+#[test]
+fn constants_that_vary_along_spatial_axes_are_not_folded() {
+    // [2] broadcasts along the width, [1, 2] along height and width: not per channel.
+    let graph = simplified(&conv_mul_add(&[2], &[0.5, 2.0], &[2, 1, 1], &[10.0, 20.0]));
+    assert_eq!(op_names(&graph), ["Conv", "Binary", "Binary"]);
+    let graph = simplified(&conv_mul_add(&[2, 1, 1], &[0.5, 2.0], &[1, 2], &[10.0, 20.0]));
+    assert_eq!(op_names(&graph), ["Conv", "Binary"]);
+}
+
+#[test]
+fn a_constant_of_shape_weight_stays_a_fill_when_the_channel_factors_are_equal() {
+    use onnx_ir::proto::{attribute_type, AttributeProto};
+    // A weight too large to fold into a constant (2 x 1 x 256 x 256), filled with 0.5, then a
+    // BatchNormalization whose statistics are the same for both channels.
+    let value = AttributeProto {
+        name: "value".into(),
+        r#type: attribute_type::TENSOR,
+        t: Some(floats_init("", &[1], &[0.5])),
+        ..Default::default()
+    };
+    let nodes = vec![
+        node("ConstantOfShape", &["shape"], &["w"], vec![value]),
+        node("Conv", &["x", "w"], &["y"], vec![]),
+        node("BatchNormalization", &["y", "scale", "shift", "mean", "var"], &["z"], vec![attr_float("epsilon", 0.0)]),
+    ];
+    let inits = vec![
+        ints_init("shape", &[2, 1, 256, 256]),
+        floats_init("scale", &[2], &[4.0, 4.0]),
+        floats_init("shift", &[2], &[1.0, 3.0]),
+        floats_init("mean", &[2], &[0.0, 1.0]),
+        floats_init("var", &[2], &[4.0, 4.0]),
+    ];
+    let graph = simplified(&model(15, nodes, vec![input("x", &[1, 1, 256, 256])], inits));
+    assert_eq!(op_names(&graph), ["ConstantOfShape", "Conv"]);
+    // s = 4 / sqrt(4) = 2 for both channels: the fill becomes 1.0; b' = shift - mean * s.
+    assert!(matches!(graph.nodes[0].op, Op::ConstantOfShape { value, .. } if value == 1.0));
+    assert_eq!(floats(&graph, graph.nodes[1].inputs[2]), [1.0, 1.0]);
+}

@@ -53,34 +53,126 @@ impl Output {
     }
 }
 
+/// `A` packed once for every product with it: for each depth block of `KC` columns, its rows
+/// as `MR`-row panels, column after column, zero-padded to whole panels. A convolution packs its
+/// weights once for all images and column blocks instead of once per block.
+pub struct PackedA {
+    data: Vec<f32>,
+    rows: usize,
+    cols: usize,
+}
+
+impl PackedA {
+    pub fn new(a: Matrix) -> Self {
+        assert!(a.fits(), "sgemm: A reaches past its slice");
+        let padded_rows = a.rows.div_ceil(MR) * MR;
+        let mut data = vec![0.0f32; padded_rows * a.cols];
+        for p0 in (0..a.cols).step_by(KC) {
+            let depth = KC.min(a.cols - p0);
+            pack_a(a, p0, depth, &mut data[p0 * padded_rows..][..padded_rows * depth]);
+        }
+        Self { data, rows: a.rows, cols: a.cols }
+    }
+
+    /// The panel of rows `i0..i0 + MR` (`i0` a multiple of `MR`) in the depth block at `p0`.
+    fn panel(&self, p0: usize, i0: usize) -> *const f32 {
+        let (padded_rows, depth) = (self.rows.div_ceil(MR) * MR, KC.min(self.cols - p0));
+        self.data[p0 * padded_rows + i0 * depth..].as_ptr()
+    }
+}
+
 /// `c[i * n + j] = Σ_p a[i, p] · b[p, j]` for the `m × n` result `c` (overwritten), then
-/// `epilogue(row, values)` on each finished row segment (bias, activation) while it is in cache.
+/// `epilogue(row, first column, values)` on each finished row segment (bias, activation) while
+/// it is in cache.
 ///
 /// # Panics
 /// If the shapes do not agree, a view reaches past its slice, or `available()` is false.
-pub fn sgemm(a: Matrix, b: Matrix, c: &mut [f32], epilogue: &(dyn Fn(usize, &mut [f32]) + Sync)) {
+pub fn sgemm(a: Matrix, b: Matrix, c: &mut [f32], epilogue: &Epilogue<'_>) {
+    if b.cols < PACK_MIN_COLS {
+        return narrow(a, b, c, epilogue);
+    }
+    sgemm_packed(&PackedA::new(a), b, c, epilogue)
+}
+
+/// Products with fewer columns than this are dot products of A's rows with B's columns:
+/// packing A would cost about as much as the product (a 1×1 convolution on a 1×1 map).
+pub const PACK_MIN_COLS: usize = 8;
+
+/// `C = A · B` for a B of few columns: each column of B copied out once, then one dot product
+/// per element of C, rows in parallel when there is enough work.
+fn narrow(a: Matrix, b: Matrix, c: &mut [f32], epilogue: &Epilogue<'_>) {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     assert!(b.rows == k && c.len() == m * n && a.fits() && b.fits(), "sgemm: shapes do not agree");
     assert!(available(), "sgemm needs AVX2 and FMA");
     if m == 0 || n == 0 {
         return;
     }
+    let columns: Vec<Vec<f32>> = (0..n).map(|j| (0..k).map(|p| b.data[p * b.stride + j]).collect()).collect();
+    let row = |(i, out): (usize, &mut [f32])| {
+        let a_row = &a.data[i * a.stride..][..k];
+        for (v, column) in out.iter_mut().zip(&columns) {
+            // SAFETY: AVX2 and FMA were checked above.
+            *v = unsafe { dot(a_row, column) };
+        }
+        epilogue(i, 0, out);
+    };
+    #[cfg(feature = "flex")]
+    if m * k * n >= 1 << 15 && threads() > 1 {
+        use rayon::prelude::*;
+        c.par_chunks_mut(n).enumerate().for_each(row);
+        return;
+    }
+    c.chunks_mut(n).enumerate().for_each(row);
+}
+
+/// `Σ a[i] · b[i]` in four 8-lane accumulators.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let mut acc = [_mm256_setzero_ps(); 4];
+    let mut i = 0;
+    while i + 32 <= n {
+        for (l, acc) in acc.iter_mut().enumerate() {
+            let (x, y) = (_mm256_loadu_ps(a.as_ptr().add(i + 8 * l)), _mm256_loadu_ps(b.as_ptr().add(i + 8 * l)));
+            *acc = _mm256_fmadd_ps(x, y, *acc);
+        }
+        i += 32;
+    }
+    let sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+    let mut lanes = [0.0f32; 8];
+    _mm256_storeu_ps(lanes.as_mut_ptr(), sum);
+    lanes.iter().sum::<f32>() + a[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum::<f32>()
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn dot(_: &[f32], _: &[f32]) -> f32 {
+    unreachable!("sgemm is only called where available() holds")
+}
+
+/// What runs on each finished segment of a row of C: `(row, first column, values)`.
+pub type Epilogue<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
+
+/// [`sgemm`] with `A` already packed.
+pub fn sgemm_packed(a: &PackedA, b: Matrix, c: &mut [f32], epilogue: &Epilogue<'_>) {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    assert!(b.rows == k && c.len() == m * n && b.fits(), "sgemm: shapes do not agree");
+    assert!(available(), "sgemm needs AVX2 and FMA");
+    if m == 0 || n == 0 {
+        return;
+    }
     let out = Output(c.as_mut_ptr());
-    // Tasks are column blocks; with few of them (a small image), row blocks too, so that
-    // every thread has work.
-    let column_blocks = n.div_ceil(NC);
-    let threads = threads();
-    let rows_per_task = if threads == 1 || column_blocks >= 2 * threads { m } else { MC };
+    let (width_per_task, rows_per_task) = task_shape(m, n, threads());
     let tasks: Vec<(usize, usize)> =
-        (0..n).step_by(NC).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
+        (0..n).step_by(width_per_task).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
     let task = move |&(j0, i0): &(usize, usize)| {
-        let (width, rows) = (NC.min(n - j0), rows_per_task.min(m - i0));
+        let (width, rows) = (width_per_task.min(n - j0), rows_per_task.min(m - i0));
         // SAFETY: AVX2 and FMA were checked; the task's rows i0..i0 + rows and columns
         // j0..j0 + width lie inside `c` and no other task writes them.
         unsafe {
-            block(a, b, j0, width, i0..i0 + rows, out.ptr(), n);
+            PACKED_B.with_borrow_mut(|packed_b| block(a, b, j0, width, i0..i0 + rows, out.ptr(), n, packed_b));
             for i in i0..i0 + rows {
-                epilogue(i, std::slice::from_raw_parts_mut(out.ptr().add(i * n + j0), width));
+                epilogue(i, j0, std::slice::from_raw_parts_mut(out.ptr().add(i * n + j0), width));
             }
         }
     };
@@ -94,6 +186,28 @@ pub fn sgemm(a: Matrix, b: Matrix, c: &mut [f32], epilogue: &(dyn Fn(usize, &mut
     tasks.iter().for_each(task);
 }
 
+/// Columns and rows of C per task: column blocks of `NC`; with too few of them for the
+/// threads, row blocks of `MC` when there are many rows, else narrower column blocks.
+fn task_shape(m: usize, n: usize, threads: usize) -> (usize, usize) {
+    if threads == 1 || n.div_ceil(NC) >= 2 * threads {
+        (NC, m)
+    } else if m > MC {
+        (NC, MC)
+    } else {
+        (n.div_ceil(2 * threads).div_ceil(NR).max(1) * NR, m)
+    }
+}
+
+/// Products with at most this many rows read B in place (its rows are contiguous) instead of
+/// packing it: each panel of B is used by so few rows of A that copying it costs more than the
+/// strided reads.
+const DIRECT_B_ROWS: usize = 4 * MR;
+
+thread_local! {
+    /// Each thread's packed block of B, kept between products (packing overwrites what it reads).
+    static PACKED_B: std::cell::RefCell<Aligned> = const { std::cell::RefCell::new(Aligned(Vec::new())) };
+}
+
 /// Threads of rayon's pool (1 without it).
 pub fn threads() -> usize {
     #[cfg(feature = "flex")]
@@ -103,36 +217,59 @@ pub fn threads() -> usize {
 }
 
 /// One block: `C[rows, j0..j0 + width] = A[rows, :] · B[:, j0..j0 + width]`, C with row stride
-/// `ldc`.
+/// `ldc`; `rows.start` is a multiple of `MR`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn block(a: Matrix, b: Matrix, j0: usize, width: usize, rows: std::ops::Range<usize>, c: *mut f32, ldc: usize) {
+#[allow(clippy::too_many_arguments)]
+unsafe fn block(
+    a: &PackedA,
+    b: Matrix,
+    j0: usize,
+    width: usize,
+    rows: std::ops::Range<usize>,
+    c: *mut f32,
+    ldc: usize,
+    packed_b: &mut Aligned,
+) {
     let k = a.cols;
     let panels_b = width.div_ceil(NR);
-    let mut packed_b = Aligned::zeros(panels_b * NR * KC);
-    let mut packed_a = vec![0.0f32; MC.div_ceil(MR) * MR * KC];
+    let direct = a.rows <= DIRECT_B_ROWS;
+    packed_b.reserve(if direct { NR * KC } else { panels_b * NR * KC });
     let mut tile = [0.0f32; MR * NR];
     for p0 in (0..k).step_by(KC) {
         let depth = KC.min(k - p0);
-        pack_b(b, p0, depth, j0, width, packed_b.as_mut_slice());
+        if !direct {
+            pack_b(b, p0, depth, j0, width, packed_b.as_mut_slice());
+        }
         for i0 in rows.clone().step_by(MC) {
             let rows = MC.min(rows.end - i0);
-            pack_a(a, i0, rows, p0, depth, &mut packed_a);
             for jp in 0..panels_b {
                 let cols = NR.min(width - jp * NR);
+                // The panel of B: in place (row stride of B) or packed (stride NR).
+                let (pb, ldb) = if !direct {
+                    (packed_b.as_slice().as_ptr().add(jp * NR * depth), NR)
+                } else if cols == NR {
+                    (b.data.as_ptr().add(p0 * b.stride + j0 + jp * NR), b.stride)
+                } else {
+                    // The last, partial panel is packed (zero-padded) so no read passes B's end.
+                    pack_b(b, p0, depth, j0 + jp * NR, cols, packed_b.as_mut_slice());
+                    (packed_b.as_slice().as_ptr(), NR)
+                };
                 for ip in 0..rows.div_ceil(MR) {
                     let tile_rows = MR.min(rows - ip * MR);
-                    let pa = packed_a.as_ptr().add(ip * MR * depth);
-                    let pb = packed_b.as_slice().as_ptr().add(jp * NR * depth);
+                    let pa = a.panel(p0, i0 + ip * MR);
                     let dst = c.add((i0 + ip * MR) * ldc + j0 + jp * NR);
                     if tile_rows == MR && cols == NR {
-                        kernel(depth, pa, pb, dst, ldc, p0 > 0);
+                        kernel(depth, pa, pb, ldb, dst, ldc, p0 > 0);
                     } else {
-                        // Edge tile: computed in a full scratch tile, then the part that exists.
-                        for r in 0..tile_rows {
-                            std::ptr::copy_nonoverlapping(dst.add(r * ldc), tile.as_mut_ptr().add(r * NR), cols);
+                        // Edge tile: computed in a full scratch tile, then the part that exists
+                        // (read first only when accumulating onto an earlier depth block).
+                        if p0 > 0 {
+                            for r in 0..tile_rows {
+                                std::ptr::copy_nonoverlapping(dst.add(r * ldc), tile.as_mut_ptr().add(r * NR), cols);
+                            }
                         }
-                        kernel(depth, pa, pb, tile.as_mut_ptr(), NR, p0 > 0);
+                        kernel(depth, pa, pb, ldb, tile.as_mut_ptr(), NR, p0 > 0);
                         for r in 0..tile_rows {
                             std::ptr::copy_nonoverlapping(tile.as_ptr().add(r * NR), dst.add(r * ldc), cols);
                         }
@@ -144,11 +281,21 @@ unsafe fn block(a: Matrix, b: Matrix, j0: usize, width: usize, rows: std::ops::R
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn block(_: Matrix, _: Matrix, _: usize, _: usize, _: std::ops::Range<usize>, _: *mut f32, _: usize) {
+#[allow(clippy::too_many_arguments)]
+unsafe fn block(
+    _: &PackedA,
+    _: Matrix,
+    _: usize,
+    _: usize,
+    _: std::ops::Range<usize>,
+    _: *mut f32,
+    _: usize,
+    _: &mut Aligned,
+) {
     unreachable!("sgemm is only called where available() holds")
 }
 
-/// A zeroed f32 buffer aligned to 32 bytes, so the kernel loads packed B with aligned loads.
+/// An f32 buffer aligned to 32 bytes, so the kernel loads packed B with aligned loads.
 struct Aligned(Vec<Lane>);
 
 #[derive(Clone, Copy)]
@@ -156,8 +303,11 @@ struct Aligned(Vec<Lane>);
 struct Lane(#[allow(dead_code)] [f32; 8]); // read through `Aligned::as_slice`
 
 impl Aligned {
-    fn zeros(len: usize) -> Self {
-        Self(vec![Lane([0.0; 8]); len.div_ceil(8)])
+    /// Grows the buffer to at least `len` floats (new lanes zeroed).
+    fn reserve(&mut self, len: usize) {
+        if self.0.len() * 8 < len {
+            self.0.resize(len.div_ceil(8), Lane([0.0; 8]));
+        }
     }
 
     fn as_slice(&self) -> &[f32] {
@@ -189,36 +339,30 @@ fn pack_b(b: Matrix, p0: usize, depth: usize, j0: usize, width: usize, packed: &
     }
 }
 
-/// Packs `A[i0..i0 + rows, p0..p0 + depth]` as `MR`-row panels, column after column,
-/// zero-padded.
-fn pack_a(a: Matrix, i0: usize, rows: usize, p0: usize, depth: usize, packed: &mut [f32]) {
-    for (ip, panel) in packed.chunks_mut(MR * depth).take(rows.div_ceil(MR)).enumerate() {
-        let present = MR.min(rows - ip * MR);
-        for r in 0..MR {
-            if r < present {
-                let row = &a.data[(i0 + ip * MR + r) * a.stride + p0..][..depth];
-                for (p, &v) in row.iter().enumerate() {
-                    panel[p * MR + r] = v;
-                }
-            } else {
-                for p in 0..depth {
-                    panel[p * MR + r] = 0.0;
-                }
+/// Packs `A[:, p0..p0 + depth]` as `MR`-row panels, column after column; `packed` is zeroed,
+/// so the padding rows of the last panel stay 0.
+fn pack_a(a: Matrix, p0: usize, depth: usize, packed: &mut [f32]) {
+    for (ip, panel) in packed.chunks_exact_mut(MR * depth).enumerate() {
+        let first = ip * MR;
+        let rows: Vec<&[f32]> =
+            (first..a.rows.min(first + MR)).map(|i| &a.data[i * a.stride + p0..][..depth]).collect();
+        for (p, column) in panel.chunks_exact_mut(MR).enumerate() {
+            for (v, row) in column.iter_mut().zip(&rows) {
+                *v = row[p];
             }
         }
     }
 }
 
-/// The 6×16 register tile: `c (+)= a_panel · b_panel` over `depth`.
+/// The 6×16 register tile: `c (+)= a_panel · b_panel` over `depth`, B's rows `ldb` apart.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[inline]
-unsafe fn kernel(depth: usize, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, accumulate: bool) {
+unsafe fn kernel(depth: usize, a: *const f32, b: *const f32, ldb: usize, c: *mut f32, ldc: usize, accumulate: bool) {
     let mut acc = [[_mm256_setzero_ps(); 2]; MR];
     for p in 0..depth {
-        // Packed B is 32-byte aligned (`Aligned`) and panels are whole lanes.
-        let b0 = _mm256_load_ps(b.add(p * NR));
-        let b1 = _mm256_load_ps(b.add(p * NR + 8));
+        let b0 = _mm256_loadu_ps(b.add(p * ldb));
+        let b1 = _mm256_loadu_ps(b.add(p * ldb + 8));
         for (r, row) in acc.iter_mut().enumerate() {
             let av = _mm256_broadcast_ss(&*a.add(p * MR + r));
             row[0] = _mm256_fmadd_ps(av, b0, row[0]);
@@ -258,13 +402,15 @@ mod tests {
         if !available() {
             return;
         }
-        for (m, k, n) in [(1, 1, 1), (7, 3, 17), (6, 256, 16), (13, 300, 530), (73, 513, 33), (2, 1000, 1)] {
+        for (m, k, n) in
+            [(1, 1, 1), (7, 3, 17), (6, 256, 16), (13, 300, 530), (73, 513, 33), (2, 1000, 1), (40, 77, 3), (9, 5, 7)]
+        {
             let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
             let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();
             let mut c = vec![f32::NAN; m * n];
             let (am, bm) =
                 (Matrix { data: &a, rows: m, cols: k, stride: k }, Matrix { data: &b, rows: k, cols: n, stride: n });
-            sgemm(am, bm, &mut c, &|_, _| {});
+            sgemm(am, bm, &mut c, &|_, _, _| {});
             assert_eq!(c, naive(&a, &b, m, k, n), "{m}x{k}x{n}");
         }
     }

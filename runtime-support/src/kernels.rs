@@ -17,6 +17,26 @@ pub fn sigmoid<const D: usize>(x: Tensor<D>) -> Tensor<D> {
     activation::sigmoid(x)
 }
 
+/// `tanh(x)`, vectorised (flex calls libm's `tanhf` per element).
+pub fn tanh<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    #[cfg(feature = "flex")]
+    let x = match flex::map(x, simd::tanh) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    x.tanh()
+}
+
+/// `e^x`, vectorised.
+pub fn exp<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    #[cfg(feature = "flex")]
+    let x = match flex::map(x, simd::exp) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    x.exp()
+}
+
 /// SiLU (Swish), `x * sigmoid(x)`, in one pass.
 pub fn silu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
     #[cfg(feature = "flex")]
@@ -75,6 +95,7 @@ impl ConvActivation {
 
     /// The same on a row of results (NaN stays NaN, as in Burn's ops).
     #[cfg_attr(not(feature = "flex"), allow(dead_code))]
+    #[inline(always)]
     fn apply_slice(self, values: &mut [f32]) {
         match self {
             Self::None => {}
@@ -103,6 +124,18 @@ pub fn conv2d(
         Err(back) => back,
     };
     activation.apply(burn::tensor::module::conv2d(x, weight, bias, options))
+}
+
+/// `layer.forward(x)` (`x · W + b` over the last axis) through the AVX2 matrix product on flex,
+/// the bias added as each row is finished; Burn's `Linear` elsewhere (autodiff included, so the
+/// layer still trains).
+pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Tensor<D> {
+    #[cfg(feature = "flex")]
+    let x = match flex::linear(layer, x) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    layer.forward(x)
 }
 
 /// 1-D convolution as a 2-D one of height 1 (the same kernel; reshapes are views).
@@ -197,6 +230,22 @@ mod flex {
         give(FlexTensor::new(Bytes::from_elems(values), Layout::contiguous(Shape::from(shape)), DType::F32))
     }
 
+    /// Runs `f` compiled for AVX2 and FMA where the CPU has them (the closure is inlined into a
+    /// function built with those features, so LLVM vectorises its loops 8 wide), else as is.
+    #[inline(always)]
+    fn vectorised<R>(f: impl FnOnce() -> R) -> R {
+        #[cfg(target_arch = "x86_64")]
+        if crate::gemm::available() {
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn run<R>(f: impl FnOnce() -> R) -> R {
+                f()
+            }
+            // SAFETY: the CPU has the features `run` is compiled for.
+            return unsafe { run(f) };
+        }
+        f()
+    }
+
     /// Elements per parallel task of elementwise kernels.
     const CHUNK: usize = 1 << 14;
 
@@ -227,12 +276,49 @@ mod flex {
         };
         let mut output = vec![0.0f32; n * c * oh * ow];
         if h * w > 0 && oh * ow > 0 {
-            input
-                .par_chunks(h * w)
-                .zip(output.par_chunks_mut(oh * ow))
-                .for_each(|(plane, out)| pool_plane(plane, [h, w], out, ow, window));
+            input.par_chunks(h * w).zip(output.par_chunks_mut(oh * ow)).for_each(|(plane, out)| {
+                POOL_ROWS.with_borrow_mut(|columns| vectorised(|| pool_plane(plane, [h, w], out, ow, window, columns)))
+            });
         }
         Ok(from_vec(output, [n, c, oh, ow]))
+    }
+
+    pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<Tensor<D>, Tensor<D>> {
+        if !crate::gemm::available() || D == 0 {
+            return Err(x);
+        }
+        let (Ok(weight), Ok(tx)) = (take(layer.weight.val()), take(x.clone())) else { return Err(x) };
+        let bias = match layer.bias.as_ref().map(|b| take(b.val())).transpose() {
+            Ok(b) => b,
+            Err(_) => return Err(x),
+        };
+        let [k, n]: [usize; 2] = weight.layout().shape().dims();
+        let mut shape: [usize; D] = tx.layout().shape().dims();
+        let (Some(input), Some(w)) = (tx.as_slice::<f32>(), weight.as_slice::<f32>()) else { return Err(x) };
+        let bias = match bias.as_ref().map(|b| b.as_slice::<f32>().filter(|v| v.len() == n)) {
+            Some(None) => return Err(x),
+            other => other.flatten(),
+        };
+        if shape[D - 1] != k {
+            return Err(x);
+        }
+        let m = input.len() / k.max(1);
+        let mut output = vec![0.0f32; m * n];
+        if k == 0 {
+            output.chunks_mut(n.max(1)).for_each(|row| add_bias(bias, row));
+        } else {
+            let a = crate::gemm::Matrix { data: input, rows: m, cols: k, stride: k };
+            let b = crate::gemm::Matrix { data: w, rows: k, cols: n, stride: n };
+            crate::gemm::sgemm(a, b, &mut output, &|_, j0, row| add_bias(bias.map(|b| &b[j0..]), row));
+        }
+        shape[D - 1] = n;
+        Ok(from_vec(output, shape))
+    }
+
+    fn add_bias(bias: Option<&[f32]>, row: &mut [f32]) {
+        if let Some(b) = bias {
+            row.iter_mut().zip(b).for_each(|(v, b)| *v += b);
+        }
     }
 
     type ConvOperands = (Tensor<4>, Tensor<4>, Option<Tensor<1>>);
@@ -244,6 +330,8 @@ mod flex {
         options: &ConvOptions<2>,
         activation: super::ConvActivation,
     ) -> Result<Tensor<4>, ConvOperands> {
+        // Grouped and depthwise convolutions stay with flex: its direct kernels measured faster
+        // than per-group products and a row-wise depthwise kernel here.
         if options.groups != 1 || !crate::gemm::available() {
             return Err((x, weight, bias));
         }
@@ -272,27 +360,20 @@ mod flex {
         };
         let bias = tb.as_ref().and_then(|b| b.as_slice::<f32>());
         let geometry = Geometry { h, w, kh, kw, oh, ow, options };
-        let k = ci * kh * kw;
-        let a = crate::gemm::Matrix { data: weights, rows: co, cols: k, stride: k };
         let mut output = vec![0.0f32; n * co * oh * ow];
-        let mut columns = vec![];
-        let add_bias = |row: usize, values: &mut [f32]| {
-            if let Some(b) = bias {
-                values.iter_mut().for_each(|v| *v += b[row]);
-            }
-            activation.apply_slice(values);
+        let finish = |row: usize, values: &mut [f32]| {
+            vectorised(|| add_bias_and_activate(values, bias.map(|b| b[row]), activation))
         };
-        for (image, out) in input.chunks(ci * h * w).zip(output.chunks_mut(co * oh * ow)) {
-            let b = if geometry.is_pointwise() {
-                crate::gemm::Matrix { data: image, rows: ci, cols: h * w, stride: h * w }
-            } else {
-                columns.resize(k * oh * ow, 0.0);
-                geometry.im2col(image, &mut columns);
-                crate::gemm::Matrix { data: &columns, rows: k, cols: oh * ow, stride: oh * ow }
-            };
-            crate::gemm::sgemm(a, b, out, &add_bias);
-        }
+        geometry.gemm(input, weights, [ci, co], &mut output, &finish);
         Ok(from_vec(output, [n, co, oh, ow]))
+    }
+
+    #[inline(always)]
+    fn add_bias_and_activate(values: &mut [f32], bias: Option<f32>, activation: super::ConvActivation) {
+        if let Some(b) = bias {
+            values.iter_mut().for_each(|v| *v += b);
+        }
+        activation.apply_slice(values);
     }
 
     /// Sizes of one image's convolution.
@@ -313,6 +394,39 @@ mod flex {
             self.kh == 1 && self.kw == 1 && o.stride == [1, 1] && o.padding == [(0, 0), (0, 0)]
         }
 
+        /// Every image as one matrix product of the weights with its im2col columns (the image
+        /// itself for a pointwise kernel); the weights packed once for all images.
+        fn gemm(
+            &self,
+            input: &[f32],
+            weights: &[f32],
+            [ci, co]: [usize; 2],
+            output: &mut [f32],
+            finish: &(dyn Fn(usize, &mut [f32]) + Sync),
+        ) {
+            use crate::gemm::{Matrix, PackedA};
+            let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
+            let k = ci * self.kh * self.kw;
+            let a = Matrix { data: weights, rows: co, cols: k, stride: k };
+            // Too narrow a product (a 1×1 map) is not worth packing at all.
+            let packed = (out_plane >= crate::gemm::PACK_MIN_COLS).then(|| PackedA::new(a));
+            let finish = |row, _, values: &mut [f32]| finish(row, values);
+            let mut columns = vec![];
+            for (image, out) in input.chunks(ci * plane).zip(output.chunks_mut(co * out_plane)) {
+                let b = if self.is_pointwise() {
+                    Matrix { data: image, rows: ci, cols: plane, stride: plane }
+                } else {
+                    columns.resize(k * out_plane, 0.0);
+                    self.im2col(image, &mut columns);
+                    Matrix { data: &columns, rows: k, cols: out_plane, stride: out_plane }
+                };
+                match &packed {
+                    Some(a) => crate::gemm::sgemm_packed(a, b, out, &finish),
+                    None => crate::gemm::sgemm(a, b, out, &finish),
+                }
+            }
+        }
+
         /// `columns[(c, ky, kx), (y, x)]`: the input pixel under kernel tap (ky, kx) for output
         /// pixel (y, x) of channel c, or 0 in the padding.
         fn im2col(&self, image: &[f32], columns: &mut [f32]) {
@@ -324,8 +438,7 @@ mod flex {
                 let plane = &image[c * self.h * self.w..(c + 1) * self.h * self.w];
                 // Output columns x whose input column x * sx + kx * dx - pl lies in 0..w.
                 let shift = kx * dx;
-                let first = pl.saturating_sub(shift).div_ceil(sx).min(self.ow);
-                let end = (self.w + pl).checked_sub(shift + 1).map_or(0, |last| last / sx + 1).clamp(first, self.ow);
+                let (first, end) = valid_columns(shift, pl, sx, self.w, self.ow);
                 for (y, line) in row.chunks_mut(self.ow).enumerate() {
                     let iy = (y * o.stride[0] + ky * o.dilation[0]).checked_sub(pt).filter(|&i| i < self.h);
                     let Some(iy) = iy else {
@@ -424,6 +537,14 @@ mod flex {
         Some((from_vec(ys, [steps, batch, hidden]), from_vec(h, [batch, hidden]), from_vec(c, [batch, hidden])))
     }
 
+    /// Output columns `first..end` whose input column `x * stride + shift - pad` lies in `0..w`
+    /// (of `ow` output columns).
+    fn valid_columns(shift: usize, pad: usize, stride: usize, w: usize, ow: usize) -> (usize, usize) {
+        let first = pad.saturating_sub(shift).div_ceil(stride).min(ow);
+        let end = (w + pad).checked_sub(shift + 1).map_or(0, |last| last / stride + 1).clamp(first, ow);
+        (first, end)
+    }
+
     /// Kernel taps `k` with `o * stride + k * dilation - pad` inside `0..size`.
     fn taps(
         o: usize,
@@ -439,25 +560,54 @@ mod flex {
         first..end
     }
 
-    fn pool_plane(input: &[f32], [h, w]: [usize; 2], output: &mut [f32], ow: usize, win: Window) {
+    /// Max pooling of one plane in two passes: the maximum over each window's columns, for
+    /// every input row (`columns`, `h × ow`), then over its rows, output row by output row —
+    /// both passes plain loops over rows that LLVM vectorises.
+    #[inline(always)]
+    fn pool_plane(
+        input: &[f32],
+        [h, w]: [usize; 2],
+        output: &mut [f32],
+        ow: usize,
+        win: Window,
+        columns: &mut Vec<f32>,
+    ) {
         let (s, d, p) = (win.strides, win.dilations, win.pads);
-        for (y, row) in output.chunks_mut(ow).enumerate() {
-            let rows = taps(y, s[0], d[0], p[0].0, win.kernel[0], h);
-            for (x, out) in row.iter_mut().enumerate() {
-                let cols = taps(x, s[1], d[1], p[1].0, win.kernel[1], w);
-                let mut best = f32::NEG_INFINITY;
-                for ky in rows.clone() {
-                    let line = &input[(y * s[0] + ky * d[0] - p[0].0) * w..];
-                    for kx in cols.clone() {
-                        let v = line[x * s[1] + kx * d[1] - p[1].0];
-                        if v > best || v.is_nan() {
-                            best = v;
-                        }
-                    }
+        columns.clear();
+        columns.resize(h * ow, f32::NEG_INFINITY);
+        for (line, maxima) in input.chunks(w).zip(columns.chunks_mut(ow)) {
+            for kx in 0..win.kernel[1] {
+                let (first, end) = valid_columns(kx * d[1], p[1].0, s[1], w, ow);
+                if first == end {
+                    continue;
                 }
-                *out = best;
+                let start = first * s[1] + kx * d[1] - p[1].0;
+                let taps = line[start..].iter().step_by(s[1]);
+                maxima[first..end].iter_mut().zip(taps).for_each(|(m, &v)| *m = nan_max(*m, v));
             }
         }
+        for (y, row) in output.chunks_mut(ow).enumerate() {
+            row.fill(f32::NEG_INFINITY);
+            for ky in taps(y, s[0], d[0], p[0].0, win.kernel[0], h) {
+                let maxima = &columns[(y * s[0] + ky * d[0] - p[0].0) * ow..][..ow];
+                row.iter_mut().zip(maxima).for_each(|(m, &v)| *m = nan_max(*m, v));
+            }
+        }
+    }
+
+    /// The larger of `best` and `v`, NaN once either is NaN (as flex's kernel).
+    #[inline(always)]
+    fn nan_max(best: f32, v: f32) -> f32 {
+        if v > best || v.is_nan() {
+            v
+        } else {
+            best
+        }
+    }
+
+    thread_local! {
+        /// Each thread's column maxima of the plane it pools.
+        static POOL_ROWS: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
     }
 }
 
@@ -467,7 +617,7 @@ mod simd {
     /// `e^x` for f32 (Cephes' `expf`: range reduction by ln 2 in two parts, degree-5
     /// polynomial, exponent bits; within 2 ulp on [-87, 88], clamped outside).
     #[inline(always)]
-    fn exp(x: f32) -> f32 {
+    fn exp_one(x: f32) -> f32 {
         const LOG2E: f32 = std::f32::consts::LOG2_E;
         const LN2_HI: f32 = 0.693_359_4;
         const LN2_LO: f32 = -2.121_944_4e-4;
@@ -492,7 +642,7 @@ mod simd {
 
     #[inline(always)]
     fn sigmoid_one(x: f32) -> f32 {
-        1.0 / (1.0 + exp(-x))
+        1.0 / (1.0 + exp_one(-x))
     }
 
     macro_rules! dispatched {
@@ -522,16 +672,48 @@ mod simd {
 
     dispatched!(sigmoid, sigmoid_one);
     dispatched!(silu, |x: f32| x * sigmoid_one(x));
-    // 2σ(2x) - 1: absolute error within a few 1e-8 near 0, where tanh(x) ≈ x.
-    dispatched!(tanh, |x: f32| 2.0 * sigmoid_one(2.0 * x) - 1.0);
+    dispatched!(tanh, tanh_one);
+    dispatched!(exp, exp_one);
+
+    /// Cephes' `tanhf`: an odd polynomial below 0.625 (full relative precision near 0), else
+    /// `1 - 2 / (e^(2|x|) + 1)` with the sign of x; both computed, one selected, so it vectorises.
+    #[inline(always)]
+    fn tanh_one(x: f32) -> f32 {
+        let a = x.abs();
+        let large = (1.0 - 2.0 / (exp_one(2.0 * a) + 1.0)).copysign(x);
+        let z = x * x;
+        let p = -5.704_988_7e-3f32;
+        let p = p * z + 2.063_909e-2;
+        let p = p * z - 5.373_971_6e-2;
+        let p = p * z + 1.333_144_2e-1;
+        let p = p * z - 3.333_328e-1;
+        let small = p * z * x + x;
+        if a < 0.625 {
+            small
+        } else {
+            large
+        }
+    }
 
     #[cfg(test)]
     mod tests {
         #[test]
+        fn tanh_matches_std_within_4_ulp() {
+            for i in -20_000..=20_000 {
+                let x = i as f32 / 1000.0 * (i as f32 / 1000.0).abs().max(1e-3);
+                let (ours, std) = (super::tanh_one(x), x.tanh());
+                assert!((ours - std).abs() <= 4.0 * f32::EPSILON * std.abs(), "tanh({x}) = {ours}, std {std}");
+            }
+            let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-30, -0.0];
+            let ours = specials.map(super::tanh_one);
+            assert!(ours[0].is_nan() && ours[1] == 1.0 && ours[2] == -1.0 && ours[3] == 1e-30, "{ours:?}");
+        }
+
+        #[test]
         fn exp_matches_std_within_2_ulp() {
             for i in -8700..=8800 {
                 let x = i as f32 / 100.0;
-                let (ours, std) = (super::exp(x), x.exp());
+                let (ours, std) = (super::exp_one(x), x.exp());
                 assert!((ours - std).abs() <= 2.0 * f32::EPSILON * std, "exp({x}) = {ours}, std {std}");
             }
         }

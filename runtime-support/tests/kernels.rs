@@ -195,3 +195,52 @@ fn the_lstm_fast_path_matches_the_general_recurrence() {
     assert_close(h, h_ref, 1e-5, "Y_h");
     assert_close(c, c_ref, 1e-5, "Y_c");
 }
+
+#[test]
+fn linear_matches_burns_layer_on_ranks_row_counts_and_wide_outputs() {
+    use burn::module::Param;
+    // Row counts on both sides of the in-place-B threshold; widths past one column block (the
+    // bias offset of later blocks) and not a multiple of the register tile.
+    for (seed, (lead, k, n, with_bias)) in [
+        (vec![1], 7, 5, true),
+        (vec![3, 8], 384, 600, true),
+        (vec![50], 33, 1030, false),
+        (vec![2, 2, 31], 16, 17, true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 1300 + 10 * seed as u64;
+        let mut layer = burn::nn::LinearConfig::new(k, n).with_bias(with_bias).init(&Device::flex());
+        layer.weight = Param::from_tensor(tensor([k, n], seed, 1.0));
+        layer.bias = with_bias.then(|| Param::from_tensor(tensor([n], seed + 1, 1.0)));
+        let what = format!("linear {lead:?} x {k} -> {n}");
+        match lead.len() {
+            1 => {
+                let x = tensor([lead[0], k], seed + 2, 1.0);
+                assert_close(ops::linear(&layer, x.clone()), layer.forward(x), 1e-5, &what);
+            }
+            2 => {
+                let x = tensor([lead[0], lead[1], k], seed + 2, 1.0);
+                assert_close(ops::linear(&layer, x.clone()), layer.forward(x), 1e-5, &what);
+            }
+            _ => {
+                let x = tensor([lead[0], lead[1], lead[2], k], seed + 2, 1.0);
+                assert_close(ops::linear(&layer, x.clone()), layer.forward(x), 1e-5, &what);
+            }
+        }
+    }
+    // A transposed (strided) input takes Burn's layer and gives the same result.
+    let layer = burn::nn::LinearConfig::new(6, 4).init(&Device::flex());
+    let x = tensor([6, 5], 1400, 1.0).transpose();
+    assert_close(ops::linear(&layer, x.clone()), layer.forward(x), 1e-5, "transposed input");
+}
+
+#[test]
+fn tanh_and_exp_match_burn_within_float_rounding() {
+    for (n, scale) in [(1, 0.5), (1000, 3.0), (100_003, 20.0)] {
+        let x = tensor([n], 1500 + n as u64, scale);
+        assert_close(ops::tanh(x.clone()), x.clone().tanh(), 1e-6, "tanh");
+        assert_close(ops::exp(x.clone()), x.exp(), 1e-6, "exp");
+    }
+}

@@ -71,7 +71,7 @@ impl Digits {
             let dims = input.dims();
             input.reshape([dims[0], dims[1] * dims[2] * dims[3]])
         };
-        let logits = self.linear1.forward(flat);
+        let logits = burn_onnx::ops::linear(&self.linear1, flat);
         logits
     }
 }

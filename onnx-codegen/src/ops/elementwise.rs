@@ -105,7 +105,7 @@ pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
         UnaryOp::Relu => quote! { #x.clamp_min(0) },
         UnaryOp::Sigmoid => quote! { burn_onnx::ops::sigmoid(#x) },
         UnaryOp::Silu => quote! { burn_onnx::ops::silu(#x) },
-        UnaryOp::Tanh => quote! { #x.tanh() },
+        UnaryOp::Tanh => quote! { burn_onnx::ops::tanh(#x) },
         UnaryOp::LeakyRelu { alpha } => {
             let alpha = f(alpha);
             quote! { #act::leaky_relu(#x, #alpha) }
@@ -117,7 +117,7 @@ pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
         UnaryOp::Ceil => quote! { #x.ceil() },
         UnaryOp::Floor => quote! { #x.floor() },
         UnaryOp::Round => quote! { #x.round() },
-        UnaryOp::Exp => quote! { #x.exp() },
+        UnaryOp::Exp => quote! { burn_onnx::ops::exp(#x) },
         UnaryOp::Log => quote! { #x.log() },
         UnaryOp::Sqrt => quote! { #x.sqrt() },
         UnaryOp::Reciprocal => quote! { #x.recip() },

@@ -105,7 +105,7 @@ fn linear_layer(
         weights,
     );
     let x = e.use_value(input)?;
-    Ok(quote! { self.#field.forward(#x) })
+    Ok(quote! { burn_onnx::ops::linear(&self.#field, #x) })
 }
 
 /// MatMul with numpy semantics: 1-D operands are promoted to matrices and the added axis

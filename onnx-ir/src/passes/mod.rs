@@ -2,14 +2,14 @@
 //! outputs must be the same either way.
 
 pub mod fold;
-mod fold_batch_norm;
+mod fold_into_conv;
 mod fuse_conv_activation;
 mod fuse_silu;
 mod remove_identity;
 
 use crate::graph::{Graph, Node};
 
-pub use fold_batch_norm::fold_batch_norm;
+pub use fold_into_conv::fold_into_conv;
 pub use fuse_conv_activation::fuse_conv_activation;
 pub use fuse_silu::fuse_silu;
 pub use remove_identity::remove_identity;
@@ -17,7 +17,7 @@ pub use remove_identity::remove_identity;
 /// Runs every pass in order.
 pub fn simplify(graph: &mut Graph) {
     remove_identity(graph);
-    fold_batch_norm(graph);
+    fold_into_conv(graph);
     fuse_silu(graph);
     fuse_conv_activation(graph);
 }
