@@ -1,37 +1,36 @@
 //! A fingerprint of the code generator's sources (this crate's and onnx-ir's), part of the
 //! macro's expansion-cache key: an expansion cached by a different generator is never reused,
 //! even when the crate version did not change (path or git dependencies, development).
+//! onnx-ir's build script names its source folder (`DEP_ONNX_IR_SRC`), so this works from a
+//! packaged crate as from the workspace.
 
 use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for path in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+/// Hashes every `.rs` file under `dir`, in sorted order, with its path relative to `dir` under
+/// `label`, so that the fingerprint does not depend on where the sources are.
+fn hash_sources(hasher: &mut Xxh3, label: &str, dir: &Path, current: &Path) {
+    let mut paths: Vec<PathBuf> =
+        std::fs::read_dir(current).into_iter().flatten().flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
         if path.is_dir() {
-            files(&path, out);
+            hash_sources(hasher, label, dir, &path);
         } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
+            let relative = path.strip_prefix(dir).unwrap_or(&path);
+            hasher.update(format!("{label}/{}\0", relative.display()).as_bytes());
+            hasher.update(&std::fs::read(&path).unwrap_or_default());
         }
     }
 }
 
 fn main() {
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
-    let mut sources = vec![];
-    for dir in [manifest.join("src"), manifest.join("../onnx-ir/src")] {
+    let own = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default()).join("src");
+    let ir = PathBuf::from(std::env::var_os("DEP_ONNX_IR_SRC").expect("onnx-ir's build script names its sources"));
+    let mut hasher = Xxh3::new();
+    for (label, dir) in [("onnx-codegen", &own), ("onnx-ir", &ir)] {
         println!("cargo:rerun-if-changed={}", dir.display());
-        files(&dir, &mut sources);
+        hash_sources(&mut hasher, label, dir, dir);
     }
-    // Sorted by path relative to the manifest, so the fingerprint does not depend on where
-    // the checkout is.
-    sources.sort();
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for path in &sources {
-        let relative = path.strip_prefix(&manifest).unwrap_or(path);
-        let bytes = [relative.to_string_lossy().as_bytes(), &std::fs::read(path).unwrap_or_default()].concat();
-        for byte in bytes {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    println!("cargo:rustc-env=BURN_ONNX_GENERATOR_FINGERPRINT={hash:016x}");
+    println!("cargo:rustc-env=BURN_ONNX_GENERATOR_FINGERPRINT={:016x}", hasher.digest());
 }

@@ -172,15 +172,15 @@ def attribute_strings():
     # Mode strings become enum variants in the generated code: one that is not a Rust
     # identifier panicked code generation (found by the fuzzer: GridSample padding_mode "(eros").
     grid = helper.make_node("GridSample", ["x", "g"], ["y"], name="grid", padding_mode="(eros")
-    case("string_grid_sample_padding.onnx", "Node", "padding_mode `(eros` is not supported",
+    case("string_grid_sample_padding.onnx", "Node", "attribute `padding_mode` has unknown value `(eros`",
          model([grid], [io("x", [1, 1, 2, 2]), io("g", [1, 2, 2, 2])], [io("y", [1, 1, 2, 2])], opset=16))
     inits = [const("roi", [], np.float32), const("sc", [1, 1, 2, 2], np.float32)]
-    case("string_resize_coordinate_mode.onnx", "Node", "coordinate_transformation_mode `half pixel` is not supported",
+    case("string_resize_coordinate_mode.onnx", "Node", "attribute `coordinate_transformation_mode` has unknown value `half pixel`",
          unary("Resize", [1, 1, 2, 2], [None] * 4, inputs=["x", "roi", "sc"], initializer=inits,
                coordinate_transformation_mode="half pixel"))
     w = numpy_helper.from_array(np.ones([1, 4, 2], np.float32), "w")
     r = numpy_helper.from_array(np.ones([1, 4, 1], np.float32), "r")
-    case("string_rnn_activation.onnx", "Node", "activation `Tanh()` is not supported",
+    case("string_rnn_activation.onnx", "Node", "attribute `activations` has unknown value `Tanh()`",
          model([helper.make_node("RNN", ["x", "w", "r"], ["y"], name="rnn", hidden_size=4, activations=["Tanh()"])],
                [io("x", [3, 1, 2])], [io("y", None)], initializer=[w, r]))
 

@@ -35,7 +35,9 @@ The written outputs come from the first evaluator of the agreeing group
 majority is not written, and is listed in SKIPPED.txt with the reasons.
 
 Everything is deterministic: each case seeds its own numpy generator from a
-CRC32 of its name, so re-running gives byte-identical files.
+CRC32 of its name, so re-running gives byte-identical files. Expected outputs
+are the exception on another CPU (ONNX Runtime's last bits differ): a checked-in
+output within RTOL/ATOL of the recomputed one is kept as it is.
 """
 
 from __future__ import annotations
@@ -989,6 +991,24 @@ def write_if_changed(path: Path, data: bytes) -> None:
         path.write_bytes(data)
 
 
+def same_reference(path: Path, arr: np.ndarray, name: str) -> bool:
+    """Whether the reference at `path` is `arr` up to the evaluators' agreement tolerance.
+
+    ONNX Runtime's float kernels (Conv, LogSoftmax) differ in the last bits between CPUs, so an
+    expected output recomputed on another machine is kept as checked in when it agrees: the
+    test command leaves a clone clean. Non-float outputs must be equal.
+    """
+    if not path.exists():
+        return False
+    old_proto = onnx.load_tensor_from_string(path.read_bytes())
+    old = numpy_helper.to_array(old_proto)
+    if old_proto.name != name or old.dtype != arr.dtype or old.shape != arr.shape:
+        return False
+    if arr.dtype.kind in "fc":
+        return bool(np.allclose(old, arr, rtol=RTOL, atol=ATOL, equal_nan=True))
+    return bool(np.array_equal(old, arr))
+
+
 def write_case(case: Case, model: onnx.ModelProto, outputs):
     d = MODELS / case.name
     d.mkdir(parents=True, exist_ok=True)
@@ -996,11 +1016,13 @@ def write_case(case: Case, model: onnx.ModelProto, outputs):
     for i, vi in enumerate(model.graph.input):
         files[f"input_{i}.pb"] = numpy_helper.from_array(case.feeds[vi.name], vi.name).SerializeToString()
     for i, (arr, vo) in enumerate(zip(outputs, model.graph.output)):
-        files[f"output_{i}.pb"] = numpy_helper.from_array(arr, vo.name).SerializeToString()
+        path = d / f"output_{i}.pb"
+        files[path.name] = None if same_reference(path, arr, vo.name) else numpy_helper.from_array(arr, vo.name).SerializeToString()
     for stale in set(p.name for p in d.iterdir()) - set(files):
         (d / stale).unlink()
     for name, data in files.items():
-        write_if_changed(d / name, data)
+        if data is not None:
+            write_if_changed(d / name, data)
 
 
 def main() -> int:

@@ -3,6 +3,7 @@
 
 use crate::error::{CodegenError, Result};
 use crate::names::Names;
+use onnx_ir::attributes::Spelled;
 use onnx_ir::{DType, Graph, Kind, TensorData, TensorType, ValueId};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -253,6 +254,11 @@ pub fn scalar_type_tokens(kind: Kind) -> TokenStream {
 }
 
 /// An unsuffixed integer literal (`3`, not `3usize`), for readable output.
+/// The runtime enum variant of the same name as an IR enum's value (`CoordinateMode::HalfPixel`).
+pub fn variant(value: impl Spelled) -> Ident {
+    Ident::new(value.variant_name(), proc_macro2::Span::call_site())
+}
+
 pub fn lit(n: usize) -> Literal {
     Literal::usize_unsuffixed(n)
 }

@@ -11,6 +11,8 @@ pub enum CodegenError {
     Node { node: String, message: String },
     #[error("{0}")]
     Unsupported(String),
+    #[error("`{0}` is not a Rust type name (letters, digits and `_`, not starting with a digit, not a keyword)")]
+    Name(String),
     #[error("cannot write weights: {0}")]
     Weights(String),
     #[error("cannot write `{path}`: {message}")]

@@ -47,34 +47,81 @@ pub fn expand(req: &Request) -> Result<TokenStream> {
     let dir = artifact_dir(&req.manifest_dir);
     let options = request_options(req);
     // Taken before reading: a file changed meanwhile gets a newer stamp next time.
-    let stamp = file_stamp(&model_path);
-    let stamp_path = dir.join(format!("{:016x}.stamp", content_hash(&[options.as_bytes()])));
+    let stamp = file_stamp(&model_path).unwrap_or_default();
+    let entry_path = dir.join(format!("{}.entry", content_hash(&[options.as_bytes()])));
+    let previous = Entry::read(&entry_path);
     if cacheable {
-        if let Some(tokens) = stamp
-            .as_deref()
-            .and_then(|stamp| stamped_key(&stamp_path, stamp))
-            .and_then(|key| cached_expansion(&dir, &key))
-        {
+        let unchanged = previous.as_ref().filter(|e| !stamp.is_empty() && e.stamp == stamp);
+        if let Some(tokens) = unchanged.and_then(|e| cached_expansion(&dir, &e.key)).and_then(|t| t.parse().ok()) {
             return Ok(tokens);
         }
     }
     let bytes = std::fs::read(&model_path)
         .map_err(|e| CodegenError::Read { path: model_path.display().to_string(), message: e.to_string() })?;
-    let key = format!("{:016x}", content_hash(&[&bytes, options.as_bytes()]));
-    if cacheable {
-        if let Some(tokens) = cached_expansion(&dir, &key) {
-            return Ok(tokens);
+    let key = content_hash(&[&bytes, options.as_bytes()]);
+    let cached = if cacheable { cached_expansion(&dir, &key) } else { None };
+    let (tokens, text) = match cached.and_then(|text| Some((text.parse().ok()?, text))) {
+        Some(hit) => hit,
+        None => {
+            let tokens = run_pipeline(req, &bytes, &model_path, &key)?;
+            let text = tokens.to_string();
+            // A cache that cannot be written only costs the next expansion its speed.
+            if cacheable {
+                let _ = write(&dir.join(expansion_file(&key)), text.as_bytes());
+            }
+            (tokens, text)
         }
-    }
-    let tokens = run_pipeline(req, &bytes, &model_path)?;
+    };
+    let mut files: Vec<String> = bpk_paths(&text).iter().filter_map(|p| file_in(&dir, Path::new(p))).collect();
     if cacheable {
-        // A cache that cannot be written only costs the next expansion its speed.
-        let _ = write(&dir.join(format!("{key}.expansion.rs")), tokens.to_string().as_bytes());
-        if let Some(stamp) = stamp {
-            let _ = write(&stamp_path, format!("{stamp}\n{key}").as_bytes());
-        }
+        files.push(expansion_file(&key));
     }
+    Entry { stamp, key, files }.replace(&entry_path, &dir, previous);
     Ok(tokens)
+}
+
+/// One request's record in the cache folder (`<hash of the request>.entry`): the model file's
+/// stamp, the content key and the files written for that key. The next expansion under another
+/// key (the model or the generator changed) removes them, so the folder holds only the current
+/// expansion of each request rather than one more per model edit.
+#[derive(Debug, PartialEq)]
+struct Entry {
+    stamp: String,
+    key: String,
+    /// File names inside the cache folder.
+    files: Vec<String>,
+}
+
+impl Entry {
+    fn read(path: &Path) -> Option<Self> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let mut lines = text.lines().map(str::to_string);
+        Some(Self { stamp: lines.next()?, key: lines.next()?, files: lines.collect() })
+    }
+
+    /// Saves this entry, then removes the files of `previous` that it no longer names. The
+    /// cache only costs speed: failures are ignored.
+    fn replace(self, path: &Path, dir: &Path, previous: Option<Entry>) {
+        if previous.as_ref() == Some(&self) {
+            return;
+        }
+        let text = [&self.stamp, &self.key].into_iter().chain(&self.files).fold(String::new(), |t, l| t + l + "\n");
+        if write(path, text.as_bytes()).is_err() {
+            return;
+        }
+        for stale in previous.into_iter().flat_map(|p| p.files).filter(|f| !self.files.contains(f)) {
+            let _ = std::fs::remove_file(dir.join(stale));
+        }
+    }
+}
+
+fn expansion_file(key: &str) -> String {
+    format!("{key}.expansion.rs")
+}
+
+/// The name of `path` when it lies directly in `dir`.
+fn file_in(dir: &Path, path: &Path) -> Option<String> {
+    (path.parent()? == dir).then(|| path.file_name()?.to_str().map(str::to_string)).flatten()
 }
 
 /// The model file's size and modification time. When they equal the stamp saved with the
@@ -86,28 +133,21 @@ fn file_stamp(path: &Path) -> Option<String> {
     Some(format!("{} {}", meta.len(), modified.as_nanos()))
 }
 
-/// The content key saved beside `stamp`, if the stamp file has that stamp.
-fn stamped_key(stamp_path: &Path, stamp: &str) -> Option<String> {
-    let saved = std::fs::read_to_string(stamp_path).ok()?;
-    let (saved_stamp, key) = saved.split_once('\n')?;
-    (saved_stamp == stamp).then(|| key.to_string())
+/// The text of a previous expansion under `key`, if it exists and the weights it names are
+/// still there.
+fn cached_expansion(dir: &Path, key: &str) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(expansion_file(key))).ok()?;
+    bpk_paths(&text).iter().all(|p| Path::new(p).is_file()).then_some(text)
 }
 
-/// A previous expansion under `key`, if it exists and the weights it names are still there.
-fn cached_expansion(dir: &Path, key: &str) -> Option<TokenStream> {
-    let text = std::fs::read_to_string(dir.join(format!("{key}.expansion.rs"))).ok()?;
-    if !weights_present(&text) {
-        return None;
-    }
-    text.parse().ok()
-}
-
-/// Whether every `.bpk` file a cached expansion names still exists.
-fn weights_present(text: &str) -> bool {
-    text.match_indices(".bpk\"").all(|(end, _)| {
-        let start = text[..end].rfind('"').map_or(0, |q| q + 1);
-        Path::new(&format!("{}.bpk", &text[start..end])).is_file()
-    })
+/// The `.bpk` paths an expansion names (string literals ending in `.bpk`).
+fn bpk_paths(text: &str) -> Vec<String> {
+    text.match_indices(".bpk\"")
+        .map(|(end, _)| {
+            let start = text[..end].rfind('"').map_or(0, |q| q + 1);
+            format!("{}.bpk", &text[start..end])
+        })
+        .collect()
 }
 
 /// Everything of a request besides the model bytes that changes its expansion, and this
@@ -128,7 +168,8 @@ fn request_options(req: &Request) -> String {
     )
 }
 
-fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path) -> Result<TokenStream> {
+/// Runs import and code generation; `key` names the weights file of this request and content.
+fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Result<TokenStream> {
     let custom: Vec<(String, String)> = req.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
     let graph = onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: req.simplify }, &custom)?;
     let lowered = crate::model::lower_with(&graph, &req.hooks, req.partition.then_some(PART_NODES))?;
@@ -140,10 +181,10 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path) -> Result<TokenS
     };
     let source = match (&packed, req.weights) {
         (Some(bpk), WeightsMode::Embed) => {
-            WeightsSource::Embedded(BpkPath::Literal(store_artifact(&req.manifest_dir, &stem, bpk)?))
+            WeightsSource::Embedded(BpkPath::Literal(store_artifact(&req.manifest_dir, &format!("{stem}-{key}"), bpk)?))
         }
         (Some(bpk), WeightsMode::File) => {
-            WeightsSource::File(BpkPath::Literal(store_artifact(&req.manifest_dir, &stem, bpk)?))
+            WeightsSource::File(BpkPath::Literal(store_artifact(&req.manifest_dir, &format!("{stem}-{key}"), bpk)?))
         }
         _ => WeightsSource::None,
     };
@@ -190,11 +231,12 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path) -> Result<TokenS
     })
 }
 
-/// Writes `bytes` under the build's target folder, named by content so that concurrent and
-/// repeated expansions agree; returns the absolute path.
-fn store_artifact(manifest_dir: &Path, stem: &str, bytes: &[u8]) -> Result<String> {
+/// Writes `bytes` as `<name>.bpk` under the build's target folder; returns the absolute path.
+/// The name carries the request's content key, so concurrent and repeated expansions agree and
+/// each request owns its file (see [`Entry`]).
+fn store_artifact(manifest_dir: &Path, name: &str, bytes: &[u8]) -> Result<String> {
     let dir = artifact_dir(manifest_dir);
-    let path = dir.join(format!("{stem}-{:016x}.bpk", content_hash(&[bytes])));
+    let path = dir.join(format!("{name}.bpk"));
     if std::fs::read(&path).ok().as_deref() != Some(bytes) {
         write(&path, bytes)?;
     }
@@ -221,26 +263,14 @@ fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::rename(&tmp, path).map_err(fail)
 }
 
-/// A 64-bit content hash, the same on every platform. Models are hundreds of MB and the
-/// cached path hashes the whole file on every expansion: four independent multiply-rotate
-/// lanes over 32-byte blocks run several times faster than a byte-at-a-time hash.
-fn content_hash(parts: &[&[u8]]) -> u64 {
-    const K: [u64; 4] = [0x9e37_79b9_7f4a_7c15, 0xc2b2_ae3d_27d4_eb4f, 0x1656_67b1_9e37_79f9, 0x85eb_ca77_c2b2_ae63];
-    let mut lanes = K;
-    let mut mix = |lane: usize, word: u64| lanes[lane] = (lanes[lane] ^ word).wrapping_mul(K[lane]).rotate_left(29);
+/// The 64-bit xxh3 hash of `parts`, in hex: the same on every platform, and fast enough to hash
+/// a model of hundreds of MB on every expansion whose stamp changed.
+fn content_hash(parts: &[&[u8]]) -> String {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     for part in parts {
-        let blocks = part.chunks_exact(32);
-        let tail = blocks.remainder();
-        for block in blocks {
-            for (lane, word) in block.chunks_exact(8).enumerate() {
-                mix(lane, u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]));
-            }
-        }
-        for (i, &byte) in tail.iter().enumerate() {
-            mix(i % 4, u64::from(byte) | ((i as u64) << 8));
-        }
+        hasher.update(part);
         // The length separates parts, so ("ab", "c") and ("a", "bc") differ.
-        mix(0, part.len() as u64);
+        hasher.update(&(part.len() as u64).to_le_bytes());
     }
-    lanes.iter().fold(0, |h, &lane| (h ^ lane).wrapping_mul(K[0]).rotate_left(31))
+    format!("{:016x}", hasher.digest())
 }

@@ -6,7 +6,7 @@ use crate::error::{CodegenError, Result};
 use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use crate::{format_file, prelude, weights};
 use onnx_ir::ImportOptions;
-use proc_macro2::{Ident, Span};
+use proc_macro2::Ident;
 use quote::quote;
 use std::path::Path;
 
@@ -77,6 +77,8 @@ pub fn type_name(stem: &str) -> String {
 }
 
 pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel> {
+    // Checked first: the name becomes the struct's identifier, and `Ident::new` panics on `my-model`.
+    let name: Ident = syn::parse_str(opts.name).map_err(|_| CodegenError::Name(opts.name.to_string()))?;
     let custom: Vec<(String, String)> = opts.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
     let raw = onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: false }, &custom)?;
     let graph = if opts.simplify {
@@ -104,7 +106,6 @@ pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel> 
         _ if !has_weights => None,
         _ => Some(weights::pack(&lowered.weights)?),
     };
-    let name = Ident::new(opts.name, Span::call_site());
     let spec = StructSpec { name: &name, vis: quote! { pub }, attrs: quote! {} };
     let items = lowered.items(&spec, &source);
     let default = default_impl(&name, &source, has_weights);

@@ -106,6 +106,25 @@ fn a_changed_model_is_expanded_again() {
         .and_then(|f| f.set_modified(later))
         .expect("sets the mtime");
     let second = expand(&request).expect("expands").to_string();
+    let (old_weights, new_weights) = (weights_path(&first), weights_path(&second));
+    let cache = new_weights.parent().expect("the cache folder").to_path_buf();
+    let stale_expansions: Vec<_> = std::fs::read_dir(&cache)
+        .expect("the cache folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".expansion.rs"))
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains(&*old_weights.to_string_lossy())))
+        .collect();
+    let (old_kept, new_kept) = (old_weights.exists(), new_weights.is_file());
     let _ = std::fs::remove_dir_all(&dir);
     assert_ne!(first, second, "the expansion must follow the model's new weights");
+    // The cache keeps only the current expansion of a request: the old one and its weights go.
+    assert!(!old_kept && new_kept, "{} is still there, or {} is not", old_weights.display(), new_weights.display());
+    assert!(stale_expansions.is_empty(), "old expansions kept: {stale_expansions:?}");
+}
+
+/// The `.bpk` file an expansion embeds.
+fn weights_path(tokens: &str) -> PathBuf {
+    let end = tokens.find(".bpk\"").expect("an expansion with weights");
+    let start = tokens[..end].rfind('"').expect("a string literal") + 1;
+    PathBuf::from(format!("{}.bpk", &tokens[start..end]))
 }

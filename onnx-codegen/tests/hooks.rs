@@ -2,25 +2,17 @@
 //! gets a compile-time signature check whose message names the hook, node and types.
 
 use onnx_codegen::model::{lower_with, StructSpec, WeightsSource};
-use onnx_codegen::Hook;
 use onnx_ir::{import_with_custom_ops, ImportOptions};
 use proc_macro2::{Ident, Span};
 use quote::quote;
+
+mod common;
 
 #[test]
 fn hooked_nodes_call_the_hook_with_a_signature_check() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../ui-tests/models/unsupported_ops.onnx");
     let bytes = std::fs::read(path).expect("model");
-    let hooks: Vec<Hook> = ["ChannelScale", "ScaleBias"]
-        .iter()
-        .map(|op| Hook {
-            domain: "example.custom".into(),
-            op_type: op.to_string(),
-            call: quote! { my_hook },
-            signature: quote! { __onnx_hook_signature_my_hook },
-            label: "my_hook".into(),
-        })
-        .collect();
+    let hooks = common::example_hooks();
     let custom: Vec<(String, String)> = hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
     let graph = import_with_custom_ops(&bytes, ImportOptions::default(), &custom).expect("imports with hooks");
     let lowered = lower_with(&graph, &hooks, None).expect("lowers");

@@ -1,4 +1,6 @@
-//! Typed access to a node's attributes: a wrong attribute type is an error naming the node.
+//! Typed access to a node's attributes: a wrong attribute type is an error naming the node, and a
+//! string attribute outside its spelled values is an error naming node, attribute and value, so
+//! nothing downstream ever sees a model's raw string.
 
 use crate::error::{Error, Result};
 use crate::proto::{attribute_type as ty, AttributeProto};
@@ -62,6 +64,27 @@ impl<'a> Attributes<'a> {
         Ok(self.get(name, ty::STRING)?.map(|a| String::from_utf8_lossy(&a.s).into_owned()))
     }
 
+    /// A string attribute spelled as one of `T`'s values.
+    pub fn choice<T: Spelled>(&self, name: &str) -> Result<Option<T>> {
+        self.string(name)?.map(|value| self.spelled(name, &value)).transpose()
+    }
+
+    pub fn choice_or<T: Spelled>(&self, name: &str, default: T) -> Result<T> {
+        Ok(self.choice(name)?.unwrap_or(default))
+    }
+
+    /// `value` (of attribute `name`, or one item of it) as one of `T`'s values.
+    pub fn spelled<T: Spelled>(&self, name: &str, value: &str) -> Result<T> {
+        T::SPELLINGS.iter().find(|(s, _)| *s == value).map(|&(_, v)| v).ok_or_else(|| {
+            let expected: Vec<String> = T::SPELLINGS.iter().map(|(s, _)| format!("`{s}`")).collect();
+            Error::Node {
+                node: self.node.to_string(),
+                op: self.op.to_string(),
+                message: format!("attribute `{name}` has unknown value `{value}` (expected {})", expected.join(", ")),
+            }
+        })
+    }
+
     pub fn strings_or_none(&self, name: &str) -> Result<Option<Vec<String>>> {
         Ok(self
             .get(name, ty::STRINGS)?
@@ -83,6 +106,41 @@ impl<'a> Attributes<'a> {
         self.list.iter().map(|a| a.name.as_str())
     }
 }
+
+/// An enum that a model spells as a string attribute; onnx-ir declares them with `spelled_enum!`.
+pub trait Spelled: Copy + PartialEq + 'static {
+    /// Every accepted spelling and its value, in the order an error message lists them.
+    const SPELLINGS: &'static [(&'static str, Self)];
+
+    /// The variant's Rust name: the runtime's enums name their variants the same, so the code
+    /// generator names them from this closed set, never from a model's string.
+    fn variant_name(self) -> &'static str;
+
+    /// The value's first spelling, as messages quote it (`spelled_enum!` gives every variant one).
+    fn spelling(self) -> &'static str {
+        Self::SPELLINGS.iter().find(|(_, v)| *v == self).map_or("", |(s, _)| s)
+    }
+}
+
+/// Declares a fieldless enum and its [`Spelled`] table: `Variant = "spelling" | "alias"`.
+macro_rules! spelled_enum {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident {
+        $($(#[$vmeta:meta])* $variant:ident = $($spelling:literal)|+),+ $(,)?
+    }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        $vis enum $name { $($(#[$vmeta])* $variant),+ }
+
+        impl $crate::attributes::Spelled for $name {
+            const SPELLINGS: &'static [(&'static str, Self)] = &[$($(($spelling, Self::$variant)),+),+];
+
+            fn variant_name(self) -> &'static str {
+                match self { $(Self::$variant => stringify!($variant)),+ }
+            }
+        }
+    };
+}
+pub(crate) use spelled_enum;
 
 fn type_name(code: i32) -> &'static str {
     match code {

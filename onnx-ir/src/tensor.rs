@@ -69,8 +69,8 @@ impl TensorData {
                 match self.dtype {
                     DType::F32 => f32::from_le_bytes(arr(at(4))) as f64,
                     DType::F64 => f64::from_le_bytes(arr(at(8))),
-                    DType::F16 => f16_to_f32(u16::from_le_bytes(arr(at(2)))) as f64,
-                    DType::BF16 => f32::from_bits((u16::from_le_bytes(arr(at(2))) as u32) << 16) as f64,
+                    DType::F16 => half::f16::from_le_bytes(arr(at(2))).to_f64(),
+                    DType::BF16 => half::bf16::from_le_bytes(arr(at(2))).to_f64(),
                     DType::I8 => b[i] as i8 as f64,
                     DType::U8 => b[i] as f64,
                     DType::Bool => (b[i] != 0) as u8 as f64,
@@ -133,29 +133,6 @@ fn arr<const N: usize>(s: &[u8]) -> [u8; N] {
     out
 }
 
-/// Converts IEEE half-precision bits to f32.
-pub fn f16_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let frac = (h & 0x3ff) as u32;
-    let bits = match (exp, frac) {
-        (0, 0) => sign,
-        (0, _) => {
-            // Subnormal: renormalise the fraction.
-            let mut e = 127 - 15 + 1;
-            let mut f = frac;
-            while f & 0x400 == 0 {
-                f <<= 1;
-                e -= 1;
-            }
-            sign | ((e as u32) << 23) | ((f & 0x3ff) << 13)
-        }
-        (0x1f, _) => sign | 0x7f80_0000 | (frac << 13),
-        _ => sign | ((exp + 127 - 15) << 23) | (frac << 13),
-    };
-    f32::from_bits(bits)
-}
-
 /// Re-encodes the typed repeated field that ONNX uses for `dtype` as little-endian bytes.
 fn typed_field_bytes(p: &TensorProto, dtype: DType) -> Vec<u8> {
     match dtype {
@@ -170,5 +147,22 @@ fn typed_field_bytes(p: &TensorProto, dtype: DType) -> Vec<u8> {
         DType::I8 | DType::U8 | DType::Bool => p.int32_data.iter().map(|&v| v as u8).collect(),
         DType::U32 => p.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
         DType::U64 => p.uint64_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn halves(dtype: DType, bits: &[u16]) -> TensorData {
+        TensorData { dtype, shape: vec![bits.len()], bytes: bits.iter().flat_map(|h| h.to_le_bytes()).collect() }
+    }
+
+    #[test]
+    fn half_floats_widen_exactly() {
+        // f16: 1, -2.5, the smallest subnormal (2^-24), +inf; bf16: 1, -0.15625.
+        let f16 = halves(DType::F16, &[0x3c00, 0xc100, 0x0001, 0x7c00]);
+        assert_eq!(f16.to_f64s(), vec![1.0, -2.5, 2f64.powi(-24), f64::INFINITY]);
+        assert_eq!(halves(DType::BF16, &[0x3f80, 0xbe20]).to_f64s(), vec![1.0, -0.15625]);
     }
 }

@@ -26,6 +26,12 @@ use std::path::Path;
 /// Why weights could not be loaded into a generated model.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The usual cause: a `weights = "file"` model run where its build did not write the file.
+    #[error(
+        "weights file `{path}` not found: a `weights = \"file\"` model reads it where the build wrote it; ship the \
+         .bpk with the program and load it with `from_file(path, device)`"
+    )]
+    Missing { path: String },
     #[error("cannot read weights file `{path}`: {source}")]
     Io { path: String, source: std::io::Error },
     #[error("invalid Burnpack weights: {0}")]
@@ -61,7 +67,11 @@ pub fn load_bytes<M: ModuleSnapshot>(module: M, bytes: Vec<u8>) -> Result<M, Loa
 /// Loads weights from a `.bpk` file.
 pub fn load_file<M: ModuleSnapshot>(module: M, path: &Path) -> Result<M, LoadError> {
     if let Err(source) = std::fs::metadata(path) {
-        return Err(LoadError::Io { path: path.display().to_string(), source });
+        let path = path.display().to_string();
+        return Err(match source.kind() {
+            std::io::ErrorKind::NotFound => LoadError::Missing { path },
+            _ => LoadError::Io { path, source },
+        });
     }
     load_from_store(module, BurnpackStore::from_file(path).auto_extension(false))
 }

@@ -48,9 +48,10 @@ fn no_weights_builds_the_structure() {
 }
 
 #[test]
-fn missing_file_is_an_io_error() {
+fn missing_file_names_the_path_and_from_file() {
     let err = FromFile::from_file("/nonexistent/digits.bpk", &crate::device()).expect_err("must fail");
-    assert!(matches!(err, LoadError::Io { .. }), "{err}");
+    assert!(matches!(err, LoadError::Missing { .. }), "{err}");
+    assert!(err.to_string().contains("`/nonexistent/digits.bpk`") && err.to_string().contains("from_file"), "{err}");
 }
 
 #[test]

@@ -1,9 +1,9 @@
-use crate::emitter::{float_literal, lit, Emitter};
+use crate::emitter::{float_literal, lit, variant, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{CellKind, RecurrentConfig};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
 /// RNN/GRU/LSTM through `burn_onnx::ops::recurrent` (the time loop lives there).
 pub fn recurrent(e: &mut Emitter, node: &Node, c: &RecurrentConfig) -> Result<TokenStream> {
@@ -21,13 +21,13 @@ pub fn recurrent(e: &mut Emitter, node: &Node, c: &RecurrentConfig) -> Result<To
         CellKind::Gru { linear_before_reset } => quote! { #o::Cell::Gru { linear_before_reset: #linear_before_reset } },
         CellKind::Lstm { input_forget } => quote! { #o::Cell::Lstm { input_forget: #input_forget } },
     };
-    let activations = c.activations.iter().map(|(name, alpha, beta)| {
-        let ident = format_ident!("{name}");
-        let (alpha, beta) = (float_literal(*alpha), float_literal(*beta));
-        match name.as_str() {
-            "HardSigmoid" | "ScaledTanh" | "Affine" => quote! { #o::Activation::#ident(#alpha, #beta) },
-            "LeakyRelu" | "ThresholdedRelu" | "Elu" => quote! { #o::Activation::#ident(#alpha) },
-            _ => quote! { #o::Activation::#ident },
+    let activations = c.activations.iter().map(|&(f, alpha, beta)| {
+        let name = variant(f);
+        let (alpha, beta) = (float_literal(alpha), float_literal(beta));
+        match f.arity() {
+            2 => quote! { #o::Activation::#name(#alpha, #beta) },
+            1 => quote! { #o::Activation::#name(#alpha) },
+            _ => quote! { #o::Activation::#name },
         }
     });
     let clip = match c.clip {

@@ -1,20 +1,10 @@
-use crate::emitter::{float_literal, ints_literal, Emitter};
+use crate::emitter::{float_literal, ints_literal, variant, Emitter};
 use crate::error::Result;
+use onnx_ir::ops::resize::Interpolation;
 use onnx_ir::ops::{FloatsInput, IntsOrRuntime, ResizeConfig};
 use onnx_ir::{Kind, Node};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
-
-fn camel(s: &str) -> proc_macro2::Ident {
-    let name: String = s
-        .split('_')
-        .map(|p| {
-            let mut c = p.chars();
-            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
-        })
-        .collect();
-    format_ident!("{name}")
-}
+use quote::quote;
 
 fn float_list(e: &mut Emitter, node: &Node, input: &Option<FloatsInput>) -> Result<TokenStream> {
     Ok(match input {
@@ -53,19 +43,18 @@ pub fn resize(e: &mut Emitter, node: &Node, c: &ResizeConfig) -> Result<TokenStr
         }
     };
     let o = quote! { burn_onnx::ops };
-    let mode = match c.mode.as_str() {
-        "nearest" => {
-            let m = camel(&c.nearest_mode);
+    let mode = match c.mode {
+        Interpolation::Nearest => {
+            let m = variant(c.nearest_mode);
             quote! { #o::ResizeMode::Nearest(#o::NearestMode::#m) }
         }
-        "linear" => quote! { #o::ResizeMode::Linear },
-        _ => {
+        Interpolation::Linear => quote! { #o::ResizeMode::Linear },
+        Interpolation::Cubic => {
             let a = float_literal(c.cubic_coeff_a);
             quote! { #o::ResizeMode::Cubic(#a) }
         }
     };
-    let coordinate = camel(&c.coordinate);
-    let policy = camel(&c.policy);
+    let (coordinate, policy) = (variant(c.coordinate), variant(c.policy));
     let axes = ints_literal(&c.axes);
     let (exclude, antialias, extrapolation) = (c.exclude_outside, c.antialias, float_literal(c.extrapolation_value));
     let y = quote! {
@@ -89,11 +78,12 @@ pub fn resize(e: &mut Emitter, node: &Node, c: &ResizeConfig) -> Result<TokenStr
 pub fn grid_sample(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::GridSampleConfig) -> Result<TokenStream> {
     let x = e.input(&node.inputs, 0)?;
     let grid = e.input(&node.inputs, 1)?;
-    let mode = match c.mode.as_str() {
-        "nearest" => quote! { Nearest },
-        _ => quote! { Bilinear },
+    let mode = match c.mode {
+        Interpolation::Nearest => quote! { Nearest },
+        Interpolation::Linear => quote! { Bilinear },
+        Interpolation::Cubic => quote! { Bicubic },
     };
-    let padding = camel(&c.padding);
+    let padding = variant(c.padding);
     let align = c.align_corners;
     Ok(quote! {
         #x.grid_sample_2d(

@@ -2,6 +2,7 @@
 //! spatial attributes (kernel, strides, pads, dilations, auto_pad) of convolution and pooling.
 
 use super::NodeCtx;
+use crate::attributes::{spelled_enum, Spelled};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
 
@@ -125,6 +126,29 @@ pub fn spatial_attr(ctx: &NodeCtx, name: &str, n: usize, default: i64, min: i64)
     to_usizes(ctx, name, values, min)
 }
 
+spelled_enum! {
+    /// `auto_pad` of convolution and pooling.
+    pub enum AutoPad {
+        NotSet = "NOTSET",
+        Valid = "VALID",
+        SameUpper = "SAME_UPPER",
+        SameLower = "SAME_LOWER",
+    }
+}
+
+impl AutoPad {
+    /// Splits `total` padding of a SAME mode into (begin, end): the odd one goes at the end for
+    /// SAME_UPPER, at the beginning for SAME_LOWER.
+    pub fn split(self, total: usize) -> (usize, usize) {
+        let small = total / 2;
+        if self == Self::SameUpper {
+            (small, total - small)
+        } else {
+            (total - small, small)
+        }
+    }
+}
+
 /// Reads kernel/strides/pads/dilations/auto_pad for `spatial` axes. `kernel` comes from the
 /// attribute (pooling) or the weight shape (convolution). `input` is the data input type,
 /// whose static spatial dims are needed only for the SAME auto-padding modes.
@@ -137,19 +161,22 @@ pub fn read_window(ctx: &NodeCtx, kernel: Vec<usize>, input: &TensorType) -> Res
     }
     let mut window = Window { kernel, strides, pads: vec![], dilations };
     let spans = (0..n).map(|i| window.span(i)).collect::<Result<Vec<_>, _>>().map_err(|e| ctx.error(e))?;
-    let auto_pad = ctx.attrs.string("auto_pad")?.unwrap_or_else(|| "NOTSET".into());
-    window.pads = match auto_pad.as_str() {
-        "NOTSET" => {
+    let auto_pad = ctx.attrs.choice_or("auto_pad", AutoPad::NotSet)?;
+    window.pads = match auto_pad {
+        AutoPad::NotSet => {
             let flat = spatial_attr(ctx, "pads", 2 * n, 0, 0)?;
             (0..n).map(|i| (flat[i], flat[i + n])).collect()
         }
-        "VALID" => vec![(0, 0); n],
-        "SAME_UPPER" | "SAME_LOWER" => {
+        AutoPad::Valid => vec![(0, 0); n],
+        AutoPad::SameUpper | AutoPad::SameLower => {
             let spatial = &input.shape[input.rank().saturating_sub(n)..];
             (0..n)
                 .map(|i| {
                     let size = spatial.get(i).and_then(Dim::as_static).ok_or_else(|| {
-                        ctx.error(format!("auto_pad {auto_pad} needs static spatial dims, input is {input}"))
+                        ctx.error(format!(
+                            "auto_pad {} needs static spatial dims, input is {input}",
+                            auto_pad.spelling()
+                        ))
                     })?;
                     if size == 0 {
                         return Err(ctx.error(format!("spatial axis {i} of the input {input} is empty")));
@@ -160,13 +187,10 @@ pub fn read_window(ctx: &NodeCtx, kernel: Vec<usize>, input: &TensorType) -> Res
                     let extent = mul_dims(out.saturating_sub(1), stride, "the padded input size")
                         .and_then(|steps| add_dims(steps, spans[i], "the padded input size"))
                         .map_err(|e| ctx.error(e))?;
-                    let total = extent.saturating_sub(size);
-                    let small = total / 2;
-                    Ok(if auto_pad == "SAME_UPPER" { (small, total - small) } else { (total - small, small) })
+                    Ok(auto_pad.split(extent.saturating_sub(size)))
                 })
                 .collect::<Result<_>>()?
         }
-        other => return Err(ctx.error(format!("unknown auto_pad `{other}`"))),
     };
     Ok(window)
 }

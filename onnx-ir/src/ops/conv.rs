@@ -1,7 +1,7 @@
 //! Conv (opsets 1, 11, 22) over 1-D, 2-D and 3-D inputs; the weight gives the kernel shape when
 //! `kernel_shape` is absent.
 
-use super::common::{add_dims, mul_dims, read_window, spatial_attr, window_output_type, Window};
+use super::common::{add_dims, mul_dims, read_window, spatial_attr, window_output_type, AutoPad, Window};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
@@ -94,34 +94,33 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
     let dilations = list("dilations", 1, 1)?;
     let mut output_padding = list("output_padding", 0, 0)?;
     let window = |pads| Window { kernel: kernel.clone(), strides: strides.clone(), pads, dilations: dilations.clone() };
-    let auto_pad = ctx.choice("auto_pad", "NOTSET", &["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"])?;
+    let auto_pad = ctx.attrs.choice_or("auto_pad", AutoPad::NotSet)?;
     let output_shape = ctx.attrs.ints("output_shape")?;
     if let Some(shape) = output_shape.as_ref().filter(|s| s.len() < spatial || s.iter().any(|&d| d < 0)) {
         return Err(ctx.error(format!("output_shape {shape:?} must give {spatial} non-negative spatial dims")));
     }
-    let pads: Vec<(usize, usize)> = if output_shape.is_some() || auto_pad.starts_with("SAME") {
-        let unpadded = window(vec![(0, 0); spatial]);
-        (0..spatial)
-            .map(|i| -> Result<(usize, usize)> {
-                let size = x.shape[2 + i]
-                    .as_static()
-                    .ok_or_else(|| ctx.error(format!("output_shape/auto_pad need static spatial dims, input {x}")))?;
-                let target = match &output_shape {
-                    Some(shape) => shape[shape.len() - spatial + i] as usize,
-                    None => mul_dims(size, strides[i], "the output size").map_err(|e| ctx.error(e))?,
-                };
-                let full = transposed_len(size, &unpadded, output_padding[i], i).map_err(|e| ctx.error(e))?;
-                // A larger requested output is reached with extra output padding at the end.
-                output_padding[i] += target.saturating_sub(full);
-                let total = full.saturating_sub(target);
-                let half = total / 2;
-                Ok(if auto_pad == "SAME_UPPER" { (half, total - half) } else { (total - half, half) })
-            })
-            .collect::<Result<_>>()?
-    } else {
-        let flat = spatial_attr(ctx, "pads", 2 * spatial, 0, 0)?;
-        (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect()
-    };
+    let pads: Vec<(usize, usize)> =
+        if output_shape.is_some() || matches!(auto_pad, AutoPad::SameUpper | AutoPad::SameLower) {
+            let unpadded = window(vec![(0, 0); spatial]);
+            (0..spatial)
+                .map(|i| -> Result<(usize, usize)> {
+                    let size = x.shape[2 + i].as_static().ok_or_else(|| {
+                        ctx.error(format!("output_shape/auto_pad need static spatial dims, input {x}"))
+                    })?;
+                    let target = match &output_shape {
+                        Some(shape) => shape[shape.len() - spatial + i] as usize,
+                        None => mul_dims(size, strides[i], "the output size").map_err(|e| ctx.error(e))?,
+                    };
+                    let full = transposed_len(size, &unpadded, output_padding[i], i).map_err(|e| ctx.error(e))?;
+                    // A larger requested output is reached with extra output padding at the end.
+                    output_padding[i] += target.saturating_sub(full);
+                    Ok(auto_pad.split(full.saturating_sub(target)))
+                })
+                .collect::<Result<_>>()?
+        } else {
+            let flat = spatial_attr(ctx, "pads", 2 * spatial, 0, 0)?;
+            (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect()
+        };
     let out_channels = mul_dims(w_shape[1], groups, "the output channels").map_err(|e| ctx.error(e))?;
     let config = ConvTransposeConfig { window: window(pads), groups, output_padding, out_channels };
     // Shapes are checked now (for any static spatial dims), so that inference cannot fail later.

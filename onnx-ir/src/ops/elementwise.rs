@@ -3,6 +3,7 @@
 
 use super::common::{broadcast_shapes, fmt_dims};
 use super::{NodeCtx, Op, Parsed};
+use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
 
@@ -34,6 +35,14 @@ pub enum BinaryOp {
     PRelu,
 }
 
+spelled_enum! {
+    /// BitShift's `direction`.
+    enum ShiftDirection {
+        Left = "LEFT",
+        Right = "RIGHT",
+    }
+}
+
 impl BinaryOp {
     pub fn from_op_type(ctx: &NodeCtx) -> Result<Self> {
         Ok(match ctx.op_type {
@@ -51,10 +60,9 @@ impl BinaryOp {
             "And" => Self::And,
             "Or" => Self::Or,
             "Xor" => Self::Xor,
-            "BitShift" => match ctx.attrs.string("direction")?.as_deref() {
-                Some("LEFT") => Self::BitShift { left: true },
-                Some("RIGHT") => Self::BitShift { left: false },
-                other => return Err(ctx.error(format!("BitShift direction must be LEFT or RIGHT, got {other:?}"))),
+            "BitShift" => match ctx.attrs.choice::<ShiftDirection>("direction")? {
+                Some(direction) => Self::BitShift { left: direction == ShiftDirection::Left },
+                None => return Err(ctx.error("attribute `direction` is required")),
             },
             "BitwiseAnd" => Self::BitwiseAnd,
             "BitwiseOr" => Self::BitwiseOr,
@@ -222,6 +230,14 @@ impl UnaryOp {
     }
 }
 
+spelled_enum! {
+    /// Gelu's `approximate`.
+    enum GeluApproximation {
+        None = "none",
+        Tanh = "tanh",
+    }
+}
+
 pub fn parse_unary(ctx: &NodeCtx) -> Result<Parsed> {
     let a = &ctx.attrs;
     let f = |name: &str, default: f32| -> Result<f64> { Ok(a.float_or(name, default)? as f64) };
@@ -261,8 +277,7 @@ pub fn parse_unary(ctx: &NodeCtx) -> Result<Parsed> {
         "HardSwish" => UnaryOp::HardSwish,
         "Mish" => UnaryOp::Mish,
         "Gelu" => {
-            let approximate = ctx.choice("approximate", "none", &["none", "tanh"])?;
-            UnaryOp::Gelu { tanh: approximate == "tanh" }
+            UnaryOp::Gelu { tanh: a.choice_or("approximate", GeluApproximation::None)? == GeluApproximation::Tanh }
         }
         "ThresholdedRelu" => UnaryOp::ThresholdedRelu { alpha: f("alpha", 1.0)? },
         "Shrink" => UnaryOp::Shrink { bias: f("bias", 0.0)?, lambd: f("lambd", 0.5)? },

@@ -5,6 +5,7 @@
 
 use super::common::{add_dims, broadcast_shapes, checked_product, mul_dims, normalize_axis, SHAPE_LIMIT};
 use super::{IntsInput, NodeCtx, Op, Parsed};
+use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, Kind, TensorType};
@@ -438,8 +439,18 @@ pub enum PadMode {
     Edge,
 }
 
+spelled_enum! {
+    /// Pad's `mode` as spelled (the value of [`PadMode::Constant`] comes from elsewhere).
+    enum PadModeName {
+        Constant = "constant",
+        Reflect = "reflect",
+        Edge = "edge",
+        Wrap = "wrap",
+    }
+}
+
 pub fn parse_pad(ctx: &NodeCtx) -> Result<Parsed> {
-    let mode = ctx.attrs.string("mode")?.unwrap_or_else(|| "constant".into());
+    let mode = ctx.attrs.choice_or("mode", PadModeName::Constant)?;
     let (pads, value, axes) = if ctx.opset < 11 {
         let pads = ctx
             .attrs
@@ -463,11 +474,11 @@ pub fn parse_pad(ctx: &NodeCtx) -> Result<Parsed> {
         let of = if axes.is_some() { format!("{padded_axes} axes") } else { format!("a rank-{padded_axes} input") };
         return Err(ctx.error(format!("{} pads for {of} (expected {})", pads.len(), 2 * padded_axes)));
     }
-    let mode = match mode.as_str() {
-        "constant" => PadMode::Constant(value),
-        "reflect" => PadMode::Reflect,
-        "edge" => PadMode::Edge,
-        other => return Err(ctx.error(format!("pad mode `{other}` is not supported by Burn"))),
+    let mode = match mode {
+        PadModeName::Constant => PadMode::Constant(value),
+        PadModeName::Reflect => PadMode::Reflect,
+        PadModeName::Edge => PadMode::Edge,
+        PadModeName::Wrap => return Err(ctx.error("pad mode `wrap` is not supported by Burn")),
     };
     Ok(Parsed::new(Op::Pad(PadConfig { pads, axes, mode }), ctx.inputs.len().clamp(1, 4)))
 }
@@ -494,25 +505,15 @@ pub fn infer_pad(c: &PadConfig, x: &TensorType) -> Result<TensorType, String> {
     Ok(TensorType::new(x.dtype, shape))
 }
 
-/// How Scatter* combines an update with the existing value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScatterReduction {
-    None,
-    Add,
-    Mul,
-    Max,
-    Min,
-}
-
-fn scatter_reduction(ctx: &NodeCtx) -> Result<ScatterReduction> {
-    Ok(match ctx.attrs.string("reduction")?.as_deref().unwrap_or("none") {
-        "none" => ScatterReduction::None,
-        "add" => ScatterReduction::Add,
-        "mul" => ScatterReduction::Mul,
-        "max" => ScatterReduction::Max,
-        "min" => ScatterReduction::Min,
-        other => return Err(ctx.error(format!("unknown reduction `{other}`"))),
-    })
+spelled_enum! {
+    /// How Scatter* combines an update with the existing value.
+    pub enum ScatterReduction {
+        None = "none",
+        Add = "add",
+        Mul = "mul",
+        Max = "max",
+        Min = "min",
+    }
 }
 
 /// ScatterElements (and the older Scatter) along `axis`, and ScatterND.
@@ -521,7 +522,7 @@ pub fn parse_scatter(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.input_type(1)?.dtype.kind() != Kind::Int {
         return Err(ctx.error("indices must be integers"));
     }
-    let reduction = scatter_reduction(ctx)?;
+    let reduction = ctx.attrs.choice_or("reduction", ScatterReduction::None)?;
     let op = if ctx.op_type == "ScatterND" {
         Op::ScatterNd { reduction }
     } else {

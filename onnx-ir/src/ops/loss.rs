@@ -2,14 +2,17 @@
 //! axis 1, optional per-class weights, `ignore_index`, and none/sum/mean reduction.
 
 use super::{NodeCtx, Op, Parsed};
+use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{Kind, TensorType};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reduction {
-    None,
-    Sum,
-    Mean,
+spelled_enum! {
+    /// How the per-element losses are combined.
+    pub enum Reduction {
+        None = "none",
+        Sum = "sum",
+        Mean = "mean",
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,14 +33,8 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx
             .error(format!("expected float [N, C, ...] input and integer [N, ...] target, got {input} and {target}")));
     }
-    let reduction = match ctx.attrs.string("reduction")?.as_deref().unwrap_or("mean") {
-        "none" => Reduction::None,
-        "sum" => Reduction::Sum,
-        "mean" => Reduction::Mean,
-        other => return Err(ctx.error(format!("unknown reduction `{other}`"))),
-    };
     let config = LossConfig {
-        reduction,
+        reduction: ctx.attrs.choice_or("reduction", Reduction::Mean)?,
         ignore_index: ctx.attrs.int("ignore_index")?,
         softmax: ctx.op_type == "SoftmaxCrossEntropyLoss",
     };

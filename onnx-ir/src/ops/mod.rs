@@ -344,14 +344,6 @@ impl<'a> NodeCtx<'a> {
             .ok_or_else(|| self.error(format!("required input {index} is missing")))
     }
 
-    /// A string attribute that must be one of `allowed` (`default` when absent): anything else
-    /// is an error naming it, before code generation makes an identifier of it.
-    pub fn choice(&self, name: &str, default: &str, allowed: &[&str]) -> Result<String> {
-        let value = self.attrs.string(name)?.unwrap_or_else(|| default.into());
-        check_choice(name, &value, allowed).map_err(|e| self.error(e))?;
-        Ok(value)
-    }
-
     pub fn input_type(&self, index: usize) -> Result<&'a TensorType> {
         Ok(&self.input(index)?.ty)
     }
@@ -397,15 +389,6 @@ impl<'a> NodeCtx<'a> {
                 .map(Some)
                 .ok_or_else(|| self.error(format!("{what} must be an integer tensor, got {}", data.dtype))),
         }
-    }
-}
-
-/// `Err` naming `what`, the value and the valid ones when `value` is not among `allowed`.
-pub fn check_choice(what: &str, value: &str, allowed: &[&str]) -> Result<(), String> {
-    if allowed.contains(&value) {
-        Ok(())
-    } else {
-        Err(format!("{what} `{value}` is not supported (expected one of: {})", allowed.join(", ")))
     }
 }
 

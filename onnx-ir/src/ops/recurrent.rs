@@ -2,6 +2,7 @@
 //! their alpha/beta, clip, GRU's linear_before_reset, LSTM's input_forget and peepholes.
 
 use super::{NodeCtx, Op, Parsed};
+use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{Dim, Kind, TensorType};
 
@@ -12,42 +13,65 @@ pub enum CellKind {
     Lstm { input_forget: bool },
 }
 
+spelled_enum! {
+    /// A gate activation of `activations`.
+    pub enum Activation {
+        Sigmoid = "Sigmoid",
+        Tanh = "Tanh",
+        Relu = "Relu",
+        HardSigmoid = "HardSigmoid",
+        LeakyRelu = "LeakyRelu",
+        ThresholdedRelu = "ThresholdedRelu",
+        ScaledTanh = "ScaledTanh",
+        Elu = "Elu",
+        Softsign = "Softsign",
+        Softplus = "Softplus",
+        Affine = "Affine",
+    }
+}
+
+impl Activation {
+    /// How many of (alpha, beta) the function takes: ONNX hands out `activation_alpha` and
+    /// `activation_beta` in order to the functions that take them.
+    pub fn arity(self) -> usize {
+        match self {
+            Self::HardSigmoid | Self::ScaledTanh | Self::Affine => 2,
+            Self::LeakyRelu | Self::ThresholdedRelu | Self::Elu => 1,
+            Self::Sigmoid | Self::Tanh | Self::Relu | Self::Softsign | Self::Softplus => 0,
+        }
+    }
+
+    /// ONNX's (alpha, beta) when the model gives none.
+    fn default_params(self) -> (f64, f64) {
+        match self {
+            Self::LeakyRelu => (0.01, 0.0),
+            Self::ThresholdedRelu | Self::Elu | Self::Affine => (1.0, 0.0),
+            Self::ScaledTanh => (1.0, 1.0),
+            Self::HardSigmoid => (0.2, 0.5),
+            Self::Sigmoid | Self::Tanh | Self::Relu | Self::Softsign | Self::Softplus => (0.0, 0.0),
+        }
+    }
+}
+
+spelled_enum! {
+    /// `direction` of the recurrence.
+    enum Direction {
+        Forward = "forward",
+        Reverse = "reverse",
+        Bidirectional = "bidirectional",
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecurrentConfig {
     pub cell: CellKind,
     pub hidden: usize,
     /// One entry per direction: `true` runs backwards.
     pub reverse: Vec<bool>,
-    /// Activation names with alpha and beta, as ONNX lists them (per direction).
-    pub activations: Vec<(String, f64, f64)>,
+    /// Activations with alpha and beta, as ONNX lists them (per direction).
+    pub activations: Vec<(Activation, f64, f64)>,
     pub clip: Option<f64>,
     pub batch_first: bool,
-}
-
-/// The activations the run-time cells implement (code generation names their variants).
-const ACTIVATIONS: &[&str] = &[
-    "Sigmoid",
-    "Tanh",
-    "Relu",
-    "HardSigmoid",
-    "LeakyRelu",
-    "ThresholdedRelu",
-    "ScaledTanh",
-    "Elu",
-    "Softsign",
-    "Softplus",
-    "Affine",
-];
-
-fn default_params(name: &str) -> (f64, f64) {
-    match name {
-        "LeakyRelu" => (0.01, 0.0),
-        "ThresholdedRelu" | "Elu" => (1.0, 0.0),
-        "ScaledTanh" => (1.0, 1.0),
-        "HardSigmoid" => (0.2, 0.5),
-        "Affine" => (1.0, 0.0),
-        _ => (0.0, 0.0),
-    }
 }
 
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
@@ -61,11 +85,10 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         "GRU" => CellKind::Gru { linear_before_reset: a.int_or("linear_before_reset", 0)? != 0 },
         _ => CellKind::Lstm { input_forget: a.int_or("input_forget", 0)? != 0 },
     };
-    let reverse = match a.string("direction")?.as_deref().unwrap_or("forward") {
-        "forward" => vec![false],
-        "reverse" => vec![true],
-        "bidirectional" => vec![false, true],
-        other => return Err(ctx.error(format!("unknown direction `{other}`"))),
+    let reverse = match a.choice_or("direction", Direction::Forward)? {
+        Direction::Forward => vec![false],
+        Direction::Reverse => vec![true],
+        Direction::Bidirectional => vec![false, true],
     };
     let r = ctx.input_type(2)?;
     let hidden = match a.int("hidden_size")? {
@@ -76,38 +99,39 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         let given = a.int("hidden_size")?.unwrap_or(0);
         return Err(ctx.error(format!("hidden_size must be positive, got {given}")));
     }
-    let defaults: &[&str] = match cell {
-        CellKind::Rnn => &["Tanh"],
-        CellKind::Gru { .. } => &["Sigmoid", "Tanh"],
-        CellKind::Lstm { .. } => &["Sigmoid", "Tanh", "Tanh"],
+    let defaults: &[Activation] = match cell {
+        CellKind::Rnn => &[Activation::Tanh],
+        CellKind::Gru { .. } => &[Activation::Sigmoid, Activation::Tanh],
+        CellKind::Lstm { .. } => &[Activation::Sigmoid, Activation::Tanh, Activation::Tanh],
     };
-    let names: Vec<String> = match a.strings_or_none("activations")? {
-        Some(list) => list,
-        None => reverse.iter().flat_map(|_| defaults.iter().map(|s| s.to_string())).collect(),
+    let functions: Vec<Activation> = match a.strings_or_none("activations")? {
+        Some(list) => {
+            if list.len() != defaults.len() * reverse.len() {
+                return Err(ctx.error(format!("expected {} activations, got {list:?}", defaults.len() * reverse.len())));
+            }
+            list.iter().map(|name| a.spelled("activations", name)).collect::<Result<_>>()?
+        }
+        None => reverse.iter().flat_map(|_| defaults.iter().copied()).collect(),
     };
-    if names.len() != defaults.len() * reverse.len() {
-        return Err(ctx.error(format!("expected {} activations, got {names:?}", defaults.len() * reverse.len())));
-    }
     let (alphas, betas) =
         (a.floats("activation_alpha")?.unwrap_or_default(), a.floats("activation_beta")?.unwrap_or_default());
     let (mut ai, mut bi) = (0, 0);
     let mut activations = vec![];
-    for name in names {
-        super::check_choice("activation", &name, ACTIVATIONS).map_err(|e| ctx.error(e))?;
-        let (mut alpha, mut beta) = default_params(&name);
-        if matches!(name.as_str(), "LeakyRelu" | "ThresholdedRelu" | "ScaledTanh" | "HardSigmoid" | "Elu" | "Affine") {
+    for function in functions {
+        let (mut alpha, mut beta) = function.default_params();
+        if function.arity() >= 1 {
             if let Some(&v) = alphas.get(ai) {
                 alpha = v as f64;
             }
             ai += 1;
         }
-        if matches!(name.as_str(), "ScaledTanh" | "HardSigmoid" | "Affine") {
+        if function.arity() == 2 {
             if let Some(&v) = betas.get(bi) {
                 beta = v as f64;
             }
             bi += 1;
         }
-        activations.push((name, alpha, beta));
+        activations.push((function, alpha, beta));
     }
     let config = RecurrentConfig {
         cell,

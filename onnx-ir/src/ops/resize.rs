@@ -3,6 +3,7 @@
 //! policy; roi, scales and sizes as constants or run-time tensors.
 
 use super::{NodeCtx, Op, Parsed};
+use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{Dim, Kind, TensorType};
 
@@ -19,18 +20,57 @@ pub enum IntsOrRuntime {
     Runtime(usize),
 }
 
+spelled_enum! {
+    /// Resize's and GridSample's `mode` (Upsample-1 and GridSample-16 spell `bilinear`, `bicubic`).
+    pub enum Interpolation {
+        Nearest = "nearest",
+        Linear = "linear" | "bilinear",
+        Cubic = "cubic" | "bicubic",
+    }
+}
+
+spelled_enum! {
+    /// How `nearest` rounds a source coordinate.
+    pub enum NearestMode {
+        RoundPreferFloor = "round_prefer_floor",
+        RoundPreferCeil = "round_prefer_ceil",
+        Floor = "floor",
+        Ceil = "ceil",
+    }
+}
+
+spelled_enum! {
+    /// `coordinate_transformation_mode`: how an output coordinate maps to the input.
+    pub enum CoordinateMode {
+        HalfPixel = "half_pixel",
+        HalfPixelSymmetric = "half_pixel_symmetric",
+        PytorchHalfPixel = "pytorch_half_pixel",
+        AlignCorners = "align_corners",
+        Asymmetric = "asymmetric",
+        TfCropAndResize = "tf_crop_and_resize",
+    }
+}
+
+spelled_enum! {
+    /// `keep_aspect_ratio_policy` for `sizes` over a subset of axes.
+    pub enum AspectPolicy {
+        Stretch = "stretch",
+        NotLarger = "not_larger",
+        NotSmaller = "not_smaller",
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResizeConfig {
-    /// `nearest`, `linear` or `cubic`.
-    pub mode: String,
-    pub nearest_mode: String,
-    pub coordinate: String,
+    pub mode: Interpolation,
+    pub nearest_mode: NearestMode,
+    pub coordinate: CoordinateMode,
     pub cubic_coeff_a: f64,
     pub exclude_outside: bool,
     pub antialias: bool,
     pub extrapolation_value: f64,
     pub axes: Vec<i64>,
-    pub policy: String,
+    pub policy: AspectPolicy,
     pub roi: Option<FloatsInput>,
     pub scales: Option<FloatsInput>,
     pub sizes: Option<IntsOrRuntime>,
@@ -52,23 +92,15 @@ fn ints(ctx: &NodeCtx, index: usize) -> Result<Option<IntsOrRuntime>> {
     }))
 }
 
-/// The modes the run-time resize implements (code generation names their enum variants).
-const NEAREST: &[&str] = &["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"];
-const COORDINATES: &[&str] =
-    &["half_pixel", "half_pixel_symmetric", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize"];
-
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let a = &ctx.attrs;
     let upsample = ctx.op_type == "Upsample";
     let legacy = upsample || ctx.opset < 11;
     // Upsample-1 spells modes in capitals.
-    let mut mode = a.string("mode")?.unwrap_or_else(|| "nearest".into()).to_lowercase();
-    if mode == "bilinear" {
-        mode = "linear".into();
-    }
-    if !["nearest", "linear", "cubic"].contains(&mode.as_str()) {
-        return Err(ctx.error(format!("unknown mode `{mode}`")));
-    }
+    let mode = match a.string("mode")? {
+        Some(mode) => a.spelled("mode", &mode.to_lowercase())?,
+        None => Interpolation::Nearest,
+    };
     let (roi, scales, sizes) = if upsample && ctx.opset < 7 {
         // Upsample-1: scales of the two trailing (spatial) axes as attributes.
         let h = a.float_or("height_scale", 1.0)? as f64;
@@ -84,18 +116,22 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let config = ResizeConfig {
         mode,
-        nearest_mode: if legacy { "floor".into() } else { ctx.choice("nearest_mode", "round_prefer_floor", NEAREST)? },
-        coordinate: if legacy {
-            "asymmetric".into()
+        nearest_mode: if legacy {
+            NearestMode::Floor
         } else {
-            ctx.choice("coordinate_transformation_mode", "half_pixel", COORDINATES)?
+            a.choice_or("nearest_mode", NearestMode::RoundPreferFloor)?
+        },
+        coordinate: if legacy {
+            CoordinateMode::Asymmetric
+        } else {
+            a.choice_or("coordinate_transformation_mode", CoordinateMode::HalfPixel)?
         },
         cubic_coeff_a: a.float_or("cubic_coeff_a", -0.75)? as f64,
         exclude_outside: a.int_or("exclude_outside", 0)? != 0,
         antialias: a.int_or("antialias", 0)? != 0,
         extrapolation_value: a.float_or("extrapolation_value", 0.0)? as f64,
         axes: a.ints("axes")?.unwrap_or_default(),
-        policy: ctx.choice("keep_aspect_ratio_policy", "stretch", &["stretch", "not_larger", "not_smaller"])?,
+        policy: a.choice_or("keep_aspect_ratio_policy", AspectPolicy::Stretch)?,
         roi,
         scales,
         sizes,
@@ -139,13 +175,21 @@ pub fn infer(x: &TensorType) -> TensorType {
     TensorType::new(x.dtype, vec![Dim::Unknown; x.rank()])
 }
 
+spelled_enum! {
+    /// GridSample's `padding_mode`: the value sampled outside the input.
+    pub enum GridPadding {
+        Zeros = "zeros",
+        Border = "border",
+        Reflection = "reflection",
+    }
+}
+
 /// GridSample (opsets 16, 20, 22) over 4-D inputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GridSampleConfig {
-    /// `linear`, `nearest` or `cubic` (opset 16 names: bilinear, bicubic).
-    pub mode: String,
-    /// `zeros`, `border` or `reflection`.
-    pub padding: String,
+    /// Nearest or linear (cubic is refused at parse time).
+    pub mode: Interpolation,
+    pub padding: GridPadding,
     pub align_corners: bool,
 }
 
@@ -154,15 +198,13 @@ pub fn parse_grid_sample(ctx: &NodeCtx) -> Result<Parsed> {
     if x.rank() != 4 || grid.rank() != 4 || x.dtype.kind() != Kind::Float {
         return Err(ctx.error(format!("only 2-D (4-D tensor) float GridSample is supported, got {x} and grid {grid}")));
     }
-    let mode = match ctx.attrs.string("mode")?.unwrap_or_else(|| "linear".into()).as_str() {
-        "bilinear" | "linear" => "linear",
-        "bicubic" | "cubic" => return Err(ctx.error("GridSample cubic mode is not supported by Burn's grid_sample_2d")),
-        "nearest" => "nearest",
-        other => return Err(ctx.error(format!("unknown mode `{other}`"))),
-    };
+    let mode = ctx.attrs.choice_or("mode", Interpolation::Linear)?;
+    if mode == Interpolation::Cubic {
+        return Err(ctx.error("GridSample cubic mode is not supported by Burn's grid_sample_2d"));
+    }
     let config = GridSampleConfig {
-        mode: mode.into(),
-        padding: ctx.choice("padding_mode", "zeros", &["zeros", "border", "reflection"])?,
+        mode,
+        padding: ctx.attrs.choice_or("padding_mode", GridPadding::Zeros)?,
         align_corners: ctx.attrs.int_or("align_corners", 0)? != 0,
     };
     Ok(Parsed::new(Op::GridSample(config), 2))

@@ -3,6 +3,7 @@
 
 use super::common::{dims_product, mul_dims, normalize_axes, normalize_axis};
 use super::{IntsInput, NodeCtx, Op, Parsed};
+use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
 
@@ -189,6 +190,14 @@ pub fn infer_unsqueeze(axes: &[usize], inputs: &[&TensorType]) -> Result<TensorT
     Ok(TensorType::new(x.dtype, shape))
 }
 
+spelled_enum! {
+    /// DepthToSpace's `mode`: the order of the depth axis (depth-column-row or column-row-depth).
+    enum DepthOrder {
+        Dcr = "DCR",
+        Crd = "CRD",
+    }
+}
+
 /// DepthToSpace (DCR or CRD order) and SpaceToDepth on `[N, C, H, W]`.
 pub fn parse_depth_space(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
@@ -199,7 +208,7 @@ pub fn parse_depth_space(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error(format!("input must be [N, C, H, W], got {x}")));
     }
     let to_space = ctx.op_type == "DepthToSpace";
-    let crd = ctx.choice("mode", "DCR", &["DCR", "CRD"])? == "CRD";
+    let crd = ctx.attrs.choice_or("mode", DepthOrder::Dcr)? == DepthOrder::Crd;
     Ok(Parsed::new(Op::DepthSpace { block, to_space, crd }, 1))
 }
 

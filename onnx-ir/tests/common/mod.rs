@@ -13,6 +13,13 @@ pub fn attr_ints(name: &str, v: &[i64]) -> AttributeProto {
 pub fn attr_float(name: &str, v: f32) -> AttributeProto {
     AttributeProto { name: name.into(), r#type: attribute_type::FLOAT, f: v, ..Default::default() }
 }
+pub fn attr_string(name: &str, v: &str) -> AttributeProto {
+    AttributeProto { name: name.into(), r#type: attribute_type::STRING, s: v.into(), ..Default::default() }
+}
+pub fn attr_strings(name: &str, v: &[&str]) -> AttributeProto {
+    let strings = v.iter().map(|s| s.as_bytes().to_vec()).collect();
+    AttributeProto { name: name.into(), r#type: attribute_type::STRINGS, strings, ..Default::default() }
+}
 
 pub fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
     NodeProto {

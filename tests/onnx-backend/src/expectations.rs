@@ -1,8 +1,9 @@
-//! `expectations.toml`: one table per test with its status and, if not passing, why.
-//! A tiny writer and reader for exactly this shape, so the file stays diff-friendly.
+//! `expectations.toml`: one table per test with its status and, if not passing, why; read and
+//! written with `toml_edit`, one table a test with a blank line before it, so the file stays
+//! diff-friendly.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use toml_edit::{value, DocumentMut, Item, Table};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
@@ -28,75 +29,39 @@ impl Outcome {
     }
 }
 
-fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn unquote(s: &str) -> Option<String> {
-    let inner = s.trim().strip_prefix('"')?.strip_suffix('"')?;
-    let mut out = String::new();
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            out.push(chars.next()?);
-        } else {
-            out.push(c);
-        }
-    }
-    Some(out)
-}
-
 pub fn write(suite: &str, outcomes: &BTreeMap<String, Outcome>) -> String {
     let passed = outcomes.values().filter(|o| o.passed()).count();
-    let mut out = format!(
-        "# Test outcomes for `{suite}`: {passed} of {} pass.\n# Written by the onnx-backend runner with --update; do not edit by hand.\n",
-        outcomes.len()
-    );
+    let mut doc = DocumentMut::new();
     for (name, o) in outcomes {
-        let _ = write!(out, "\n[{name}]\nstatus = {}\n", quote(&o.status));
+        let mut table = Table::new();
+        table.decor_mut().set_prefix("\n");
+        table.insert("status", value(&o.status));
         if !o.reason.is_empty() {
-            let _ = writeln!(out, "reason = {}", quote(&o.reason));
+            table.insert("reason", value(&o.reason));
         }
+        doc.insert(name, Item::Table(table));
     }
-    out
+    format!(
+        "# Test outcomes for `{suite}`: {passed} of {} pass.\n# Written by the onnx-backend runner with --update; do not edit by hand.\n{doc}",
+        outcomes.len()
+    )
 }
 
 pub fn parse(text: &str) -> Result<BTreeMap<String, Outcome>, String> {
+    let doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| e.to_string())?;
     let mut map = BTreeMap::new();
-    let mut current: Option<(String, Outcome)> = None;
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            if let Some((k, v)) = current.take() {
-                map.insert(k, v);
+    for (name, item) in doc.iter() {
+        let table = item.as_table().ok_or_else(|| format!("`{name}` is not a table"))?;
+        let mut outcome = Outcome::new("", "");
+        for (key, v) in table.iter() {
+            let text = v.as_str().ok_or_else(|| format!("`{name}.{key}` is not a string"))?.to_string();
+            match key {
+                "status" => outcome.status = text,
+                "reason" => outcome.reason = text,
+                other => return Err(format!("`{name}`: unknown key `{other}`")),
             }
-            current = Some((name.to_string(), Outcome::new("", "")));
-            continue;
         }
-        let (key, value) = line.split_once('=').ok_or_else(|| format!("line {}: expected key = value", n + 1))?;
-        let value = unquote(value).ok_or_else(|| format!("line {}: expected a quoted string", n + 1))?;
-        let (_, outcome) = current.as_mut().ok_or_else(|| format!("line {}: key outside a table", n + 1))?;
-        match key.trim() {
-            "status" => outcome.status = value,
-            "reason" => outcome.reason = value,
-            other => return Err(format!("line {}: unknown key `{other}`", n + 1)),
-        }
-    }
-    if let Some((k, v)) = current {
-        map.insert(k, v);
+        map.insert(name.to_string(), outcome);
     }
     Ok(map)
 }
@@ -113,5 +78,18 @@ mod tests {
         let parsed = parse(&write("node", &m)).expect("parses");
         assert_eq!(parsed, m);
         assert_eq!(parsed["test_b"].reason, "node `x` (Foo): \"bad\" \\ thing");
+    }
+
+    /// Reading and writing again gives each checked-in file back byte for byte, so `--update`
+    /// changes only the lines of tests whose outcome changed.
+    #[test]
+    fn checked_in_files_round_trip() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for suite in ["node", "simple", "pytorch-converted", "pytorch-operator", "light", "real-models"] {
+            let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
+            let text = std::fs::read_to_string(dir.join(&file)).expect("a checked-in expectations file");
+            let parsed = parse(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert_eq!(write(suite, &parsed), text, "{file}");
+        }
     }
 }

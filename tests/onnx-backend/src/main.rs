@@ -16,6 +16,7 @@ mod compile;
 mod expectations;
 mod suite;
 
+use clap::Parser;
 use expectations::Outcome;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,7 +31,7 @@ struct Args {
     folder: PathBuf,
     /// Suite name, for messages and the expectations file; `None` for `--dir`.
     suite: Option<String>,
-    filter: Option<String>,
+    filter: Option<Filter>,
     update: bool,
     /// `None` for a `--dir` run without `--expectations`: report only.
     expectations: Option<PathBuf>,
@@ -49,139 +50,139 @@ struct Args {
     bench_report: Option<PathBuf>,
 }
 
+/// Runs ONNX backend test suites through the code generator and checks the outcomes against
+/// the suite's expectations file.
+#[derive(Parser)]
+#[command(version, after_help = format!(
+    "--report FILE writes only between the `{REPORT_START}` and `{REPORT_END}` lines if FILE has them."
+))]
+struct Cli {
+    /// The onnx wheel's backend/test/data folder
+    #[arg(long, env = "ONNX_BACKEND_DATA")]
+    data: Option<PathBuf>,
+    /// The suite under --data
+    #[arg(long, default_value = "node", value_parser = clap::builder::PossibleValuesParser::new(SUITES))]
+    suite: String,
+    /// A folder of test cases in the same layout, instead of --data and --suite
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// A substring of test names, or a glob (e.g. 'test_conv*')
+    #[arg(long, value_name = "PATTERN", value_parser = Filter::parse)]
+    filter: Option<Filter>,
+    /// Rewrite the expectations file with these outcomes
+    #[arg(long)]
+    update: bool,
+    /// The expectations file [default: the suite's, under tests/onnx-backend; none for --dir]
+    #[arg(long, value_name = "FILE")]
+    expectations: Option<PathBuf>,
+    /// Relative float tolerance (ONNX's backend runner uses 1e-3)
+    #[arg(long, default_value_t = 1e-3)]
+    rtol: f64,
+    /// Absolute float tolerance (ONNX's backend runner uses 1e-7)
+    #[arg(long, default_value_t = 1e-7)]
+    atol: f64,
+    /// Also write the per-test results as a markdown table
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Import each model with #[onnx_model] (as users do) instead of writing its code
+    #[arg(long = "macro")]
+    via_macro: bool,
+    /// Skip the import-time optimisations (outputs must not change)
+    #[arg(long)]
+    no_simplify: bool,
+    /// Split forward into methods of N top-level nodes
+    #[arg(long, value_name = "N", default_value_t = onnx_codegen::partition::PART_NODES, value_parser = positive)]
+    part_nodes: usize,
+    /// Build in release and time every passing model against ONNX Runtime, interleaved
+    #[arg(long)]
+    bench: bool,
+    /// With --bench: rounds
+    #[arg(long, value_name = "N", default_value_t = 6, value_parser = positive)]
+    rounds: usize,
+    /// With --bench: thread counts
+    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = positive)]
+    threads: Vec<usize>,
+    /// With --bench: milliseconds of iterations per round
+    #[arg(long, value_name = "MS", default_value_t = 300.0)]
+    round_ms: f64,
+    /// With --bench: onnxruntime's Python [default: the test venv]
+    #[arg(long, value_name = "PATH")]
+    python: Option<PathBuf>,
+    /// With --bench: write the table to FILE
+    #[arg(long, value_name = "FILE")]
+    bench_report: Option<PathBuf>,
+    /// With --bench: build in the dev profile (a smoke run)
+    #[arg(long)]
+    dev_profile: bool,
+}
+
+fn positive(value: &str) -> Result<usize, String> {
+    value.parse().ok().filter(|&n| n > 0).ok_or_else(|| format!("`{value}` is not a positive number"))
+}
+
+/// `--filter`: a glob when the pattern has glob syntax, else a substring of the test name.
+#[derive(Clone)]
+enum Filter {
+    Substring(String),
+    Glob(globset::GlobMatcher),
+}
+
+impl Filter {
+    fn parse(pattern: &str) -> Result<Self, String> {
+        if !pattern.contains(['*', '?', '[', '{']) {
+            return Ok(Self::Substring(pattern.to_string()));
+        }
+        let glob = globset::Glob::new(pattern).map_err(|e| e.to_string())?;
+        Ok(Self::Glob(glob.compile_matcher()))
+    }
+
+    fn matches(&self, name: &str) -> bool {
+        match self {
+            Self::Substring(s) => name.contains(s.as_str()),
+            Self::Glob(glob) => glob.is_match(name),
+        }
+    }
+}
+
 fn parse_args() -> Result<Args, String> {
+    let cli = Cli::parse();
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut data = std::env::var_os("ONNX_BACKEND_DATA").map(PathBuf::from);
-    let (mut suite, mut dir, mut filter, mut update, mut expectations) = (None, None, None, false, None);
-    let mut tolerance = (1e-3, 1e-7);
-    let (mut report, mut via_macro, mut simplify) = (None, false, true);
-    let mut part_nodes = onnx_codegen::partition::PART_NODES;
     let cache = std::env::var_os("BURN_ONNX_CACHE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/burn-onnx")))
         .unwrap_or_default();
-    let mut bench_options =
-        bench::BenchOptions { rounds: 6, threads: vec![1, 2], python: cache.join("venv/bin/python"), round_ms: 300.0 };
-    let (mut bench, mut dev_profile, mut bench_report) = (false, false, None);
-    let mut it = std::env::args().skip(1);
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--data" => data = it.next().map(PathBuf::from),
-            "--suite" => suite = it.next(),
-            "--dir" => dir = it.next().map(PathBuf::from),
-            "--filter" => filter = it.next(),
-            "--update" => update = true,
-            "--macro" => via_macro = true,
-            "--no-simplify" => simplify = false,
-            "--bench" => bench = true,
-            "--dev-profile" => dev_profile = true,
-            "--bench-report" => bench_report = Some(it.next().map(PathBuf::from).ok_or("--bench-report needs a path")?),
-            "--rounds" => {
-                bench_options.rounds = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or("--rounds needs a positive number")?
-            }
-            "--round-ms" => {
-                bench_options.round_ms = it.next().and_then(|v| v.parse().ok()).ok_or("--round-ms needs a number")?
-            }
-            "--threads" => {
-                bench_options.threads = it
-                    .next()
-                    .and_then(|v| {
-                        v.split(',').map(|t| t.parse().ok().filter(|&n| n > 0)).collect::<Option<Vec<usize>>>()
-                    })
-                    .ok_or("--threads needs a list of positive numbers, e.g. 1,2")?
-            }
-            "--python" => bench_options.python = it.next().map(PathBuf::from).ok_or("--python needs a path")?,
-            "--part-nodes" => {
-                part_nodes = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or("--part-nodes needs a positive number")?
-            }
-            "--expectations" => expectations = Some(it.next().map(PathBuf::from).ok_or("--expectations needs a path")?),
-            "--report" => report = Some(it.next().map(PathBuf::from).ok_or("--report needs a path")?),
-            "--rtol" => tolerance.0 = it.next().and_then(|v| v.parse().ok()).ok_or("--rtol needs a number")?,
-            "--atol" => tolerance.1 = it.next().and_then(|v| v.parse().ok()).ok_or("--atol needs a number")?,
-            "-h" | "--help" => {
-                println!(
-                    "usage: onnx-backend --data <onnx/backend/test/data> [--suite SUITE] [--filter PATTERN] [--update]"
-                );
-                println!("       onnx-backend --dir <folder> [--expectations FILE] [--filter PATTERN]");
-                println!("  --rtol R --atol A: float tolerances (default 1e-3 and 1e-7, as ONNX's backend runner)");
-                println!("  --report FILE: also write the per-test results as a markdown table (only between the");
-                println!("    `{REPORT_START}` and `{REPORT_END}` lines if FILE has them)");
-                println!("  --macro: import each model with #[onnx_model] (as users do) instead of writing its code");
-                println!("  --no-simplify: skip the import-time optimisations (outputs must not change)");
-                println!(
-                    "  --part-nodes N: split forward into methods of N top-level nodes (default {})",
-                    onnx_codegen::partition::PART_NODES
-                );
-                println!("  --bench: build in release and time every passing model against ONNX Runtime, interleaved");
-                println!("    --rounds N (6), --threads 1,2, --round-ms MS (300: iterations per round),");
-                println!("    --python PATH (onnxruntime's; the test venv), --bench-report FILE (write the table),");
-                println!("    --dev-profile (build in the dev profile: a smoke run)");
-                println!("  SUITE: {} (default node)", SUITES.join(", "));
-                println!("  PATTERN: a substring of test names, or a glob with `*` (e.g. 'test_conv*')");
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown argument `{other}` (see --help)")),
-        }
-    }
-    let release = bench && !dev_profile;
-    let bench = bench.then_some(bench_options);
-    let (folder, suite, expectations) = match dir {
-        Some(folder) => (folder, None, expectations),
+    let bench = cli.bench.then(|| bench::BenchOptions {
+        rounds: cli.rounds,
+        threads: cli.threads.clone(),
+        python: cli.python.clone().unwrap_or_else(|| cache.join("venv/bin/python")),
+        round_ms: cli.round_ms,
+    });
+    let (folder, suite, expectations) = match cli.dir {
+        Some(folder) => (folder, None, cli.expectations),
         None => {
-            let suite = suite.unwrap_or_else(|| "node".into());
-            if !SUITES.contains(&suite.as_str()) {
-                return Err(format!("unknown suite `{suite}`; one of {}", SUITES.join(", ")));
-            }
-            let data = data.ok_or(
+            let data = cli.data.ok_or(
                 "the test data folder is needed: --data <onnx/backend/test/data> (or ONNX_BACKEND_DATA), or --dir",
             )?;
+            let suite = cli.suite;
             let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
-            (data.join(&suite), Some(suite), expectations.or(Some(here.join(file))))
+            (data.join(&suite), Some(suite), cli.expectations.or(Some(here.join(file))))
         }
     };
     Ok(Args {
         folder,
         suite,
-        filter,
-        update,
+        filter: cli.filter,
+        update: cli.update,
         expectations,
-        tolerance,
-        report,
-        via_macro,
-        simplify,
-        part_nodes,
+        tolerance: (cli.rtol, cli.atol),
+        report: cli.report,
+        via_macro: cli.via_macro,
+        simplify: !cli.no_simplify,
+        part_nodes: cli.part_nodes,
         bench,
-        release,
-        bench_report,
+        release: cli.bench && !cli.dev_profile,
+        bench_report: cli.bench_report,
     })
-}
-
-fn matches(pattern: &str, name: &str) -> bool {
-    if !pattern.contains('*') {
-        return name.contains(pattern);
-    }
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let mut rest = name;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            let Some(r) = rest.strip_prefix(part) else { return false };
-            rest = r;
-        } else if i == parts.len() - 1 {
-            return rest.ends_with(part);
-        } else {
-            let Some(pos) = rest.find(part) else { return false };
-            rest = &rest[pos + part.len()..];
-        }
-    }
-    rest.is_empty()
 }
 
 fn main() {
@@ -199,7 +200,7 @@ fn run() -> Result<i32, String> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().map_err(|e| e.to_string())?;
     let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo.join("target"));
     let mut cases = cases::list(&args.folder, &target.join("onnx-backend-generated"))?;
-    cases.retain(|c| args.filter.as_deref().is_none_or(|p| matches(p, &c.name)));
+    cases.retain(|c| args.filter.as_ref().is_none_or(|f| f.matches(&c.name)));
     if cases.is_empty() {
         return Err(format!("no tests in {} match", args.folder.display()));
     }
@@ -410,4 +411,28 @@ fn report_table(outcomes: &BTreeMap<String, Outcome>) -> i32 {
     let passed = outcomes.values().filter(|o| o.passed()).count();
     println!("{} passed, {} failed", passed, outcomes.len() - passed);
     i32::from(passed != outcomes.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn filters_are_substrings_or_globs() {
+        let matches = |pattern: &str, name: &str| Filter::parse(pattern).expect("a valid pattern").matches(name);
+        assert!(matches("conv", "test_conv_with_strides"));
+        assert!(matches("test_conv*", "test_conv_with_strides") && !matches("test_conv*", "test_deconv"));
+        assert!(matches("*_example", "test_acos_example") && !matches("*_example", "test_acos_example_expanded"));
+        assert!(matches("test_*_expanded", "test_softmax_expanded") && !matches("test_*_expanded", "test_softmax"));
+        assert!(Filter::parse("test_[").is_err());
+    }
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+        let cli = Cli::try_parse_from(["onnx-backend", "--dir", "d", "--threads", "1,4", "--macro"]).expect("parses");
+        assert_eq!((cli.threads, cli.via_macro, cli.suite.as_str()), (vec![1, 4], true, "node"));
+        assert!(Cli::try_parse_from(["onnx-backend", "--suite", "nodes"]).is_err());
+    }
 }

@@ -1,0 +1,113 @@
+//! Snapshots of the generated code: one small model per op family (the opset-compliance models)
+//! and the digits model under each option (weights embedded, from a file, as bytes, none; no
+//! simplification; split into parts; custom-op hooks). A change to an emitter shows here as a
+//! diff to review, in seconds and without compiling Burn. After an intended change:
+//! `INSTA_UPDATE=always cargo test -p onnx-codegen --test snapshots`, then review and commit
+//! `tests/snapshots/`.
+
+use onnx_codegen::generate::{generate, BpkLocation, GenerateOptions, LoadStrategy};
+use onnx_codegen::model::{lower_with, StructSpec, WeightsSource};
+use onnx_codegen::{format_file, Hook};
+
+mod common;
+use proc_macro2::{Ident, Span};
+use quote::quote;
+use std::path::{Path, PathBuf};
+
+/// One model per op family, as `tests/opset-compliance/<name>.onnx`.
+const FAMILIES: &[&str] = &[
+    "Add_v14",
+    "BitShift_v11",
+    "Gelu_v20",
+    "Clip_v13",
+    "Cast_v21",
+    "Where_v16",
+    "Conv_v22",
+    "MaxPool_v22",
+    "BatchNormalization_v15",
+    "LayerNormalization_v17",
+    "Gemm_v13",
+    "Einsum_v12",
+    "Reshape_v21",
+    "Split_v18",
+    "Gather_v13",
+    "Slice_v13",
+    "Pad_v21",
+    "ScatterElements_v18",
+    "DepthToSpace_v13",
+    "ReduceMean_v18",
+    "ArgMax_v13",
+    "TopK_v11",
+    "CumSum_v14",
+    "Range_v11",
+    "Softmax_v13",
+    "Attention_v23",
+    "Resize_v19",
+    "Upsample_v9",
+    "GridSample_v22",
+    "LSTM_v22",
+    "GRU_v22",
+    "QuantizeLinear_v21",
+    "QLinearConv_v10",
+    "NegativeLogLikelihoodLoss_v22",
+    "If_v21",
+    "Scan_v21",
+];
+
+fn read(path: &str) -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)).expect(path)
+}
+
+fn code(bytes: &[u8], strategy: LoadStrategy, simplify: bool, hooks: &[Hook]) -> String {
+    let out = PathBuf::from("out");
+    let opts = GenerateOptions {
+        name: "Model",
+        strategy,
+        simplify,
+        partition: true,
+        location: BpkLocation::Beside,
+        out_dir: &out,
+        hooks,
+    };
+    generate(bytes, &opts).expect("generates").code
+}
+
+#[test]
+fn op_families() {
+    for family in FAMILIES {
+        let bytes = read(&format!("tests/opset-compliance/{family}.onnx"));
+        insta::assert_snapshot!(*family, code(&bytes, LoadStrategy::Embedded, true, &[]));
+    }
+}
+
+#[test]
+fn weights_and_simplify_options() {
+    let digits = read("examples/digits/model/digits.onnx");
+    for (name, strategy, simplify) in [
+        ("digits_embedded", LoadStrategy::Embedded, true),
+        ("digits_file", LoadStrategy::File, true),
+        ("digits_bytes", LoadStrategy::Bytes, true),
+        ("digits_no_weights", LoadStrategy::None, true),
+        ("digits_no_simplify", LoadStrategy::Embedded, false),
+    ] {
+        insta::assert_snapshot!(name, code(&digits, strategy, simplify, &[]));
+    }
+}
+
+/// Parts of two nodes, so that the digits model splits (the default is 256).
+#[test]
+fn partitioned() {
+    let graph = onnx_ir::import(&read("examples/digits/model/digits.onnx"), onnx_ir::ImportOptions::default())
+        .expect("imports");
+    let lowered = lower_with(&graph, &[], Some(2)).expect("lowers");
+    let name = Ident::new("Model", Span::call_site());
+    let items = lowered.items(&StructSpec { name: &name, vis: quote! { pub }, attrs: quote! {} }, &WeightsSource::None);
+    insta::assert_snapshot!("digits_partitioned", format_file(items));
+}
+
+#[test]
+fn custom_op_hooks() {
+    let hooks = common::example_hooks();
+    let bytes = read("ui-tests/models/unsupported_ops.onnx");
+    insta::assert_snapshot!("custom_op_hooks", code(&bytes, LoadStrategy::None, true, &hooks));
+}

@@ -1,0 +1,38 @@
+//! The CLI as a user runs it: `--version`, and a bad `--name` is an error, not a panic.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn onnx2burn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_onnx2burn")).args(args).output().expect("onnx2burn runs")
+}
+
+fn digits() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits/model/digits.onnx").display().to_string()
+}
+
+#[test]
+fn version_names_the_package_version() {
+    let out = onnx2burn(&["--version"]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("onnx2burn {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn a_name_that_is_no_rust_type_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("onnx2burn-cli-{}", std::process::id()));
+    for name in ["my-model", "fn", "1st", ""] {
+        let out = onnx2burn(&[&digits(), &dir.display().to_string(), "--name", name]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.contains(&format!("`{name}` is not a Rust type name")), "{name}: {stderr}");
+    }
+    assert!(!dir.exists(), "nothing is written for a bad name");
+}
+
+#[test]
+fn an_unknown_option_is_a_usage_error() {
+    let out = onnx2burn(&[&digits(), "out", "--embed"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--embed'"));
+}
