@@ -123,6 +123,10 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
     sgemm_packed(&PackedA::new(a), b, c, epilogue)
 }
 
+/// Products with fewer rows than this take Burn's matmul in `burn_onnx::ops::linear`
+/// (measured: MiniLM's 8-row and AlexNet's 1-row layers ran faster there).
+pub const LINEAR_MIN_ROWS: usize = 4 * MR;
+
 /// Whether a matrix operand lies inside its slice (computed operands always do).
 fn fits(b: &impl Right) -> bool {
     b.matrix().is_none_or(|m| m.fits())
@@ -379,12 +383,13 @@ fn pack_b(b: &impl Right, p0: usize, depth: usize, j0: usize, width: usize, pack
 /// so the padding rows of the last panel stay 0.
 fn pack_a(a: Matrix, p0: usize, depth: usize, packed: &mut [f32]) {
     for (ip, panel) in packed.chunks_exact_mut(MR * depth).enumerate() {
-        let first = ip * MR;
-        let rows: Vec<&[f32]> =
-            (first..a.rows.min(first + MR)).map(|i| &a.data[i * a.stride + p0..][..depth]).collect();
-        for (p, column) in panel.chunks_exact_mut(MR).enumerate() {
-            for (v, row) in column.iter_mut().zip(&rows) {
-                *v = row[p];
+        let mut rows: [&[f32]; MR] = [&[]; MR];
+        for (r, row) in rows.iter_mut().enumerate().take(a.rows.saturating_sub(ip * MR)) {
+            *row = &a.data[(ip * MR + r) * a.stride + p0..][..depth];
+        }
+        for (r, row) in rows.iter().enumerate().filter(|(_, row)| !row.is_empty()) {
+            for (column, &v) in panel.chunks_exact_mut(MR).zip(row.iter()) {
+                column[r] = v;
             }
         }
     }

@@ -303,6 +303,11 @@ mod flex {
             return Err(x);
         }
         let m = input.len() / k.max(1);
+        // Few rows (a batch of one, a short sequence) waste most of the 6-row register tile:
+        // Burn's product, with its matrix-vector kernels, is faster there.
+        if m < crate::gemm::LINEAR_MIN_ROWS {
+            return Err(x);
+        }
         let mut output = vec![0.0f32; m * n];
         if k == 0 {
             output.chunks_mut(n.max(1)).for_each(|row| add_bias(bias, row));
