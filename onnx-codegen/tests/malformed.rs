@@ -50,6 +50,19 @@ fn class(e: &CodegenError) -> String {
     }
 }
 
+/// The CLI's options (embedded weights, simplified, partitioned) for a model named `name`.
+fn options<'a>(name: &'a str, out: &'a std::path::Path) -> GenerateOptions<'a> {
+    GenerateOptions {
+        name,
+        strategy: LoadStrategy::Embedded,
+        simplify: true,
+        partition: true,
+        location: BpkLocation::Beside,
+        out_dir: out,
+        hooks: &[],
+    }
+}
+
 /// Imports in a thread of its own, so that a panic is caught and a hang is noticed.
 fn import(bytes: Vec<u8>) -> Result<Result<GeneratedModel, CodegenError>, String> {
     let (tx, rx) = mpsc::channel();
@@ -57,15 +70,7 @@ fn import(bytes: Vec<u8>) -> Result<Result<GeneratedModel, CodegenError>, String
     let thread = std::thread::Builder::new().stack_size(8 << 20);
     let _ = thread.spawn(move || {
         let out = PathBuf::from("out");
-        let opts = GenerateOptions {
-            name: "Malformed",
-            strategy: LoadStrategy::Embedded,
-            simplify: true,
-            partition: true,
-            location: BpkLocation::Beside,
-            out_dir: &out,
-            hooks: &[],
-        };
+        let opts = options("Malformed", &out);
         let result = std::panic::catch_unwind(|| generate(&bytes, &opts));
         let _ = tx.send(result.map_err(|p| {
             p.downcast_ref::<String>()
@@ -187,15 +192,7 @@ fn mutants_of_valid_models_never_panic() {
         .collect();
     seeds.sort();
     let out = PathBuf::from("out");
-    let opts = GenerateOptions {
-        name: "Mutant",
-        strategy: LoadStrategy::Embedded,
-        simplify: true,
-        partition: true,
-        location: BpkLocation::Beside,
-        out_dir: &out,
-        hooks: &[],
-    };
+    let opts = options("Mutant", &out);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut panics = vec![];
     let (mut tried, mut imported) = (0, 0);
@@ -273,15 +270,7 @@ fn single_node_model(op_type: &str, opset: i64, inputs: usize, outputs: usize, e
 #[test]
 fn every_op_at_every_opset_with_any_input_count_never_panics() {
     let out = PathBuf::from("out");
-    let opts = GenerateOptions {
-        name: "Arity",
-        strategy: LoadStrategy::Embedded,
-        simplify: true,
-        partition: true,
-        location: BpkLocation::Beside,
-        out_dir: &out,
-        hooks: &[],
-    };
+    let opts = options("Arity", &out);
     let mut panics = vec![];
     let mut tried = 0;
     let hook = std::panic::take_hook();

@@ -42,15 +42,6 @@ const MAX_TYPINGS: usize = 256;
 /// and so on the time, that still leaves a 30,000-node graph 8 typings.
 const MAX_SEARCH_NODES: usize = 250_000;
 
-/// Nodes of a graph, its subgraphs' included: the cost of one typing.
-fn count_nodes(graph: &GraphProto) -> usize {
-    graph
-        .node
-        .iter()
-        .map(|n| 1 + n.attribute.iter().filter_map(|a| a.g.as_deref()).map(count_nodes).sum::<usize>())
-        .sum()
-}
-
 /// An If whose branches yield different ranks (chosen at run time, e.g. by a symbolic dim)
 /// cannot become one typed Rust value. Type the rest of the graph for each branch in turn and
 /// keep the typing that fits every later node and the declared outputs while making the
@@ -61,7 +52,7 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, custom: CustomO
     let mut pending = vec![BranchChoices::new()];
     let mut fitting = vec![];
     let mut fewest = usize::MAX;
-    let attempts = MAX_TYPINGS.min(MAX_SEARCH_NODES / count_nodes(graph).max(1)).max(1);
+    let attempts = MAX_TYPINGS.min(MAX_SEARCH_NODES / graph.node_count().max(1)).max(1);
     for _ in 0..attempts {
         let Some(choices) = pending.pop() else { break };
         if choices.len() > fewest {

@@ -195,3 +195,13 @@ pub struct TensorProto {
     #[prost(int32, tag = "14")]
     pub data_location: i32,
 }
+
+impl GraphProto {
+    /// Nodes of the graph, its subgraphs' included.
+    pub fn node_count(&self) -> usize {
+        self.node
+            .iter()
+            .map(|n| 1 + n.attribute.iter().filter_map(|a| a.g.as_deref()).map(Self::node_count).sum::<usize>())
+            .sum()
+    }
+}

@@ -154,8 +154,7 @@ fn narrow(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
     let row = |(i, out): (usize, &mut [f32])| {
         let a_row = &a.data[i * a.stride..][..k];
         for (v, column) in out.iter_mut().zip(&columns) {
-            // SAFETY: AVX2 and FMA were checked above.
-            *v = unsafe { dot(a_row, column) };
+            *v = dot(a_row, column);
         }
         epilogue(i, 0, out);
     };
@@ -168,10 +167,28 @@ fn narrow(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
     c.chunks_mut(n).enumerate().for_each(row);
 }
 
-/// `Σ a[i] · b[i]` in four 8-lane accumulators.
+/// `Σ a[i] · b[i]`: four 8-lane AVX2 accumulators where the CPU has them, else eight scalar
+/// lanes that LLVM vectorises for the baseline target.
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if available() {
+        // SAFETY: the CPU has AVX2 and FMA.
+        return unsafe { dot_avx2(a, b) };
+    }
+    let mut lanes = [0.0f32; 8];
+    let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ac.remainder().iter().zip(bc.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in ac.zip(bc) {
+        for l in 0..8 {
+            lanes[l] += x[l] * y[l];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn dot(a: &[f32], b: &[f32]) -> f32 {
+unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
     let n = a.len().min(b.len());
     let mut acc = [_mm256_setzero_ps(); 4];
     let mut i = 0;
@@ -186,11 +203,6 @@ unsafe fn dot(a: &[f32], b: &[f32]) -> f32 {
     let mut lanes = [0.0f32; 8];
     _mm256_storeu_ps(lanes.as_mut_ptr(), sum);
     lanes.iter().sum::<f32>() + a[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum::<f32>()
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-unsafe fn dot(_: &[f32], _: &[f32]) -> f32 {
-    unreachable!("sgemm is only called where available() holds")
 }
 
 /// What runs on each finished segment of a row of C: `(row, first column, values)`.

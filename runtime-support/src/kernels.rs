@@ -9,42 +9,36 @@ use burn::tensor::{activation, Tensor};
 
 /// `1 / (1 + e^-x)`.
 pub fn sigmoid<const D: usize>(x: Tensor<D>) -> Tensor<D> {
-    #[cfg(feature = "flex")]
-    let x = match flex::map(x, simd::sigmoid) {
-        Ok(y) => return y,
-        Err(x) => x,
-    };
-    activation::sigmoid(x)
+    elementwise(x, simd::sigmoid, activation::sigmoid)
 }
 
 /// `tanh(x)`, vectorised (flex calls libm's `tanhf` per element).
 pub fn tanh<const D: usize>(x: Tensor<D>) -> Tensor<D> {
-    #[cfg(feature = "flex")]
-    let x = match flex::map(x, simd::tanh) {
-        Ok(y) => return y,
-        Err(x) => x,
-    };
-    x.tanh()
+    elementwise(x, simd::tanh, Tensor::tanh)
 }
 
 /// `e^x`, vectorised.
 pub fn exp<const D: usize>(x: Tensor<D>) -> Tensor<D> {
-    #[cfg(feature = "flex")]
-    let x = match flex::map(x, simd::exp) {
-        Ok(y) => return y,
-        Err(x) => x,
-    };
-    x.exp()
+    elementwise(x, simd::exp, Tensor::exp)
 }
 
 /// SiLU (Swish), `x * sigmoid(x)`, in one pass.
 pub fn silu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    elementwise(x, simd::silu, |x| x.clone().mul(activation::sigmoid(x)))
+}
+
+/// `kernel` over a flex tensor's elements, else Burn's op (`fallback`).
+fn elementwise<const D: usize>(
+    x: Tensor<D>,
+    #[cfg_attr(not(feature = "flex"), allow(unused_variables))] kernel: fn(&mut [f32]),
+    fallback: fn(Tensor<D>) -> Tensor<D>,
+) -> Tensor<D> {
     #[cfg(feature = "flex")]
-    let x = match flex::map(x, simd::silu) {
+    let x = match flex::map(x, kernel) {
         Ok(y) => return y,
         Err(x) => x,
     };
-    x.clone().mul(activation::sigmoid(x))
+    fallback(x)
 }
 
 /// 2-D max pooling over NCHW (floor mode), without computing the argmax indices. NaN wins,
@@ -496,19 +490,6 @@ mod flex {
         t.as_slice::<f32>().map(<[f32]>::to_vec)
     }
 
-    /// `Σ a[i] · b[i]` in eight independent lanes, so that LLVM vectorises it.
-    fn dot(a: &[f32], b: &[f32]) -> f32 {
-        let mut lanes = [0.0f32; 8];
-        let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
-        let tail: f32 = ac.remainder().iter().zip(bc.remainder()).map(|(x, y)| x * y).sum();
-        for (x, y) in ac.zip(bc) {
-            for l in 0..8 {
-                lanes[l] += x[l] * y[l];
-            }
-        }
-        lanes.iter().sum::<f32>() + tail
-    }
-
     pub fn lstm_sequence(
         projected: &Tensor<3>,
         r: &Tensor<2>,
@@ -534,7 +515,7 @@ mod flex {
                 let base = (t * batch + b) * gates;
                 let hb = &h[b * hidden..(b + 1) * hidden];
                 for (j, g) in g.iter_mut().enumerate() {
-                    *g = xw[base + j] + bias[j] + dot(hb, &r[j * hidden..(j + 1) * hidden]);
+                    *g = xw[base + j] + bias[j] + crate::gemm::dot(hb, &r[j * hidden..(j + 1) * hidden]);
                 }
                 super::simd::sigmoid(&mut g[..3 * hidden]);
                 super::simd::tanh(&mut g[3 * hidden..]);

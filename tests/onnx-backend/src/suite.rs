@@ -42,14 +42,6 @@ pub struct Generated {
     pub import_ms: f64,
 }
 
-fn count_nodes(graph: &GraphProto) -> usize {
-    graph
-        .node
-        .iter()
-        .map(|n| 1 + n.attribute.iter().filter_map(|a| a.g.as_deref()).map(count_nodes).sum::<usize>())
-        .sum()
-}
-
 impl Suite {
     /// Imports one test's model and writes its module; returns what it generated, or the
     /// import failure.
@@ -57,7 +49,7 @@ impl Suite {
         let module = format!("case_{}", onnx_codegen::snake_case(&case.name));
         let bytes = std::fs::read(&case.model).map_err(|e| format!("cannot read {}: {e}", case.model.display()))?;
         let proto = ModelProto::decode(&bytes[..]).map_err(|e| e.to_string())?;
-        let nodes = proto.graph.as_ref().map_or(0, count_nodes);
+        let nodes = proto.graph.as_ref().map_or(0, GraphProto::node_count);
         let opset = onnx_ir::domain::default_opset(&proto);
         let started = Instant::now();
         let attempt = std::panic::catch_unwind(|| -> Result<String, String> {
