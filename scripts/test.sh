@@ -38,6 +38,8 @@ PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
 cargo test --workspace
 # The macro-expansion benchmark at tiny sizes, so that it keeps building and running.
 cargo test -q -p onnx-codegen --bench expansion -- --smoke
+# The kernel micro-benchmark once through, so that it keeps building and running.
+cargo test -q -p burn-onnx --bench kernels -- --smoke
 
 BACKEND_DATA="$("$PY" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data"))')"
 cargo build -q -p onnx-backend

@@ -103,8 +103,8 @@ impl ConvActivation {
 
 /// 2-D convolution (NCHW input, `[out, in, kh, kw]` weight), then `activation`: through
 /// im2col and the AVX2 matrix product, the bias and activation applied as each row of the
-/// result is finished. Grouped convolutions (flex has direct kernels for depthwise ones) and
-/// CPUs without AVX2 take Burn's.
+/// result is finished; depthwise ones as shifted multiply-adds over whole planes. Other grouped
+/// convolutions and CPUs without AVX2 take Burn's.
 pub fn conv2d(
     x: Tensor<4>,
     weight: Tensor<4>,
@@ -226,6 +226,9 @@ mod flex {
 
     /// Runs `f` compiled for AVX2 and FMA where the CPU has them (the closure is inlined into a
     /// function built with those features, so LLVM vectorises its loops 8 wide), else as is.
+    /// `f` must be an `#[inline(always)]` closure calling `#[inline(always)]` functions: a
+    /// closure left out of line is compiled on its own, without the features (and `mul_add`
+    /// becomes a call to a software `fmaf`).
     #[inline(always)]
     fn vectorised<R>(f: impl FnOnce() -> R) -> R {
         #[cfg(target_arch = "x86_64")]
@@ -271,7 +274,12 @@ mod flex {
         let mut output = vec![0.0f32; n * c * oh * ow];
         if h * w > 0 && oh * ow > 0 {
             input.par_chunks(h * w).zip(output.par_chunks_mut(oh * ow)).for_each(|(plane, out)| {
-                POOL_ROWS.with_borrow_mut(|columns| vectorised(|| pool_plane(plane, [h, w], out, ow, window, columns)))
+                POOL_ROWS.with_borrow_mut(|columns| {
+                    vectorised(
+                        #[inline(always)]
+                        || pool_plane(plane, [h, w], out, ow, window, columns),
+                    )
+                })
             });
         }
         Ok(from_vec(output, [n, c, oh, ow]))
@@ -329,9 +337,11 @@ mod flex {
         options: &ConvOptions<2>,
         activation: super::ConvActivation,
     ) -> Result<Tensor<4>, ConvOperands> {
-        // Grouped and depthwise convolutions stay with flex: its direct kernels measured faster
-        // than per-group products and a row-wise depthwise kernel here.
-        if options.groups != 1 || !crate::gemm::available() {
+        // Grouped convolutions other than depthwise ones stay with flex: its per-group products
+        // measured faster than ours on ShuffleNet's shapes (benches/kernels.rs).
+        let (groups, [ci, wci]) = (options.groups, [x.dims()[1], weight.dims()[1]]);
+        let depthwise = wci == 1 && groups == ci && groups > 1;
+        if groups != 1 && !depthwise || !crate::gemm::available() {
             return Err((x, weight, bias));
         }
         let tx = match take(x) {
@@ -353,7 +363,11 @@ mod flex {
             Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
         let (Some(oh), Some(ow)) = (window.out_dim(h, 0), window.out_dim(w, 1)) else { return back(tx, tw, tb) };
         let bias_ok = tb.as_ref().is_none_or(|b| b.as_slice::<f32>().is_some_and(|v| v.len() == co));
-        let (Some(input), Some(weights), true, true) = (tx.as_slice::<f32>(), tw.as_slice::<f32>(), bias_ok, wci == ci)
+        let channels_ok = wci * groups == ci && co % groups == 0;
+        // The depthwise kernel splits planes: empty ones (and zero strides) go to flex.
+        let planes_ok = !depthwise || h * w * oh * ow > 0 && options.stride.iter().all(|&s| s > 0);
+        let (Some(input), Some(weights), true, true) =
+            (tx.as_slice::<f32>(), tw.as_slice::<f32>(), bias_ok, channels_ok && planes_ok)
         else {
             return back(tx, tw, tb);
         };
@@ -361,9 +375,17 @@ mod flex {
         let geometry = Geometry { h, w, kh, kw, oh, ow, options };
         let mut output = vec![0.0f32; n * co * oh * ow];
         let finish = |row: usize, values: &mut [f32]| {
-            vectorised(|| add_bias_and_activate(values, bias.map(|b| b[row]), activation))
+            vectorised(
+                #[inline(always)]
+                || add_bias_and_activate(values, bias.map(|b| b[row]), activation),
+            )
         };
-        geometry.gemm(input, weights, [ci, co], &mut output, &finish);
+        if depthwise {
+            // One input channel per group: a product per channel would have a single row.
+            geometry.depthwise(input, weights, [ci, co / ci], &mut output, &finish);
+        } else {
+            geometry.gemm(input, weights, [ci, co], &mut output, &finish);
+        }
         Ok(from_vec(output, [n, co, oh, ow]))
     }
 
@@ -428,6 +450,130 @@ mod flex {
         }
     }
 
+    /// Outputs computed per register block: 8 vectors of 8 lanes.
+    const DEPTHWISE_BLOCK: usize = 64;
+
+    /// How a depthwise convolution lays out the stride phases of a padded input plane.
+    struct Phases {
+        strides: [usize; 2],
+        /// Columns of a phase, and of the grid the sums are computed on.
+        width: usize,
+        /// Elements of a phase, slack included.
+        len: usize,
+        /// Elements of the grid of sums, whole register blocks.
+        grid: usize,
+        /// Where each kernel tap reads, relative to the output's grid position.
+        offsets: Vec<usize>,
+    }
+
+    impl Geometry<'_> {
+        /// A depthwise convolution (`multiplier` output channels per input channel) as shifted
+        /// multiply-adds over whole planes. The padded input is split into stride phases
+        /// (`phase (ry, rx)` holds the padded pixels `(qy·sy + ry, qx·sx + rx)`), so every
+        /// kernel tap reads one phase at a fixed offset from the output pixel: output `(y, x)`
+        /// of tap `(ky, kx)` is phase `(ky·dy mod sy, kx·dx mod sx)` at `(y + ky·dy / sy,
+        /// x + kx·dx / sx)`. Outputs are computed on the phase width (columns past the output
+        /// width are discarded), DEPTHWISE_BLOCK at a time with all taps in registers.
+        fn depthwise(
+            &self,
+            input: &[f32],
+            weights: &[f32],
+            [channels, multiplier]: [usize; 2],
+            output: &mut [f32],
+            finish: &(dyn Fn(usize, &mut [f32]) + Sync),
+        ) {
+            let o = self.options;
+            let ([sy, sx], [dy, dx]) = (o.stride, o.dilation);
+            let (hp, wp) = (self.h + o.padding[0].0 + o.padding[0].1, self.w + o.padding[1].0 + o.padding[1].1);
+            let (hq, wq) = (hp.div_ceil(sy), wp.div_ceil(sx));
+            // Blocks past the last output read past the last phase row: one block of slack.
+            let phase_len = hq * wq + wq + DEPTHWISE_BLOCK;
+            let offsets: Vec<usize> = (0..self.kh * self.kw)
+                .map(|t| {
+                    let (oy, ox) = ((t / self.kw) * dy, (t % self.kw) * dx);
+                    ((oy % sy) * sx + ox % sx) * phase_len + (oy / sy) * wq + ox / sx
+                })
+                .collect();
+            let grid = (self.oh * wq).div_ceil(DEPTHWISE_BLOCK) * DEPTHWISE_BLOCK;
+            let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
+            let phases = Phases { strides: [sy, sx], width: wq, len: phase_len, grid, offsets };
+            let planes = input.par_chunks(plane).zip(output.par_chunks_mut(multiplier * out_plane));
+            planes.enumerate().for_each(|(index, (image, out))| {
+                let oc = (index % channels) * multiplier;
+                let kernels = &weights[oc * phases.offsets.len()..][..multiplier * phases.offsets.len()];
+                DEPTHWISE.with_borrow_mut(|buffers| {
+                    vectorised(
+                        #[inline(always)]
+                        || self.depthwise_plane(image, &phases, kernels, buffers, out, &|j, out| finish(oc + j, out)),
+                    )
+                })
+            });
+        }
+
+        /// The outputs of one input plane `image`, one plane per kernel of `kernels`.
+        #[inline(always)]
+        fn depthwise_plane(
+            &self,
+            image: &[f32],
+            phases: &Phases,
+            kernels: &[f32],
+            (split, sums): &mut (Vec<f32>, Vec<f32>),
+            out: &mut [f32],
+            finish: &dyn Fn(usize, &mut [f32]),
+        ) {
+            self.split_phases(image, phases, split);
+            sums.resize(phases.grid, 0.0);
+            let taps = phases.offsets.len();
+            for (j, (out, kernel)) in out.chunks_mut(self.oh * self.ow).zip(kernels.chunks(taps)).enumerate() {
+                shifted_sums(split, &phases.offsets, kernel, sums);
+                for (row, sum) in out.chunks_mut(self.ow).zip(sums.chunks(phases.width)) {
+                    row.copy_from_slice(&sum[..self.ow]);
+                }
+                finish(j, out);
+            }
+        }
+
+        /// The padded plane `image`, split into its stride phases (see [`Self::depthwise`]).
+        #[inline(always)]
+        fn split_phases(&self, image: &[f32], layout: &Phases, phases: &mut Vec<f32>) {
+            let Phases { strides: [sy, sx], width: wq, len: phase_len, .. } = *layout;
+            let (pt, pl) = (self.options.padding[0].0, self.options.padding[1].0);
+            phases.clear();
+            phases.resize(sy * sx * phase_len, 0.0);
+            for (y, line) in image.chunks(self.w).enumerate() {
+                let py = y + pt;
+                // Where phase (py mod sy, 0) holds padded row py.
+                let row = (py % sy) * sx * phase_len + (py / sy) * wq;
+                if sx == 1 {
+                    phases[row + pl..][..line.len()].copy_from_slice(line);
+                } else {
+                    for rx in 0..sx {
+                        // The first column x with (x + pl) mod sx = rx, then every sx-th.
+                        let first = (rx + sx - pl % sx) % sx;
+                        let start = row + rx * phase_len + (first + pl) / sx;
+                        let columns = line.iter().skip(first).step_by(sx);
+                        phases[start..].iter_mut().zip(columns).for_each(|(p, &v)| *p = v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `sums[i] = Σ_t kernel[t] · phases[i + offsets[t]]`, a register block at a time.
+    #[inline(always)]
+    fn shifted_sums(phases: &[f32], offsets: &[usize], kernel: &[f32], sums: &mut [f32]) {
+        for (b, block) in sums.chunks_exact_mut(DEPTHWISE_BLOCK).enumerate() {
+            let mut acc = [0.0f32; DEPTHWISE_BLOCK];
+            for (&offset, &w) in offsets.iter().zip(kernel) {
+                let source = &phases[offset + b * DEPTHWISE_BLOCK..][..DEPTHWISE_BLOCK];
+                for (a, &v) in acc.iter_mut().zip(source) {
+                    *a = v.mul_add(w, *a);
+                }
+            }
+            block.copy_from_slice(&acc);
+        }
+    }
+
     /// The im2col matrix of one image, `[(c, ky, kx), (y, x)]`: the input pixel under kernel
     /// tap (ky, kx) for output pixel (y, x) of channel c, or 0 in the padding. Computed segment
     /// by segment as the matrix product packs it, never stored whole.
@@ -481,8 +627,6 @@ mod flex {
             }
         }
     }
-
-    impl Geometry<'_> {}
 
     /// A copy of the elements of an f32 flex tensor (views included), row-major.
     fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {
@@ -609,6 +753,9 @@ mod flex {
     thread_local! {
         /// Each thread's column maxima of the plane it pools.
         static POOL_ROWS: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+        /// The stride phases of one padded input plane and the sums over the phase grid.
+        static DEPTHWISE: std::cell::RefCell<(Vec<f32>, Vec<f32>)> =
+            const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
     }
 }
 

@@ -99,27 +99,40 @@ fn a_shared_buffer_is_not_overwritten_and_views_are_mapped() {
 }
 
 #[test]
-fn conv2d_matches_burn_on_kernels_strides_padding_dilations_and_block_edges() {
+fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edges() {
     use burn::tensor::ops::ConvOptions;
-    /// x `[n, c, h, w]`, weight `[co, ci, kh, kw]`, strides, pads, dilations, bias.
-    type Case = ([usize; 4], [usize; 4], [usize; 2], [(usize, usize); 2], [usize; 2], bool);
+    /// x `[n, c, h, w]`, weight `[co, ci / groups, kh, kw]`, strides, pads, dilations, groups,
+    /// bias.
+    type Case = ([usize; 4], [usize; 4], [usize; 2], [(usize, usize); 2], [usize; 2], usize, bool);
     let cases: &[Case] = &[
-        ([1, 3, 9, 11], [5, 3, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], true),
-        ([2, 4, 8, 8], [7, 4, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], true),
-        ([1, 4, 8, 8], [6, 4, 1, 1], [2, 2], [(0, 0), (0, 0)], [1, 1], false),
-        ([1, 2, 13, 10], [3, 2, 3, 2], [2, 1], [(0, 1), (2, 0)], [1, 2], true),
-        ([1, 3, 23, 29], [13, 3, 7, 7], [2, 2], [(3, 3), (3, 3)], [1, 1], true),
-        ([1, 40, 12, 12], [17, 40, 3, 3], [1, 1], [(1, 1), (1, 1)], [2, 2], true),
-        ([1, 8, 30, 40], [20, 8, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], false),
+        ([1, 3, 9, 11], [5, 3, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 1, true),
+        ([2, 4, 8, 8], [7, 4, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 1, true),
+        ([1, 4, 8, 8], [6, 4, 1, 1], [2, 2], [(0, 0), (0, 0)], [1, 1], 1, false),
+        ([1, 2, 13, 10], [3, 2, 3, 2], [2, 1], [(0, 1), (2, 0)], [1, 2], 1, true),
+        ([1, 3, 23, 29], [13, 3, 7, 7], [2, 2], [(3, 3), (3, 3)], [1, 1], 1, true),
+        ([1, 40, 12, 12], [17, 40, 3, 3], [1, 1], [(1, 1), (1, 1)], [2, 2], 1, true),
+        ([1, 8, 30, 40], [20, 8, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 1, false),
+        // Grouped, not depthwise: Burn's.
+        ([2, 12, 7, 9], [8, 3, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 4, true),
+        // Depthwise: strides 1 to 3, dilation, uneven padding, 5×5, a channel multiplier of 2,
+        // planes smaller and larger than a register block, a 1×1 output.
+        ([1, 8, 14, 14], [8, 1, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 8, true),
+        ([2, 6, 15, 13], [6, 1, 3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1], 6, true),
+        ([1, 5, 21, 30], [5, 1, 5, 5], [1, 1], [(2, 2), (2, 2)], [1, 1], 5, false),
+        ([1, 4, 19, 17], [4, 1, 5, 5], [2, 2], [(2, 2), (2, 2)], [1, 1], 4, true),
+        ([1, 3, 11, 12], [6, 1, 3, 3], [1, 2], [(0, 2), (1, 0)], [2, 1], 3, true),
+        ([1, 4, 9, 10], [4, 1, 3, 2], [3, 3], [(1, 0), (0, 1)], [1, 2], 4, true),
+        ([1, 2, 3, 3], [2, 1, 3, 3], [1, 1], [(0, 0), (0, 0)], [1, 1], 2, true),
+        ([2, 3, 1, 1], [3, 1, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 3, false),
     ];
-    for (seed, &(xs, ws, strides, pads, dilations, with_bias)) in cases.iter().enumerate() {
+    for (seed, &(xs, ws, strides, pads, dilations, groups, with_bias)) in cases.iter().enumerate() {
         let x = tensor(xs, 100 + seed as u64, 1.0);
         let w = tensor(ws, 200 + seed as u64, 1.0);
         let b = with_bias.then(|| tensor([ws[0]], 300 + seed as u64, 1.0));
-        let options = ConvOptions::new_with_padding(strides, pads, dilations, 1);
+        let options = ConvOptions::new_with_padding(strides, pads, dilations, groups);
         let ours = ops::conv2d(x.clone(), w.clone(), b.clone(), options.clone(), ops::ConvActivation::None);
         let burn = burn::tensor::module::conv2d(x, w, b, options);
-        assert_close(ours, burn, 1e-5, &format!("conv case {seed}: x {xs:?} w {ws:?}"));
+        assert_close(ours, burn, 1e-5, &format!("conv case {seed}: x {xs:?} w {ws:?} groups {groups}"));
     }
 }
 

@@ -1,0 +1,133 @@
+//! Micro-benchmark of the flex kernels of `burn_onnx::ops` against Burn's own ops on the same
+//! inputs, at the shapes of the real models' layers. Run by hand, in release:
+//!
+//!   RAYON_NUM_THREADS=1 cargo bench -p burn-onnx --bench kernels
+//!
+//! Each case runs both versions interleaved and prints the best time of each and their ratio
+//! (the machine is noisy: read the ratio). `-- --smoke` runs every case once, for CI.
+
+use burn::tensor::ops::ConvOptions;
+use burn::tensor::{activation, Device, Tensor, TensorData};
+use burn_onnx::ops;
+use std::time::{Duration, Instant};
+
+/// Deterministic values in [-1, 1).
+fn tensor<const D: usize>(shape: [usize; D], seed: u64) -> Tensor<D> {
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let n = shape.iter().product();
+    let values: Vec<f32> = (0..n)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+        })
+        .collect();
+    Tensor::from_data(TensorData::new(values, shape), &Device::flex())
+}
+
+/// The best of `rounds` timings of `f`, each over enough calls to last about 20 ms.
+fn best(rounds: usize, f: &mut dyn FnMut()) -> Duration {
+    let start = Instant::now();
+    f();
+    let calls = (Duration::from_millis(20).as_secs_f64() / start.elapsed().as_secs_f64().max(1e-7)).clamp(1.0, 1e4);
+    (0..rounds)
+        .map(|_| {
+            let start = Instant::now();
+            (0..calls as usize).for_each(|_| f());
+            start.elapsed() / calls as u32
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+struct Bench {
+    rounds: usize,
+}
+
+impl Bench {
+    /// Times `ours` and `burn` (interleaved, `rounds` each) and prints a table row.
+    fn case(&self, name: &str, mut ours: impl FnMut(), mut burn: impl FnMut()) {
+        let (mut a, mut b) = (Duration::MAX, Duration::MAX);
+        for _ in 0..self.rounds {
+            a = a.min(best(1, &mut ours));
+            b = b.min(best(1, &mut burn));
+        }
+        let ratio = a.as_secs_f64() / b.as_secs_f64();
+        println!("| {name} | {:.1} µs | {:.1} µs | {ratio:.2}× |", a.as_secs_f64() * 1e6, b.as_secs_f64() * 1e6);
+    }
+
+    /// A convolution `x [n, c, h, w]`, `w [co, c / groups, k, k]`, with bias, ours against Burn's.
+    fn conv(&self, name: &str, x: [usize; 4], w: [usize; 4], stride: usize, pad: usize, groups: usize) {
+        let (x, w, b) = (tensor(x, 1), tensor(w, 2), tensor([w[0]], 3));
+        let options = ConvOptions::new_with_padding([stride; 2], [(pad, pad); 2], [1, 1], groups);
+        self.case(
+            name,
+            || {
+                let y = ops::conv2d(x.clone(), w.clone(), Some(b.clone()), options.clone(), ops::ConvActivation::Relu);
+                std::hint::black_box(y);
+            },
+            || {
+                let y = burn::tensor::module::conv2d(x.clone(), w.clone(), Some(b.clone()), options.clone());
+                std::hint::black_box(activation::relu(y));
+            },
+        );
+    }
+}
+
+fn main() {
+    let smoke = std::env::args().any(|a| a == "--smoke");
+    let bench = Bench { rounds: if smoke { 1 } else { 7 } };
+    let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all".into());
+    println!("flex kernels against Burn's ops, {threads} thread(s), best of {} rounds\n", bench.rounds);
+    println!("| kernel | ours | Burn | ratio |\n|---|---|---|---|");
+    bench.conv("conv 3×3, 64→64, 56×56 (ResNet)", [1, 64, 56, 56], [64, 64, 3, 3], 1, 1, 1);
+    bench.conv("conv 1×1, 256→64, 56×56 (ResNet)", [1, 256, 56, 56], [64, 256, 1, 1], 1, 0, 1);
+    bench.conv("conv 7×7/2, 3→64, 224×224 (stem)", [1, 3, 224, 224], [64, 3, 7, 7], 2, 3, 1);
+    bench.conv("grouped 1×1, 272→272, 4 groups, 14×14 (ShuffleNet)", [1, 272, 14, 14], [272, 68, 1, 1], 1, 0, 4);
+    bench.conv("depthwise 3×3, 272, 14×14 (ShuffleNet)", [1, 272, 14, 14], [272, 1, 3, 3], 1, 1, 272);
+    bench.conv("depthwise 3×3/2, 112, 56×56 (ShuffleNet)", [1, 112, 56, 56], [112, 1, 3, 3], 2, 1, 112);
+    bench.conv("depthwise 5×5, 192, 40×40 (PP-OCR)", [1, 192, 40, 40], [192, 1, 5, 5], 1, 2, 192);
+    bench.conv("depthwise 3×3, 32, 160×160 (PP-OCR)", [1, 32, 160, 160], [32, 1, 3, 3], 1, 1, 32);
+
+    let x = tensor([1, 64, 112, 112], 4);
+    let pool = |x: Tensor<4>| ops::max_pool2d(x, [3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1]);
+    let burn_pool = |x: Tensor<4>| {
+        let options =
+            burn::tensor::ops::MaxPoolOptions::new([3, 3]).with_stride([2, 2]).with_padding_pairs([(1, 1), (1, 1)]);
+        burn::tensor::module::max_pool2d(x, options)
+    };
+    bench.case(
+        "max pool 3×3/2, 64, 112×112",
+        || drop(std::hint::black_box(pool(x.clone()))),
+        || drop(std::hint::black_box(burn_pool(x.clone()))),
+    );
+
+    let (x, layer) = (tensor([128, 384], 5), burn::nn::LinearConfig::new(384, 1536).init(&Device::flex()));
+    bench.case(
+        "linear 128×384 → 1536 (MiniLM)",
+        || drop(std::hint::black_box(ops::linear(&layer, x.clone()))),
+        || drop(std::hint::black_box(layer.forward(x.clone()))),
+    );
+
+    let x = tensor([1, 64, 80, 80], 6);
+    // A fresh tensor per call: the kernels work in place on a tensor they own.
+    bench.case(
+        "silu, 64×80×80",
+        || drop(std::hint::black_box(ops::silu(x.clone() + 0.0))),
+        || drop(std::hint::black_box(activation::silu(x.clone() + 0.0))),
+    );
+    bench.case(
+        "sigmoid, 64×80×80",
+        || drop(std::hint::black_box(ops::sigmoid(x.clone() + 0.0))),
+        || drop(std::hint::black_box(activation::sigmoid(x.clone() + 0.0))),
+    );
+    bench.case(
+        "tanh, 64×80×80",
+        || drop(std::hint::black_box(ops::tanh(x.clone() + 0.0))),
+        || drop(std::hint::black_box((x.clone() + 0.0).tanh())),
+    );
+    bench.case(
+        "exp, 64×80×80",
+        || drop(std::hint::black_box(ops::exp(x.clone() + 0.0))),
+        || drop(std::hint::black_box((x.clone() + 0.0).exp())),
+    );
+}
