@@ -1,5 +1,6 @@
 //! Single-precision matrix product for x86-64 with AVX2 and FMA: `C = A · B` (row-major, unit
-//! column stride), blocked as in BLIS (panels of B in L2, of A in L1, a 6×16 register tile),
+//! column stride), blocked as in BLIS (packed panels of B in L1 and L2, A read in place, a 6×16
+//! register tile),
 //! parallel over column blocks on rayon's pool. It is the core of the convolution kernel;
 //! `available()` says whether the CPU has the instructions (callers fall back to Burn otherwise).
 
@@ -9,7 +10,7 @@ use std::arch::x86_64::*;
 /// Rows and columns of the register tile.
 const MR: usize = 6;
 const NR: usize = 16;
-/// Depth of a packed block, rows of A per packed block, columns of B per task.
+/// Depth of a block, rows of A per block, columns of B per task.
 const KC: usize = 256;
 const MC: usize = 72;
 const NC: usize = 512;
@@ -82,34 +83,6 @@ impl Output {
     }
 }
 
-/// `A` packed once for every product with it: for each depth block of `KC` columns, its rows
-/// as `MR`-row panels, column after column, zero-padded to whole panels. A convolution packs its
-/// weights once for all images and column blocks instead of once per block.
-pub struct PackedA {
-    data: Vec<f32>,
-    rows: usize,
-    cols: usize,
-}
-
-impl PackedA {
-    pub fn new(a: Matrix) -> Self {
-        assert!(a.fits(), "sgemm: A reaches past its slice");
-        let padded_rows = a.rows.div_ceil(MR) * MR;
-        let mut data = vec![0.0f32; padded_rows * a.cols];
-        for p0 in (0..a.cols).step_by(KC) {
-            let depth = KC.min(a.cols - p0);
-            pack_a(a, p0, depth, &mut data[p0 * padded_rows..][..padded_rows * depth]);
-        }
-        Self { data, rows: a.rows, cols: a.cols }
-    }
-
-    /// The panel of rows `i0..i0 + MR` (`i0` a multiple of `MR`) in the depth block at `p0`.
-    fn panel(&self, p0: usize, i0: usize) -> *const f32 {
-        let (padded_rows, depth) = (self.rows.div_ceil(MR) * MR, KC.min(self.cols - p0));
-        self.data[p0 * padded_rows + i0 * depth..].as_ptr()
-    }
-}
-
 /// `c[i * n + j] = Σ_p a[i, p] · b[p, j]` for the `m × n` result `c` (overwritten), then
 /// `epilogue(row, first column, values)` on each finished row segment (bias, activation) while
 /// it is in cache.
@@ -120,7 +93,35 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
     if b.cols() < PACK_MIN_COLS {
         return narrow(a, b, c, epilogue);
     }
-    sgemm_packed(&PackedA::new(a), b, c, epilogue)
+    let (m, k, n) = (a.rows, a.cols, b.cols());
+    assert!(b.rows() == k && c.len() == m * n && a.fits() && fits(b), "sgemm: shapes do not agree");
+    assert!(available(), "sgemm needs AVX2 and FMA");
+    if m == 0 || n == 0 {
+        return;
+    }
+    let out = Output(c.as_mut_ptr());
+    let (width_per_task, rows_per_task) = task_shape(m, n, threads());
+    let tasks: Vec<(usize, usize)> =
+        (0..n).step_by(width_per_task).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
+    let task = move |&(j0, i0): &(usize, usize)| {
+        let (width, rows) = (width_per_task.min(n - j0), rows_per_task.min(m - i0));
+        // SAFETY: AVX2 and FMA were checked; the task's rows i0..i0 + rows and columns
+        // j0..j0 + width lie inside `c` and no other task writes them.
+        unsafe {
+            PACKED_B.with_borrow_mut(|packed_b| block(a, b, j0, width, i0..i0 + rows, out.ptr(), n, packed_b));
+            for i in i0..i0 + rows {
+                epilogue(i, j0, std::slice::from_raw_parts_mut(out.ptr().add(i * n + j0), width));
+            }
+        }
+    };
+    // One task runs here: handing it to the pool and waiting costs more than small products.
+    #[cfg(feature = "flex")]
+    if tasks.len() > 1 {
+        use rayon::prelude::*;
+        tasks.par_iter().for_each(task);
+        return;
+    }
+    tasks.iter().for_each(task);
 }
 
 /// Products with fewer rows than this take Burn's matmul in `burn_onnx::ops::linear`
@@ -132,8 +133,8 @@ fn fits(b: &impl Right) -> bool {
     b.matrix().is_none_or(|m| m.fits())
 }
 
-/// Products with fewer columns than this are dot products of A's rows with B's columns:
-/// packing A would cost about as much as the product (a 1×1 convolution on a 1×1 map).
+/// Products with fewer columns than this are dot products of A's rows with B's columns: a
+/// register tile 16 columns wide would be mostly padding (a 1×1 convolution on a 1×1 map).
 pub const PACK_MIN_COLS: usize = 8;
 
 /// `C = A · B` for a B of few columns: each column of B copied out once, then one dot product
@@ -208,39 +209,6 @@ unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
 /// What runs on each finished segment of a row of C: `(row, first column, values)`.
 pub type Epilogue<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
 
-/// [`sgemm`] with `A` already packed.
-pub fn sgemm_packed(a: &PackedA, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
-    let (m, k, n) = (a.rows, a.cols, b.cols());
-    assert!(b.rows() == k && c.len() == m * n && fits(b), "sgemm: shapes do not agree");
-    assert!(available(), "sgemm needs AVX2 and FMA");
-    if m == 0 || n == 0 {
-        return;
-    }
-    let out = Output(c.as_mut_ptr());
-    let (width_per_task, rows_per_task) = task_shape(m, n, threads());
-    let tasks: Vec<(usize, usize)> =
-        (0..n).step_by(width_per_task).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
-    let task = move |&(j0, i0): &(usize, usize)| {
-        let (width, rows) = (width_per_task.min(n - j0), rows_per_task.min(m - i0));
-        // SAFETY: AVX2 and FMA were checked; the task's rows i0..i0 + rows and columns
-        // j0..j0 + width lie inside `c` and no other task writes them.
-        unsafe {
-            PACKED_B.with_borrow_mut(|packed_b| block(a, b, j0, width, i0..i0 + rows, out.ptr(), n, packed_b));
-            for i in i0..i0 + rows {
-                epilogue(i, j0, std::slice::from_raw_parts_mut(out.ptr().add(i * n + j0), width));
-            }
-        }
-    };
-    // One task runs here: handing it to the pool and waiting costs more than small products.
-    #[cfg(feature = "flex")]
-    if tasks.len() > 1 {
-        use rayon::prelude::*;
-        tasks.par_iter().for_each(task);
-        return;
-    }
-    tasks.iter().for_each(task);
-}
-
 /// Columns and rows of C per task: column blocks of `NC`; with too few of them for the
 /// threads, row blocks of `MC` when there are many rows, else narrower column blocks.
 fn task_shape(m: usize, n: usize, threads: usize) -> (usize, usize) {
@@ -277,7 +245,7 @@ pub fn threads() -> usize {
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
 unsafe fn block(
-    a: &PackedA,
+    a: Matrix,
     b: &impl Right,
     j0: usize,
     width: usize,
@@ -312,10 +280,14 @@ unsafe fn block(
                 };
                 for ip in 0..rows.div_ceil(MR) {
                     let tile_rows = MR.min(rows - ip * MR);
-                    let pa = a.panel(p0, i0 + ip * MR);
-                    let dst = c.add((i0 + ip * MR) * ldc + j0 + jp * NR);
+                    // A is read in place: the tile's rows from column p0 on (an edge tile's
+                    // missing rows repeat its last one; their results are not stored).
+                    let first = i0 + ip * MR;
+                    let pa = a.data.as_ptr().add(first * a.stride + p0);
+                    let lda: [usize; MR] = std::array::from_fn(|r| r.min(tile_rows - 1) * a.stride);
+                    let dst = c.add(first * ldc + j0 + jp * NR);
                     if tile_rows == MR && cols == NR {
-                        kernel(depth, pa, pb, ldb, dst, ldc, p0 > 0);
+                        kernel(depth, (pa, lda), pb, ldb, dst, ldc, p0 > 0);
                     } else {
                         // Edge tile: computed in a full scratch tile, then the part that exists
                         // (read first only when accumulating onto an earlier depth block).
@@ -324,7 +296,7 @@ unsafe fn block(
                                 std::ptr::copy_nonoverlapping(dst.add(r * ldc), tile.as_mut_ptr().add(r * NR), cols);
                             }
                         }
-                        kernel(depth, pa, pb, ldb, tile.as_mut_ptr(), NR, p0 > 0);
+                        kernel(depth, (pa, lda), pb, ldb, tile.as_mut_ptr(), NR, p0 > 0);
                         for r in 0..tile_rows {
                             std::ptr::copy_nonoverlapping(tile.as_ptr().add(r * NR), dst.add(r * ldc), cols);
                         }
@@ -338,7 +310,7 @@ unsafe fn block(
 #[cfg(not(target_arch = "x86_64"))]
 #[allow(clippy::too_many_arguments)]
 unsafe fn block(
-    _: &PackedA,
+    _: Matrix,
     _: &impl Right,
     _: usize,
     _: usize,
@@ -391,33 +363,26 @@ fn pack_b(b: &impl Right, p0: usize, depth: usize, j0: usize, width: usize, pack
     }
 }
 
-/// Packs `A[:, p0..p0 + depth]` as `MR`-row panels, column after column; `packed` is zeroed,
-/// so the padding rows of the last panel stay 0.
-fn pack_a(a: Matrix, p0: usize, depth: usize, packed: &mut [f32]) {
-    for (ip, panel) in packed.chunks_exact_mut(MR * depth).enumerate() {
-        let mut rows: [&[f32]; MR] = [&[]; MR];
-        for (r, row) in rows.iter_mut().enumerate().take(a.rows.saturating_sub(ip * MR)) {
-            *row = &a.data[(ip * MR + r) * a.stride + p0..][..depth];
-        }
-        for (r, row) in rows.iter().enumerate().filter(|(_, row)| !row.is_empty()) {
-            for (column, &v) in panel.chunks_exact_mut(MR).zip(row.iter()) {
-                column[r] = v;
-            }
-        }
-    }
-}
-
-/// The 6×16 register tile: `c (+)= a_panel · b_panel` over `depth`, B's rows `ldb` apart.
+/// The 6×16 register tile: `c (+)= a_rows · b_panel` over `depth`, B's rows `ldb` apart. Each
+/// of A's six rows is a sequential stream, as cheap for the prefetcher as a packed panel.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[inline]
-unsafe fn kernel(depth: usize, a: *const f32, b: *const f32, ldb: usize, c: *mut f32, ldc: usize, accumulate: bool) {
+unsafe fn kernel(
+    depth: usize,
+    (a, row_offsets): (*const f32, [usize; MR]),
+    b: *const f32,
+    ldb: usize,
+    c: *mut f32,
+    ldc: usize,
+    accumulate: bool,
+) {
     let mut acc = [[_mm256_setzero_ps(); 2]; MR];
     for p in 0..depth {
         let b0 = _mm256_loadu_ps(b.add(p * ldb));
         let b1 = _mm256_loadu_ps(b.add(p * ldb + 8));
         for (r, row) in acc.iter_mut().enumerate() {
-            let av = _mm256_broadcast_ss(&*a.add(p * MR + r));
+            let av = _mm256_broadcast_ss(&*a.add(row_offsets[r] + p));
             row[0] = _mm256_fmadd_ps(av, b0, row[0]);
             row[1] = _mm256_fmadd_ps(av, b1, row[1]);
         }

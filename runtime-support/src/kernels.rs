@@ -416,7 +416,7 @@ mod flex {
         }
 
         /// Every image as one matrix product of the weights with its im2col columns (the image
-        /// itself for a pointwise kernel); the weights packed once for all images.
+        /// itself for a pointwise kernel), the weights read in place.
         fn gemm(
             &self,
             input: &[f32],
@@ -425,26 +425,17 @@ mod flex {
             output: &mut [f32],
             finish: &(dyn Fn(usize, &mut [f32]) + Sync),
         ) {
-            use crate::gemm::{Matrix, PackedA};
+            use crate::gemm::Matrix;
             let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
             let k = ci * self.kh * self.kw;
             let a = Matrix { data: weights, rows: co, cols: k, stride: k };
-            // Too narrow a product (a 1×1 map) is not worth packing at all.
-            let packed = (out_plane >= crate::gemm::PACK_MIN_COLS).then(|| PackedA::new(a));
             let finish = |row, _, values: &mut [f32]| finish(row, values);
             for (image, out) in input.chunks(ci * plane).zip(output.chunks_mut(co * out_plane)) {
                 if self.is_pointwise() {
                     let b = Matrix { data: image, rows: ci, cols: plane, stride: plane };
-                    match &packed {
-                        Some(a) => crate::gemm::sgemm_packed(a, &b, out, &finish),
-                        None => crate::gemm::sgemm(a, &b, out, &finish),
-                    }
+                    crate::gemm::sgemm(a, &b, out, &finish);
                 } else {
-                    let b = Im2col { geometry: self, image, rows: k };
-                    match &packed {
-                        Some(a) => crate::gemm::sgemm_packed(a, &b, out, &finish),
-                        None => crate::gemm::sgemm(a, &b, out, &finish),
-                    }
+                    crate::gemm::sgemm(a, &Im2col { geometry: self, image, rows: k }, out, &finish);
                 }
             }
         }
