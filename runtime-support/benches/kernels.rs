@@ -103,11 +103,33 @@ fn main() {
         || drop(std::hint::black_box(burn_pool(x.clone()))),
     );
 
-    let (x, layer) = (tensor([128, 384], 5), burn::nn::LinearConfig::new(384, 1536).init(&Device::flex()));
+    for (rows, k, n, model) in [
+        (128, 384, 1536, "MiniLM, 128 tokens"),
+        (8, 384, 1536, "MiniLM, 8 tokens"),
+        (8, 1536, 384, "MiniLM, 8 tokens"),
+        (1, 4096, 4096, "AlexNet"),
+    ] {
+        let (x, layer) = (tensor([rows, k], 5), burn::nn::LinearConfig::new(k, n).init(&Device::flex()));
+        bench.case(
+            &format!("linear {rows}×{k} → {n} ({model})"),
+            || drop(std::hint::black_box(ops::linear(&layer, x.clone()))),
+            || drop(std::hint::black_box(layer.forward(x.clone()))),
+        );
+    }
+
+    let x = tensor([1, 64, 56, 56], 7);
     bench.case(
-        "linear 128×384 → 1536 (MiniLM)",
-        || drop(std::hint::black_box(ops::linear(&layer, x.clone()))),
-        || drop(std::hint::black_box(layer.forward(x.clone()))),
+        "LRN size 5, 64×56×56 (Inception v1)",
+        || drop(std::hint::black_box(ops::local_response_norm(x.clone(), 5, 1e-4, 0.75, 1.0))),
+        || {
+            let squares = x.clone().square().reshape([1, 1, 64, -1]);
+            let options = burn::tensor::ops::AvgPoolOptions::new([5, 1])
+                .with_stride([1, 1])
+                .with_padding_pairs([(2, 2), (0, 0)])
+                .with_count_include_pad(true);
+            let sums = burn::tensor::module::avg_pool2d(squares, options).mul_scalar(5.0).reshape([1, 64, 56, 56]);
+            drop(std::hint::black_box(x.clone().div(sums.mul_scalar(2e-5).add_scalar(1.0).powf_scalar(0.75))))
+        },
     );
 
     let x = tensor([1, 64, 80, 80], 6);

@@ -65,6 +65,42 @@ pub fn max_pool2d(
     )
 }
 
+/// ONNX LocalResponseNormalization across axis 1 of `x [N, C, ...]`: `x / (bias + alpha / size
+/// · Σ x²)^beta`, the sum over the `size` channels around each one (`(size - 1) / 2` before,
+/// `size / 2` after, missing channels counting 0). One vectorised pass on flex; Burn's ops (the
+/// window sum as an average pool over channels) elsewhere.
+pub fn local_response_norm<const D: usize>(x: Tensor<D>, size: usize, alpha: f64, beta: f64, bias: f64) -> Tensor<D> {
+    let lrn = Lrn { size, scale: (alpha / size as f64) as f32, beta: beta as f32, bias: bias as f32 };
+    #[cfg(feature = "flex")]
+    let x = match flex::local_response_norm(x, lrn) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    let dims = x.dims();
+    let (before, after) = ((size - 1) / 2, size / 2);
+    let squares: Tensor<4> = x.clone().square().reshape([dims[0] as i64, 1, dims[1] as i64, -1]);
+    let sums = burn::tensor::module::avg_pool2d(
+        squares,
+        burn::tensor::ops::AvgPoolOptions::new([size, 1])
+            .with_stride([1, 1])
+            .with_padding_pairs([(before, after), (0, 0)])
+            .with_count_include_pad(true),
+    )
+    .mul_scalar(size as f64)
+    .reshape(dims);
+    x.div(sums.mul_scalar(alpha / size as f64).add_scalar(bias).powf_scalar(beta))
+}
+
+/// The parameters of [`local_response_norm`], `scale` being `alpha / size`.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+struct Lrn {
+    size: usize,
+    scale: f32,
+    beta: f32,
+    bias: f32,
+}
+
 /// The activation a convolution applies to its result (fused by the importer).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ConvActivation {
@@ -283,6 +319,62 @@ mod flex {
             });
         }
         Ok(from_vec(output, [n, c, oh, ow]))
+    }
+
+    pub fn local_response_norm<const D: usize>(x: Tensor<D>, lrn: super::Lrn) -> Result<Tensor<D>, Tensor<D>> {
+        let t = take(x)?;
+        let dims: [usize; D] = t.layout().shape().dims();
+        let (Some(input), true) = (t.as_slice::<f32>(), D >= 3 && lrn.size > 0) else { return Err(give(t)) };
+        let (channels, plane) = (dims[1], dims[2..].iter().product::<usize>());
+        let mut output = vec![0.0f32; input.len()];
+        if plane > 0 {
+            output.par_chunks_mut(plane).enumerate().for_each(|(index, out)| {
+                let (image, c) = (index / channels, index % channels);
+                let planes = &input[image * channels * plane..][..channels * plane];
+                let window = c.saturating_sub((lrn.size - 1) / 2)..(c + lrn.size / 2 + 1).min(channels);
+                vectorised(
+                    #[inline(always)]
+                    || lrn_plane(planes, plane, c, window, lrn, out),
+                )
+            });
+        }
+        Ok(from_vec(output, dims))
+    }
+
+    /// Output plane `c` of one image's `planes`, `window` the channels summed, a register
+    /// block at a time.
+    #[inline(always)]
+    fn lrn_plane(
+        planes: &[f32],
+        plane: usize,
+        c: usize,
+        window: std::ops::Range<usize>,
+        lrn: super::Lrn,
+        out: &mut [f32],
+    ) {
+        const BLOCK: usize = 64;
+        let x = &planes[c * plane..][..plane];
+        for (b, (out, x)) in out.chunks_mut(BLOCK).zip(x.chunks(BLOCK)).enumerate() {
+            let mut sums = [0.0f32; BLOCK];
+            for channel in window.clone() {
+                let values = &planes[channel * plane + b * BLOCK..][..x.len()];
+                sums.iter_mut().zip(values).for_each(|(s, &v)| *s = v.mul_add(v, *s));
+            }
+            let bases = &mut sums[..x.len()];
+            bases.iter_mut().for_each(|s| *s = s.mul_add(lrn.scale, lrn.bias));
+            // x · base^-beta as x · e^(-beta · ln base) where the base is a positive normal
+            // float (ln is defined there and the exponent stays in range); libm's powf else.
+            let normal = bases.iter().all(|&d| (f32::MIN_POSITIVE..=1e30).contains(&d));
+            if normal {
+                for ((o, &x), &d) in out.iter_mut().zip(x).zip(bases.iter()) {
+                    *o = x * super::simd::exp_one(-lrn.beta * super::simd::ln_one(d));
+                }
+            } else {
+                for ((o, &x), &d) in out.iter_mut().zip(x).zip(bases.iter()) {
+                    *o = x / d.powf(lrn.beta);
+                }
+            }
+        }
     }
 
     pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<Tensor<D>, Tensor<D>> {
@@ -756,7 +848,7 @@ mod simd {
     /// `e^x` for f32 (Cephes' `expf`: range reduction by ln 2 in two parts, degree-5
     /// polynomial, exponent bits; within 2 ulp on [-87, 88], clamped outside).
     #[inline(always)]
-    fn exp_one(x: f32) -> f32 {
+    pub(super) fn exp_one(x: f32) -> f32 {
         const LOG2E: f32 = std::f32::consts::LOG2_E;
         const LN2_HI: f32 = 0.693_359_4;
         const LN2_LO: f32 = -2.121_944_4e-4;
@@ -777,6 +869,31 @@ mod simd {
         // 2^n: n + 127 in the exponent field.
         let scale = f32::from_bits(t.to_bits().wrapping_sub(SHIFTER.to_bits()).wrapping_add(127) << 23);
         y * scale
+    }
+
+    /// `ln x` for a positive normal f32 (Cephes' `logf`: x = m · 2^e with m in [√½, √2), a
+    /// degree-9 polynomial in m - 1, e · ln 2 in two parts; within 2 ulp). Plain float and
+    /// integer ops, so LLVM vectorises it.
+    #[inline(always)]
+    pub(super) fn ln_one(x: f32) -> f32 {
+        let bits = x.to_bits();
+        // x = m · 2^e with m in [0.5, 1), then moved to [√½, √2).
+        let e = ((bits >> 23) as i32 - 126) as f32;
+        let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000);
+        let small = m < std::f32::consts::FRAC_1_SQRT_2;
+        let (e, m) = if small { (e - 1.0, m + m - 1.0) } else { (e, m - 1.0) };
+        let z = m * m;
+        let p = 7.037_683_6e-2f32;
+        let p = p * m - 1.151_461e-1;
+        let p = p * m + 1.167_699_9e-1;
+        let p = p * m - 1.242_014_1e-1;
+        let p = p * m + 1.424_932_3e-1;
+        let p = p * m - 1.666_805_8e-1;
+        let p = p * m + 2.000_071_5e-1;
+        let p = p * m - 2.499_999_4e-1;
+        let p = p * m + 3.333_333e-1;
+        let y = p * m * z + e * -2.121_944_4e-4 - 0.5 * z;
+        m + y + e * 0.693_359_4
     }
 
     #[inline(always)]
@@ -846,6 +963,15 @@ mod simd {
             let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-30, -0.0];
             let ours = specials.map(super::tanh_one);
             assert!(ours[0].is_nan() && ours[1] == 1.0 && ours[2] == -1.0 && ours[3] == 1e-30, "{ours:?}");
+        }
+
+        #[test]
+        fn ln_matches_std_within_2_ulp() {
+            for i in 0..=60_000 {
+                let x = 10f32.powf(i as f32 / 1000.0 - 30.0);
+                let (ours, std) = (super::ln_one(x), x.ln());
+                assert!((ours - std).abs() <= 2.0 * f32::EPSILON * std.abs().max(1.0), "ln({x}) = {ours}, std {std}");
+            }
         }
 
         #[test]

@@ -257,3 +257,37 @@ fn tanh_and_exp_match_burn_within_float_rounding() {
         assert_close(ops::exp(x.clone()), x.exp(), 1e-6, "exp");
     }
 }
+
+/// ONNX's LRN written with Burn's ops, element by element over the channel window.
+fn lrn_reference<const D: usize>(x: Tensor<D>, size: usize, alpha: f64, beta: f64, bias: f64) -> Tensor<D> {
+    let channels = x.dims()[1];
+    let squares = x.clone().square();
+    let window = |c: usize| c.saturating_sub((size - 1) / 2)..(c + size / 2 + 1).min(channels);
+    let sums: Vec<Tensor<D>> =
+        (0..channels).map(|c| squares.clone().narrow(1, window(c).start, window(c).len()).sum_dim(1)).collect();
+    x.div(Tensor::cat(sums, 1).mul_scalar(alpha / size as f64).add_scalar(bias).powf_scalar(beta))
+}
+
+#[test]
+fn local_response_norm_matches_the_onnx_formula() {
+    for (seed, (size, alpha, beta, bias)) in
+        [(5, 1e-4, 0.75, 1.0), (3, 0.5, 0.6, 2.0), (1, 2.0, 1.5, 0.5), (2, 1e-3, 0.75, 1.0), (7, 1.0, 0.3, 3.0)]
+            .into_iter()
+            .enumerate()
+    {
+        let seed = 900 + 10 * seed as u64;
+        let x4 = tensor([2, 6, 9, 11], seed, 3.0);
+        let ours = ops::local_response_norm(x4.clone(), size, alpha, beta, bias);
+        assert_close(ours, lrn_reference(x4, size, alpha, beta, bias), 1e-5, &format!("LRN size {size}"));
+        let x3 = tensor([1, 4, 70], seed + 1, 3.0);
+        let ours = ops::local_response_norm(x3.clone(), size, alpha, beta, bias);
+        assert_close(ours, lrn_reference(x3, size, alpha, beta, bias), 1e-5, &format!("LRN rank 3, size {size}"));
+    }
+    // Bases that are not positive normal floats (infinity, NaN, zero) take libm's powf.
+    let x = Tensor::<4>::from_data(
+        TensorData::new(vec![1e30, f32::NAN, 0.0, 2.0, f32::INFINITY, -3.0, 1e-20, 5.0], [1, 2, 2, 2]),
+        &Device::flex(),
+    );
+    let ours = ops::local_response_norm(x.clone(), 2, 1.0, 0.75, 0.0);
+    assert_close(ours, lrn_reference(x, 2, 1.0, 0.75, 0.0), 1e-5, "LRN at the edges of the float range");
+}

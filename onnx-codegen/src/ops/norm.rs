@@ -182,27 +182,10 @@ fn batch_norm_functional(e: &mut Emitter, node: &Node, c: &BatchNormConfig) -> R
     Ok(quote! { burn::tensor::module::batch_norm(#(#args),*, #epsilon) })
 }
 
-/// LRN: the channel-window sum of squares is an average pool over channels (padding counted)
-/// times the window size.
+/// LRN through `burn_onnx::ops::local_response_norm` (one pass on flex).
 pub fn lrn(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::LrnConfig) -> Result<TokenStream> {
     let x = e.input(&node.inputs, 0)?;
-    let (before, after) = (lit((c.size - 1) / 2), lit(c.size / 2));
     let size = lit(c.size);
-    let (scale, beta, bias) = (float_literal(c.alpha / c.size as f64), float_literal(c.beta), float_literal(c.bias));
-    Ok(quote! {{
-        let x = #x;
-        let dims = x.dims();
-        let [n, channels] = [dims[0], dims[1]];
-        let squares: Tensor<4> = x.clone().square().reshape([n as i64, 1, channels as i64, -1]);
-        let sums = burn::tensor::module::avg_pool2d(
-            squares,
-            burn::tensor::ops::AvgPoolOptions::new([#size, 1])
-                .with_stride([1, 1])
-                .with_padding_pairs([(#before, #after), (0, 0)])
-                .with_count_include_pad(true),
-        )
-        .mul_scalar(#size as f64)
-        .reshape(dims);
-        x.div(sums.mul_scalar(#scale).add_scalar(#bias).powf_scalar(#beta))
-    }})
+    let (alpha, beta, bias) = (float_literal(c.alpha), float_literal(c.beta), float_literal(c.bias));
+    Ok(quote! { burn_onnx::ops::local_response_norm(#x, #size, #alpha, #beta, #bias) })
 }
