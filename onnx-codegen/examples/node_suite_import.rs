@@ -1,5 +1,6 @@
-//! Throwaway: imports every ONNX backend node test (no burn) and prints `name ok` or
-//! `name error: message`, one line each, sorted by name.
+//! Imports every ONNX backend node test of a folder (`<test>/model.onnx`, or `.onnx` files
+//! directly) without building burn, and prints `name ok` or `name error: message`, one line
+//! each, sorted by name: import coverage measured in seconds.
 
 fn main() {
     let dir = std::env::args().nth(1).expect("usage: node_suite_import <node folder>");
@@ -7,7 +8,8 @@ fn main() {
     cases.sort();
     for case in cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        let Ok(bytes) = std::fs::read(case.join("model.onnx")) else { continue };
+        let file = if case.is_dir() { case.join("model.onnx") } else { case.clone() };
+        let Ok(bytes) = std::fs::read(file) else { continue };
         let outcome = std::panic::catch_unwind(|| -> Result<(), String> {
             let graph =
                 onnx_ir::import(&bytes, onnx_ir::ImportOptions { simplify: true }).map_err(|e| e.to_string())?;
