@@ -1,27 +1,33 @@
 //! Typed access to a node's attributes: a wrong attribute type is an error naming the node, and a
 //! string attribute outside its spelled values is an error naming node, attribute and value, so
-//! nothing downstream ever sees a model's raw string.
+//! nothing downstream ever sees a model's raw string. Every attribute a parser looks up is
+//! recorded, so that one it never looked at is an error rather than silently ignored.
 
 use crate::error::{Error, Result};
-use crate::proto::{attribute_type as ty, AttributeProto};
+use crate::proto::{attribute_type as ty, AttributeProto, GraphProto};
 use crate::tensor::TensorData;
+use std::cell::Cell;
 
 pub struct Attributes<'a> {
     list: &'a [AttributeProto],
+    /// Per attribute of `list`: whether a parser has looked it up.
+    read: Vec<Cell<bool>>,
     node: &'a str,
     op: &'a str,
 }
 
 impl<'a> Attributes<'a> {
     pub fn new(list: &'a [AttributeProto], node: &'a str, op: &'a str) -> Self {
-        Self { list, node, op }
+        Self { list, read: vec![Cell::new(false); list.len()], node, op }
     }
 
     /// Finds `name`, checking its declared type. Very old files leave the type unset (0).
     fn get(&self, name: &str, expected: i32) -> Result<Option<&'a AttributeProto>> {
-        let Some(attr) = self.list.iter().find(|a| a.name == name) else {
+        let Some(index) = self.list.iter().position(|a| a.name == name) else {
             return Ok(None);
         };
+        self.read[index].set(true);
+        let attr = &self.list[index];
         if attr.r#type != expected && attr.r#type != 0 {
             return Err(Error::Node {
                 node: self.node.to_string(),
@@ -101,9 +107,41 @@ impl<'a> Attributes<'a> {
         }
     }
 
+    /// A subgraph attribute (If's branches, a loop's body).
+    pub fn graph(&self, name: &str) -> Result<Option<&'a GraphProto>> {
+        Ok(self.get(name, ty::GRAPH)?.and_then(|a| a.g.as_deref()))
+    }
+
+    /// Marks attributes as read whose value cannot change the result (each caller says why).
+    pub fn ignore(&self, names: &[&str]) {
+        for (attr, read) in self.list.iter().zip(&self.read) {
+            if names.contains(&attr.name.as_str()) {
+                read.set(true);
+            }
+        }
+    }
+
     /// Names of all attributes, for "unexpected attribute" style diagnostics.
     pub fn names(&self) -> impl Iterator<Item = &'a str> {
         self.list.iter().map(|a| a.name.as_str())
+    }
+
+    /// An error naming every attribute no parser looked up: the importer does not implement
+    /// it, and ignoring it could give a wrong answer. `opset` is the node's default-domain opset.
+    pub fn check_all_read(&self, opset: i64) -> Result<()> {
+        let unread: Vec<String> = self
+            .list
+            .iter()
+            .zip(&self.read)
+            .filter(|(_, read)| !read.get())
+            .map(|(a, _)| format!("`{}`", a.name))
+            .collect();
+        let message = match unread.as_slice() {
+            [] => return Ok(()),
+            [one] => format!("attribute {one} is not supported (opset {opset})"),
+            many => format!("attributes {} are not supported (opset {opset})", many.join(", ")),
+        };
+        Err(Error::Node { node: self.node.to_string(), op: self.op.to_string(), message })
     }
 }
 

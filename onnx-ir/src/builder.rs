@@ -11,6 +11,9 @@ use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 use std::collections::{BTreeMap, HashMap};
 
+/// A node's inputs in ONNX order; `None` for an omitted optional input.
+type NodeInputs = Vec<Option<ValueId>>;
+
 /// Ops routed to user hooks, as `(domain, op_type)` (`""` for the default domain).
 pub type CustomOps<'a> = &'a [(String, String)];
 
@@ -106,8 +109,8 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choice
         let id = b.add_value(input.name.clone(), ty, None);
         b.graph.inputs.push(id);
     }
-    for (index, node) in graph.node.iter().enumerate() {
-        b.add_node(node, index)?;
+    for index in crate::order::execution_order(graph, |name| b.names.contains_key(name))? {
+        b.add_node(&graph.node[index], index)?;
     }
     for output in &graph.output {
         let id = *b.names.get(&output.name).ok_or_else(|| Error::DanglingOutput(output.name.clone()))?;
@@ -169,11 +172,6 @@ fn check_supported(graph: &GraphProto, custom: CustomOps) -> Result<()> {
     Err(Error::UnsupportedOps(
         missing.into_iter().map(|((domain, op_type), nodes)| UnsupportedOp { domain, op_type, nodes }).collect(),
     ))
-}
-
-/// A subgraph attribute of a node (If's branches, a loop's body).
-fn graph_attribute<'n>(node: &'n NodeProto, name: &str) -> Option<&'n GraphProto> {
-    node.attribute.iter().find(|a| a.name == name).and_then(|a| a.g.as_deref())
 }
 
 /// Values a loop carries (Scan states, Loop carried values) keep their dtype and rank from one
@@ -275,7 +273,7 @@ impl Builder<'_> {
 
     /// A node for a user hook: every input stays an input; output types from the built-in
     /// inference when the op is an override, else declared types, else the first input's.
-    fn add_custom_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
+    fn add_custom_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs) -> Result<()> {
         let attrs = Attributes::new(&node.attribute, &name, &node.op_type);
         let attributes = crate::ops::custom::read_attributes(&node.attribute, &attrs)?;
         let builtin = registry::lookup(&node.domain, &node.op_type).and_then(|parser| {
@@ -335,8 +333,8 @@ impl Builder<'_> {
                 let data = TensorData::from_proto(init)?;
                 self.add_value(init.name.clone(), data.tensor_type(), Some(data));
             }
-            for (index, n) in graph.node.iter().enumerate() {
-                self.add_node(n, index)?;
+            for index in crate::order::execution_order(graph, |name| self.names.contains_key(name))? {
+                self.add_node(&graph.node[index], index)?;
             }
             graph
                 .output
@@ -361,9 +359,9 @@ impl Builder<'_> {
 
     /// Loop: the body is typed from the iteration number (i64), the condition (bool) and the
     /// initial carried values; each carried value must keep its dtype and rank.
-    fn add_loop_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
+    fn add_loop_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs, attrs: &Attributes) -> Result<()> {
         let fail = |message: &str| Error::Node { node: name.clone(), op: "Loop".into(), message: message.to_string() };
-        let body_graph = graph_attribute(node, "body").ok_or_else(|| fail("the body is required"))?;
+        let body_graph = attrs.graph("body")?.ok_or_else(|| fail("the body is required"))?;
         let initial: Vec<ValueId> = inputs
             .iter()
             .skip(2)
@@ -408,13 +406,12 @@ impl Builder<'_> {
     /// Scan (opset 9 on): the body is typed from the initial states and one slice of each
     /// scan input (the body's declared input types are often missing); scan outputs gain the
     /// iterated dim at their axis.
-    fn add_scan_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
+    fn add_scan_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs, attrs: &Attributes) -> Result<()> {
         let fail = |message: &str| Error::Node { node: name.clone(), op: "Scan".into(), message: message.to_string() };
         if self.graph.opset < 9 {
             return Err(fail("Scan-8 (a batch axis and sequence_lens) is not supported; Scan from opset 9 is"));
         }
-        let attrs = Attributes::new(&node.attribute, &name, "Scan");
-        let body_graph = graph_attribute(node, "body").ok_or_else(|| fail("the body is required"))?;
+        let body_graph = attrs.graph("body")?.ok_or_else(|| fail("the body is required"))?;
         let inputs: Vec<ValueId> =
             inputs.into_iter().collect::<Option<_>>().ok_or_else(|| fail("no input may be omitted"))?;
         let num_scan =
@@ -503,11 +500,9 @@ impl Builder<'_> {
         Ok(())
     }
 
-    fn add_if_node(&mut self, node: &NodeProto, name: String, inputs: Vec<Option<ValueId>>) -> Result<()> {
+    fn add_if_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs, attrs: &Attributes) -> Result<()> {
         let fail = |message: String| Error::Node { node: name.clone(), op: "If".into(), message };
-        let (Some(then_graph), Some(else_graph)) =
-            (graph_attribute(node, "then_branch"), graph_attribute(node, "else_branch"))
-        else {
+        let (Some(then_graph), Some(else_graph)) = (attrs.graph("then_branch")?, attrs.graph("else_branch")?) else {
             return Err(fail("then_branch and else_branch are required".into()));
         };
         let condition = inputs.first().copied().flatten().ok_or_else(|| fail("the condition is required".into()))?;
@@ -588,6 +583,17 @@ impl Builder<'_> {
         Ok(if then_typed { (then_branch, untyped, kept_types) } else { (untyped, else_branch, kept_types) })
     }
 
+    fn add_constant_node(&mut self, node: &NodeProto, name: &str, attrs: &Attributes) -> Result<()> {
+        let data = crate::constant::parse(attrs).map_err(|message| Error::Node {
+            node: name.to_string(),
+            op: node.op_type.clone(),
+            message,
+        })?;
+        let output = node.output.first().cloned().unwrap_or_default();
+        self.add_value(output, data.tensor_type(), Some(data));
+        Ok(())
+    }
+
     /// Every value has one definition (ONNX's SSA rule, which ONNX Runtime enforces at load): a
     /// node output may not reuse the name of an earlier output, an initializer or a graph input.
     fn check_new_outputs(&self, node: &NodeProto, name: &str) -> Result<()> {
@@ -607,7 +613,7 @@ impl Builder<'_> {
     }
 
     fn add_node(&mut self, node: &NodeProto, index: usize) -> Result<()> {
-        let name = if node.name.is_empty() { format!("{}_{index}", node.op_type) } else { node.name.clone() };
+        let name = crate::order::node_name(node, index);
         let builtin = crate::domain::is_default(&node.domain) && !is_custom(self.custom, &node.domain, &node.op_type);
         // Before any parser: they all index their inputs by position.
         if let Some(message) = builtin
@@ -618,27 +624,22 @@ impl Builder<'_> {
         }
         self.check_new_outputs(node, &name)?;
         let inputs = node.input.iter().map(|i| self.resolve(node, &name, i)).collect::<Result<Vec<_>>>()?;
-        let attrs = Attributes::new(&node.attribute, &name, &node.op_type);
-        if node.op_type == "Constant" {
-            let data = crate::constant::parse(&attrs).map_err(|message| Error::Node {
-                node: name.clone(),
-                op: node.op_type.clone(),
-                message,
-            })?;
-            let output = node.output.first().cloned().unwrap_or_default();
-            self.add_value(output, data.tensor_type(), Some(data));
-            return Ok(());
-        }
-        if is_custom(self.custom, &node.domain, &node.op_type) {
+        // A Constant is folded at import even when a hook names the op.
+        let constant = crate::domain::is_default(&node.domain) && node.op_type == "Constant";
+        if !constant && is_custom(self.custom, &node.domain, &node.op_type) {
             return self.add_custom_node(node, name, inputs);
         }
-        if crate::domain::is_default(&node.domain) {
+        let attrs = Attributes::new(&node.attribute, &name, &node.op_type);
+        // Opset 1's hint that an input may be overwritten in place: no effect on any value.
+        attrs.ignore(&["consumed_inputs"]);
+        if builder_op(node) {
             match node.op_type.as_str() {
-                "If" => return self.add_if_node(node, name, inputs),
-                "Scan" => return self.add_scan_node(node, name, inputs),
-                "Loop" => return self.add_loop_node(node, name, inputs),
-                _ => {}
+                "Constant" => self.add_constant_node(node, &name, &attrs)?,
+                "If" => self.add_if_node(node, name.clone(), inputs, &attrs)?,
+                "Scan" => self.add_scan_node(node, name.clone(), inputs, &attrs)?,
+                _ => self.add_loop_node(node, name.clone(), inputs, &attrs)?,
             }
+            return attrs.check_all_read(self.graph.opset);
         }
         let parser = registry::lookup(&node.domain, &node.op_type).ok_or_else(|| Error::Node {
             node: name.clone(),
@@ -654,6 +655,7 @@ impl Builder<'_> {
             num_outputs: node.output.len(),
         };
         let parsed = (parser)(&ctx)?;
+        ctx.attrs.check_all_read(self.graph.opset)?;
         if let Some(data) = parsed.folded {
             let output = node.output.first().cloned().unwrap_or_default();
             self.add_value(output, data.tensor_type(), Some(data));

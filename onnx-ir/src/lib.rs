@@ -11,6 +11,7 @@ pub mod domain;
 pub mod error;
 pub mod graph;
 pub mod ops;
+pub mod order;
 pub mod passes;
 pub mod proto;
 pub mod tensor;

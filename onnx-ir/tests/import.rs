@@ -65,7 +65,7 @@ fn reshape_shape_moves_from_attribute_to_input_at_opset_5() {
         vec![input("x", &[2, 3, 4]), shape],
         vec![],
     ));
-    assert_eq!(op, Op::ReshapeRuntime { rank: 3 });
+    assert_eq!(op, Op::ReshapeRuntime { rank: 3, allowzero: false });
     assert_eq!(ty.rank(), 3);
 }
 
@@ -205,30 +205,16 @@ fn if_with(cond: &str, then_node: NodeProto, else_node: NodeProto) -> NodeProto 
         output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }],
         ..Default::default()
     };
-    let graph_attr = |name: &str, g: GraphProto| AttributeProto {
-        name: name.into(),
-        r#type: attribute_type::GRAPH,
-        g: Some(Box::new(g)),
-        ..Default::default()
-    };
     node(
         "If",
         &[cond],
         &["y"],
-        vec![graph_attr("then_branch", branch(then_node)), graph_attr("else_branch", branch(else_node))],
+        vec![attr_graph("then_branch", branch(then_node)), attr_graph("else_branch", branch(else_node))],
     )
 }
 
 fn if_node(cond: &str) -> NodeProto {
     if_with(cond, node("Relu", &["x"], &["out"], vec![]), node("Sigmoid", &["x"], &["out"], vec![]))
-}
-
-fn bool_input(name: &str) -> ValueInfoProto {
-    let mut c = input(name, &[]);
-    if let Some(t) = c.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
-        t.elem_type = 9;
-    }
-    c
 }
 
 /// Relu keeps `x` rank 2, Unsqueeze makes it rank 3: which one the rest of the graph takes

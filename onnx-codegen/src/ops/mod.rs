@@ -55,7 +55,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::QuantizedLinear(c) => quantize::quantized_linear(e, node, c),
         Op::DynamicQuantize => quantize::dynamic_quantize(e, node),
         Op::LpNorm { axis, p } => norm::lp_norm(e, node, *axis, *p),
-        Op::ReshapeRuntime { rank } => shape::reshape_runtime(e, node, *rank),
+        Op::ReshapeRuntime { rank, allowzero } => shape::reshape_runtime(e, node, *rank, *allowzero),
         Op::ArgReduce(c) => reduce::arg_reduce(e, node, c),
         Op::Clip(c) => elementwise::clip(e, node, c),
         Op::Identity => e.input(&node.inputs, 0),

@@ -71,15 +71,25 @@ pub fn unsqueeze(e: &mut Emitter, node: &Node, axes: &[usize]) -> Result<TokenSt
     Ok(quote! { #x.unsqueeze_dims::<#rank>(&[#(#axes),*]) })
 }
 
-pub fn reshape_runtime(e: &mut Emitter, node: &Node, rank: usize) -> Result<TokenStream> {
+pub fn reshape_runtime(e: &mut Emitter, node: &Node, rank: usize, allowzero: bool) -> Result<TokenStream> {
     let x = e.input(&node.inputs, 0)?;
     let shape = e.input(&node.inputs, 1)?;
     let rank = lit(rank.max(1));
+    // Burn's reshape copies the input's dim for a 0. With allowzero a 0 is an empty dim, and
+    // ONNX then forbids -1, so every dim is given: reshape to them as sizes.
+    let reshape = if allowzero {
+        quote! {{
+            let x = #x;
+            if target.contains(&0) { x.reshape(target.map(|d| d as usize)) } else { x.reshape(target) }
+        }}
+    } else {
+        quote! { #x.reshape(target) }
+    };
     Ok(quote! {{
         let shape = burn_onnx::ops::host_ints(#shape);
         let mut target = [0i64; #rank];
         target.iter_mut().zip(&shape).for_each(|(t, &s)| *t = s);
-        #x.reshape(target)
+        #reshape
     }})
 }
 

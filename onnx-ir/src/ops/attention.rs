@@ -23,6 +23,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     if q.dtype.kind() != Kind::Float || !(3..=4).contains(&q.rank()) {
         return Err(ctx.error(format!("Q must be a 3-D or 4-D float tensor, got {q}")));
     }
+    ctx.check_precision("softmax_precision", &[q.dtype])?;
     let heads =
         |name: &str| -> Result<Option<usize>> { Ok(ctx.attrs.int(name)?.filter(|&h| h > 0).map(|h| h as usize)) };
     let config = AttentionConfig {

@@ -192,7 +192,22 @@ pub fn read_window(ctx: &NodeCtx, kernel: Vec<usize>, input: &TensorType) -> Res
                 .collect::<Result<_>>()?
         }
     };
+    if auto_pad != AutoPad::NotSet {
+        check_pads_agree(ctx, &window.pads, auto_pad)?;
+    }
     Ok(window)
+}
+
+/// `pads` beside an `auto_pad` mode (ONNX forbids both, yet exporters write them): accepted when
+/// they are the pads the mode gives, refused as contradicting it otherwise.
+pub fn check_pads_agree(ctx: &NodeCtx, pads: &[(usize, usize)], auto_pad: AutoPad) -> Result<()> {
+    let Some(given) = ctx.attrs.ints("pads")? else { return Ok(()) };
+    let begins = pads.iter().map(|p| p.0 as i64);
+    let computed: Vec<i64> = begins.chain(pads.iter().map(|p| p.1 as i64)).collect();
+    if given == computed {
+        return Ok(());
+    }
+    Err(ctx.error(format!("pads {given:?} contradict auto_pad {}, which pads {computed:?}", auto_pad.spelling())))
 }
 
 impl Window {

@@ -1,7 +1,9 @@
 //! Conv (opsets 1, 11, 22) over 1-D, 2-D and 3-D inputs; the weight gives the kernel shape when
 //! `kernel_shape` is absent.
 
-use super::common::{add_dims, mul_dims, read_window, spatial_attr, window_output_type, AutoPad, Window};
+use super::common::{
+    add_dims, check_pads_agree, mul_dims, read_window, spatial_attr, window_output_type, AutoPad, Window,
+};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
@@ -33,11 +35,7 @@ fn operands<'a>(ctx: &NodeCtx<'a>, what: &str) -> Result<(&'a TensorType, &'a Te
 
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let (x, w, w_shape, _) = operands(ctx, "convolution")?;
-    let kernel = match ctx.attrs.ints("kernel_shape")? {
-        Some(k) if k.iter().map(|&v| v as usize).eq(w_shape[2..].iter().copied()) => w_shape[2..].to_vec(),
-        Some(k) => return Err(ctx.error(format!("kernel_shape {k:?} disagrees with weight {w}"))),
-        None => w_shape[2..].to_vec(),
-    };
+    let kernel = kernel_of_weight(ctx, w, &w_shape)?;
     let groups = ctx.attrs.int_or("group", 1)?;
     if groups < 1 {
         return Err(ctx.error(format!("group must be positive, got {groups}")));
@@ -64,6 +62,17 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Conv(config), 3))
 }
 
+/// The kernel is the weight's spatial shape; a `kernel_shape` attribute must agree with it.
+pub fn kernel_of_weight(ctx: &NodeCtx, w: &TensorType, w_shape: &[usize]) -> Result<Vec<usize>> {
+    let kernel = w_shape.get(2..).unwrap_or_default().to_vec();
+    match ctx.attrs.ints("kernel_shape")? {
+        Some(k) if !k.iter().map(|&v| v as usize).eq(kernel.iter().copied()) => {
+            Err(ctx.error(format!("kernel_shape {k:?} disagrees with weight {w}")))
+        }
+        _ => Ok(kernel),
+    }
+}
+
 pub fn infer(c: &ConvConfig, inputs: &[&TensorType]) -> Result<TensorType, String> {
     window_output_type(inputs[0], Dim::Static(c.out_channels), &c.window, false)
 }
@@ -79,13 +88,13 @@ pub struct ConvTransposeConfig {
 }
 
 pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
-    let (x, _, w_shape, spatial) = operands(ctx, "transposed convolution")?;
+    let (x, w, w_shape, spatial) = operands(ctx, "transposed convolution")?;
     let groups = ctx.attrs.int_or("group", 1)?;
     if groups < 1 {
         return Err(ctx.error(format!("group must be positive, got {groups}")));
     }
     let groups = groups as usize;
-    let kernel = w_shape[2..].to_vec();
+    let kernel = kernel_of_weight(ctx, w, &w_shape)?;
     if let Some(axis) = kernel.iter().position(|&k| k == 0) {
         return Err(ctx.error(format!("the kernel {kernel:?} is empty along spatial axis {axis}")));
     }
@@ -121,6 +130,12 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
             let flat = spatial_attr(ctx, "pads", 2 * spatial, 0, 0)?;
             (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect()
         };
+    if output_shape.is_some() {
+        // ONNX: "If output_shape is specified pads values are ignored."
+        ctx.attrs.ignore(&["pads"]);
+    } else if auto_pad != AutoPad::NotSet {
+        check_pads_agree(ctx, &pads, auto_pad)?;
+    }
     let out_channels = mul_dims(w_shape[1], groups, "the output channels").map_err(|e| ctx.error(e))?;
     let config = ConvTransposeConfig { window: window(pads), groups, output_padding, out_channels };
     // Shapes are checked now (for any static spatial dims), so that inference cannot fail later.

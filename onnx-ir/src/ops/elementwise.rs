@@ -126,6 +126,9 @@ pub fn parse_binary(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error(format!("legacy broadcast axis {axis} does not fit rank {b} into rank {a}")));
         }
         legacy_axis = (axis != a - b).then_some(axis);
+    } else if ctx.opset < 7 {
+        // Without `broadcast=1` the shapes must already agree, which leaves `axis` nothing to align.
+        ctx.attrs.ignore(&["axis"]);
     }
     Ok(Parsed::new(Op::Binary(BinaryConfig { op, legacy_axis }), 2))
 }
@@ -365,6 +368,8 @@ pub fn infer_where(inputs: &[&TensorType]) -> Result<TensorType, String> {
 
 /// Cast (target from the `to` attribute) and CastLike (target from the second input's type).
 pub fn parse_cast(ctx: &NodeCtx) -> Result<Parsed> {
+    // Both concern float8 targets only, which `DType::from_onnx` refuses.
+    ctx.attrs.ignore(&["saturate", "round_mode"]);
     let to = if ctx.op_type == "CastLike" {
         ctx.input_type(1)?.dtype
     } else {

@@ -400,6 +400,8 @@ pub fn parse_topk(ctx: &NodeCtx) -> Result<Parsed> {
         }
     }
     let largest = ctx.attrs.int_or("largest", 1)? != 0;
+    // `sorted=0` leaves the order unspecified, so the sorted order the generated code gives fits.
+    ctx.attrs.ignore(&["sorted"]);
     Ok(Parsed::new(Op::TopK { axis, k, largest }, 2))
 }
 

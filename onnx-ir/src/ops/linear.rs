@@ -15,6 +15,8 @@ pub struct GemmConfig {
 }
 
 pub fn parse_gemm(ctx: &NodeCtx) -> Result<Parsed> {
+    // Before opset 7, `broadcast=0` demands a C of the output's shape, which broadcasting keeps.
+    ctx.attrs.ignore(&["broadcast"]);
     let config = GemmConfig {
         alpha: ctx.attrs.float_or("alpha", 1.0)? as f64,
         beta: ctx.attrs.float_or("beta", 1.0)? as f64,

@@ -186,9 +186,11 @@ pub enum Op {
     Reshape {
         shape: Vec<i64>,
     },
-    /// Reshape to a shape read at run time (same `0`/`-1` rules), of known rank.
+    /// Reshape to a shape read at run time (same `0`/`-1` rules), of known rank. With
+    /// `allowzero` a 0 is an empty dim rather than a copy of the input's.
     ReshapeRuntime {
         rank: usize,
+        allowzero: bool,
     },
     Transpose {
         perm: Vec<usize>,
@@ -380,6 +382,18 @@ impl<'a> NodeCtx<'a> {
         }
     }
 
+    /// A type-code attribute that sets the precision of a computation (`stash_type`,
+    /// `softmax_precision`, ...): accepted when unset (0 or absent) or naming one of
+    /// `computed`, the types the generated code computes in; any other precision is refused.
+    pub fn check_precision(&self, name: &str, computed: &[DType]) -> Result<()> {
+        let Some(code) = self.attrs.int(name)?.filter(|&c| c != 0) else { return Ok(()) };
+        match DType::from_onnx(code as i32) {
+            Some(t) if computed.contains(&t) => Ok(()),
+            Some(t) => Err(self.error(format!("attribute `{name}` = {t} is not supported, only {}", computed[0]))),
+            None => Err(self.error(format!("attribute `{name}` names type code {code}, which is not supported"))),
+        }
+    }
+
     /// Integer list from a constant input (Reshape shape, Squeeze axes, ...).
     pub fn const_ints(&self, index: usize, what: &str) -> Result<Option<Vec<i64>>> {
         match self.const_input(index, what)? {
@@ -461,7 +475,7 @@ impl Op {
             Op::EyeLike { dtype, .. } => one(TensorType::new(*dtype, inputs[0].shape.clone())),
             Op::Flatten { axis } => one(shape::infer_flatten(*axis, inputs)?),
             Op::Reshape { shape } => one(shape::infer_reshape(shape, inputs)?),
-            Op::ReshapeRuntime { rank } => one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank])),
+            Op::ReshapeRuntime { rank, .. } => one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank])),
             Op::Transpose { perm } => one(shape::infer_transpose(perm, inputs)?),
             Op::Concat { axis } => one(shape::infer_concat(*axis, inputs)?),
             Op::Squeeze { axes } => one(shape::infer_squeeze(axes, inputs)?),

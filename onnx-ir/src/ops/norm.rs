@@ -4,7 +4,7 @@
 use super::common::normalize_axis;
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
-use crate::types::{Dim, Kind, TensorType};
+use crate::types::{DType, Dim, Kind, TensorType};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BatchNormConfig {
@@ -16,7 +16,11 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.attrs.int_or("training_mode", 0)? != 0 {
         return Err(ctx.error("training_mode=1 is not supported (inference only)"));
     }
-    if ctx.opset < 9 && ctx.attrs.int_or("spatial", 1)? != 1 {
+    // `momentum` updates the running statistics in training only; before opset 7 `is_test`
+    // names the mode the outputs already tell (the training-only ones are refused when used).
+    ctx.attrs.ignore(&["momentum", "is_test"]);
+    // Read at any opset: some exporters keep writing `spatial=1` after opset 9 dropped it.
+    if ctx.attrs.int_or("spatial", 1)? != 1 {
         return Err(ctx.error("spatial=0 (per-activation statistics) is not supported"));
     }
     let x = ctx.input_type(0)?;
@@ -52,6 +56,8 @@ pub fn parse_layer_norm(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error(format!("input must be float, got {x}")));
     }
     let axis = normalize_axis(ctx.attrs.int_or("axis", -1)?, x.rank()).map_err(|e| ctx.error(e))?;
+    // The default f32 statistics only: the generated code follows no other stash type.
+    ctx.check_precision("stash_type", &[DType::F32])?;
     let rms = ctx.op_type == "RMSNormalization";
     let epsilon = ctx.attrs.float_or("epsilon", 1e-5)? as f64;
     Ok(Parsed::new(Op::LayerNorm(LayerNormConfig { axis, epsilon, rms }), if rms { 2 } else { 3 }))
@@ -109,6 +115,7 @@ pub fn parse_group_norm(ctx: &NodeCtx) -> Result<Parsed> {
             (GroupNormKind::MeanVariance { axes }, 1e-9, 1)
         }
     };
+    ctx.check_precision("stash_type", &[DType::F32])?;
     let epsilon = ctx.attrs.float_or("epsilon", default_eps as f32)? as f64;
     Ok(Parsed::new(Op::GroupNorm { kind, epsilon }, inputs))
 }

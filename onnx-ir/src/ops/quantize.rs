@@ -38,9 +38,17 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
     // The axis matters only for a per-axis (1-D) scale on a tensor of rank > 1.
     let per_axis = ctx.input_type(1)?.rank() == 1 && x.rank() > 1;
-    let axis =
-        if per_axis { normalize_axis(ctx.attrs.int_or("axis", 1)?, x.rank()).map_err(|e| ctx.error(e))? } else { 0 };
+    let axis = ctx.attrs.int_or("axis", 1)?;
+    let axis = if per_axis { normalize_axis(axis, x.rank()).map_err(|e| ctx.error(e))? } else { 0 };
+    let scale_type = ctx.input_type(1)?.dtype;
     let zero_point = ctx.inputs.get(2).copied().flatten().map(|v| v.ty.dtype);
+    // Saturation concerns float8 outputs only, which `int_range` refuses below.
+    ctx.attrs.ignore(&["saturate"]);
+    // The division by the scale, and a dequantized output, are in the scale's type.
+    ctx.check_precision("precision", &[scale_type])?;
+    if !quantize {
+        ctx.check_precision("output_dtype", &[scale_type])?;
+    }
     let int_type = if quantize {
         match (ctx.attrs.int("output_dtype")?.filter(|&c| c != 0), zero_point) {
             (Some(code), _) => DType::from_onnx(code as i32)
@@ -77,7 +85,7 @@ pub fn parse_linear(ctx: &NodeCtx) -> Result<Parsed> {
         let x = ctx.input_type(0)?;
         let w = ctx.input_type(if qlinear { 3 } else { 1 })?;
         let shape = w.static_shape().ok_or_else(|| ctx.error(format!("weight shape must be static, got {w}")))?;
-        let kernel = shape.get(2..).unwrap_or_default().to_vec();
+        let kernel = super::conv::kernel_of_weight(ctx, w, &shape)?;
         if !(1..=2).contains(&kernel.len()) {
             return Err(ctx.error("only 1-D and 2-D quantized convolution is supported"));
         }

@@ -76,6 +76,8 @@ pub struct RecurrentConfig {
 
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let a = &ctx.attrs;
+    // Opsets 1 to 3 make Y optional with it; Y is computed whether or not it is used.
+    a.ignore(&["output_sequence"]);
     let x = ctx.input_type(0)?;
     if x.rank() != 3 || x.dtype.kind() != Kind::Float {
         return Err(ctx.error(format!("X must be a 3-D float tensor, got {x}")));

@@ -21,15 +21,16 @@ pub fn infer_flatten(axis: usize, inputs: &[&TensorType]) -> Result<TensorType, 
 }
 
 pub fn parse_reshape(ctx: &NodeCtx) -> Result<Parsed> {
+    let allowzero = ctx.attrs.int_or("allowzero", 0)? != 0;
     let shape = if ctx.opset < 5 {
         ctx.attrs.ints("shape")?.ok_or_else(|| ctx.error("attribute `shape` is required"))?
     } else {
         match ctx.ints_input(1, "shape")?.ok_or_else(|| ctx.error("input `shape` is required"))? {
             IntsInput::Static(shape) => shape,
-            IntsInput::Runtime { len } => return Ok(Parsed::new(Op::ReshapeRuntime { rank: len }, 2)),
+            IntsInput::Runtime { len } => return Ok(Parsed::new(Op::ReshapeRuntime { rank: len, allowzero }, 2)),
         }
     };
-    if ctx.attrs.int_or("allowzero", 0)? != 0 && shape.contains(&0) {
+    if allowzero && shape.contains(&0) {
         return Err(ctx.error("allowzero=1 with a 0 in the shape (an empty tensor) is not supported"));
     }
     if shape.iter().filter(|&&d| d == -1).count() > 1 || shape.iter().any(|&d| d < -1) {
@@ -208,7 +209,8 @@ pub fn parse_depth_space(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error(format!("input must be [N, C, H, W], got {x}")));
     }
     let to_space = ctx.op_type == "DepthToSpace";
-    let crd = ctx.attrs.choice_or("mode", DepthOrder::Dcr)? == DepthOrder::Crd;
+    // SpaceToDepth has no `mode`: one there is refused as unread, not taken as DepthToSpace's.
+    let crd = to_space && ctx.attrs.choice_or("mode", DepthOrder::Dcr)? == DepthOrder::Crd;
     Ok(Parsed::new(Op::DepthSpace { block, to_space, crd }, 1))
 }
 

@@ -20,6 +20,9 @@ pub fn attr_strings(name: &str, v: &[&str]) -> AttributeProto {
     let strings = v.iter().map(|s| s.as_bytes().to_vec()).collect();
     AttributeProto { name: name.into(), r#type: attribute_type::STRINGS, strings, ..Default::default() }
 }
+pub fn attr_graph(name: &str, g: GraphProto) -> AttributeProto {
+    AttributeProto { name: name.into(), r#type: attribute_type::GRAPH, g: Some(Box::new(g)), ..Default::default() }
+}
 
 pub fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
     NodeProto {
@@ -51,6 +54,14 @@ pub fn input(name: &str, dims: &[i64]) -> ValueInfoProto {
         }),
         ..Default::default()
     }
+}
+
+pub fn bool_input(name: &str) -> ValueInfoProto {
+    let mut c = input(name, &[]);
+    if let Some(t) = c.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
+        t.elem_type = 9;
+    }
+    c
 }
 
 pub fn ints_init(name: &str, values: &[i64]) -> TensorProto {
