@@ -75,12 +75,18 @@ pub fn reshape_runtime(e: &mut Emitter, node: &Node, rank: usize, allowzero: boo
     let x = e.input(&node.inputs, 0)?;
     let shape = e.input(&node.inputs, 1)?;
     let rank = lit(rank.max(1));
-    // Burn's reshape copies the input's dim for a 0. With allowzero a 0 is an empty dim, and
-    // ONNX then forbids -1, so every dim is given: reshape to them as sizes.
+    // Burn's reshape copies the input's dim for a 0 (sizes given as usize too). With allowzero
+    // a 0 is an empty dim, and ONNX then forbids -1: the result is an empty tensor of exactly
+    // those dims, of an input that must be empty as well.
     let reshape = if allowzero {
         quote! {{
             let x = #x;
-            if target.contains(&0) { x.reshape(target.map(|d| d as usize)) } else { x.reshape(target) }
+            if target.contains(&0) {
+                assert_eq!(x.shape().num_elements(), 0, "Reshape: {:?} to {target:?} (allowzero)", x.dims());
+                burn::tensor::Tensor::empty(target.map(|d| d as usize), &x.device())
+            } else {
+                x.reshape(target)
+            }
         }}
     } else {
         quote! { #x.reshape(target) }
