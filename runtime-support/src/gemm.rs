@@ -209,16 +209,23 @@ unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
 /// What runs on each finished segment of a row of C: `(row, first column, values)`.
 pub type Epilogue<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
 
-/// Columns and rows of C per task: column blocks of `NC`; with too few of them for the
-/// threads, row blocks of `MC` when there are many rows, else narrower column blocks.
+/// Columns and rows of C per task, so that every thread gets about the same work: column blocks
+/// of at most `NC`, as many as a multiple of the threads when there are enough of them; with
+/// too few, each also split into rows; with few rows too, narrower column blocks.
 fn task_shape(m: usize, n: usize, threads: usize) -> (usize, usize) {
-    if threads == 1 || n.div_ceil(NC) >= 2 * threads {
-        (NC, m)
-    } else if m > MC {
-        (NC, MC)
-    } else {
-        (n.div_ceil(2 * threads).div_ceil(NR).max(1) * NR, m)
+    let round_up = |x: usize, to: usize| x.div_ceil(to) * to;
+    let column_blocks = n.div_ceil(NC);
+    if threads == 1 {
+        return (NC, m);
     }
+    if column_blocks >= 2 * threads {
+        return (round_up(n.div_ceil(round_up(column_blocks, threads)), NR), m);
+    }
+    let row_blocks = (2 * threads).div_ceil(column_blocks);
+    if m >= 2 * row_blocks * MR {
+        return (round_up(n.div_ceil(column_blocks), NR), round_up(m.div_ceil(row_blocks), MR));
+    }
+    (round_up(n.div_ceil(2 * threads), NR), m)
 }
 
 /// Products with at most this many rows read B in place (its rows are contiguous) instead of
@@ -413,6 +420,23 @@ mod tests {
             }
         }
         c
+    }
+
+    #[test]
+    fn tasks_are_whole_tiles_within_a_packed_block_and_balanced() {
+        for threads in [2, 3, 4, 8] {
+            for (m, n) in [(64, 3136), (192, 196), (352, 49), (128, 784), (6, 40), (1000, 12544), (16, 8)] {
+                let (width, rows) = task_shape(m, n, threads);
+                assert!(width > 0 && width <= NC && width % NR == 0, "{m}x{n}, {threads} threads: width {width}");
+                assert!(rows == m || rows % MR == 0, "{m}x{n}, {threads} threads: rows {rows}");
+                let tasks = n.div_ceil(width) * m.div_ceil(rows);
+                // Enough tasks to keep every thread busy, whole rounds of them where they are many.
+                assert!(tasks >= threads.min(n.div_ceil(NR)), "{m}x{n}, {threads} threads: {tasks} tasks");
+                if n.div_ceil(NC) >= 2 * threads {
+                    assert_eq!(tasks % threads, 0, "{m}x{n}, {threads} threads: {tasks} tasks");
+                }
+            }
+        }
     }
 
     #[test]
