@@ -103,6 +103,19 @@ fn main() {
         || drop(std::hint::black_box(burn_pool(x.clone()))),
     );
 
+    let x = tensor([1, 192, 28, 28], 8);
+    bench.case(
+        "avg pool 3×3, 192, 28×28 (Inception)",
+        || drop(std::hint::black_box(ops::avg_pool2d(x.clone(), [3, 3], [1, 1], [(1, 1), (1, 1)], true))),
+        || {
+            let options = burn::tensor::ops::AvgPoolOptions::new([3, 3])
+                .with_stride([1, 1])
+                .with_padding_pairs([(1, 1), (1, 1)])
+                .with_count_include_pad(true);
+            drop(std::hint::black_box(burn::tensor::module::avg_pool2d(x.clone(), options)))
+        },
+    );
+
     for (rows, k, n, model) in [
         (128, 384, 1536, "MiniLM, 128 tokens"),
         (8, 384, 1536, "MiniLM, 8 tokens"),

@@ -65,6 +65,30 @@ pub fn max_pool2d(
     )
 }
 
+/// 2-D average pooling over NCHW (floor mode, no dilation): the window sum divided by the
+/// window's size, or with `count_include_pad = false` by its taps inside the image.
+pub fn avg_pool2d(
+    x: Tensor<4>,
+    kernel: [usize; 2],
+    strides: [usize; 2],
+    pads: [(usize, usize); 2],
+    count_include_pad: bool,
+) -> Tensor<4> {
+    #[cfg(feature = "flex")]
+    let x = match flex::avg_pool2d(x, Window { kernel, strides, pads, dilations: [1, 1] }, count_include_pad) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    burn::tensor::module::avg_pool2d(
+        x,
+        burn::tensor::ops::AvgPoolOptions::new(kernel)
+            .with_stride(strides)
+            .with_padding_pairs(pads)
+            .with_count_include_pad(count_include_pad)
+            .with_ceil_mode(false),
+    )
+}
+
 /// ONNX LocalResponseNormalization across axis 1 of `x [N, C, ...]`: `x / (bias + alpha / size
 /// · Σ x²)^beta`, the sum over the `size` channels around each one (`(size - 1) / 2` before,
 /// `size / 2` after, missing channels counting 0). One vectorised pass on flex; Burn's ops (the
@@ -301,6 +325,34 @@ mod flex {
     }
 
     pub fn max_pool2d(x: Tensor<4>, window: Window) -> Result<Tensor<4>, Tensor<4>> {
+        pool2d(x, window, |_| {}, (f32::NEG_INFINITY, nan_max))
+    }
+
+    pub fn avg_pool2d(x: Tensor<4>, window: Window, count_include_pad: bool) -> Result<Tensor<4>, Tensor<4>> {
+        // Taps of each output row and column inside the image (all of them with the padding).
+        let inside = |axis: usize, size: usize, out: usize| -> Vec<f32> {
+            let (k, s, p) = (window.kernel[axis], window.strides[axis], window.pads[axis].0);
+            (0..out).map(|o| if count_include_pad { k } else { taps(o, s, 1, p, k, size).len() } as f32).collect()
+        };
+        let [_, _, h, w] = x.dims();
+        let (oh, ow) = (window.out_dim(h, 0).unwrap_or(0), window.out_dim(w, 1).unwrap_or(0));
+        let (rows, columns) = (inside(0, h, oh), inside(1, w, ow));
+        let divide = |out: &mut [f32]| {
+            for (row, &r) in out.chunks_mut(ow).zip(&rows) {
+                row.iter_mut().zip(&columns).for_each(|(v, &c)| *v /= r * c);
+            }
+        };
+        pool2d(x, window, divide, (0.0, |a: f32, b: f32| a + b))
+    }
+
+    /// Pools every plane of `x` with the reduction `(identity, combine)` (see [`pool_plane`]),
+    /// then `finish` on each pooled plane.
+    fn pool2d(
+        x: Tensor<4>,
+        window: Window,
+        finish: impl Fn(&mut [f32]) + Sync,
+        reduction: (f32, impl Fn(f32, f32) -> f32 + Copy + Sync),
+    ) -> Result<Tensor<4>, Tensor<4>> {
         let t = take(x)?;
         let [n, c, h, w]: [usize; 4] = t.layout().shape().dims();
         let (Some(oh), Some(ow), Some(input)) = (window.out_dim(h, 0), window.out_dim(w, 1), t.as_slice::<f32>())
@@ -313,8 +365,9 @@ mod flex {
                 POOL_ROWS.with_borrow_mut(|columns| {
                     vectorised(
                         #[inline(always)]
-                        || pool_plane(plane, [h, w], out, ow, window, columns),
-                    )
+                        || pool_plane(plane, [h, w], out, ow, window, columns, reduction),
+                    );
+                    finish(out)
                 })
             });
         }
@@ -788,9 +841,9 @@ mod flex {
         first..end
     }
 
-    /// Max pooling of one plane in two passes: the maximum over each window's columns, for
-    /// every input row (`columns`, `h × ow`), then over its rows, output row by output row —
-    /// both passes plain loops over rows that LLVM vectorises.
+    /// Pooling of one plane in two passes, `(identity, combine)` the reduction (max or sum): over
+    /// each window's columns, for every input row (`columns`, `h × ow`), then over its rows,
+    /// output row by output row — both passes plain loops over rows that LLVM vectorises.
     #[inline(always)]
     fn pool_plane(
         input: &[f32],
@@ -799,10 +852,11 @@ mod flex {
         ow: usize,
         win: Window,
         columns: &mut Vec<f32>,
+        (identity, combine): (f32, impl Fn(f32, f32) -> f32 + Copy),
     ) {
         let (s, d, p) = (win.strides, win.dilations, win.pads);
         columns.clear();
-        columns.resize(h * ow, f32::NEG_INFINITY);
+        columns.resize(h * ow, identity);
         for (line, maxima) in input.chunks(w).zip(columns.chunks_mut(ow)) {
             for kx in 0..win.kernel[1] {
                 let (first, end) = valid_columns(kx * d[1], p[1].0, s[1], w, ow);
@@ -811,14 +865,14 @@ mod flex {
                 }
                 let start = first * s[1] + kx * d[1] - p[1].0;
                 let taps = line[start..].iter().step_by(s[1]);
-                maxima[first..end].iter_mut().zip(taps).for_each(|(m, &v)| *m = nan_max(*m, v));
+                maxima[first..end].iter_mut().zip(taps).for_each(|(m, &v)| *m = combine(*m, v));
             }
         }
         for (y, row) in output.chunks_mut(ow).enumerate() {
-            row.fill(f32::NEG_INFINITY);
+            row.fill(identity);
             for ky in taps(y, s[0], d[0], p[0].0, win.kernel[0], h) {
                 let maxima = &columns[(y * s[0] + ky * d[0] - p[0].0) * ow..][..ow];
-                row.iter_mut().zip(maxima).for_each(|(m, &v)| *m = nan_max(*m, v));
+                row.iter_mut().zip(maxima).for_each(|(m, &v)| *m = combine(*m, v));
             }
         }
     }
@@ -834,7 +888,7 @@ mod flex {
     }
 
     thread_local! {
-        /// Each thread's column maxima of the plane it pools.
+        /// Each thread's column maxima (or sums) of the plane it pools.
         static POOL_ROWS: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
         /// The stride phases of one padded input plane and the sums over the phase grid.
         static DEPTHWISE: std::cell::RefCell<(Vec<f32>, Vec<f32>)> =

@@ -65,6 +65,41 @@ fn max_pool2d_matches_burn_on_odd_sizes_padding_strides_and_dilations() {
 }
 
 #[test]
+fn avg_pool2d_matches_burn_with_and_without_the_padding_counted() {
+    let mut seed = 500;
+    for (h, w) in [(1, 1), (5, 7), (8, 8), (13, 6)] {
+        for kernel in [[1, 1], [2, 2], [3, 3], [2, 3]] {
+            for strides in [[1, 1], [2, 2], [1, 3]] {
+                for pads in [[(0, 0), (0, 0)], [(1, 1), (1, 1)], [(0, 1), (1, 0)]] {
+                    let fits = (0..2).all(|a| {
+                        [h, w][a] + pads[a].0 + pads[a].1 >= kernel[a] && pads[a].0.max(pads[a].1) < kernel[a]
+                    });
+                    if !fits {
+                        continue;
+                    }
+                    for count_include_pad in [true, false] {
+                        seed += 1;
+                        let x = tensor([2, 3, h, w], seed, 4.0);
+                        let ours = ops::avg_pool2d(x.clone(), kernel, strides, pads, count_include_pad);
+                        let burn = burn::tensor::module::avg_pool2d(
+                            x,
+                            burn::tensor::ops::AvgPoolOptions::new(kernel)
+                                .with_stride(strides)
+                                .with_padding_pairs(pads)
+                                .with_count_include_pad(count_include_pad),
+                        );
+                        let what = format!(
+                            "{h}x{w} kernel {kernel:?} strides {strides:?} pads {pads:?} counted {count_include_pad}"
+                        );
+                        assert_close(ours, burn, 1e-6, &what);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn max_pool2d_of_a_strided_view_matches_burn() {
     let x = tensor([1, 2, 6, 9], 7, 1.0).swap_dims(2, 3);
     let ours = ops::max_pool2d(x.clone(), [2, 2], [2, 2], [(0, 0), (0, 0)], [1, 1]);

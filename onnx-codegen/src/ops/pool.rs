@@ -67,6 +67,10 @@ fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
                 .powf_scalar(#root)
             }
         }
+        // Floor-mode 2-D average pooling: separable sums (flex's kernel sums window by window).
+        PoolKind::Average { count_include_pad } if n == 2 && !ceil => {
+            quote! { burn_onnx::ops::avg_pool2d(#x, #kernel, #strides, #pads, #count_include_pad) }
+        }
         PoolKind::Average { count_include_pad } => {
             let func = format_ident!("avg_pool{n}d");
             quote! {
