@@ -19,25 +19,22 @@ impl<'a> Attributes<'a> {
 
     /// Finds `name`, checking its declared type. Very old files leave the type unset (0).
     fn get(&self, name: &str, expected: i32) -> Result<Option<&'a AttributeProto>> {
-        let Some(attr) = self.list.iter().find(|a| a.name == name) else {
+        let Some(attr) = self.list.iter().find(|a| a.name() == name) else {
             return Ok(None);
         };
-        if attr.r#type != expected && attr.r#type != 0 {
+        let code = attr.type_code();
+        if code != expected && code != 0 {
             return Err(Error::Node {
                 node: self.node.to_string(),
                 op: self.op.to_string(),
-                message: format!(
-                    "attribute `{name}` has type {}, expected {}",
-                    type_name(attr.r#type),
-                    type_name(expected)
-                ),
+                message: format!("attribute `{name}` has type {}, expected {}", type_name(code), type_name(expected)),
             });
         }
         Ok(Some(attr))
     }
 
     pub fn int(&self, name: &str) -> Result<Option<i64>> {
-        Ok(self.get(name, ty::INT)?.map(|a| a.i))
+        Ok(self.get(name, ty::INT)?.map(|a| a.i()))
     }
 
     pub fn int_or(&self, name: &str, default: i64) -> Result<i64> {
@@ -45,7 +42,7 @@ impl<'a> Attributes<'a> {
     }
 
     pub fn float(&self, name: &str) -> Result<Option<f32>> {
-        Ok(self.get(name, ty::FLOAT)?.map(|a| a.f))
+        Ok(self.get(name, ty::FLOAT)?.map(|a| a.f()))
     }
 
     pub fn float_or(&self, name: &str, default: f32) -> Result<f32> {
@@ -61,7 +58,7 @@ impl<'a> Attributes<'a> {
     }
 
     pub fn string(&self, name: &str) -> Result<Option<String>> {
-        Ok(self.get(name, ty::STRING)?.map(|a| String::from_utf8_lossy(&a.s).into_owned()))
+        Ok(self.get(name, ty::STRING)?.map(|a| String::from_utf8_lossy(a.s()).into_owned()))
     }
 
     /// A string attribute spelled as one of `T`'s values.
@@ -103,7 +100,7 @@ impl<'a> Attributes<'a> {
 
     /// Names of all attributes, for "unexpected attribute" style diagnostics.
     pub fn names(&self) -> impl Iterator<Item = &'a str> {
-        self.list.iter().map(|a| a.name.as_str())
+        self.list.iter().map(|a| a.name())
     }
 }
 
