@@ -298,6 +298,35 @@ def decoding():
     case("decode_text.onnx", "Decode", "protobuf decoding failed", b"not an onnx model at all\n")
 
 
+def functions():
+    # Model-local functions: a function calling itself (directly or through another), and calls
+    # that multiply (each level calls the next four times: 4^12 nodes) are refused quickly;
+    # a function whose opset gives an op another meaning than the model's cannot be inlined.
+    def fn(name, nodes, opset=17, inputs=("a",), outputs=("b",)):
+        opsets = [helper.make_opsetid("", opset), helper.make_opsetid("local", 1)]
+        return helper.make_function("local", name, list(inputs), list(outputs), nodes, opsets)
+
+    def call(name, ins=("a",), outs=("b",)):
+        return helper.make_node(name, list(ins), list(outs), domain="local")
+
+    def with_functions(functions, callee):
+        m = model([call(callee, ["x"], ["y"])], [io("x", [2])], [io("y", [2])])
+        m.opset_import.append(helper.make_opsetid("local", 1))
+        m.functions.extend(functions)
+        return m
+
+    case("function_recursive.onnx", "Function", "calls itself", with_functions([fn("F", [call("F")])], "F"))
+    mutual = [fn("F", [call("G")]), fn("G", [call("F")])]
+    case("function_mutually_recursive.onnx", "Function", "calls itself", with_functions(mutual, "F"))
+    levels = [fn("F12", [helper.make_node("Relu", ["a"], ["b"])])]
+    for k in range(12):
+        names = ["a", "v1", "v2", "v3", "b"]
+        levels.append(fn(f"F{k}", [call(f"F{k + 1}", [names[i]], [names[i + 1]]) for i in range(4)]))
+    case("function_multiplying_calls.onnx", "Function", "inlining would make more than", with_functions(levels, "F0"))
+    squeeze = fn("S", [helper.make_node("Squeeze", ["a"], ["b"])], opset=11)
+    case("function_opset_mismatch.onnx", "Function", "Squeeze is not the same op", with_functions([squeeze], "S"))
+
+
 def ort_refuses(data):
     import onnxruntime as ort
 
@@ -317,6 +346,7 @@ def main():
     bounded_work()
     refused_by_ort()
     decoding()
+    functions()
     OUT.mkdir(parents=True, exist_ok=True)
     accepted = [file for file, _, _, ort, data in CASES if ort and not ort_refuses(data)]
     if accepted:

@@ -120,6 +120,8 @@ class Case:
         self.inits: list[onnx.TensorProto] = []
         self.outputs: list[tuple[str, int]] = []
         self.batch_param = False
+        # model-local functions (FunctionProto) the graph calls, in domain FUNCTION_DOMAIN
+        self.functions: list[onnx.FunctionProto] = []
         # optional model with the same inputs and outputs, written with newer
         # operators whose semantics are the same by the spec; evaluated as a
         # further cross-check (used where onnx.version_converter cannot help)
@@ -196,10 +198,14 @@ class Case:
         graph = helper.make_graph(
             self.nodes, self.name, self.inputs, outs, initializer=self.inits
         )
+        opsets = [helper.make_opsetid("", self.opset)]
+        if self.functions:
+            opsets.append(helper.make_opsetid(FUNCTION_DOMAIN, 1))
         return helper.make_model(
             graph,
-            opset_imports=[helper.make_opsetid("", self.opset)],
+            opset_imports=opsets,
             ir_version=ir_version_for(self.opset),
+            functions=self.functions,
         )
 
 
@@ -786,6 +792,112 @@ def gen_Loop(v):
     return [c1, c2]
 
 
+FUNCTION_DOMAIN = "local"
+
+
+def attr_ref(name, referred):
+    """A body node's attribute `name` that takes the function's attribute `referred`."""
+    a = onnx.AttributeProto()
+    a.name, a.ref_attr_name, a.type = name, referred, onnx.AttributeProto.FLOAT
+    return a
+
+
+def local_function(name, inputs, outputs, nodes, opset, attributes=(), defaults=()):
+    return helper.make_function(
+        FUNCTION_DOMAIN, name, list(inputs), list(outputs), nodes,
+        [helper.make_opsetid("", opset), helper.make_opsetid(FUNCTION_DOMAIN, 1)],
+        attributes=list(attributes), attribute_protos=list(defaults),
+    )
+
+
+def local_call(name, ins, outs, **attrs):
+    return helper.make_node(name, ins, outs, domain=FUNCTION_DOMAIN, **attrs)
+
+
+def leaky_function(v):
+    """Leaky(a) = LeakyRelu(a, alpha = slope), slope defaulting to 0.5."""
+    node = helper.make_node("LeakyRelu", ["a"], ["b"])
+    node.attribute.append(attr_ref("alpha", "slope"))
+    return local_function("Leaky", ["a"], ["b"], [node], v, defaults=[helper.make_attribute("slope", 0.5)])
+
+
+def gen_functions():
+    """Models calling model-local functions (FunctionProto), which the importer inlines: nested
+    calls with attribute references (the caller's value, the function's default, the op's own
+    default), a function importing an older opset whose ops mean the same, omitted optional
+    inputs and outputs, and a call inside an If branch."""
+    v = 21
+    nested = Case("Function", v, "nested")
+    nested.input("x", (2, 3, 4), low=-2.0, high=2.0)
+    nested.weight("w", (4,))
+    # Outer(a, w; s) = Leaky(Leaky(a * w; slope = s)): `s` has no default, so a call without it
+    # leaves the inner Leaky's slope to Leaky's default.
+    inner = local_call("Leaky", ["t"], ["u"])
+    inner.attribute.append(attr_ref("slope", "s"))
+    outer = local_function(
+        "Outer", ["a", "w"], ["b"],
+        [helper.make_node("Mul", ["a", "w"], ["t"]), inner, local_call("Leaky", ["u"], ["b"])],
+        v, attributes=["s"],
+    )
+    nested.functions = [leaky_function(v), outer]
+    nested.node("Outer", ["x", "w"], ["h"], domain=FUNCTION_DOMAIN, s=0.1)
+    nested.node("Outer", ["h", "w"], ["y"], domain=FUNCTION_DOMAIN).output("y")
+    # The calls inlined by hand: onnx's reference evaluator cannot run a call that leaves out an
+    # attribute without a default, so the cross-check runs this one.
+    mk = helper.make_node
+    nested.set_equivalent([
+        mk("Mul", ["x", "w"], ["t1"]), mk("LeakyRelu", ["t1"], ["u1"], alpha=0.1), mk("LeakyRelu", ["u1"], ["h"], alpha=0.5),
+        mk("Mul", ["h", "w"], ["t2"]), mk("LeakyRelu", ["t2"], ["u2"], alpha=0.5), mk("LeakyRelu", ["u2"], ["y"], alpha=0.5),
+    ], opset=v)
+
+    own_opset = Case("Function", v, "own_opset")
+    own_opset.input("x", (2, 3, 4))
+    # ReduceMean took its axes as an input from opset 18 on, and is the same op at 21 (Constant
+    # is not: ONNX's checker refuses a function with one here).
+    own_opset.ints("axes", [-1])
+    center = local_function(
+        "Center", ["a", "axes"], ["b"],
+        [helper.make_node("ReduceMean", ["a", "axes"], ["m"]), helper.make_node("Sub", ["a", "m"], ["b"])],
+        18,
+    )
+    own_opset.functions = [center]
+    own_opset.node("Center", ["x", "axes"], ["y"], domain=FUNCTION_DOMAIN).output("y")
+
+    optional = Case("Function", v, "optional")
+    optional.input("x", (2, 6), low=-2.0, high=2.0)
+    optional.init("lo", np.array(-0.5, np.float32))
+    clamp = local_function("Clamp", ["a", "lo", "hi"], ["b"], [helper.make_node("Clip", ["a", "lo", "hi"], ["b"])], v)
+    halves = local_function(
+        "Halves", ["a"], ["first", "second"],
+        [helper.make_node("Split", ["a"], ["first", "second"], axis=1, num_outputs=2)], v,
+    )
+    optional.functions = [clamp, halves]
+    optional.node("Clamp", ["x", "lo"], ["c"], domain=FUNCTION_DOMAIN)
+    optional.node("Halves", ["c"], ["y", ""], domain=FUNCTION_DOMAIN).output("y")
+    # By hand, for the reference evaluator, which cannot call a function with fewer inputs.
+    optional.set_equivalent([
+        helper.make_node("Clip", ["x", "lo", ""], ["c"]),
+        helper.make_node("Split", ["c"], ["y", "second"], axis=1, num_outputs=2),
+    ], opset=v)
+
+    in_if = Case("Function", v, "in_if")
+    in_if.input("x", (2, 3), low=-2.0, high=2.0)
+    then_branch = helper.make_graph(
+        [local_call("Leaky", ["x"], ["out"], slope=0.25)], "then", [],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+    )
+    else_branch = helper.make_graph(
+        [helper.make_node("Neg", ["x"], ["out"])], "else", [],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+    )
+    in_if.functions = [leaky_function(v)]
+    in_if.init("zero", np.array(0.0, np.float32))
+    in_if.node("ReduceSum", ["x"], ["total"], keepdims=0)
+    in_if.node("Greater", ["total", "zero"], ["cond"])
+    in_if.node("If", ["cond"], ["y"], then_branch=then_branch, else_branch=else_branch).output("y")
+    return [nested, own_opset, optional, in_if]
+
+
 GENERATORS = {
     "Conv": gen_Conv,
     "Gemm": gen_Gemm,
@@ -905,7 +1017,8 @@ def resolved_nodes(model: onnx.ModelProto):
     """(node, since_version of the schema it resolves to) for each node."""
     opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
     for node in model.graph.node:
-        yield node, onnx.defs.get_schema(node.op_type, opset).since_version
+        if node.domain in ("", "ai.onnx"):  # not calls of model-local functions
+            yield node, onnx.defs.get_schema(node.op_type, opset).since_version
 
 
 def reference_bug(model: onnx.ModelProto) -> str | None:
@@ -1064,6 +1177,18 @@ def main() -> int:
                 sources.append((case.name, source, note))
                 if "disagrees" in note or "single result" in note:
                     print(f"note {case.name}: {source}; {note}")
+
+    for case in gen_functions():
+        outputs, source, note = evaluate(case, case.model())
+        if outputs is None:
+            skipped.append((case.name, source))
+            print(f"skip {case.name}: {source}")
+            continue
+        model = case.model([a.shape for a in outputs])
+        onnx.checker.check_model(model, full_check=True)
+        write_case(case, model, outputs)
+        written.append(case)
+        sources.append((case.name, source, note))
 
     names = [c.name for c in written] + [n for n, _ in skipped]
     assert len(names) == len(set(names)), "duplicate case names"

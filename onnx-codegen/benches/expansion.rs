@@ -14,6 +14,7 @@
 //! Each case runs in a child process of its own so that peak memory is that case's.
 
 use onnx_codegen::{expand, Request, WeightsMode};
+use onnx_ir::proto::tensor_shape_proto::{dimension::Value as DimValue, Dimension};
 use onnx_ir::proto::*;
 use prost::Message;
 use quote::{format_ident, quote};
@@ -34,17 +35,22 @@ fn weights(count: usize, seed: &mut u64) -> Vec<u8> {
 }
 
 fn float_value(name: &str, dims: &[i64]) -> ValueInfoProto {
-    let dim = dims.iter().map(|&d| Dimension { dim_value: Some(d), dim_param: None }).collect();
-    let tensor_type = TypeProtoTensor { elem_type: 1, shape: Some(TensorShapeProto { dim }) };
+    let dim = dims.iter().map(|&d| Dimension { value: Some(DimValue::DimValue(d)), ..Default::default() }).collect();
+    let tensor_type = type_proto::Tensor { elem_type: Some(1), shape: Some(TensorShapeProto { dim }) };
     ValueInfoProto {
-        name: name.into(),
-        r#type: Some(TypeProto { tensor_type: Some(tensor_type), ..Default::default() }),
+        name: Some(name.into()),
+        r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor_type)), ..Default::default() }),
         ..Default::default()
     }
 }
 
 fn ints(name: &str, v: &[i64]) -> AttributeProto {
-    AttributeProto { name: name.into(), r#type: attribute_type::INTS, ints: v.to_vec(), ..Default::default() }
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_type::INTS),
+        ints: v.to_vec(),
+        ..Default::default()
+    }
 }
 
 /// Accumulates nodes and initializers, naming values in order.
@@ -67,10 +73,10 @@ impl Builder {
         let count = dims.iter().product::<i64>() as usize;
         let raw_data = weights(count, &mut self.seed);
         self.initializers.push(TensorProto {
-            name: name.clone(),
-            data_type: 1,
+            name: Some(name.clone()),
+            data_type: Some(1),
             dims: dims.to_vec(),
-            raw_data,
+            raw_data: Some(raw_data),
             ..Default::default()
         });
         name
@@ -79,8 +85,8 @@ impl Builder {
     fn node(&mut self, op: &str, inputs: Vec<String>, attribute: Vec<AttributeProto>) -> String {
         let output = self.fresh(&op.to_lowercase());
         self.nodes.push(NodeProto {
-            op_type: op.into(),
-            name: output.clone(),
+            op_type: Some(op.into()),
+            name: Some(output.clone()),
             input: inputs,
             output: vec![output.clone()],
             attribute,
@@ -107,11 +113,11 @@ impl Builder {
             node: self.nodes,
             initializer: self.initializers,
             input: vec![input],
-            output: vec![ValueInfoProto { name: output, ..Default::default() }],
+            output: vec![ValueInfoProto { name: Some(output), ..Default::default() }],
             ..Default::default()
         };
-        let opset = OperatorSetIdProto { domain: String::new(), version: 17 };
-        ModelProto { ir_version: 8, opset_import: vec![opset], graph: Some(graph), ..Default::default() }
+        let opset = OperatorSetIdProto { domain: Some(String::new()), version: Some(17) };
+        ModelProto { ir_version: Some(8), opset_import: vec![opset], graph: Some(graph), ..Default::default() }
             .encode_to_vec()
     }
 }
@@ -146,7 +152,12 @@ fn resnet50(smoke: bool) -> Vec<u8> {
     let pooled = b.node("GlobalAveragePool", vec![x], vec![]);
     let flat = b.node("Flatten", vec![pooled], vec![]);
     let (w, bias) = (b.weight(&[1000, channels]), b.weight(&[1000]));
-    let transposed = AttributeProto { name: "transB".into(), r#type: attribute_type::INT, i: 1, ..Default::default() };
+    let transposed = AttributeProto {
+        name: Some("transB".into()),
+        r#type: Some(attribute_type::INT),
+        i: Some(1),
+        ..Default::default()
+    };
     let logits = b.node("Gemm", vec![flat, w, bias], vec![transposed]);
     b.model(float_value("x", &[1, 3, 224, 224]), logits)
 }

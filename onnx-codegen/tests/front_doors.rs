@@ -94,8 +94,8 @@ fn a_changed_model_is_expanded_again() {
     // One weight byte changed in place: same file size, new modification time.
     let model = ModelProto::decode(&original[..]).expect("decodes");
     let weight =
-        model.graph.iter().flat_map(|g| &g.initializer).find(|t| t.raw_data.len() >= 16).expect("a raw weight");
-    let at = original.windows(16).position(|w| w == &weight.raw_data[..16]).expect("the weight's bytes in the file");
+        model.graph.iter().flat_map(|g| &g.initializer).find(|t| t.raw_data().len() >= 16).expect("a raw weight");
+    let at = original.windows(16).position(|w| w == &weight.raw_data()[..16]).expect("the weight's bytes in the file");
     let mut changed = original.clone();
     changed[at] ^= 0x40;
     std::fs::write(dir.join("model.onnx"), &changed).expect("rewrites the model");

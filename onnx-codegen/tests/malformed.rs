@@ -229,12 +229,13 @@ fn mutants_of_valid_models_never_panic() {
 
 /// A graph input (or output) `name` of element type `elem_type` (ONNX code) and `dims`.
 fn value_info(name: &str, elem_type: i32, dims: &[i64]) -> onnx_ir::proto::ValueInfoProto {
-    use onnx_ir::proto::{Dimension, TensorShapeProto, TypeProto, TypeProtoTensor, ValueInfoProto};
-    let dim = dims.iter().map(|&d| Dimension { dim_value: Some(d), dim_param: None }).collect();
-    let tensor = TypeProtoTensor { elem_type, shape: Some(TensorShapeProto { dim }) };
+    use onnx_ir::proto::tensor_shape_proto::{dimension::Value as DimValue, Dimension};
+    use onnx_ir::proto::{type_proto, TensorShapeProto, TypeProto, ValueInfoProto};
+    let dim = dims.iter().map(|&d| Dimension { value: Some(DimValue::DimValue(d)), ..Default::default() }).collect();
+    let tensor = type_proto::Tensor { elem_type: Some(elem_type), shape: Some(TensorShapeProto { dim }) };
     ValueInfoProto {
-        name: name.into(),
-        r#type: Some(TypeProto { tensor_type: Some(tensor), ..Default::default() }),
+        name: Some(name.into()),
+        r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }),
         ..Default::default()
     }
 }
@@ -249,19 +250,19 @@ fn single_node_model(op_type: &str, opset: i64, inputs: usize, outputs: usize, e
     let node = NodeProto {
         input: input_names.clone(),
         output: (0..outputs).map(|i| format!("y{i}")).collect(),
-        name: "node".into(),
-        op_type: op_type.into(),
+        name: Some("node".into()),
+        op_type: Some(op_type.into()),
         ..Default::default()
     };
     let graph = GraphProto {
         node: vec![node],
-        name: "arity".into(),
+        name: Some("arity".into()),
         input: input_names.iter().map(|n| value_info(n, elem_type, dims)).collect(),
         output: (outputs > 0).then(|| value_info("y0", elem_type, dims)).into_iter().collect(),
         ..Default::default()
     };
-    let opset_import = vec![OperatorSetIdProto { domain: String::new(), version: opset }];
-    ModelProto { ir_version: 8, opset_import, graph: Some(graph), ..Default::default() }.encode_to_vec()
+    let opset_import = vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(opset) }];
+    ModelProto { ir_version: Some(8), opset_import, graph: Some(graph), ..Default::default() }.encode_to_vec()
 }
 
 /// Every supported op at every schema version, with every input count up to its maximum

@@ -5,6 +5,7 @@
 use onnx_codegen::model::{lower_with, BpkPath, StructSpec, WeightsSource};
 use onnx_codegen::partition::PART_NODES;
 use onnx_codegen::{format_file, weights};
+use onnx_ir::proto::tensor_shape_proto::{dimension::Value as DimValue, Dimension};
 use onnx_ir::proto::*;
 use onnx_ir::{import, ImportOptions};
 use proc_macro2::{Ident, Span};
@@ -24,8 +25,8 @@ fn chain(nodes: usize) -> Vec<u8> {
             _ => ("Relu", vec![h.clone()]),
         };
         graph_nodes.push(NodeProto {
-            op_type: op.into(),
-            name: out.clone(),
+            op_type: Some(op.into()),
+            name: Some(out.clone()),
             input: inputs,
             output: vec![out.clone()],
             ..Default::default()
@@ -33,19 +34,21 @@ fn chain(nodes: usize) -> Vec<u8> {
         h = out;
     }
     let dims = |d: &[i64]| {
-        Some(TensorShapeProto { dim: d.iter().map(|&v| Dimension { dim_value: Some(v), dim_param: None }).collect() })
+        Some(TensorShapeProto {
+            dim: d.iter().map(|&v| Dimension { value: Some(DimValue::DimValue(v)), ..Default::default() }).collect(),
+        })
     };
     let value = |name: &str| ValueInfoProto {
-        name: name.into(),
+        name: Some(name.into()),
         r#type: Some(TypeProto {
-            tensor_type: Some(TypeProtoTensor { elem_type: 1, shape: dims(&[2, 3]) }),
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor { elem_type: Some(1), shape: dims(&[2, 3]) })),
             ..Default::default()
         }),
         ..Default::default()
     };
     let c = TensorProto {
-        name: "c".into(),
-        data_type: 1,
+        name: Some("c".into()),
+        data_type: Some(1),
         dims: vec![3],
         float_data: vec![0.5, -1.0, 0.25],
         ..Default::default()
@@ -58,8 +61,8 @@ fn chain(nodes: usize) -> Vec<u8> {
         ..Default::default()
     };
     ModelProto {
-        ir_version: 8,
-        opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }],
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
         graph: Some(graph),
         ..Default::default()
     }

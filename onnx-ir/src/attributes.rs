@@ -23,27 +23,24 @@ impl<'a> Attributes<'a> {
 
     /// Finds `name`, checking its declared type. Very old files leave the type unset (0).
     fn get(&self, name: &str, expected: i32) -> Result<Option<&'a AttributeProto>> {
-        let Some(index) = self.list.iter().position(|a| a.name == name) else {
+        let Some(index) = self.list.iter().position(|a| a.name() == name) else {
             return Ok(None);
         };
         self.read[index].set(true);
         let attr = &self.list[index];
-        if attr.r#type != expected && attr.r#type != 0 {
+        let code = attr.type_code();
+        if code != expected && code != 0 {
             return Err(Error::Node {
                 node: self.node.to_string(),
                 op: self.op.to_string(),
-                message: format!(
-                    "attribute `{name}` has type {}, expected {}",
-                    type_name(attr.r#type),
-                    type_name(expected)
-                ),
+                message: format!("attribute `{name}` has type {}, expected {}", type_name(code), type_name(expected)),
             });
         }
         Ok(Some(attr))
     }
 
     pub fn int(&self, name: &str) -> Result<Option<i64>> {
-        Ok(self.get(name, ty::INT)?.map(|a| a.i))
+        Ok(self.get(name, ty::INT)?.map(|a| a.i()))
     }
 
     pub fn int_or(&self, name: &str, default: i64) -> Result<i64> {
@@ -51,7 +48,7 @@ impl<'a> Attributes<'a> {
     }
 
     pub fn float(&self, name: &str) -> Result<Option<f32>> {
-        Ok(self.get(name, ty::FLOAT)?.map(|a| a.f))
+        Ok(self.get(name, ty::FLOAT)?.map(|a| a.f()))
     }
 
     pub fn float_or(&self, name: &str, default: f32) -> Result<f32> {
@@ -67,7 +64,7 @@ impl<'a> Attributes<'a> {
     }
 
     pub fn string(&self, name: &str) -> Result<Option<String>> {
-        Ok(self.get(name, ty::STRING)?.map(|a| String::from_utf8_lossy(&a.s).into_owned()))
+        Ok(self.get(name, ty::STRING)?.map(|a| String::from_utf8_lossy(a.s()).into_owned()))
     }
 
     /// A string attribute spelled as one of `T`'s values.
@@ -109,13 +106,13 @@ impl<'a> Attributes<'a> {
 
     /// A subgraph attribute (If's branches, a loop's body).
     pub fn graph(&self, name: &str) -> Result<Option<&'a GraphProto>> {
-        Ok(self.get(name, ty::GRAPH)?.and_then(|a| a.g.as_deref()))
+        Ok(self.get(name, ty::GRAPH)?.and_then(|a| a.g.as_ref()))
     }
 
     /// Marks attributes as read whose value cannot change the result (each caller says why).
     pub fn ignore(&self, names: &[&str]) {
         for (attr, read) in self.list.iter().zip(&self.read) {
-            if names.contains(&attr.name.as_str()) {
+            if names.contains(&attr.name()) {
                 read.set(true);
             }
         }
@@ -123,7 +120,7 @@ impl<'a> Attributes<'a> {
 
     /// Names of all attributes, for "unexpected attribute" style diagnostics.
     pub fn names(&self) -> impl Iterator<Item = &'a str> {
-        self.list.iter().map(|a| a.name.as_str())
+        self.list.iter().map(|a| a.name())
     }
 
     /// An error naming every attribute no parser looked up: the importer does not implement
@@ -134,7 +131,7 @@ impl<'a> Attributes<'a> {
             .iter()
             .zip(&self.read)
             .filter(|(_, read)| !read.get())
-            .map(|(a, _)| format!("`{}`", a.name))
+            .map(|(a, _)| format!("`{}`", a.name()))
             .collect();
         let message = match unread.as_slice() {
             [] => return Ok(()),

@@ -6,7 +6,8 @@ use crate::attributes::Attributes;
 use crate::error::{Error, Result, UnsupportedOp};
 use crate::graph::{Graph, Node, Value, ValueId};
 use crate::ops::{registry, Branch, NodeCtx};
-use crate::proto::{GraphProto, ModelProto, NodeProto, ValueInfoProto};
+use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
+use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto};
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 use std::collections::{BTreeMap, HashMap};
@@ -17,7 +18,7 @@ type NodeInputs = Vec<Option<ValueId>>;
 /// Ops routed to user hooks, as `(domain, op_type)` (`""` for the default domain).
 pub type CustomOps<'a> = &'a [(String, String)];
 
-fn is_custom(custom: CustomOps, domain: &str, op_type: &str) -> bool {
+pub(crate) fn is_custom(custom: CustomOps, domain: &str, op_type: &str) -> bool {
     custom.iter().any(|(d, o)| d == crate::domain::canonical(domain) && o == op_type)
 }
 
@@ -97,23 +98,22 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choice
         declared,
         choices,
     };
-    for init in &graph.initializer {
-        let data = TensorData::from_proto(init)?;
-        b.add_value(init.name.clone(), data.tensor_type(), Some(data));
+    for (name, data) in initializers(graph)? {
+        b.add_value(name, data.tensor_type(), Some(data));
     }
     for input in &graph.input {
-        if b.names.contains_key(&input.name) {
+        if b.names.contains_key(input.name()) {
             continue; // Older exporters list initializers among the inputs too.
         }
         let ty = graph_input_type(input)?;
-        let id = b.add_value(input.name.clone(), ty, None);
+        let id = b.add_value(input.name().to_string(), ty, None);
         b.graph.inputs.push(id);
     }
     for index in crate::order::execution_order(graph, |name| b.names.contains_key(name))? {
         b.add_node(&graph.node[index], index)?;
     }
     for output in &graph.output {
-        let id = *b.names.get(&output.name).ok_or_else(|| Error::DanglingOutput(output.name.clone()))?;
+        let id = *b.names.get(output.name()).ok_or_else(|| Error::DanglingOutput(output.name().to_string()))?;
         // A typing chosen for an If must agree with what the model promises its users.
         if !choices.is_empty() {
             check_declared(&b.graph.values[id].ty, output)?;
@@ -123,10 +123,20 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choice
     Ok(b.graph)
 }
 
+/// A graph's initializers, sparse ones made dense (ONNX names a sparse one by its values).
+fn initializers(graph: &GraphProto) -> Result<Vec<(String, TensorData)>> {
+    let dense = graph.initializer.iter().map(|t| Ok((t.name().to_string(), TensorData::from_proto(t)?)));
+    let sparse = graph.sparse_initializer.iter().map(|t| {
+        let name = t.values.as_ref().map_or("", |v| v.name()).to_string();
+        Ok((name, TensorData::from_sparse(t)?))
+    });
+    dense.chain(sparse).collect()
+}
+
 fn check_declared(inferred: &TensorType, output: &ValueInfoProto) -> Result<()> {
     match graph_input_type(output) {
         Ok(declared) if !declared.same_kind(inferred) => Err(Error::DeclaredOutput {
-            name: output.name.clone(),
+            name: output.name().to_string(),
             declared: declared.to_string(),
             inferred: inferred.to_string(),
         }),
@@ -137,14 +147,14 @@ fn check_declared(inferred: &TensorType, output: &ValueInfoProto) -> Result<()> 
 /// One error listing every op without an implementation, with node counts.
 /// Ops the builder handles itself rather than through the registry.
 fn builder_op(node: &NodeProto) -> bool {
-    crate::domain::is_default(&node.domain) && matches!(node.op_type.as_str(), "Constant" | "If" | "Scan" | "Loop")
+    crate::domain::is_default(node.domain()) && matches!(node.op_type(), "Constant" | "If" | "Scan" | "Loop")
 }
 
 fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(String, String), usize>) {
     for node in &graph.node {
-        let known = builder_op(node) || is_custom(custom, &node.domain, &node.op_type);
-        if !known && registry::lookup(&node.domain, &node.op_type).is_none() {
-            *missing.entry((node.domain.clone(), node.op_type.clone())).or_default() += 1;
+        let known = builder_op(node) || is_custom(custom, node.domain(), node.op_type());
+        if !known && registry::lookup(node.domain(), node.op_type()).is_none() {
+            *missing.entry((node.domain().to_string(), node.op_type().to_string())).or_default() += 1;
         }
         // Subgraphs (If branches) count too.
         for attr in &node.attribute {
@@ -158,8 +168,8 @@ fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(
 /// Whether any node (subgraphs included) is of the default domain, which needs its opset.
 fn uses_default_domain(graph: &GraphProto) -> bool {
     graph.node.iter().any(|n| {
-        crate::domain::is_default(&n.domain)
-            || n.attribute.iter().filter_map(|a| a.g.as_deref()).any(uses_default_domain)
+        crate::domain::is_default(n.domain())
+            || n.attribute.iter().filter_map(|a| a.g.as_ref()).any(uses_default_domain)
     })
 }
 
@@ -189,26 +199,26 @@ fn declared_types(graph: &GraphProto) -> HashMap<String, TensorType> {
         .value_info
         .iter()
         .chain(&graph.output)
-        .filter_map(|v| graph_input_type(v).ok().map(|t| (v.name.clone(), t)))
+        .filter_map(|v| graph_input_type(v).ok().map(|t| (v.name().to_string(), t)))
         .collect()
 }
 
 fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {
-    let fail = |message: &str| Error::GraphInput { name: input.name.clone(), message: message.to_string() };
+    let fail = |message: &str| Error::GraphInput { name: input.name().to_string(), message: message.to_string() };
     let tensor = input
         .r#type
         .as_ref()
-        .and_then(|t| t.tensor_type.as_ref())
+        .and_then(TypeProto::tensor_type)
         .ok_or_else(|| fail("only tensor inputs are supported"))?;
-    let dtype = DType::from_onnx(tensor.elem_type)
-        .ok_or_else(|| fail(&format!("unsupported element type code {}", tensor.elem_type)))?;
+    let dtype = DType::from_onnx(tensor.elem_type())
+        .ok_or_else(|| fail(&format!("unsupported element type code {}", tensor.elem_type())))?;
     let shape = tensor.shape.as_ref().ok_or_else(|| fail("the input's rank must be known (no shape given)"))?;
     let dims = shape
         .dim
         .iter()
-        .map(|d| match (d.dim_value, &d.dim_param) {
-            (Some(v), _) if v >= 0 => Dim::Static(v as usize),
-            (_, Some(p)) if !p.is_empty() => Dim::Symbolic(p.clone()),
+        .map(|d| match &d.value {
+            Some(DimValue::DimValue(v)) if *v >= 0 => Dim::Static(*v as usize),
+            Some(DimValue::DimParam(p)) if !p.is_empty() => Dim::Symbolic(p.clone()),
             _ => Dim::Unknown,
         })
         .collect();
@@ -262,26 +272,30 @@ impl Builder<'_> {
         if let Some((producer, op)) = self.unproduced.get(name) {
             return Err(Error::Node {
                 node: node_name.to_string(),
-                op: node.op_type.clone(),
+                op: node.op_type().to_string(),
                 message: format!(
                     "uses output `{name}` of node `{producer}` ({op}), which is only produced in training mode"
                 ),
             });
         }
-        Err(Error::DanglingInput { node: node_name.to_string(), op: node.op_type.clone(), input: name.to_string() })
+        Err(Error::DanglingInput {
+            node: node_name.to_string(),
+            op: node.op_type().to_string(),
+            input: name.to_string(),
+        })
     }
 
     /// A node for a user hook: every input stays an input; output types from the built-in
     /// inference when the op is an override, else declared types, else the first input's.
     fn add_custom_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs) -> Result<()> {
-        let attrs = Attributes::new(&node.attribute, &name, &node.op_type);
+        let attrs = Attributes::new(&node.attribute, &name, node.op_type());
         let attributes = crate::ops::custom::read_attributes(&node.attribute, &attrs)?;
-        let builtin = registry::lookup(&node.domain, &node.op_type).and_then(|parser| {
+        let builtin = registry::lookup(node.domain(), node.op_type()).and_then(|parser| {
             let ctx = NodeCtx {
                 name: &name,
-                op_type: &node.op_type,
+                op_type: node.op_type(),
                 opset: self.graph.opset,
-                attrs: Attributes::new(&node.attribute, &name, &node.op_type),
+                attrs: Attributes::new(&node.attribute, &name, node.op_type()),
                 inputs: inputs.iter().map(|i| i.map(|id| &self.graph.values[id])).collect(),
                 num_outputs: node.output.len(),
             };
@@ -300,13 +314,13 @@ impl Builder<'_> {
                 .collect::<Option<_>>()
                 .ok_or_else(|| Error::Node {
                     node: name.clone(),
-                    op: node.op_type.clone(),
+                    op: node.op_type().to_string(),
                     message: "the output types of a custom op need value_info or an input".into(),
                 })?,
         };
         let op = crate::ops::Op::Custom(crate::ops::CustomOp {
-            domain: node.domain.clone(),
-            op_type: node.op_type.clone(),
+            domain: node.domain().to_string(),
+            op_type: node.op_type().to_string(),
             attributes,
             outputs: outputs.clone(),
         });
@@ -329,9 +343,8 @@ impl Builder<'_> {
         let saved_nodes = std::mem::take(&mut self.graph.nodes);
         let formal_ids: Vec<ValueId> = formal.into_iter().map(|(name, ty)| self.add_value(name, ty, None)).collect();
         let result = (|| {
-            for init in &graph.initializer {
-                let data = TensorData::from_proto(init)?;
-                self.add_value(init.name.clone(), data.tensor_type(), Some(data));
+            for (name, data) in initializers(graph)? {
+                self.add_value(name, data.tensor_type(), Some(data));
             }
             for index in crate::order::execution_order(graph, |name| self.names.contains_key(name))? {
                 self.add_node(&graph.node[index], index)?;
@@ -340,10 +353,10 @@ impl Builder<'_> {
                 .output
                 .iter()
                 .map(|o| {
-                    self.names.get(&o.name).copied().ok_or_else(|| Error::Node {
+                    self.names.get(o.name()).copied().ok_or_else(|| Error::Node {
                         node: node.to_string(),
                         op: op.into(),
-                        message: format!("subgraph output `{}` is not produced", o.name),
+                        message: format!("subgraph output `{}` is not produced", o.name()),
                     })
                 })
                 .collect::<Result<Vec<_>>>()
@@ -378,7 +391,7 @@ impl Builder<'_> {
             )));
         }
         let formal_types = [scalar(DType::I64), scalar(DType::Bool)].into_iter().chain(types.iter().cloned());
-        let formal = body_graph.input.iter().map(|i| i.name.clone()).zip(formal_types).collect();
+        let formal = body_graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).collect();
         let (body, body_inputs) = self.build_subgraph(body_graph, &name, "Loop", formal)?;
         let carried = initial.len();
         if body.outputs.len() < 1 + carried || body.outputs.len() - 1 != node.output.len() {
@@ -461,7 +474,7 @@ impl Builder<'_> {
                 inputs.len()
             )));
         }
-        let formal = body_graph.input.iter().map(|i| i.name.clone()).zip(formal_types).collect();
+        let formal = body_graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).collect();
         let (body, body_inputs) = self.build_subgraph(body_graph, &name, "Scan", formal)?;
         if body.outputs.len() < num_states || body.outputs.len() != node.output.len() {
             return Err(fail(&format!(
@@ -586,7 +599,7 @@ impl Builder<'_> {
     fn add_constant_node(&mut self, node: &NodeProto, name: &str, attrs: &Attributes) -> Result<()> {
         let data = crate::constant::parse(attrs).map_err(|message| Error::Node {
             node: name.to_string(),
-            op: node.op_type.clone(),
+            op: node.op_type().to_string(),
             message,
         })?;
         let output = node.output.first().cloned().unwrap_or_default();
@@ -602,7 +615,7 @@ impl Builder<'_> {
             if self.names.contains_key(output) || !seen.insert(output) {
                 return Err(Error::Node {
                     node: name.to_string(),
-                    op: node.op_type.clone(),
+                    op: node.op_type().to_string(),
                     message: format!(
                         "output `{output}` is already defined (by an earlier node, an initializer or a graph input)"
                     ),
@@ -614,26 +627,27 @@ impl Builder<'_> {
 
     fn add_node(&mut self, node: &NodeProto, index: usize) -> Result<()> {
         let name = crate::order::node_name(node, index);
-        let builtin = crate::domain::is_default(&node.domain) && !is_custom(self.custom, &node.domain, &node.op_type);
+        let builtin =
+            crate::domain::is_default(node.domain()) && !is_custom(self.custom, node.domain(), node.op_type());
         // Before any parser: they all index their inputs by position.
         if let Some(message) = builtin
-            .then(|| crate::ops::arity::check(&node.op_type, self.graph.opset, &node.input, node.output.len()))
+            .then(|| crate::ops::arity::check(node.op_type(), self.graph.opset, &node.input, node.output.len()))
             .flatten()
         {
-            return Err(Error::Node { node: name, op: node.op_type.clone(), message });
+            return Err(Error::Node { node: name, op: node.op_type().to_string(), message });
         }
         self.check_new_outputs(node, &name)?;
         let inputs = node.input.iter().map(|i| self.resolve(node, &name, i)).collect::<Result<Vec<_>>>()?;
         // A Constant is folded at import even when a hook names the op.
-        let constant = crate::domain::is_default(&node.domain) && node.op_type == "Constant";
-        if !constant && is_custom(self.custom, &node.domain, &node.op_type) {
+        let constant = crate::domain::is_default(node.domain()) && node.op_type() == "Constant";
+        if !constant && is_custom(self.custom, node.domain(), node.op_type()) {
             return self.add_custom_node(node, name, inputs);
         }
-        let attrs = Attributes::new(&node.attribute, &name, &node.op_type);
+        let attrs = Attributes::new(&node.attribute, &name, node.op_type());
         // Opset 1's hint that an input may be overwritten in place: no effect on any value.
         attrs.ignore(&["consumed_inputs"]);
         if builder_op(node) {
-            match node.op_type.as_str() {
+            match node.op_type() {
                 "Constant" => self.add_constant_node(node, &name, &attrs)?,
                 "If" => self.add_if_node(node, name.clone(), inputs, &attrs)?,
                 "Scan" => self.add_scan_node(node, name.clone(), inputs, &attrs)?,
@@ -641,14 +655,14 @@ impl Builder<'_> {
             }
             return attrs.check_all_read(self.graph.opset);
         }
-        let parser = registry::lookup(&node.domain, &node.op_type).ok_or_else(|| Error::Node {
+        let parser = registry::lookup(node.domain(), node.op_type()).ok_or_else(|| Error::Node {
             node: name.clone(),
-            op: node.op_type.clone(),
+            op: node.op_type().to_string(),
             message: "no implementation".into(),
         })?;
         let ctx = NodeCtx {
             name: &name,
-            op_type: &node.op_type,
+            op_type: node.op_type(),
             opset: self.graph.opset,
             attrs,
             inputs: inputs.iter().map(|i| i.map(|id| &self.graph.values[id])).collect(),
@@ -665,7 +679,7 @@ impl Builder<'_> {
         let types: Vec<&TensorType> = data_inputs.iter().flatten().map(|&id| &self.graph.values[id].ty).collect();
         let out_types = parsed.op.infer(&types).map_err(|message| Error::Node {
             node: name.clone(),
-            op: node.op_type.clone(),
+            op: node.op_type().to_string(),
             message: format!(
                 "type inference failed: {message} (inputs: {})",
                 types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
@@ -680,7 +694,7 @@ impl Builder<'_> {
         {
             return Err(Error::Node {
                 node: name,
-                op: node.op_type.clone(),
+                op: node.op_type().to_string(),
                 message: format!("output {i} would be {ty}, whose element count overflows"),
             });
         }
@@ -711,7 +725,7 @@ impl Builder<'_> {
                 Some(ty) => outputs.push(self.add_value(out_name.clone(), ty.clone(), None)),
                 None if out_name.is_empty() => {}
                 None => {
-                    self.unproduced.insert(out_name.clone(), (name.clone(), node.op_type.clone()));
+                    self.unproduced.insert(out_name.clone(), (name.clone(), node.op_type().to_string()));
                 }
             }
         }

@@ -24,6 +24,8 @@ pub enum Error {
     BranchTypes { node: String, then_type: String, else_type: String },
     #[error("graph output `{name}`: the model declares {declared} but the graph computes {inferred}")]
     DeclaredOutput { name: String, declared: String, inferred: String },
+    #[error("model-local function `{function}`: {message}")]
+    Function { function: String, message: String },
     #[error("{}", UnsupportedList(.0))]
     UnsupportedOps(Vec<UnsupportedOp>),
 }

@@ -1,6 +1,6 @@
 //! `onnx-ir`: ONNX protobuf to a typed intermediate representation.
 //!
-//! The pipeline is decode ([`proto`]) → build and infer ([`builder`], one parser per op family
+//! The pipeline is decode ([`proto`]) → inline model-local functions ([`functions`]) → build and infer ([`builder`], one parser per op family
 //! under [`ops`]) → simplify ([`passes`]). Nothing here knows about Burn: the code generator
 //! consumes the resulting [`Graph`]. All failures are [`Error`] values, never panics.
 
@@ -9,6 +9,7 @@ pub mod builder;
 pub mod constant;
 pub mod domain;
 pub mod error;
+pub mod functions;
 pub mod graph;
 pub mod ops;
 pub mod order;
@@ -46,7 +47,8 @@ pub fn import(bytes: &[u8], options: ImportOptions) -> Result<Graph> {
 /// Like [`import`], with the `(domain, op_type)` pairs (`""` for the default domain) that user
 /// hooks implement: those nodes become [`ops::Op::Custom`].
 pub fn import_with_custom_ops(bytes: &[u8], options: ImportOptions, custom: &[(String, String)]) -> Result<Graph> {
-    let model = proto::ModelProto::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
+    let mut model = proto::ModelProto::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
+    functions::inline_calls(&mut model, &|node| builder::is_custom(custom, node.domain(), node.op_type()))?;
     let mut graph = builder::build(&model, custom)?;
     if options.simplify {
         passes::simplify(&mut graph);

@@ -9,10 +9,10 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 /// A node's name, or `{op_type}_{index}` (its position in the file) when the model gives none.
 pub fn node_name(node: &NodeProto, index: usize) -> String {
-    if node.name.is_empty() {
-        format!("{}_{index}", node.op_type)
+    if node.name().is_empty() {
+        format!("{}_{index}", node.op_type())
     } else {
-        node.name.clone()
+        node.name().to_string()
     }
 }
 
@@ -82,7 +82,7 @@ fn producers_per_node(graph: &GraphProto, defined: impl Fn(&str) -> bool) -> Vec
 fn node_reads<'g>(node: &'g NodeProto, reads: &mut Vec<&'g str>) {
     reads.extend(node.input.iter().filter(|i| !i.is_empty()).map(String::as_str));
     for attr in &node.attribute {
-        for subgraph in attr.g.as_deref().into_iter().chain(&attr.graphs) {
+        for subgraph in attr.g.as_ref().into_iter().chain(&attr.graphs) {
             outer_reads(subgraph, reads);
         }
     }
@@ -90,15 +90,15 @@ fn node_reads<'g>(node: &'g NodeProto, reads: &mut Vec<&'g str>) {
 
 /// The names a subgraph reads (its nodes' inputs and its outputs) that it does not define.
 fn outer_reads<'g>(graph: &'g GraphProto, reads: &mut Vec<&'g str>) {
-    let formal = graph.input.iter().map(|v| v.name.as_str());
-    let initializers = graph.initializer.iter().map(|t| t.name.as_str());
+    let formal = graph.input.iter().map(|v| v.name());
+    let initializers = graph.initializer.iter().map(|t| t.name());
     let outputs = graph.node.iter().flat_map(|n| n.output.iter().map(String::as_str));
     let defined: HashSet<&str> = formal.chain(initializers).chain(outputs).collect();
     let mut inner = vec![];
     for node in &graph.node {
         node_reads(node, &mut inner);
     }
-    inner.extend(graph.output.iter().map(|v| v.name.as_str()));
+    inner.extend(graph.output.iter().map(|v| v.name()));
     reads.extend(inner.into_iter().filter(|name| !defined.contains(name)));
 }
 
@@ -124,7 +124,7 @@ fn cycle_error(graph: &GraphProto, producers: &[Vec<usize>], unplaced: &[usize])
     let first = &graph.node[cycle[0]];
     Error::Node {
         node: node_name(first, cycle[0]),
-        op: first.op_type.clone(),
+        op: first.op_type().to_string(),
         message: format!("the nodes form a cycle: {} -> {}", names.join(" -> "), names[0]),
     }
 }
@@ -135,8 +135,8 @@ mod tests {
 
     fn node(name: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
         NodeProto {
-            name: name.into(),
-            op_type: "Relu".into(),
+            name: Some(name.into()),
+            op_type: Some("Relu".into()),
             input: inputs.iter().map(|s| s.to_string()).collect(),
             output: outputs.iter().map(|s| s.to_string()).collect(),
             ..Default::default()

@@ -2,7 +2,8 @@
 //! `TensorProto` into one little-endian byte layout whatever field ONNX stored them in.
 
 use crate::error::{Error, Result};
-use crate::proto::TensorProto;
+use crate::proto::tensor_proto::DataLocation;
+use crate::proto::{SparseTensorProto, TensorProto};
 use crate::types::{DType, TensorType};
 use prost::Message;
 
@@ -32,12 +33,12 @@ impl TensorData {
     }
 
     pub fn from_proto(proto: &TensorProto) -> Result<Self> {
-        let fail = |message: String| Error::Tensor { name: proto.name.clone(), message };
-        if proto.data_location == 1 || !proto.external_data.is_empty() {
+        let fail = |message: String| Error::Tensor { name: proto.name().to_string(), message };
+        if proto.data_location() == DataLocation::External || !proto.external_data.is_empty() {
             return Err(fail("external data is not supported yet".into()));
         }
-        let dtype = DType::from_onnx(proto.data_type)
-            .ok_or_else(|| fail(format!("unsupported data type code {}", proto.data_type)))?;
+        let dtype = DType::from_onnx(proto.data_type())
+            .ok_or_else(|| fail(format!("unsupported data type code {}", proto.data_type())))?;
         let shape = proto
             .dims
             .iter()
@@ -47,8 +48,8 @@ impl TensorData {
             .iter()
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
             .ok_or_else(|| fail("element count overflows".into()))?;
-        let bytes = if !proto.raw_data.is_empty() || count == 0 {
-            proto.raw_data.clone()
+        let bytes = if !proto.raw_data().is_empty() || count == 0 {
+            proto.raw_data().to_vec()
         } else {
             typed_field_bytes(proto, dtype)
         };
@@ -57,6 +58,36 @@ impl TensorData {
             return Err(fail(format!("holds {} bytes of data, but {dtype} {shape:?} needs {expected}", bytes.len())));
         }
         Ok(Self { dtype, shape, bytes })
+    }
+
+    /// A sparse initializer made dense: `values` (NNZ elements) at `indices` (int64, either
+    /// NNZ linear positions or NNZ x rank coordinates), zero elsewhere.
+    pub fn from_sparse(sparse: &SparseTensorProto) -> Result<Self> {
+        let name = sparse.values.as_ref().map_or("", |v| v.name());
+        let fail = |message: String| Error::Tensor { name: name.to_string(), message };
+        let values =
+            Self::from_proto(sparse.values.as_ref().ok_or_else(|| fail("a sparse tensor without values".into()))?)?;
+        let indices = sparse.indices.as_ref().ok_or_else(|| fail("a sparse tensor without indices".into()))?;
+        let indices = Some(Self::from_proto(indices)?).filter(|i| i.dtype == DType::I64).and_then(|i| i.to_i64s());
+        let indices = indices.ok_or_else(|| fail("sparse indices must be int64".into()))?;
+        let shape = sparse
+            .dims
+            .iter()
+            .map(|&d| usize::try_from(d).map_err(|_| fail(format!("negative dimension {d}"))))
+            .collect::<Result<Vec<_>>>()?;
+        let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+        let size = count.and_then(|c| c.checked_mul(values.dtype.size())).filter(|&b| b <= MAX_DENSE_SPARSE_BYTES);
+        let (Some(count), Some(size)) = (count, size) else {
+            return Err(fail(format!("densified, {shape:?} would be more than {MAX_DENSE_SPARSE_BYTES} bytes")));
+        };
+        let nnz = values.num_elements();
+        let positions = linear_positions(&indices, nnz, &shape, count).map_err(fail)?;
+        let width = values.dtype.size();
+        let mut bytes = vec![0u8; size];
+        for (k, at) in positions.into_iter().enumerate() {
+            bytes[at * width..(at + 1) * width].copy_from_slice(&values.bytes[k * width..(k + 1) * width]);
+        }
+        Ok(Self { dtype: values.dtype, shape, bytes })
     }
 
     /// Every element widened to f64 (for scalars and attribute-like constants).
@@ -125,6 +156,34 @@ impl TensorData {
         }
         Some(Self { dtype: self.dtype, shape: vec![cols, rows], bytes })
     }
+}
+
+/// Most bytes a sparse initializer may densify to: its dims, unlike a dense tensor's, are not
+/// bounded by the file's size.
+const MAX_DENSE_SPARSE_BYTES: usize = 1 << 28;
+
+/// Sparse `indices` as positions in the dense tensor of `shape` (`count` elements), checked.
+fn linear_positions(indices: &[i64], nnz: usize, shape: &[usize], count: usize) -> Result<Vec<usize>, String> {
+    let in_range = |i: i64, bound: usize| usize::try_from(i).ok().filter(|&i| i < bound);
+    if indices.len() == nnz {
+        return indices
+            .iter()
+            .map(|&i| in_range(i, count).ok_or_else(|| format!("sparse index {i} is outside {shape:?}")))
+            .collect();
+    }
+    if nnz.checked_mul(shape.len()) != Some(indices.len()) {
+        return Err(format!("{} sparse indices for {nnz} values of a rank-{} tensor", indices.len(), shape.len()));
+    }
+    indices
+        .chunks(shape.len().max(1))
+        .map(|coords| {
+            coords.iter().zip(shape).try_fold(0usize, |at, (&i, &dim)| {
+                in_range(i, dim)
+                    .map(|i| at * dim + i)
+                    .ok_or_else(|| format!("sparse coordinates {coords:?} are outside {shape:?}"))
+            })
+        })
+        .collect()
 }
 
 fn arr<const N: usize>(s: &[u8]) -> [u8; N] {

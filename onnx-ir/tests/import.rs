@@ -56,8 +56,8 @@ fn reshape_shape_moves_from_attribute_to_input_at_opset_5() {
     .unwrap_err();
     assert!(err.to_string().contains("shape must be an integer tensor"), "{err}");
     let mut shape = input("s", &[3]);
-    if let Some(t) = shape.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
-        t.elem_type = 7;
+    if let Some(type_proto::Value::TensorType(t)) = shape.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        t.elem_type = Some(7);
     }
     let (op, ty) = only_op(&model(
         14,
@@ -145,7 +145,12 @@ fn gemm_and_matmul_shapes() {
 
 #[test]
 fn wrong_attribute_type_names_node_and_op() {
-    let bad = AttributeProto { name: "axis".into(), r#type: attribute_type::FLOAT, f: 1.0, ..Default::default() };
+    let bad = AttributeProto {
+        name: Some("axis".into()),
+        r#type: Some(attribute_type::FLOAT),
+        f: Some(1.0),
+        ..Default::default()
+    };
     let err = import(
         &model(13, vec![node("Softmax", &["x"], &["y"], vec![bad])], vec![input("x", &[2, 3])], vec![]),
         ImportOptions::default(),
@@ -157,7 +162,7 @@ fn wrong_attribute_type_names_node_and_op() {
 #[test]
 fn unsupported_ops_are_listed_once_with_counts() {
     let mut custom = node("ChannelScale", &["x"], &["a"], vec![]);
-    custom.domain = "example.custom".into();
+    custom.domain = Some("example.custom".into());
     let nodes = vec![custom, node("Foo", &["a"], &["b"], vec![]), node("Foo", &["b"], &["y"], vec![])];
     let err = import(&model(13, nodes, vec![input("x", &[2])], vec![]), ImportOptions::default()).unwrap_err();
     assert_eq!(
@@ -196,21 +201,6 @@ fn identity_and_dropout_are_removed_by_simplify_only() {
     let bytes = model(13, nodes, vec![input("x", &[3])], vec![]);
     assert_eq!(import(&bytes, ImportOptions { simplify: true }).expect("imports").nodes.len(), 1);
     assert_eq!(import(&bytes, ImportOptions { simplify: false }).expect("imports").nodes.len(), 2);
-}
-
-/// An If whose branches each run one node from `x` to `out`.
-fn if_with(cond: &str, then_node: NodeProto, else_node: NodeProto) -> NodeProto {
-    let branch = |n: NodeProto| GraphProto {
-        node: vec![n],
-        output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }],
-        ..Default::default()
-    };
-    node(
-        "If",
-        &[cond],
-        &["y"],
-        vec![attr_graph("then_branch", branch(then_node)), attr_graph("else_branch", branch(else_node))],
-    )
 }
 
 fn if_node(cond: &str) -> NodeProto {
@@ -273,7 +263,7 @@ fn if_on_a_run_time_condition_keeps_both_branches() {
 
 #[test]
 fn if_on_a_constant_condition_inlines_the_taken_branch() {
-    let cond = TensorProto { name: "c".into(), data_type: 9, int32_data: vec![0], ..Default::default() };
+    let cond = TensorProto { name: Some("c".into()), data_type: Some(9), int32_data: vec![0], ..Default::default() };
     let graph = import(&model(13, vec![if_node("c")], vec![input("x", &[2, 3])], vec![cond]), ImportOptions::default())
         .expect("imports");
     assert_eq!(graph.nodes.len(), 1);
@@ -290,7 +280,8 @@ fn shape_arithmetic_is_folded_into_a_static_reshape() {
         node("Concat", &["batch1", "minus_one"], &["target"], vec![attr_int("axis", 0)]),
         node("Reshape", &["x", "target"], &["y"], vec![]),
     ];
-    let scalar = TensorProto { name: "zero".into(), data_type: 7, int64_data: vec![0], ..Default::default() };
+    let scalar =
+        TensorProto { name: Some("zero".into()), data_type: Some(7), int64_data: vec![0], ..Default::default() };
     let inits = vec![scalar, ints_init("axes", &[0]), ints_init("minus_one", &[-1])];
     let graph =
         import(&model(13, nodes, vec![input("x", &[2, 3, 4])], inits), ImportOptions::default()).expect("imports");
@@ -303,22 +294,25 @@ fn scan_node(body_nodes: Vec<NodeProto>, body_outputs: &[&str], attrs: Vec<Attri
     let body = GraphProto {
         node: body_nodes,
         input: vec![input("s", &[3]), input("x_t", &[3])],
-        output: body_outputs.iter().map(|o| ValueInfoProto { name: o.to_string(), ..Default::default() }).collect(),
+        output: body_outputs
+            .iter()
+            .map(|o| ValueInfoProto { name: Some(o.to_string()), ..Default::default() })
+            .collect(),
         ..Default::default()
     };
     let mut attribute = vec![
         AttributeProto {
-            name: "body".into(),
-            r#type: attribute_type::GRAPH,
-            g: Some(Box::new(body)),
+            name: Some("body".into()),
+            r#type: Some(attribute_type::GRAPH),
+            g: Some(body),
             ..Default::default()
         },
         attr_int("num_scan_inputs", 1),
     ];
     attribute.extend(attrs);
     NodeProto {
-        op_type: "Scan".into(),
-        name: "Scan_node".into(),
+        op_type: Some("Scan".into()),
+        name: Some("Scan_node".into()),
         input: vec!["s0".into(), "x".into()],
         output: vec!["s_final".into(), "y".into()],
         attribute,
@@ -365,9 +359,9 @@ fn scan_8_and_a_state_changing_rank_are_errors() {
 #[test]
 fn loop_carried_values_keep_their_rank_and_scan_outputs_gain_an_axis() {
     let vi = |name: &str, elem: i32| ValueInfoProto {
-        name: name.into(),
+        name: Some(name.into()),
         r#type: Some(TypeProto {
-            tensor_type: Some(TypeProtoTensor { elem_type: elem, shape: None }),
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor { elem_type: Some(elem), shape: None })),
             ..Default::default()
         }),
         ..Default::default()
@@ -379,14 +373,14 @@ fn loop_carried_values_keep_their_rank_and_scan_outputs_gain_an_axis() {
         ..Default::default()
     };
     let loop_node = |nodes| NodeProto {
-        op_type: "Loop".into(),
-        name: "Loop_node".into(),
+        op_type: Some("Loop".into()),
+        name: Some("Loop_node".into()),
         input: vec!["m".into(), String::new(), "s0".into()],
         output: vec!["s_final".into(), "ys".into()],
         attribute: vec![AttributeProto {
-            name: "body".into(),
-            r#type: attribute_type::GRAPH,
-            g: Some(Box::new(body(nodes))),
+            name: Some("body".into()),
+            r#type: Some(attribute_type::GRAPH),
+            g: Some(body(nodes)),
             ..Default::default()
         }],
         ..Default::default()

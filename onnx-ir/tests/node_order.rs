@@ -12,7 +12,7 @@ use common::*;
 fn model_listing(nodes: Vec<NodeProto>, output: &str, inputs: Vec<ValueInfoProto>) -> Vec<u8> {
     let mut proto = ModelProto::decode(&model(13, nodes, inputs, vec![])[..]).expect("decodes");
     if let Some(graph) = proto.graph.as_mut() {
-        graph.output = vec![ValueInfoProto { name: output.into(), ..Default::default() }];
+        graph.output = vec![ValueInfoProto { name: Some(output.into()), ..Default::default() }];
     }
     proto.encode_to_vec()
 }
@@ -42,7 +42,7 @@ fn nodes_in_reverse_order_give_the_sorted_graph() {
 #[test]
 fn unnamed_nodes_keep_the_names_of_their_place_in_the_file() {
     let mut nodes = chain();
-    nodes.iter_mut().for_each(|n| n.name.clear());
+    nodes.iter_mut().for_each(|n| n.name = None);
     nodes.swap(0, 1);
     let graph = import(&model_listing(nodes, "y", vec![input("x", &[2])]), ImportOptions::default()).expect("imports");
     let names: Vec<&str> = graph.nodes.iter().map(|n| n.name.as_str()).collect();
@@ -53,7 +53,7 @@ fn unnamed_nodes_keep_the_names_of_their_place_in_the_file() {
 fn if_reading(outer: &str, branch_nodes: Vec<NodeProto>) -> NodeProto {
     let branch = |nodes: Vec<NodeProto>| GraphProto {
         node: nodes,
-        output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }],
+        output: vec![ValueInfoProto { name: Some("out".into()), ..Default::default() }],
         ..Default::default()
     };
     let else_branch = branch(vec![node("Identity", &[outer], &["out"], vec![])]);

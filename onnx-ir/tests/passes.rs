@@ -148,8 +148,8 @@ fn a_constant_of_shape_weight_stays_a_fill_when_the_channel_factors_are_equal() 
     // A weight too large to fold into a constant (2 x 1 x 256 x 256), filled with 0.5, then a
     // BatchNormalization whose statistics are the same for both channels.
     let value = AttributeProto {
-        name: "value".into(),
-        r#type: attribute_type::TENSOR,
+        name: Some("value".into()),
+        r#type: Some(attribute_type::TENSOR),
         t: Some(floats_init("", &[1], &[0.5])),
         ..Default::default()
     };

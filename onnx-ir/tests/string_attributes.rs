@@ -22,8 +22,8 @@ struct Case {
 fn operands() -> (Vec<ValueInfoProto>, Vec<TensorProto>) {
     let int_input = |name: &str, dims: &[i64]| {
         let mut v = input(name, dims);
-        if let Some(t) = v.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
-            t.elem_type = 7;
+        if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+            t.elem_type = Some(7);
         }
         v
     };
@@ -159,8 +159,8 @@ fn resize_modes_are_enums_with_onnx_defaults() {
 
 fn scales() -> AttributeProto {
     AttributeProto {
-        name: "scales".into(),
-        r#type: attribute_type::FLOATS,
+        name: Some("scales".into()),
+        r#type: Some(attribute_type::FLOATS),
         floats: vec![1.0, 1.0, 2.0, 2.0],
         ..Default::default()
     }
@@ -180,8 +180,8 @@ fn recurrent_activations_take_their_alpha_and_beta_in_order() {
     let attrs = vec![
         attr_strings("activations", &["HardSigmoid", "LeakyRelu", "Tanh"]),
         AttributeProto {
-            name: "activation_alpha".into(),
-            r#type: attribute_type::FLOATS,
+            name: Some("activation_alpha".into()),
+            r#type: Some(attribute_type::FLOATS),
             floats: vec![0.25, 0.5],
             ..Default::default()
         },

@@ -83,8 +83,8 @@ fn reshape_keeps_allowzero_for_a_run_time_shape() {
     // It used to be dropped: a 0 in the shape then copied the input's dim.
     let n = node("Reshape", &["x", "s"], &["y"], vec![attr_int("allowzero", 1)]);
     let mut shape = input("s", &[2]);
-    if let Some(t) = shape.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
-        t.elem_type = 7;
+    if let Some(type_proto::Value::TensorType(t)) = shape.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        t.elem_type = Some(7);
     }
     let graph = import(&model(14, vec![n], vec![input("x", &[2, 3]), shape], vec![]), ImportOptions::default())
         .expect("imports");
@@ -112,7 +112,7 @@ fn attributes_that_cannot_change_the_result_are_accepted() {
 fn subgraph_attributes_count_as_read() {
     let branch = |op: &str| GraphProto {
         node: vec![node(op, &["x"], &["out"], vec![])],
-        output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }],
+        output: vec![ValueInfoProto { name: Some("out".into()), ..Default::default() }],
         ..Default::default()
     };
     let if_node = |extra: Vec<AttributeProto>| {
@@ -127,13 +127,13 @@ fn subgraph_attributes_count_as_read() {
 #[test]
 fn hooks_receive_every_attribute() {
     let n = NodeProto {
-        domain: "com.example".into(),
+        domain: Some("com.example".into()),
         ..node("Fancy", &["x"], &["y"], vec![attr_int("anything", 3), attr_string("mode", "wild")])
     };
     let custom = [("com.example".to_string(), "Fancy".to_string())];
     let mut proto = <ModelProto as prost::Message>::decode(&model(13, vec![n], vec![input("x", &[2])], vec![])[..])
         .expect("decodes");
-    proto.opset_import.push(OperatorSetIdProto { domain: "com.example".into(), version: 1 });
+    proto.opset_import.push(OperatorSetIdProto { domain: Some("com.example".into()), version: Some(1) });
     let bytes = prost::Message::encode_to_vec(&proto);
     let graph = import_with_custom_ops(&bytes, ImportOptions::default(), &custom).expect("imports");
     let onnx_ir::Op::Custom(op) = &graph.nodes[0].op else { panic!("expected a custom op") };

@@ -31,16 +31,16 @@ pub struct CustomOp {
 pub fn read_attributes(list: &[AttributeProto], attrs: &Attributes) -> Result<Vec<(String, AttrValue)>> {
     let mut out = vec![];
     for a in list {
-        let value = match a.r#type {
-            ty::INT => attrs.int(&a.name)?.map(AttrValue::Int),
-            ty::FLOAT => attrs.float(&a.name)?.map(|f| AttrValue::Float(f as f64)),
-            ty::INTS => attrs.ints(&a.name)?.map(AttrValue::Ints),
-            ty::FLOATS => attrs.floats(&a.name)?.map(|v| AttrValue::Floats(v.into_iter().map(f64::from).collect())),
-            ty::STRING => attrs.string(&a.name)?.map(AttrValue::String),
+        let value = match a.type_code() {
+            ty::INT => attrs.int(a.name())?.map(AttrValue::Int),
+            ty::FLOAT => attrs.float(a.name())?.map(|f| AttrValue::Float(f as f64)),
+            ty::INTS => attrs.ints(a.name())?.map(AttrValue::Ints),
+            ty::FLOATS => attrs.floats(a.name())?.map(|v| AttrValue::Floats(v.into_iter().map(f64::from).collect())),
+            ty::STRING => attrs.string(a.name())?.map(AttrValue::String),
             _ => None,
         };
         if let Some(v) = value {
-            out.push((a.name.clone(), v));
+            out.push((a.name().to_string(), v));
         }
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));

@@ -1,33 +1,44 @@
 //! Builders of small ONNX models in code, shared by the integration tests.
 #![allow(dead_code)]
 
+use onnx_ir::proto::tensor_shape_proto::{dimension::Value as DimValue, Dimension};
 use onnx_ir::proto::*;
 use prost::Message;
 
 pub fn attr_int(name: &str, v: i64) -> AttributeProto {
-    AttributeProto { name: name.into(), r#type: attribute_type::INT, i: v, ..Default::default() }
+    AttributeProto { name: Some(name.into()), r#type: Some(attribute_type::INT), i: Some(v), ..Default::default() }
 }
 pub fn attr_ints(name: &str, v: &[i64]) -> AttributeProto {
-    AttributeProto { name: name.into(), r#type: attribute_type::INTS, ints: v.to_vec(), ..Default::default() }
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_type::INTS),
+        ints: v.to_vec(),
+        ..Default::default()
+    }
 }
 pub fn attr_float(name: &str, v: f32) -> AttributeProto {
-    AttributeProto { name: name.into(), r#type: attribute_type::FLOAT, f: v, ..Default::default() }
+    AttributeProto { name: Some(name.into()), r#type: Some(attribute_type::FLOAT), f: Some(v), ..Default::default() }
 }
 pub fn attr_string(name: &str, v: &str) -> AttributeProto {
-    AttributeProto { name: name.into(), r#type: attribute_type::STRING, s: v.into(), ..Default::default() }
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_type::STRING),
+        s: Some(v.into()),
+        ..Default::default()
+    }
 }
 pub fn attr_strings(name: &str, v: &[&str]) -> AttributeProto {
     let strings = v.iter().map(|s| s.as_bytes().to_vec()).collect();
-    AttributeProto { name: name.into(), r#type: attribute_type::STRINGS, strings, ..Default::default() }
+    AttributeProto { name: Some(name.into()), r#type: Some(attribute_type::STRINGS), strings, ..Default::default() }
 }
 pub fn attr_graph(name: &str, g: GraphProto) -> AttributeProto {
-    AttributeProto { name: name.into(), r#type: attribute_type::GRAPH, g: Some(Box::new(g)), ..Default::default() }
+    AttributeProto { name: Some(name.into()), r#type: Some(attribute_type::GRAPH), g: Some(g), ..Default::default() }
 }
 
 pub fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
     NodeProto {
-        op_type: op.into(),
-        name: format!("{op}_node"),
+        op_type: Some(op.into()),
+        name: Some(format!("{op}_node")),
         input: inputs.iter().map(|s| s.to_string()).collect(),
         output: outputs.iter().map(|s| s.to_string()).collect(),
         attribute: attrs,
@@ -40,16 +51,19 @@ pub fn input(name: &str, dims: &[i64]) -> ValueInfoProto {
         .iter()
         .map(|&d| {
             if d < 0 {
-                Dimension { dim_param: Some("batch".into()), dim_value: None }
+                Dimension { value: Some(DimValue::DimParam("batch".into())), ..Default::default() }
             } else {
-                Dimension { dim_value: Some(d), dim_param: None }
+                Dimension { value: Some(DimValue::DimValue(d)), ..Default::default() }
             }
         })
         .collect();
     ValueInfoProto {
-        name: name.into(),
+        name: Some(name.into()),
         r#type: Some(TypeProto {
-            tensor_type: Some(TypeProtoTensor { elem_type: 1, shape: Some(TensorShapeProto { dim }) }),
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(1),
+                shape: Some(TensorShapeProto { dim }),
+            })),
             ..Default::default()
         }),
         ..Default::default()
@@ -58,16 +72,16 @@ pub fn input(name: &str, dims: &[i64]) -> ValueInfoProto {
 
 pub fn bool_input(name: &str) -> ValueInfoProto {
     let mut c = input(name, &[]);
-    if let Some(t) = c.r#type.as_mut().and_then(|t| t.tensor_type.as_mut()) {
-        t.elem_type = 9;
+    if let Some(type_proto::Value::TensorType(t)) = c.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        t.elem_type = Some(9);
     }
     c
 }
 
 pub fn ints_init(name: &str, values: &[i64]) -> TensorProto {
     TensorProto {
-        name: name.into(),
-        data_type: 7,
+        name: Some(name.into()),
+        data_type: Some(7),
         dims: vec![values.len() as i64],
         int64_data: values.to_vec(),
         ..Default::default()
@@ -76,8 +90,8 @@ pub fn ints_init(name: &str, values: &[i64]) -> TensorProto {
 
 pub fn floats_init(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
     TensorProto {
-        name: name.into(),
-        data_type: 1,
+        name: Some(name.into()),
+        data_type: Some(1),
         dims: dims.to_vec(),
         float_data: values.to_vec(),
         ..Default::default()
@@ -90,14 +104,29 @@ pub fn model(opset: i64, nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, ini
         node: nodes,
         input: inputs,
         initializer: inits,
-        output: vec![ValueInfoProto { name: output, ..Default::default() }],
+        output: vec![ValueInfoProto { name: Some(output), ..Default::default() }],
         ..Default::default()
     };
     ModelProto {
-        ir_version: 8,
-        opset_import: vec![OperatorSetIdProto { domain: String::new(), version: opset }],
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(opset) }],
         graph: Some(graph),
         ..Default::default()
     }
     .encode_to_vec()
+}
+
+/// An If whose branches each run one node from `x` to `out`.
+pub fn if_with(cond: &str, then_node: NodeProto, else_node: NodeProto) -> NodeProto {
+    let branch = |n: NodeProto| GraphProto {
+        node: vec![n],
+        output: vec![ValueInfoProto { name: Some("out".into()), ..Default::default() }],
+        ..Default::default()
+    };
+    node(
+        "If",
+        &[cond],
+        &["y"],
+        vec![attr_graph("then_branch", branch(then_node)), attr_graph("else_branch", branch(else_node))],
+    )
 }

@@ -9,7 +9,8 @@
 //! output 0 must match too) or `feed OUTPUT INPUT` (a stateful stream: from the second data
 //! set on, INPUT is the model's own OUTPUT of the previous data set).
 
-use onnx_ir::proto::{ModelProto, TensorProto};
+use onnx_ir::proto::tensor_shape_proto::dimension::Value as DimValue;
+use onnx_ir::proto::{ModelProto, TensorProto, TypeProto};
 use prost::Message;
 use std::path::{Path, PathBuf};
 
@@ -95,18 +96,32 @@ fn light_data_set(model: &Path, output: &Path, dir: &Path) -> Result<PathBuf, St
     let graph = proto.graph.ok_or("model without graph")?;
     let set = dir.join("test_data_set_0");
     std::fs::create_dir_all(&set).map_err(|e| e.to_string())?;
-    let initializers: Vec<&str> = graph.initializer.iter().map(|t| t.name.as_str()).collect();
-    for (i, input) in graph.input.iter().filter(|i| !initializers.contains(&i.name.as_str())).enumerate() {
+    let initializers: Vec<&str> = graph.initializer.iter().map(|t| t.name()).collect();
+    for (i, input) in graph.input.iter().filter(|i| !initializers.contains(&i.name())).enumerate() {
         let dims: Vec<i64> = input
             .r#type
             .as_ref()
-            .and_then(|t| t.tensor_type.as_ref())
+            .and_then(TypeProto::tensor_type)
             .and_then(|t| t.shape.as_ref())
-            .map(|s| s.dim.iter().map(|d| d.dim_value.filter(|&v| v > 0).unwrap_or(1)).collect())
+            .map(|s| {
+                s.dim
+                    .iter()
+                    .map(|d| match d.value {
+                        Some(DimValue::DimValue(v)) if v > 0 => v,
+                        _ => 1,
+                    })
+                    .collect()
+            })
             .unwrap_or_default();
         let n: i64 = dims.iter().product();
         let raw_data = (0..n).flat_map(|k| ((k as f64 / n as f64) as f32).to_le_bytes()).collect();
-        let tensor = TensorProto { dims, data_type: 1, raw_data, name: input.name.clone(), ..Default::default() };
+        let tensor = TensorProto {
+            dims,
+            data_type: Some(1),
+            raw_data: Some(raw_data),
+            name: input.name.clone(),
+            ..Default::default()
+        };
         std::fs::write(set.join(format!("input_{i}.pb")), tensor.encode_to_vec()).map_err(|e| e.to_string())?;
     }
     std::fs::copy(output, set.join("output_0.pb")).map_err(|e| e.to_string())?;

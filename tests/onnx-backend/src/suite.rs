@@ -112,11 +112,11 @@ impl Suite {
         let fed = match &case.feed {
             None => None,
             Some((output, input)) => {
-                let inits: Vec<&str> = proto.initializer.iter().map(|t| t.name.as_str()).collect();
-                let inputs = proto.input.iter().filter(|i| !inits.contains(&i.name.as_str()));
+                let inits: Vec<&str> = proto.initializer.iter().map(|t| t.name()).collect();
+                let inputs = proto.input.iter().filter(|i| !inits.contains(&i.name()));
                 match (
-                    proto.output.iter().position(|o| &o.name == output),
-                    inputs.map(|i| &i.name).position(|i| i == input),
+                    proto.output.iter().position(|o| o.name() == output),
+                    inputs.map(|i| i.name()).position(|i| i == input),
                 ) {
                     (Some(o), Some(i)) => Some((o, i)),
                     _ => {
