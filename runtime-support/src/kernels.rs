@@ -262,13 +262,14 @@ mod flex {
     use burn::tensor::{Bytes, DType, Shape, Tensor};
     use rayon::prelude::*;
 
-    /// The flex primitive of an f32 tensor outside autodiff, or the tensor back.
+    /// The flex primitive of an f32 tensor outside autodiff (a strided view copied into row-major
+    /// order: every kernel here reads rows), or the tensor back.
     fn take<const D: usize>(x: Tensor<D>) -> Result<FlexTensor, Tensor<D>> {
         match x.into_dispatch() {
             DispatchTensor {
                 kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),
                 autodiff: DispatchAutodiffContext::Disabled,
-            } if t.dtype() == DType::F32 => Ok(t),
+            } if t.dtype() == DType::F32 => Ok(if t.as_slice::<f32>().is_some() { t } else { t.to_contiguous() }),
             other => Err(Tensor::from_dispatch(other)),
         }
     }
@@ -307,7 +308,7 @@ mod flex {
     const CHUNK: usize = 1 << 14;
 
     /// Applies `kernel` to every element: in place when the buffer is the tensor's alone and
-    /// exactly its elements, else into a new buffer; strided views go back to the caller.
+    /// exactly its elements, else into a new buffer.
     pub fn map<const D: usize>(x: Tensor<D>, kernel: fn(&mut [f32])) -> Result<Tensor<D>, Tensor<D>> {
         let mut t = take(x)?;
         let n = t.layout().shape().num_elements();

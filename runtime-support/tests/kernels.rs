@@ -172,6 +172,16 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edg
 }
 
 #[test]
+fn conv2d_of_a_strided_view_matches_burn() {
+    use burn::tensor::ops::ConvOptions;
+    // A transposed input (magika's Conv reads one): copied into row-major order first.
+    let (x, w) = (tensor([1, 4, 9, 3], 850, 1.0).swap_dims(1, 2), tensor([5, 9, 3, 1], 851, 1.0));
+    let options = ConvOptions::new_with_padding([1, 1], [(1, 1), (0, 0)], [1, 1], 1);
+    let ours = ops::conv2d(x.clone(), w.clone(), None, options.clone(), ops::ConvActivation::None);
+    assert_close(ours, burn::tensor::module::conv2d(x, w, None, options), 1e-5, "transposed input");
+}
+
+#[test]
 fn conv1d_matches_burn() {
     use burn::tensor::ops::ConvOptions;
     for (seed, (len, k, stride, pads, dilation)) in
