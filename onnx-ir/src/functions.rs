@@ -57,7 +57,10 @@ pub fn inline_calls(model: &mut ModelProto, keep: &dyn Fn(&NodeProto) -> bool) -
         model.functions = functions;
         return Ok(());
     };
-    let result = Inliner::new(model, &functions, &graph, keep).and_then(|mut inliner| inliner.graph(&mut graph, 0));
+    let result = Inliner::new(model, &functions, &graph, keep).and_then(|mut inliner| {
+        inliner.check_expanded_size(&graph)?;
+        inliner.graph(&mut graph, 0)
+    });
     model.graph = Some(graph);
     model.functions = functions;
     result
@@ -97,6 +100,61 @@ impl<'a> Inliner<'a> {
             taken.insert(name.to_string());
         });
         Ok(Self { functions: by_key, keep, opset, checked: HashSet::new(), active: vec![], taken, nodes: 0, bytes: 0 })
+    }
+
+    /// Refuses, before copying anything, a graph whose inlined form would have more than
+    /// MAX_INLINED_NODES nodes: calls that multiply (each body calling the next several times)
+    /// grow exponentially, and building them up to the bound would take seconds.
+    fn check_expanded_size(&self, graph: &GraphProto) -> Result<()> {
+        let mut sizes = HashMap::new();
+        if self.expanded_nodes(&graph.node, &mut sizes, &mut vec![]) <= MAX_INLINED_NODES {
+            return Ok(());
+        }
+        let largest = sizes.iter().max_by_key(|&(key, size)| (*size, std::cmp::Reverse(*key))).map(|(&key, _)| key);
+        Err(Error::Function {
+            function: largest.map_or_else(String::new, display),
+            message: format!("inlining would make more than {MAX_INLINED_NODES} nodes"),
+        })
+    }
+
+    /// Nodes of `nodes` once every call in them (subgraphs included) is inlined, saturating;
+    /// `sizes` memoizes each function's, `visiting` holds the functions being sized (a call back
+    /// into one of them counts nothing here: the inliner reports the recursion).
+    fn expanded_nodes(
+        &self,
+        nodes: &[NodeProto],
+        sizes: &mut HashMap<Key<'a>, usize>,
+        visiting: &mut Vec<Key<'a>>,
+    ) -> usize {
+        let mut total = 0usize;
+        for node in nodes {
+            let callee = self.functions.get(&key_of_call(node)).copied().filter(|_| !(self.keep)(node));
+            let size = match callee {
+                None => node
+                    .attribute
+                    .iter()
+                    .flat_map(|a| a.g.iter().chain(&a.graphs))
+                    .fold(1usize, |n, g| n.saturating_add(self.expanded_nodes(&g.node, sizes, visiting))),
+                Some(function) => {
+                    let key = key_of_function(function);
+                    match sizes.get(&key) {
+                        Some(&size) => size,
+                        None if visiting.contains(&key) => 0,
+                        // Deeper than the inliner goes: it refuses the nesting.
+                        None if visiting.len() > MAX_NESTING => usize::MAX,
+                        None => {
+                            visiting.push(key);
+                            let size = self.expanded_nodes(&function.node, sizes, visiting);
+                            visiting.pop();
+                            sizes.insert(key, size);
+                            size
+                        }
+                    }
+                }
+            };
+            total = total.saturating_add(size);
+        }
+        total
     }
 
     fn graph(&mut self, graph: &mut GraphProto, depth: usize) -> Result<()> {
