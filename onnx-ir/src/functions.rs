@@ -269,12 +269,7 @@ impl<'a> Inliner<'a> {
         for (index, template) in function.node.iter().enumerate() {
             self.count_bytes(key, template.encoded_len())?;
             let mut node = template.clone();
-            let name = if template.name().is_empty() {
-                format!("{}_{index}", template.op_type())
-            } else {
-                template.name().to_string()
-            };
-            node.name = Some(format!("{prefix}{name}"));
+            node.name = Some(format!("{prefix}{}", crate::order::node_name(template, index)));
             names.node_values(&mut node);
             self.resolve_attributes(&mut node.attribute, call, function, &names)?;
             body.push(node);

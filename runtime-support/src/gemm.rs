@@ -1,7 +1,6 @@
 //! Single-precision matrix product for x86-64 with AVX2 and FMA: `C = A · B` (row-major, unit
 //! column stride), blocked as in BLIS (packed panels of B in L1 and L2, A read in place, a 6×16
-//! register tile),
-//! parallel over column blocks on rayon's pool. It is the core of the convolution kernel;
+//! register tile), parallel over column blocks on rayon's pool. It is the core of the convolution kernel;
 //! `available()` says whether the CPU has the instructions (callers fall back to Burn otherwise).
 
 #[cfg(target_arch = "x86_64")]
@@ -90,7 +89,7 @@ impl Output {
 /// # Panics
 /// If the shapes do not agree, a view reaches past its slice, or `available()` is false.
 pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
-    if b.cols() < PACK_MIN_COLS {
+    if b.cols() < TILE_MIN_COLS {
         return narrow(a, b, c, epilogue);
     }
     let (m, k, n) = (a.rows, a.cols, b.cols());
@@ -135,7 +134,7 @@ fn fits(b: &impl Right) -> bool {
 
 /// Products with fewer columns than this are dot products of A's rows with B's columns: a
 /// register tile 16 columns wide would be mostly padding (a 1×1 convolution on a 1×1 map).
-pub const PACK_MIN_COLS: usize = 8;
+const TILE_MIN_COLS: usize = 8;
 
 /// `C = A · B` for a B of few columns: each column of B copied out once, then one dot product
 /// per element of C, rows in parallel when there is enough work.
@@ -247,7 +246,7 @@ pub fn threads() -> usize {
 }
 
 /// One block: `C[rows, j0..j0 + width] = A[rows, :] · B[:, j0..j0 + width]`, C with row stride
-/// `ldc`; `rows.start` is a multiple of `MR`.
+/// `ldc`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
@@ -291,10 +290,10 @@ unsafe fn block(
                     // missing rows repeat its last one; their results are not stored).
                     let first = i0 + ip * MR;
                     let pa = a.data.as_ptr().add(first * a.stride + p0);
-                    let lda: [usize; MR] = std::array::from_fn(|r| r.min(tile_rows - 1) * a.stride);
+                    let row_offsets: [usize; MR] = std::array::from_fn(|r| r.min(tile_rows - 1) * a.stride);
                     let dst = c.add(first * ldc + j0 + jp * NR);
                     if tile_rows == MR && cols == NR {
-                        kernel(depth, (pa, lda), pb, ldb, dst, ldc, p0 > 0);
+                        kernel(depth, (pa, row_offsets), pb, ldb, dst, ldc, p0 > 0);
                     } else {
                         // Edge tile: computed in a full scratch tile, then the part that exists
                         // (read first only when accumulating onto an earlier depth block).
@@ -303,7 +302,7 @@ unsafe fn block(
                                 std::ptr::copy_nonoverlapping(dst.add(r * ldc), tile.as_mut_ptr().add(r * NR), cols);
                             }
                         }
-                        kernel(depth, (pa, lda), pb, ldb, tile.as_mut_ptr(), NR, p0 > 0);
+                        kernel(depth, (pa, row_offsets), pb, ldb, tile.as_mut_ptr(), NR, p0 > 0);
                         for r in 0..tile_rows {
                             std::ptr::copy_nonoverlapping(tile.as_ptr().add(r * NR), dst.add(r * ldc), cols);
                         }

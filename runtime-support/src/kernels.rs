@@ -307,6 +307,10 @@ mod flex {
     /// Elements per parallel task of elementwise kernels.
     const CHUNK: usize = 1 << 14;
 
+    /// Outputs the depthwise and LRN kernels compute at a time, held in registers: 8 vectors
+    /// of 8 lanes.
+    const REGISTER_BLOCK: usize = 64;
+
     /// Applies `kernel` to every element: in place when the buffer is the tensor's alone and
     /// exactly its elements, else into a new buffer.
     pub fn map<const D: usize>(x: Tensor<D>, kernel: fn(&mut [f32])) -> Result<Tensor<D>, Tensor<D>> {
@@ -406,12 +410,11 @@ mod flex {
         lrn: super::Lrn,
         out: &mut [f32],
     ) {
-        const BLOCK: usize = 64;
         let x = &planes[c * plane..][..plane];
-        for (b, (out, x)) in out.chunks_mut(BLOCK).zip(x.chunks(BLOCK)).enumerate() {
-            let mut sums = [0.0f32; BLOCK];
+        for (b, (out, x)) in out.chunks_mut(REGISTER_BLOCK).zip(x.chunks(REGISTER_BLOCK)).enumerate() {
+            let mut sums = [0.0f32; REGISTER_BLOCK];
             for channel in window.clone() {
-                let values = &planes[channel * plane + b * BLOCK..][..x.len()];
+                let values = &planes[channel * plane + b * REGISTER_BLOCK..][..x.len()];
                 sums.iter_mut().zip(values).for_each(|(s, &v)| *s = v.mul_add(v, *s));
             }
             let bases = &mut sums[..x.len()];
@@ -484,7 +487,7 @@ mod flex {
         activation: super::ConvActivation,
     ) -> Result<Tensor<4>, ConvOperands> {
         // Grouped convolutions other than depthwise ones stay with flex: its per-group products
-        // measured faster than ours on ShuffleNet's shapes (benches/kernels.rs).
+        // measured as fast as ours or faster on ShuffleNet's shapes (benches/kernels.rs).
         let (groups, [ci, wci]) = (options.groups, [x.dims()[1], weight.dims()[1]]);
         let depthwise = wci == 1 && groups == ci && groups > 1;
         if groups != 1 && !depthwise || !crate::gemm::available() {
@@ -587,9 +590,6 @@ mod flex {
         }
     }
 
-    /// Outputs computed per register block: 8 vectors of 8 lanes.
-    const DEPTHWISE_BLOCK: usize = 64;
-
     /// How a depthwise convolution lays out the stride phases of a padded input plane.
     struct Phases {
         strides: [usize; 2],
@@ -610,7 +610,7 @@ mod flex {
         /// kernel tap reads one phase at a fixed offset from the output pixel: output `(y, x)`
         /// of tap `(ky, kx)` is phase `(ky·dy mod sy, kx·dx mod sx)` at `(y + ky·dy / sy,
         /// x + kx·dx / sx)`. Outputs are computed on the phase width (columns past the output
-        /// width are discarded), DEPTHWISE_BLOCK at a time with all taps in registers.
+        /// width are discarded), REGISTER_BLOCK at a time with all taps in registers.
         fn depthwise(
             &self,
             input: &[f32],
@@ -624,14 +624,14 @@ mod flex {
             let (hp, wp) = (self.h + o.padding[0].0 + o.padding[0].1, self.w + o.padding[1].0 + o.padding[1].1);
             let (hq, wq) = (hp.div_ceil(sy), wp.div_ceil(sx));
             // Blocks past the last output read past the last phase row: one block of slack.
-            let phase_len = hq * wq + wq + DEPTHWISE_BLOCK;
+            let phase_len = hq * wq + wq + REGISTER_BLOCK;
             let offsets: Vec<usize> = (0..self.kh * self.kw)
                 .map(|t| {
                     let (oy, ox) = ((t / self.kw) * dy, (t % self.kw) * dx);
                     ((oy % sy) * sx + ox % sx) * phase_len + (oy / sy) * wq + ox / sx
                 })
                 .collect();
-            let grid = (self.oh * wq).div_ceil(DEPTHWISE_BLOCK) * DEPTHWISE_BLOCK;
+            let grid = (self.oh * wq).div_ceil(REGISTER_BLOCK) * REGISTER_BLOCK;
             let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
             let phases = Phases { strides: [sy, sx], width: wq, len: phase_len, grid, offsets };
             let planes = input.par_chunks(plane).zip(output.par_chunks_mut(multiplier * out_plane));
@@ -699,10 +699,10 @@ mod flex {
     /// `sums[i] = Σ_t kernel[t] · phases[i + offsets[t]]`, a register block at a time.
     #[inline(always)]
     fn shifted_sums(phases: &[f32], offsets: &[usize], kernel: &[f32], sums: &mut [f32]) {
-        for (b, block) in sums.chunks_exact_mut(DEPTHWISE_BLOCK).enumerate() {
-            let mut acc = [0.0f32; DEPTHWISE_BLOCK];
+        for (b, block) in sums.chunks_exact_mut(REGISTER_BLOCK).enumerate() {
+            let mut acc = [0.0f32; REGISTER_BLOCK];
             for (&offset, &w) in offsets.iter().zip(kernel) {
-                let source = &phases[offset + b * DEPTHWISE_BLOCK..][..DEPTHWISE_BLOCK];
+                let source = &phases[offset + b * REGISTER_BLOCK..][..REGISTER_BLOCK];
                 for (a, &v) in acc.iter_mut().zip(source) {
                     *a = v.mul_add(w, *a);
                 }

@@ -29,72 +29,68 @@ fn assert_close<const D: usize>(ours: Tensor<D>, burn: Tensor<D>, tolerance: f32
     }
 }
 
-#[test]
-fn max_pool2d_matches_burn_on_odd_sizes_padding_strides_and_dilations() {
-    let mut seed = 0;
+/// A pooling window over an `h × w` plane: `(h, w, kernel, strides, pads, dilations)`.
+type PoolCase = (usize, usize, [usize; 2], [usize; 2], [(usize, usize); 2], [usize; 2]);
+
+/// Odd sizes, strides, asymmetric padding and the given dilations: every combination where a
+/// window fits and no pad reaches a whole window.
+fn pool_cases(dilations: &[[usize; 2]]) -> Vec<PoolCase> {
+    let mut cases = vec![];
     for (h, w) in [(1, 1), (5, 7), (8, 8), (13, 6)] {
         for kernel in [[1, 1], [2, 2], [3, 3], [2, 3]] {
             for strides in [[1, 1], [2, 2], [1, 3]] {
                 for pads in [[(0, 0), (0, 0)], [(1, 1), (1, 1)], [(0, 1), (1, 0)]] {
-                    for dilations in [[1, 1], [2, 1]] {
+                    for &dilations in dilations {
                         let fits = (0..2).all(|a| {
                             let size = [h, w][a] + pads[a].0 + pads[a].1;
                             size > dilations[a] * (kernel[a] - 1) && pads[a].0.max(pads[a].1) < kernel[a]
                         });
-                        if !fits {
-                            continue;
+                        if fits {
+                            cases.push((h, w, kernel, strides, pads, dilations));
                         }
-                        seed += 1;
-                        let x = tensor([2, 3, h, w], seed, 4.0);
-                        let ours = ops::max_pool2d(x.clone(), kernel, strides, pads, dilations);
-                        let burn = burn::tensor::module::max_pool2d(
-                            x,
-                            burn::tensor::ops::MaxPoolOptions::new(kernel)
-                                .with_stride(strides)
-                                .with_padding_pairs(pads)
-                                .with_dilation(dilations),
-                        );
-                        let what =
-                            format!("{h}x{w} kernel {kernel:?} strides {strides:?} pads {pads:?} dil {dilations:?}");
-                        assert_close(ours, burn, 0.0, &what);
                     }
                 }
             }
         }
+    }
+    cases
+}
+
+#[test]
+fn max_pool2d_matches_burn_on_odd_sizes_padding_strides_and_dilations() {
+    for (seed, (h, w, kernel, strides, pads, dilations)) in pool_cases(&[[1, 1], [2, 1]]).into_iter().enumerate() {
+        let x = tensor([2, 3, h, w], seed as u64 + 1, 4.0);
+        let ours = ops::max_pool2d(x.clone(), kernel, strides, pads, dilations);
+        let burn = burn::tensor::module::max_pool2d(
+            x,
+            burn::tensor::ops::MaxPoolOptions::new(kernel)
+                .with_stride(strides)
+                .with_padding_pairs(pads)
+                .with_dilation(dilations),
+        );
+        let what = format!("{h}x{w} kernel {kernel:?} strides {strides:?} pads {pads:?} dil {dilations:?}");
+        assert_close(ours, burn, 0.0, &what);
     }
 }
 
 #[test]
 fn avg_pool2d_matches_burn_with_and_without_the_padding_counted() {
     let mut seed = 500;
-    for (h, w) in [(1, 1), (5, 7), (8, 8), (13, 6)] {
-        for kernel in [[1, 1], [2, 2], [3, 3], [2, 3]] {
-            for strides in [[1, 1], [2, 2], [1, 3]] {
-                for pads in [[(0, 0), (0, 0)], [(1, 1), (1, 1)], [(0, 1), (1, 0)]] {
-                    let fits = (0..2).all(|a| {
-                        [h, w][a] + pads[a].0 + pads[a].1 >= kernel[a] && pads[a].0.max(pads[a].1) < kernel[a]
-                    });
-                    if !fits {
-                        continue;
-                    }
-                    for count_include_pad in [true, false] {
-                        seed += 1;
-                        let x = tensor([2, 3, h, w], seed, 4.0);
-                        let ours = ops::avg_pool2d(x.clone(), kernel, strides, pads, count_include_pad);
-                        let burn = burn::tensor::module::avg_pool2d(
-                            x,
-                            burn::tensor::ops::AvgPoolOptions::new(kernel)
-                                .with_stride(strides)
-                                .with_padding_pairs(pads)
-                                .with_count_include_pad(count_include_pad),
-                        );
-                        let what = format!(
-                            "{h}x{w} kernel {kernel:?} strides {strides:?} pads {pads:?} counted {count_include_pad}"
-                        );
-                        assert_close(ours, burn, 1e-6, &what);
-                    }
-                }
-            }
+    for (h, w, kernel, strides, pads, _) in pool_cases(&[[1, 1]]) {
+        for count_include_pad in [true, false] {
+            seed += 1;
+            let x = tensor([2, 3, h, w], seed, 4.0);
+            let ours = ops::avg_pool2d(x.clone(), kernel, strides, pads, count_include_pad);
+            let burn = burn::tensor::module::avg_pool2d(
+                x,
+                burn::tensor::ops::AvgPoolOptions::new(kernel)
+                    .with_stride(strides)
+                    .with_padding_pairs(pads)
+                    .with_count_include_pad(count_include_pad),
+            );
+            let what =
+                format!("{h}x{w} kernel {kernel:?} strides {strides:?} pads {pads:?} counted {count_include_pad}");
+            assert_close(ours, burn, 1e-6, &what);
         }
     }
 }
