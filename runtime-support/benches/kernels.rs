@@ -4,7 +4,7 @@
 //!   RAYON_NUM_THREADS=1 cargo bench -p burn-onnx --bench kernels
 //!
 //! Each case runs both versions interleaved and prints the best time of each and their ratio
-//! (the machine is noisy: read the ratio). `-- --smoke` runs every case once, for CI.
+//! (the machine is noisy: read the ratio). `cargo test` (or `-- --smoke`) runs every case once.
 
 use burn::tensor::ops::ConvOptions;
 use burn::tensor::{activation, Device, Tensor, TensorData};
@@ -74,7 +74,8 @@ impl Bench {
 }
 
 fn main() {
-    let smoke = std::env::args().any(|a| a == "--smoke");
+    // `cargo bench` passes `--bench`; `cargo test` runs it at smoke size.
+    let smoke = !std::env::args().any(|a| a == "--bench") || std::env::args().any(|a| a == "--smoke");
     let bench = Bench { rounds: if smoke { 1 } else { 7 } };
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all".into());
     println!("flex kernels against Burn's ops, {threads} thread(s), best of {} rounds\n", bench.rounds);

@@ -32,6 +32,26 @@ fn cases_of(message: &serde_json::Value) -> BTreeSet<String> {
     found
 }
 
+/// In the dev profile the suite should reuse the workspace's build of burn; a compiled
+/// `burn-flex` means their dependency features drifted apart (see `suite::WORKSPACE_FEATURES`).
+/// Harmless when the suite runs on its own before anything else was built.
+fn warn_if_burn_rebuilt(suite: &Suite, cargo_stdout: &[u8]) {
+    if suite.release {
+        return;
+    }
+    let rebuilt = cargo_stdout.split(|&b| b == b'\n').any(|line| {
+        serde_json::from_slice::<serde_json::Value>(line).is_ok_and(|msg| {
+            msg["reason"] == "compiler-artifact" && msg["fresh"] == false && msg["target"]["name"] == "burn_flex"
+        })
+    });
+    if rebuilt {
+        eprintln!(
+            "note: burn-flex was compiled for the suite: if `cargo test --workspace` built it before, \
+             their dependency features differ (suite::WORKSPACE_FEATURES)"
+        );
+    }
+}
+
 /// Builds the suite; cases that fail to compile get a `compile-error` outcome and are dropped
 /// until the rest builds. Returns the compiled cases.
 pub fn compile<'a>(
@@ -51,6 +71,7 @@ pub fn compile<'a>(
             .stderr(Stdio::inherit())
             .output()
             .map_err(|e| format!("cannot run cargo: {e}"))?;
+        warn_if_burn_rebuilt(suite, &output.stdout);
         if output.status.success() {
             return Ok(cases);
         }

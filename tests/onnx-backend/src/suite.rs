@@ -17,6 +17,23 @@ use std::time::Instant;
 /// The burn features of the suite crate: the README's recommended configuration.
 pub const BURN_FEATURES: &str = r#""std", "flex", "simd", "rayon", "x86-v4""#;
 
+/// Crates of burn's dependency tree with the features `cargo test --workspace` resolves for them
+/// (other members and dev-dependencies ask for more than burn does). Cargo hashes features into
+/// every dependent's build, so without these the suite compiles burn a second time, ~8 minutes
+/// on two cores. `compile` warns when that happens: a new dependency of the workspace can add
+/// one more crate here.
+const WORKSPACE_FEATURES: &str = r#"aho-corasick = "1"
+bytes = "1"
+fastrand = "2"
+once_cell = "1"
+regex = { version = "1", default-features = false, features = ["std", "perf", "unicode"] }
+regex-automata = { version = "0.4", default-features = false, features = ["nfa", "perf"] }
+strsim = "0.11"
+toml_datetime = "1"
+toml_parser = "1"
+toml_writer = "1"
+winnow = "1""#;
+
 pub struct Suite {
     pub dir: PathBuf,
     pub repo: PathBuf,
@@ -209,6 +226,7 @@ publish = false
 burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}] }}
 burn-onnx = {{ path = "{repo}/runtime-support" }}
 onnx-tests = {{ path = "{repo}/tests" }}
+{WORKSPACE_FEATURES}
 
 # Same profile as the main workspace, so the dependencies built there are reused.
 [profile.dev.package."*"]
