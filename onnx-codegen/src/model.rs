@@ -204,8 +204,10 @@ impl Lowered {
 
                 #[allow(clippy::let_and_return, clippy::redundant_clone)]
                 pub fn forward(&self, #(#arg_names: #arg_types),*) -> #output_ty {
-                    #(#body)*
-                    #output
+                    burn_onnx::ops::on_pool(move || {
+                        #(#body)*
+                        #output
+                    })
                 }
             }
 

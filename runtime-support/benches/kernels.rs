@@ -1,7 +1,7 @@
 //! Micro-benchmark of the flex kernels of `burn_onnx::ops` against Burn's own ops on the same
 //! inputs, at the shapes of the real models' layers. Run by hand, in release:
 //!
-//!   RAYON_NUM_THREADS=1 cargo bench -p burn-onnx --bench kernels
+//!   RAYON_NUM_THREADS=1 cargo bench -p burn-onnx --bench kernels [-- NAME-SUBSTRING]
 //!
 //! Each case runs both versions interleaved and prints the best time of each and their ratio
 //! (the machine is noisy: read the ratio). `cargo test` (or `-- --smoke`) runs every case once.
@@ -41,11 +41,16 @@ fn best(rounds: usize, f: &mut dyn FnMut()) -> Duration {
 
 struct Bench {
     rounds: usize,
+    /// Only the cases whose name contains this (`cargo bench ... -- conv`).
+    filter: Option<String>,
 }
 
 impl Bench {
     /// Times `ours` and `burn` (interleaved, `rounds` each) and prints a table row.
     fn case(&self, name: &str, mut ours: impl FnMut(), mut burn: impl FnMut()) {
+        if self.filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
+            return;
+        }
         let (mut a, mut b) = (Duration::MAX, Duration::MAX);
         for _ in 0..self.rounds {
             a = a.min(best(1, &mut ours));
@@ -76,7 +81,8 @@ impl Bench {
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test` runs it at smoke size.
     let smoke = !std::env::args().any(|a| a == "--bench") || std::env::args().any(|a| a == "--smoke");
-    let bench = Bench { rounds: if smoke { 1 } else { 7 } };
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    let bench = Bench { rounds: if smoke { 1 } else { 7 }, filter };
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all".into());
     println!("flex kernels against Burn's ops, {threads} thread(s), best of {} rounds\n", bench.rounds);
     println!("| kernel | ours | Burn | ratio |\n|---|---|---|---|");
@@ -85,6 +91,9 @@ fn main() {
     bench.conv("conv 7×7/2, 3→64, 224×224 (stem)", [1, 3, 224, 224], [64, 3, 7, 7], 2, 3, 1);
     bench.conv("conv 1×1, 1024→352, 7×7 (Inception)", [1, 1024, 7, 7], [352, 1024, 1, 1], 1, 0, 1);
     bench.conv("conv 3×3, 192→320, 7×7 (Inception)", [1, 192, 7, 7], [320, 192, 3, 3], 1, 1, 1);
+    bench.conv("conv 3×3, 256→256, 14×14 (ResNet)", [1, 256, 14, 14], [256, 256, 3, 3], 1, 1, 1);
+    bench.conv("conv 3×3, 512→512, 7×7 (ResNet)", [1, 512, 7, 7], [512, 512, 3, 3], 1, 1, 1);
+    bench.conv("conv 5×1, 256→512, 512×1 (magika)", [1, 256, 512, 1], [512, 256, 5, 1], 1, 0, 1);
     bench.conv("grouped 1×1, 272→272, 4 groups, 14×14 (ShuffleNet)", [1, 272, 14, 14], [272, 68, 1, 1], 1, 0, 4);
     bench.conv("depthwise 3×3, 272, 14×14 (ShuffleNet)", [1, 272, 14, 14], [272, 1, 3, 3], 1, 1, 272);
     bench.conv("depthwise 3×3/2, 112, 56×56 (ShuffleNet)", [1, 112, 56, 56], [112, 1, 3, 3], 2, 1, 112);
@@ -122,6 +131,7 @@ fn main() {
         (8, 384, 1536, "MiniLM, 8 tokens"),
         (8, 1536, 384, "MiniLM, 8 tokens"),
         (1, 4096, 4096, "AlexNet"),
+        (16, 1024, 8210, "ddddocr"),
     ] {
         let (x, layer) = (tensor([rows, k], 5), burn::nn::LinearConfig::new(k, n).init(&Device::flex()));
         bench.case(

@@ -209,8 +209,10 @@ unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
 pub type Epilogue<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
 
 /// Columns and rows of C per task, so that every thread gets about the same work: column blocks
-/// of at most `NC`, as many as a multiple of the threads when there are enough of them; with
-/// too few, each also split into rows; with few rows too, narrower column blocks.
+/// of at most `NC`, as many as a multiple of the threads when there are enough of them. With
+/// too few, narrower column blocks, unless C has many more rows than columns: then each block
+/// is also split into rows. Tasks that share columns each pack the same block of B, tasks that
+/// share rows each read the same rows of A in place, which costs less per element.
 fn task_shape(m: usize, n: usize, threads: usize) -> (usize, usize) {
     let round_up = |x: usize, to: usize| x.div_ceil(to) * to;
     let column_blocks = n.div_ceil(NC);
@@ -220,12 +222,19 @@ fn task_shape(m: usize, n: usize, threads: usize) -> (usize, usize) {
     if column_blocks >= 2 * threads {
         return (round_up(n.div_ceil(round_up(column_blocks, threads)), NR), m);
     }
+    let narrow_blocks = (round_up(n.div_ceil(2 * threads), NR), m);
     let row_blocks = (2 * threads).div_ceil(column_blocks);
-    if m >= 2 * row_blocks * MR {
+    let many_rows = m > ROWS_PER_COLUMN * n || n.div_ceil(NR) < 2 * threads;
+    if many_rows && m >= 2 * row_blocks * MR {
         return (round_up(n.div_ceil(column_blocks), NR), round_up(m.div_ceil(row_blocks), MR));
     }
-    (round_up(n.div_ceil(2 * threads), NR), m)
+    narrow_blocks
 }
+
+/// Rows of C per column above which tasks split rows rather than columns: packing an element
+/// of B (an im2col gather, then a copy into its panel) costs more than reading one of A in
+/// place. Magika's convolution (512 × 508) packed its whole B four times at two threads.
+const ROWS_PER_COLUMN: usize = 2;
 
 /// Products with at most this many rows read B in place (its rows are contiguous) instead of
 /// packing it: each panel of B is used by so few rows of A that copying it costs more than the

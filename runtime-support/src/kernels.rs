@@ -521,7 +521,14 @@ mod flex {
             return back(tx, tw, tb);
         };
         let bias = tb.as_ref().and_then(|b| b.as_slice::<f32>());
-        let geometry = Geometry { h, w, kh, kw, oh, ow, options };
+        // A column-vector image (a 1-D convolution along H: w = kw = ow = 1) is, in memory, the
+        // row-vector image of the transposed convolution, whose im2col rows are contiguous runs
+        // rather than one pixel per output row.
+        let transposed = (w == 1 && kw == 1 && ow == 1).then(|| transposed(options));
+        let geometry = match &transposed {
+            Some(options) => Geometry { h: w, w: h, kh: kw, kw: kh, oh: ow, ow: oh, options },
+            None => Geometry { h, w, kh, kw, oh, ow, options },
+        };
         let mut output = vec![0.0f32; n * co * oh * ow];
         let finish = |row: usize, values: &mut [f32]| {
             vectorised(
@@ -536,6 +543,17 @@ mod flex {
             geometry.gemm(input, weights, [ci, co], &mut output, &finish);
         }
         Ok(from_vec(output, [n, co, oh, ow]))
+    }
+
+    /// The options of the convolution with H and W swapped.
+    fn transposed(o: &ConvOptions<2>) -> ConvOptions<2> {
+        let swap = |[a, b]: [usize; 2]| [b, a];
+        ConvOptions {
+            stride: swap(o.stride),
+            padding: [o.padding[1], o.padding[0]],
+            dilation: swap(o.dilation),
+            groups: o.groups,
+        }
     }
 
     #[inline(always)]

@@ -122,6 +122,18 @@ pub mod ops {
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
 
+    /// Runs a model's forward on a thread of rayon's pool (flex's threads). Each parallel op
+    /// called from outside the pool hands its work to the pool and sleeps until it is done: two
+    /// context switches per op, most of a small model's time at two threads. On a pool thread
+    /// the op runs there and the others steal from it.
+    pub fn on_pool<R: Send>(forward: impl FnOnce() -> R + Send) -> R {
+        #[cfg(feature = "flex")]
+        if rayon::current_thread_index().is_none() {
+            return rayon::scope(|_| forward());
+        }
+        forward()
+    }
+
     /// The values of a small float tensor (scales, roi), read back to the host.
     pub fn host_floats<const D: usize>(values: Tensor<D>) -> Vec<f64> {
         values.into_data().iter::<f64>().collect()

@@ -143,6 +143,10 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edg
         ([1, 3, 23, 29], [13, 3, 7, 7], [2, 2], [(3, 3), (3, 3)], [1, 1], 1, true),
         ([1, 40, 12, 12], [17, 40, 3, 3], [1, 1], [(1, 1), (1, 1)], [2, 2], 1, true),
         ([1, 8, 30, 40], [20, 8, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 1, false),
+        // Column-vector images (magika's 1-D convolution along H): computed transposed.
+        ([1, 6, 31, 1], [9, 6, 5, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 1, true),
+        ([2, 4, 40, 1], [7, 4, 3, 1], [2, 1], [(2, 1), (0, 0)], [3, 1], 1, false),
+        ([1, 3, 12, 1], [5, 3, 3, 1], [1, 1], [(1, 1), (1, 1)], [1, 1], 1, true),
         // Grouped, not depthwise: Burn's.
         ([2, 12, 7, 9], [8, 3, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 4, true),
         // Depthwise: strides 1 to 3, dilation, uneven padding, 5×5, a channel multiplier of 2,
