@@ -124,8 +124,9 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
 }
 
 /// Products with fewer rows than this take Burn's matmul in `burn_onnx::ops::linear`
-/// (measured: MiniLM's 8-row and AlexNet's 1-row layers ran faster there).
-pub const LINEAR_MIN_ROWS: usize = 4 * MR;
+/// (measured, benches/kernels.rs: MiniLM's 8-row and AlexNet's 1-row layers ran faster there,
+/// ddddocr's 16 × 1024 → 8210 output layer 1.2–1.7× faster here).
+pub const LINEAR_MIN_ROWS: usize = 16;
 
 /// Whether a matrix operand lies inside its slice (computed operands always do).
 fn fits(b: &impl Right) -> bool {
