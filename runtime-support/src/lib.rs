@@ -122,14 +122,24 @@ pub mod ops {
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
 
-    /// Runs a model's forward on a thread of rayon's pool (flex's threads). Each parallel op
-    /// called from outside the pool hands its work to the pool and sleeps until it is done: two
-    /// context switches per op, most of a small model's time at two threads. On a pool thread
-    /// the op runs there and the others steal from it.
+    /// Runs a model's forward with the calling thread as one of rayon's workers (flex's
+    /// threads). A parallel op called from outside a pool hands its work to the pool and sleeps
+    /// until it is done: two context switches per op, most of a small model's time at two
+    /// threads. Each calling thread gets a pool of its own (`RAYON_NUM_THREADS` threads, itself
+    /// included), as ONNX Runtime's caller joins its pool: ops then run where they are called
+    /// and the other threads steal from them. Inside a pool already, `forward` just runs.
     pub fn on_pool<R: Send>(forward: impl FnOnce() -> R + Send) -> R {
         #[cfg(feature = "flex")]
         if rayon::current_thread_index().is_none() {
-            return rayon::scope(|_| forward());
+            thread_local! {
+                /// `None` when the pool cannot start (no threads): then ops hand over as before.
+                static POOL: Option<rayon::ThreadPool> =
+                    rayon::ThreadPoolBuilder::new().use_current_thread().build().ok();
+            }
+            return POOL.with(|pool| match pool {
+                Some(pool) => pool.install(forward),
+                None => forward(),
+            });
         }
         forward()
     }
