@@ -176,7 +176,7 @@ fn forward_runs_on_the_calling_thread_as_a_worker_of_its_pool() {
     assert_eq!(index, Some(0), "the caller is its pool's first worker");
     assert!(same_thread, "no hand-over to another thread");
     // Nested calls (a model inside a model's hook) just run.
-    assert_eq!(ops::on_pool(|| ops::on_pool(|| rayon::current_thread_index())), Some(0));
+    assert_eq!(ops::on_pool(|| ops::on_pool(rayon::current_thread_index)), Some(0));
     // Parallel work inside still gets every thread of the pool.
     let threads = ops::on_pool(rayon::current_num_threads);
     assert_eq!(threads, rayon::ThreadPoolBuilder::new().build().unwrap().current_num_threads());
