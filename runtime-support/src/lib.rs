@@ -127,7 +127,9 @@ pub mod ops {
     /// until it is done: two context switches per op, most of a small model's time at two
     /// threads. Each calling thread gets a pool of its own (`RAYON_NUM_THREADS` threads, itself
     /// included), as ONNX Runtime's caller joins its pool: ops then run where they are called
-    /// and the other threads steal from them. Inside a pool already, `forward` just runs.
+    /// and the other threads steal from them. Inside a pool already, `forward` just runs: a
+    /// program calling models from many threads at once shares one pool by calling them in
+    /// `pool.install(..)`.
     pub fn on_pool<R: Send>(forward: impl FnOnce() -> R + Send) -> R {
         #[cfg(feature = "flex")]
         if rayon::current_thread_index().is_none() {
