@@ -154,7 +154,13 @@ fn narrow(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
     }
     let row = |(i, out): (usize, &mut [f32])| {
         let a_row = &a.data[i * a.stride..][..k];
-        for (v, column) in out.iter_mut().zip(&columns) {
+        let mut quads = out.chunks_exact_mut(4);
+        for (values, columns) in (&mut quads).zip(columns.chunks_exact(4)) {
+            values.copy_from_slice(&dot4(std::array::from_fn(|c| &columns[c][..]), a_row));
+        }
+        let rest = quads.into_remainder();
+        let first = n - rest.len();
+        for (v, column) in rest.iter_mut().zip(&columns[first..]) {
             *v = dot(a_row, column);
         }
         epilogue(i, 0, out);
@@ -204,6 +210,43 @@ unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
     let mut lanes = [0.0f32; 8];
     _mm256_storeu_ps(lanes.as_mut_ptr(), sum);
     lanes.iter().sum::<f32>() + a[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum::<f32>()
+}
+
+/// `[a[0] · b, a[1] · b, a[2] · b, a[3] · b]` (each row at least as long as `b`): four dot
+/// products sharing the loads of `b` and one horizontal reduction, where four separate ones
+/// would spend most of their time reducing when `b` is short (an LSTM's state).
+pub fn dot4(a: [&[f32]; 4], b: &[f32]) -> [f32; 4] {
+    #[cfg(target_arch = "x86_64")]
+    if available() && a.iter().all(|row| row.len() >= b.len()) {
+        // SAFETY: the CPU has AVX2 and FMA; every row holds `b.len()` elements.
+        return unsafe { dot4_avx2(a, b) };
+    }
+    a.map(|row| dot(row, b))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dot4_avx2(a: [&[f32]; 4], b: &[f32]) -> [f32; 4] {
+    let n = b.len();
+    let mut acc = [_mm256_setzero_ps(); 4];
+    let mut i = 0;
+    while i + 8 <= n {
+        let bv = _mm256_loadu_ps(b.as_ptr().add(i));
+        for (acc, row) in acc.iter_mut().zip(a) {
+            *acc = _mm256_fmadd_ps(_mm256_loadu_ps(row.as_ptr().add(i)), bv, *acc);
+        }
+        i += 8;
+    }
+    // Pairwise sums within each 128-bit half, three times, leave row r's half-sums in lane r
+    // of each half; adding the halves gives the four totals.
+    let t = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
+    let sums = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+    let mut out = [0.0f32; 4];
+    _mm_storeu_ps(out.as_mut_ptr(), sums);
+    for (out, row) in out.iter_mut().zip(a) {
+        *out += row[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum::<f32>();
+    }
+    out
 }
 
 /// What runs on each finished segment of a row of C: `(row, first column, values)`.
@@ -445,6 +488,17 @@ mod tests {
                     assert_eq!(tasks % threads, 0, "{m}x{n}, {threads} threads: {tasks} tasks");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn four_dot_products_match_one_at_a_time() {
+        for n in [0, 3, 8, 21, 64, 130] {
+            let rows: Vec<Vec<f32>> =
+                (0..4).map(|r| (0..n).map(|i| ((i * 31 + r * 7) % 17) as f32 - 8.0).collect()).collect();
+            let b: Vec<f32> = (0..n).map(|i| ((i * 13) % 11) as f32 - 5.0).collect();
+            let want: Vec<f32> = rows.iter().map(|row| row.iter().zip(&b).map(|(x, y)| x * y).sum()).collect();
+            assert_eq!(dot4(std::array::from_fn(|r| &rows[r][..]), &b).to_vec(), want, "n = {n}");
         }
     }
 

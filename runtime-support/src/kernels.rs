@@ -813,8 +813,14 @@ mod flex {
             for b in 0..batch {
                 let base = (t * batch + b) * gates;
                 let hb = &h[b * hidden..(b + 1) * hidden];
-                for (j, g) in g.iter_mut().enumerate() {
-                    *g = xw[base + j] + bias[j] + crate::gemm::dot(hb, &r[j * hidden..(j + 1) * hidden]);
+                // Gates four at a time (there are 4 × hidden).
+                for (quad, g) in g.chunks_exact_mut(4).enumerate() {
+                    let rows = std::array::from_fn(|q| &r[(4 * quad + q) * hidden..][..hidden]);
+                    let sums = crate::gemm::dot4(rows, hb);
+                    for (q, g) in g.iter_mut().enumerate() {
+                        let j = 4 * quad + q;
+                        *g = xw[base + j] + bias[j] + sums[q];
+                    }
                 }
                 super::simd::sigmoid(&mut g[..3 * hidden]);
                 super::simd::tanh(&mut g[3 * hidden..]);

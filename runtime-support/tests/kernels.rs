@@ -227,8 +227,15 @@ fn conv2d_with_taps_entirely_in_the_padding_matches_burn() {
 
 #[test]
 fn the_lstm_fast_path_matches_the_general_recurrence() {
+    // States shorter than a vector, with a tail, and a whole number of vectors.
+    for hidden in [4, 21, 64] {
+        lstm_fast_path_matches_the_general_recurrence(hidden);
+    }
+}
+
+fn lstm_fast_path_matches_the_general_recurrence(hidden: usize) {
     use ops::{Activation, Cell, RecurrentOptions};
-    let (steps, batch, input, hidden) = (5, 2, 3, 4);
+    let (steps, batch, input) = (5, 2, 3);
     let x = tensor([steps, batch, input], 900, 1.0);
     let w = tensor([2, 4 * hidden, input], 901, 0.5);
     let r = tensor([2, 4 * hidden, hidden], 902, 0.5);
