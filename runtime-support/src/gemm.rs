@@ -47,6 +47,12 @@ pub trait Right: Sync {
     fn cols(&self) -> usize;
     /// Row `p`, columns `j0..j0 + out.len()`.
     fn segment(&self, p: usize, j0: usize, out: &mut [f32]);
+    /// Column `j`, all rows (what the narrow product needs of a B of few columns).
+    fn column(&self, j: usize, out: &mut [f32]) {
+        for (p, v) in out.iter_mut().enumerate() {
+            self.segment(p, j, std::slice::from_mut(v));
+        }
+    }
     /// The operand as a matrix in memory, when it is one (then read in place where that pays).
     fn matrix(&self) -> Option<Matrix<'_>> {
         None
@@ -62,6 +68,9 @@ impl Right for Matrix<'_> {
     }
     fn segment(&self, p: usize, j0: usize, out: &mut [f32]) {
         out.copy_from_slice(&self.data[p * self.stride + j0..][..out.len()]);
+    }
+    fn column(&self, j: usize, out: &mut [f32]) {
+        out.iter_mut().enumerate().for_each(|(p, v)| *v = self.data[p * self.stride + j]);
     }
     fn matrix(&self) -> Option<Matrix<'_>> {
         Some(*self)
@@ -134,7 +143,8 @@ fn fits(b: &impl Right) -> bool {
 }
 
 /// Products with fewer columns than this are dot products of A's rows with B's columns: a
-/// register tile 16 columns wide would be mostly padding (a 1×1 convolution on a 1×1 map).
+/// register tile 16 columns wide would be mostly padding (a 1×1 convolution on a 1×1 map,
+/// Silero's convolutions on four frames).
 const TILE_MIN_COLS: usize = 8;
 
 /// `C = A · B` for a B of few columns: each column of B copied out once, then one dot product
@@ -147,11 +157,7 @@ fn narrow(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
         return;
     }
     let mut columns = vec![vec![0.0f32; k]; n];
-    let mut row = vec![0.0f32; n];
-    for p in 0..k {
-        b.segment(p, 0, &mut row);
-        columns.iter_mut().zip(&row).for_each(|(column, &v)| column[p] = v);
-    }
+    columns.iter_mut().enumerate().for_each(|(j, column)| b.column(j, column));
     let row = |(i, out): (usize, &mut [f32])| {
         let a_row = &a.data[i * a.stride..][..k];
         let mut quads = out.chunks_exact_mut(4);

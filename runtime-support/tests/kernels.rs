@@ -147,6 +147,11 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edg
         ([1, 6, 31, 1], [9, 6, 5, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 1, true),
         ([2, 4, 40, 1], [7, 4, 3, 1], [2, 1], [(2, 1), (0, 0)], [3, 1], 1, false),
         ([1, 3, 12, 1], [5, 3, 3, 1], [1, 1], [(1, 1), (1, 1)], [1, 1], 1, true),
+        // Fewer than 8 output pixels (dot products over im2col columns): padding, strides,
+        // dilation, a transposed 1-D one.
+        ([1, 5, 3, 4], [7, 5, 3, 3], [2, 2], [(1, 1), (1, 0)], [1, 1], 1, true),
+        ([2, 3, 5, 1], [4, 3, 2, 1], [3, 1], [(0, 1), (0, 0)], [2, 1], 1, false),
+        ([1, 1, 1, 40], [6, 1, 1, 16], [1, 8], [(0, 0), (0, 0)], [1, 1], 1, true),
         // Grouped, not depthwise: Burn's.
         ([2, 12, 7, 9], [8, 3, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 4, true),
         // Depthwise: strides 1 to 3, dilation, uneven padding, 5×5, a channel multiplier of 2,
