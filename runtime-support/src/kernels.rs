@@ -780,9 +780,9 @@ mod flex {
             let shift = kx * dx;
             // Output columns whose input column x * sx + shift - pl lies in 0..w.
             let (first, end) = valid_columns(shift, pl, sx, g.w, g.ow);
-            let (mut j, mut out) = (j0, out);
+            // Output rows from (y, x) on: divisions once, not per row (narrow maps have many).
+            let (mut y, mut x, mut out) = (j0 / g.ow, j0 % g.ow, out);
             while !out.is_empty() {
-                let (y, x) = (j / g.ow, j % g.ow);
                 let len = (g.ow - x).min(out.len());
                 let (line, rest) = std::mem::take(&mut out).split_at_mut(len);
                 let (a, b) = (first.clamp(x, x + line.len()), end.clamp(x, x + line.len()));
@@ -801,8 +801,7 @@ mod flex {
                     }
                     _ => line.fill(0.0),
                 }
-                j += line.len();
-                out = rest;
+                (y, x, out) = (y + 1, 0, rest);
             }
         }
     }
