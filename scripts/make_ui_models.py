@@ -69,6 +69,21 @@ def main():
 
     write_if_changed(OUT / "not_protobuf.onnx", b"this is a text file, not an ONNX model\n")
 
+    # A weight whose side file lies outside the model's folder.
+    weight = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2, 8])
+    weight.data_location = TensorProto.EXTERNAL
+    for key, value in [("location", "../secret.bin"), ("offset", "0"), ("length", "64")]:
+        entry = weight.external_data.add()
+        entry.key, entry.value = key, value
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+        "external_escape",
+        [io("x", [2, 8])],
+        [io("y", [2, 8])],
+        initializer=[weight],
+    )
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), "external_escape.onnx")
+
 
 if __name__ == "__main__":
     main()

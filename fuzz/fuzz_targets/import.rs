@@ -15,6 +15,7 @@ fuzz_target!(|bytes: &[u8]| {
         location: BpkLocation::Beside,
         out_dir: Path::new("out"),
         hooks: &[],
+        external_data_dir: None,
     };
     let _ = generate(bytes, &opts);
 });

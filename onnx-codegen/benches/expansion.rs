@@ -199,7 +199,7 @@ fn measure(case: &str, smoke: bool) -> Result<(), String> {
     let request = Request {
         manifest_dir: dir.clone(),
         model: "model.onnx".into(),
-        weights: WeightsMode::Embed,
+        weights: Some(WeightsMode::Embed),
         simplify: true,
         partition: true,
         dump: None,

@@ -11,8 +11,8 @@ fn main() {
         let file = if case.is_dir() { case.join("model.onnx") } else { case.clone() };
         let Ok(bytes) = std::fs::read(file) else { continue };
         let outcome = std::panic::catch_unwind(|| -> Result<(), String> {
-            let graph =
-                onnx_ir::import(&bytes, onnx_ir::ImportOptions { simplify: true }).map_err(|e| e.to_string())?;
+            let graph = onnx_ir::import(&bytes, onnx_ir::ImportOptions { simplify: true, ..Default::default() })
+                .map_err(|e| e.to_string())?;
             onnx_codegen::model::lower_with(&graph, &[], Some(onnx_codegen::partition::PART_NODES))
                 .map(|_| ())
                 .map_err(|e| e.to_string())

@@ -16,7 +16,9 @@ pub struct Field {
     pub init: TokenStream,
 }
 
-/// A tensor of the Burnpack file: its module path (`conv2d1.weight`) and data.
+/// A tensor of the Burnpack file: its module path (`conv2d1.weight`) and data (stored in the
+/// type the module expects when written, see [`crate::weights`]).
+#[derive(Clone)]
 pub struct Weight {
     pub path: String,
     pub data: TensorData,
@@ -190,7 +192,7 @@ impl<'g> Emitter<'g> {
         }
         let data = self.constant(id).ok_or_else(|| self.error("not a constant"))?;
         // Rank-0 constants are held as one-element vectors; Burn has no rank-0 tensors.
-        let mut data = storage_form(data);
+        let mut data = data.clone();
         if data.shape.is_empty() {
             data.shape = vec![1];
         }
@@ -218,7 +220,7 @@ impl<'g> Emitter<'g> {
     ) -> Ident {
         let name = self.names.numbered(hint);
         for (suffix, data) in weights {
-            self.weights.push(Weight { path: format!("{name}.{suffix}"), data: storage_form(&data) });
+            self.weights.push(Weight { path: format!("{name}.{suffix}"), data });
         }
         self.fields.push(Field { name: name.clone(), ty, init });
         name
@@ -300,28 +302,12 @@ pub fn float_literal(value: f64) -> TokenStream {
     }
 }
 
-/// Weights are stored as the module expects them: floats as f32, integers as i64.
-pub fn storage_form(data: &TensorData) -> TensorData {
-    match data.dtype.kind() {
-        Kind::Float if data.dtype != DType::F32 => TensorData {
-            dtype: DType::F32,
-            shape: data.shape.clone(),
-            bytes: data.to_f64s().into_iter().flat_map(|v| (v as f32).to_le_bytes()).collect(),
-        },
-        Kind::Int if data.dtype != DType::I64 => TensorData {
-            dtype: DType::I64,
-            shape: data.shape.clone(),
-            bytes: data.to_i64s().unwrap_or_default().into_iter().flat_map(|v| v.to_le_bytes()).collect(),
-        },
-        _ => data.clone(),
+/// A float tensor's elements multiplied by `factor`, as f32; `None` for one left in its side
+/// file unless `factor` is 1 (which leaves it as it is).
+pub fn scaled(data: &TensorData, factor: f64) -> Option<TensorData> {
+    if factor == 1.0 {
+        return Some(data.clone());
     }
-}
-
-/// A float tensor's elements multiplied by `factor`, as f32.
-pub fn scaled(data: &TensorData, factor: f64) -> TensorData {
-    TensorData {
-        dtype: DType::F32,
-        shape: data.shape.clone(),
-        bytes: data.to_f64s().into_iter().flat_map(|v| ((v * factor) as f32).to_le_bytes()).collect(),
-    }
+    let bytes = data.to_f64s()?.into_iter().flat_map(|v| ((v * factor) as f32).to_le_bytes()).collect();
+    Some(TensorData::new(DType::F32, data.shape.clone(), bytes))
 }

@@ -2,11 +2,14 @@
 //! lower it, write the weights where the option says, and return the items to splice in.
 
 use crate::error::{CodegenError, Result};
-use crate::generate::{generate, write_files, BpkLocation, GenerateOptions, LoadStrategy};
+use crate::generate::{
+    generate, write_atomic as write, write_files, write_pack, BpkLocation, GenerateOptions, LoadStrategy,
+};
 use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use crate::names::snake_case;
 use crate::partition::PART_NODES;
-use crate::{prelude, weights};
+use crate::prelude;
+use crate::weights::Pack;
 use onnx_ir::ImportOptions;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -25,7 +28,8 @@ pub struct Request {
     pub manifest_dir: PathBuf,
     /// The model path as written, relative to `manifest_dir`.
     pub model: String,
-    pub weights: WeightsMode,
+    /// `None`: embedded, unless the model has external data (see [`default_weights`]).
+    pub weights: Option<WeightsMode>,
     pub simplify: bool,
     /// Split large graphs into submodules (see [`crate::partition`]).
     pub partition: bool,
@@ -63,11 +67,11 @@ pub fn expand(req: &Request) -> Result<TokenStream> {
     let (tokens, text) = match cached.and_then(|text| Some((text.parse().ok()?, text))) {
         Some(hit) => hit,
         None => {
-            let tokens = run_pipeline(req, &bytes, &model_path, &key)?;
+            let (tokens, side_files) = run_pipeline(req, &bytes, &model_path, &key)?;
             let text = tokens.to_string();
             // A cache that cannot be written only costs the next expansion its speed.
-            if cacheable {
-                let _ = write(&dir.join(expansion_file(&key)), text.as_bytes());
+            if let Some(sides) = side_stamps(&side_files).filter(|_| cacheable) {
+                let _ = write(&dir.join(expansion_file(&key)), format!("{sides}\n{text}").as_bytes());
             }
             (tokens, text)
         }
@@ -133,11 +137,29 @@ fn file_stamp(path: &Path) -> Option<String> {
     Some(format!("{} {}", meta.len(), modified.as_nanos()))
 }
 
-/// The text of a previous expansion under `key`, if it exists and the weights it names are
-/// still there.
+/// The text of a previous expansion under `key`, if it exists, the side files it read are
+/// unchanged and the weights it names are still there.
 fn cached_expansion(dir: &Path, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join(expansion_file(key))).ok()?;
-    bpk_paths(&text).iter().all(|p| Path::new(p).is_file()).then_some(text)
+    let file = std::fs::read_to_string(dir.join(expansion_file(key))).ok()?;
+    let (sides, text) = file.split_once('\n')?;
+    let unchanged = sides.is_empty()
+        || sides.split('\t').all(|side| {
+            side.rsplit_once('=').is_some_and(|(path, stamp)| file_stamp(Path::new(path)).as_deref() == Some(stamp))
+        });
+    (unchanged && bpk_paths(text).iter().all(|p| Path::new(p).is_file())).then(|| text.to_string())
+}
+
+/// `path=stamp` of each side file (see [`file_stamp`]), tab-separated: the first line of a
+/// cached expansion. The key is the model's content, which names the side files but not
+/// theirs; hashing GBs of side data on every expansion would cost what the cache saves, so a
+/// side file counts as unchanged while its size and modification time are (the trust the model
+/// file's stamp already gets). `None` (do not cache) for a path this line cannot hold.
+fn side_stamps(files: &[PathBuf]) -> Option<String> {
+    let stamps = files.iter().map(|file| {
+        let path = file.to_str().filter(|p| !p.contains(['\t', '\n']))?;
+        Some(format!("{path}={}", file_stamp(file)?))
+    });
+    Some(stamps.collect::<Option<Vec<_>>>()?.join("\t"))
 }
 
 /// The `.bpk` paths an expansion names (string literals ending in `.bpk`).
@@ -168,18 +190,33 @@ fn request_options(req: &Request) -> String {
     )
 }
 
+/// The weights mode of a request that names none: embedded, unless the model has external
+/// data. Such a model is usually large (external data exists for models over protobuf's 2 GB),
+/// and embedding GBs makes rustc hold them in memory and the binary carry them.
+fn default_weights(graph: &onnx_ir::Graph) -> WeightsMode {
+    if graph.side_files.is_empty() {
+        WeightsMode::Embed
+    } else {
+        WeightsMode::File
+    }
+}
+
 /// Runs import and code generation; `key` names the weights file of this request and content.
-fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Result<TokenStream> {
+/// Returns the items and the side files the model's data was read from.
+fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Result<(TokenStream, Vec<PathBuf>)> {
     let custom: Vec<(String, String)> = req.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
-    let graph = onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: req.simplify }, &custom)?;
+    let data_dir = onnx_ir::external::model_folder(model_path);
+    let options = ImportOptions { simplify: req.simplify, external_data_dir: Some(data_dir.clone()) };
+    let graph = onnx_ir::import_with_custom_ops(bytes, options, &custom)?;
+    let weights = req.weights.unwrap_or_else(|| default_weights(&graph));
     let lowered = crate::model::lower_with(&graph, &req.hooks, req.partition.then_some(PART_NODES))?;
     let stem = snake_case(&req.name.to_string());
-    let packed = match req.weights {
+    let packed = match weights {
         WeightsMode::None => None,
         _ if !lowered.has_weights() => None,
-        _ => Some(weights::pack(&lowered.weights)?),
+        _ => Some(Pack::new(lowered.weights.clone())),
     };
-    let source = match (&packed, req.weights) {
+    let source = match (&packed, weights) {
         (Some(bpk), WeightsMode::Embed) => {
             WeightsSource::Embedded(BpkPath::Literal(store_artifact(&req.manifest_dir, &format!("{stem}-{key}"), bpk)?))
         }
@@ -195,7 +232,7 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
     if let Some(dir) = &req.dump {
         // The same files the CLI writes for these options.
         let dir = req.manifest_dir.join(dir);
-        let strategy = match req.weights {
+        let strategy = match weights {
             WeightsMode::Embed => LoadStrategy::Embedded,
             WeightsMode::File => LoadStrategy::File,
             WeightsMode::None => LoadStrategy::None,
@@ -209,13 +246,14 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
             location: BpkLocation::Beside,
             out_dir: &dir,
             hooks: &req.hooks,
+            external_data_dir: Some(&data_dir),
         };
         write_files(&generate(bytes, &opts)?, &dir, true)?;
     }
     let module = format_ident!("__burn_onnx_{}", stem);
     let (name, vis) = (&req.name, &req.vis);
     let model_path = model_path.display().to_string();
-    Ok(quote! {
+    let items = quote! {
         #[doc(hidden)]
         mod #module {
             // Hooks named in the attribute resolve as they would beside the struct.
@@ -228,18 +266,19 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
             #default
         }
         #vis use #module::#name;
-    })
+    };
+    Ok((items, graph.side_files))
 }
 
-/// Writes `bytes` as `<name>.bpk` under the build's target folder; returns the absolute path.
+/// Writes `pack` as `<name>.bpk` under the build's target folder; returns the absolute path.
 /// The name carries the request's content key, so concurrent and repeated expansions agree and
 /// each request owns its file (see [`Entry`]).
-fn store_artifact(manifest_dir: &Path, name: &str, bytes: &[u8]) -> Result<String> {
+fn store_artifact(manifest_dir: &Path, name: &str, pack: &Pack) -> Result<String> {
     let dir = artifact_dir(manifest_dir);
     let path = dir.join(format!("{name}.bpk"));
-    if std::fs::read(&path).ok().as_deref() != Some(bytes) {
-        write(&path, bytes)?;
-    }
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CodegenError::Write { path: dir.display().to_string(), message: e.to_string() })?;
+    write_pack(pack, &path)?;
     Ok(path.display().to_string())
 }
 
@@ -250,17 +289,6 @@ fn artifact_dir(manifest_dir: &Path) -> PathBuf {
     }
     let root = manifest_dir.ancestors().filter(|d| d.join("Cargo.lock").is_file()).last().unwrap_or(manifest_dir);
     root.join("target").join("burn-onnx")
-}
-
-/// Atomic write (temporary file, then rename) so a concurrent reader never sees half a file.
-fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let fail = |e: std::io::Error| CodegenError::Write { path: path.display().to_string(), message: e.to_string() };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(fail)?;
-    }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(fail)
 }
 
 /// The 64-bit xxh3 hash of `parts`, in hex: the same on every platform, and fast enough to hash

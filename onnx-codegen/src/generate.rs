@@ -4,7 +4,8 @@
 
 use crate::error::{CodegenError, Result};
 use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
-use crate::{format_file, prelude, weights};
+use crate::weights::Pack;
+use crate::{format_file, prelude};
 use onnx_ir::ImportOptions;
 use proc_macro2::Ident;
 use quote::quote;
@@ -46,13 +47,16 @@ pub struct GenerateOptions<'a> {
     pub out_dir: &'a Path,
     /// User hooks (the macro's `custom_ops`); empty for the CLI and ModelGen.
     pub hooks: &'a [crate::Hook],
+    /// The model file's folder, where its external data is (see
+    /// [`onnx_ir::ImportOptions::external_data_dir`]).
+    pub external_data_dir: Option<&'a Path>,
 }
 
 pub struct GeneratedModel {
     /// File stem (`digits` for `Digits`).
     pub stem: String,
     pub code: String,
-    pub bpk: Option<Vec<u8>>,
+    pub bpk: Option<Pack>,
     /// The IR as imported, and after simplification (equal when `simplify` is off).
     pub ir: String,
     pub ir_simplified: String,
@@ -80,12 +84,12 @@ pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel> 
     // Checked first: the name becomes the struct's identifier, and `Ident::new` panics on `my-model`.
     let name: Ident = syn::parse_str(opts.name).map_err(|_| CodegenError::Name(opts.name.to_string()))?;
     let custom: Vec<(String, String)> = opts.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
-    let raw = onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: false }, &custom)?;
-    let graph = if opts.simplify {
-        onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: true }, &custom)?
-    } else {
-        raw.clone()
+    let import = |simplify| {
+        let options = ImportOptions { simplify, external_data_dir: opts.external_data_dir.map(Path::to_path_buf) };
+        onnx_ir::import_with_custom_ops(bytes, options, &custom)
     };
+    let raw = import(false)?;
+    let graph = if opts.simplify { import(true)? } else { raw.clone() };
     let lowered = crate::model::lower_with(&graph, opts.hooks, opts.partition.then_some(crate::partition::PART_NODES))?;
     let stem = crate::snake_case(opts.name);
     let file = format!("{stem}.bpk");
@@ -104,7 +108,7 @@ pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel> 
     let bpk = match opts.strategy {
         LoadStrategy::None => None,
         _ if !has_weights => None,
-        _ => Some(weights::pack(&lowered.weights)?),
+        _ => Some(Pack::new(lowered.weights.clone())),
     };
     let spec = StructSpec { name: &name, vis: quote! { pub }, attrs: quote! {} };
     let items = lowered.items(&spec, &source);
@@ -128,9 +132,6 @@ pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel> 
 /// dumps `<stem>.ir.txt` and `<stem>.simplified.ir.txt` into `dir`; returns the files written.
 pub fn write_files(model: &GeneratedModel, dir: &Path, development: bool) -> Result<Vec<std::path::PathBuf>> {
     let mut files = vec![(format!("{}.rs", model.stem), model.code.as_bytes())];
-    if let Some(bpk) = &model.bpk {
-        files.push((format!("{}.bpk", model.stem), bpk));
-    }
     if development {
         files.push((format!("{}.ir.txt", model.stem), model.ir.as_bytes()));
         files.push((format!("{}.simplified.ir.txt", model.stem), model.ir_simplified.as_bytes()));
@@ -140,11 +141,42 @@ pub fn write_files(model: &GeneratedModel, dir: &Path, development: bool) -> Res
     let mut written = vec![];
     for (name, bytes) in files {
         let path = dir.join(name);
-        if std::fs::read(&path).ok().as_deref() != Some(bytes) {
-            std::fs::write(&path, bytes)
-                .map_err(|e| CodegenError::Write { path: path.display().to_string(), message: e.to_string() })?;
-        }
+        write_if_changed(&path, bytes)?;
         written.push(path);
     }
+    if let Some(pack) = &model.bpk {
+        let path = dir.join(format!("{}.bpk", model.stem));
+        write_pack(pack, &path)?;
+        written.insert(1, path);
+    }
     Ok(written)
+}
+
+/// Writes `pack` at `path`. A pack read from side files (GBs) is streamed to the file; any other
+/// is written only when its bytes changed, so that an unchanged model leaves the file, and what
+/// embeds it, untouched.
+pub fn write_pack(pack: &Pack, path: &Path) -> Result<()> {
+    if pack.reads_side_files() {
+        pack.write(path)
+    } else {
+        write_if_changed(path, &pack.to_bytes()?)
+    }
+}
+
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
+    if std::fs::read(path).ok().as_deref() == Some(bytes) {
+        return Ok(());
+    }
+    write_atomic(path, bytes)
+}
+
+/// Atomic write (temporary file, then rename) so a concurrent reader never sees half a file.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let fail = |e: std::io::Error| CodegenError::Write { path: path.display().to_string(), message: e.to_string() };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(fail)?;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(fail)
 }

@@ -18,6 +18,7 @@ pub use expand::{expand, Request, WeightsMode};
 pub use generate::{generate, write_files, GenerateOptions, GeneratedModel, LoadStrategy};
 pub use modelgen::ModelGen;
 pub use names::snake_case;
+pub use onnx_ir::external::model_folder;
 pub use ops::custom::Hook;
 
 use proc_macro2::TokenStream;

@@ -90,6 +90,7 @@ impl ModelGen {
                 location,
                 out_dir: &self.out_dir,
                 hooks: &[],
+                external_data_dir: Some(&onnx_ir::external::model_folder(input)),
             };
             let model = generate(&bytes, &opts)?;
             written.extend(write_files(&model, dir, self.development)?);

@@ -7,7 +7,7 @@ use proc_macro2::{Ident, Span};
 use quote::quote;
 
 fn generate(bytes: &[u8], simplify: bool) -> (String, Vec<u8>) {
-    let graph = import(bytes, ImportOptions { simplify }).expect("digits model imports");
+    let graph = import(bytes, ImportOptions { simplify, ..Default::default() }).expect("digits model imports");
     let lowered = lower(&graph).expect("lowers");
     let name = Ident::new("Digits", Span::call_site());
     let spec = StructSpec { name: &name, vis: quote! { pub }, attrs: quote! {} };

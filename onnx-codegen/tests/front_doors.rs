@@ -3,9 +3,10 @@
 
 use onnx_codegen::generate::{generate, BpkLocation, GenerateOptions, LoadStrategy};
 use onnx_codegen::{expand, Request, WeightsMode};
-use proc_macro2::{Ident, Span};
-use quote::quote;
 use std::path::{Path, PathBuf};
+
+mod common;
+use common::{request, weights_path};
 
 /// The struct and impl items, formatted, with the `include_bytes_aligned!` argument masked.
 fn items_text(file: syn::File) -> String {
@@ -33,6 +34,7 @@ fn cli_or_modelgen(location: BpkLocation) -> String {
         location,
         out_dir: &out,
         hooks: &[],
+        external_data_dir: None,
     };
     let code = generate(&bytes, &opts).expect("generates").code;
     items_text(syn::parse_file(&code).expect("generated code parses"))
@@ -40,18 +42,8 @@ fn cli_or_modelgen(location: BpkLocation) -> String {
 
 /// The macro's request for the digits model, embedded weights, no hooks.
 fn digits_request(name: &str, simplify: bool) -> Request {
-    Request {
-        manifest_dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits"),
-        model: "model/digits.onnx".into(),
-        weights: WeightsMode::Embed,
-        simplify,
-        partition: true,
-        dump: None,
-        name: Ident::new(name, Span::call_site()),
-        vis: quote! { pub },
-        attrs: quote! {},
-        hooks: vec![],
-    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits");
+    Request { simplify, ..request(&dir, "model/digits.onnx", name, Some(WeightsMode::Embed)) }
 }
 
 fn model_path() -> PathBuf {
@@ -120,11 +112,4 @@ fn a_changed_model_is_expanded_again() {
     // The cache keeps only the current expansion of a request: the old one and its weights go.
     assert!(!old_kept && new_kept, "{} is still there, or {} is not", old_weights.display(), new_weights.display());
     assert!(stale_expansions.is_empty(), "old expansions kept: {stale_expansions:?}");
-}
-
-/// The `.bpk` file an expansion embeds.
-fn weights_path(tokens: &str) -> PathBuf {
-    let end = tokens.find(".bpk\"").expect("an expansion with weights");
-    let start = tokens[..end].rfind('"').expect("a string literal") + 1;
-    PathBuf::from(format!("{}.bpk", &tokens[start..end]))
 }

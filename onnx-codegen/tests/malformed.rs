@@ -60,6 +60,7 @@ fn options<'a>(name: &'a str, out: &'a std::path::Path) -> GenerateOptions<'a> {
         location: BpkLocation::Beside,
         out_dir: out,
         hooks: &[],
+        external_data_dir: None,
     }
 }
 
@@ -100,7 +101,7 @@ fn check(case: &Case) -> Option<String> {
     }
     match (outcome, case.expected.as_str()) {
         (Ok(model), "ok") => {
-            let weights = model.bpk.as_ref().map_or(0, Vec::len);
+            let weights = model.bpk.as_ref().map_or(0, |pack| pack.to_bytes().map_or(0, |b| b.len()));
             (weights > MAX_WEIGHTS).then(|| format!("imported with {weights} bytes of weights"))
         }
         (Ok(_), expected) => Some(format!("imported; expected a {expected} error")),

@@ -68,6 +68,7 @@ fn code(bytes: &[u8], strategy: LoadStrategy, simplify: bool, hooks: &[Hook]) ->
         location: BpkLocation::Beside,
         out_dir: &out,
         hooks,
+        external_data_dir: None,
     };
     generate(bytes, &opts).expect("generates").code
 }

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::proto::{attribute_type as ty, AttributeProto, GraphProto};
 use crate::tensor::TensorData;
 use std::cell::Cell;
+use std::path::Path;
 
 pub struct Attributes<'a> {
     list: &'a [AttributeProto],
@@ -14,11 +15,13 @@ pub struct Attributes<'a> {
     read: Vec<Cell<bool>>,
     node: &'a str,
     op: &'a str,
+    /// Where tensor attributes stored as external data are read from (see [`crate::external`]).
+    data_dir: Option<&'a Path>,
 }
 
 impl<'a> Attributes<'a> {
-    pub fn new(list: &'a [AttributeProto], node: &'a str, op: &'a str) -> Self {
-        Self { list, read: vec![Cell::new(false); list.len()], node, op }
+    pub fn new(list: &'a [AttributeProto], node: &'a str, op: &'a str, data_dir: Option<&'a Path>) -> Self {
+        Self { list, read: vec![Cell::new(false); list.len()], node, op, data_dir }
     }
 
     /// Finds `name`, checking its declared type. Very old files leave the type unset (0).
@@ -97,7 +100,7 @@ impl<'a> Attributes<'a> {
     pub fn tensor(&self, name: &str) -> Result<Option<TensorData>> {
         match self.get(name, ty::TENSOR)? {
             Some(a) => match &a.t {
-                Some(t) => TensorData::from_proto(t).map(Some),
+                Some(t) => TensorData::from_proto(t, self.data_dir).map(Some),
                 None => Ok(None),
             },
             None => Ok(None),

@@ -11,6 +11,7 @@ use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto}
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 /// A node's inputs in ONNX order; `None` for an omitted optional input.
 type NodeInputs = Vec<Option<ValueId>>;
@@ -22,14 +23,16 @@ pub(crate) fn is_custom(custom: CustomOps, domain: &str, op_type: &str) -> bool 
     custom.iter().any(|(d, o)| d == crate::domain::canonical(domain) && o == op_type)
 }
 
-pub fn build(model: &ModelProto, custom: CustomOps) -> Result<Graph> {
+/// `data_dir`: the model's folder, for its external data (see [`crate::external`]).
+pub fn build(model: &ModelProto, custom: CustomOps, data_dir: Option<&Path>) -> Result<Graph> {
     let graph = model.graph.as_ref().ok_or(Error::NoGraph)?;
     // After the unsupported-op list: a model of only other domains' ops (ai.onnx.ml) is told
     // what is missing rather than that it imports no default opset (which it then needs not).
     check_supported(graph, custom)?;
     crate::domain::check_opset(model, uses_default_domain(graph)).map_err(Error::Opset)?;
-    match build_typed(model, graph, custom, &BranchChoices::new()) {
-        Err(conflict @ Error::BranchTypes { .. }) => search_branch_typings(model, graph, custom, conflict),
+    let context = Context { custom, data_dir };
+    match build_typed(model, graph, &context, &BranchChoices::new()) {
+        Err(conflict @ Error::BranchTypes { .. }) => search_branch_typings(model, graph, &context, conflict),
         other => other,
     }
 }
@@ -52,7 +55,7 @@ const MAX_SEARCH_NODES: usize = 250_000;
 /// fewest branches unreachable (such a branch becomes a run-time error, as it is in ONNX
 /// Runtime when later nodes reject its rank). No fitting typing, or a tie, leaves the
 /// original error.
-fn search_branch_typings(model: &ModelProto, graph: &GraphProto, custom: CustomOps, conflict: Error) -> Result<Graph> {
+fn search_branch_typings(model: &ModelProto, graph: &GraphProto, context: &Context, conflict: Error) -> Result<Graph> {
     let mut pending = vec![BranchChoices::new()];
     let mut fitting = vec![];
     let mut fewest = usize::MAX;
@@ -62,7 +65,7 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, custom: CustomO
         if choices.len() > fewest {
             continue; // Gives up more branches than a typing already found.
         }
-        match build_typed(model, graph, custom, &choices) {
+        match build_typed(model, graph, context, &choices) {
             Ok(typed) => {
                 fewest = fewest.min(choices.len());
                 fitting.push((choices.len(), typed));
@@ -86,19 +89,26 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, custom: CustomO
     }
 }
 
-fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choices: &BranchChoices) -> Result<Graph> {
+/// What every build of one import shares.
+struct Context<'a> {
+    custom: CustomOps<'a>,
+    data_dir: Option<&'a Path>,
+}
+
+fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choices: &BranchChoices) -> Result<Graph> {
     let opset = crate::domain::default_opset(model);
     let declared = declared_types(graph);
     let mut b = Builder {
-        graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset },
+        graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset, side_files: vec![] },
         names: HashMap::new(),
         defined: vec![],
         unproduced: HashMap::new(),
-        custom,
+        custom: context.custom,
+        data_dir: context.data_dir,
         declared,
         choices,
     };
-    for (name, data) in initializers(graph)? {
+    for (name, data) in initializers(graph, context.data_dir)? {
         b.add_value(name, data.tensor_type(), Some(data));
     }
     for input in &graph.input {
@@ -124,11 +134,11 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, custom: CustomOps, choice
 }
 
 /// A graph's initializers, sparse ones made dense (ONNX names a sparse one by its values).
-fn initializers(graph: &GraphProto) -> Result<Vec<(String, TensorData)>> {
-    let dense = graph.initializer.iter().map(|t| Ok((t.name().to_string(), TensorData::from_proto(t)?)));
+fn initializers(graph: &GraphProto, data_dir: Option<&Path>) -> Result<Vec<(String, TensorData)>> {
+    let dense = graph.initializer.iter().map(|t| Ok((t.name().to_string(), TensorData::from_proto(t, data_dir)?)));
     let sparse = graph.sparse_initializer.iter().map(|t| {
         let name = t.values.as_ref().map_or("", |v| v.name()).to_string();
-        Ok((name, TensorData::from_sparse(t)?))
+        Ok((name, TensorData::from_sparse(t, data_dir)?))
     });
     dense.chain(sparse).collect()
 }
@@ -228,6 +238,7 @@ fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {
 struct Builder<'a> {
     graph: Graph,
     custom: CustomOps<'a>,
+    data_dir: Option<&'a Path>,
     declared: HashMap<String, TensorType>,
     names: HashMap<String, ValueId>,
     /// Every name defined, with the value it hid (if any), in order: leaving a subgraph rewinds
@@ -288,14 +299,14 @@ impl Builder<'_> {
     /// A node for a user hook: every input stays an input; output types from the built-in
     /// inference when the op is an override, else declared types, else the first input's.
     fn add_custom_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs) -> Result<()> {
-        let attrs = Attributes::new(&node.attribute, &name, node.op_type());
+        let attrs = Attributes::new(&node.attribute, &name, node.op_type(), self.data_dir);
         let attributes = crate::ops::custom::read_attributes(&node.attribute, &attrs)?;
         let builtin = registry::lookup(node.domain(), node.op_type()).and_then(|parser| {
             let ctx = NodeCtx {
                 name: &name,
                 op_type: node.op_type(),
                 opset: self.graph.opset,
-                attrs: Attributes::new(&node.attribute, &name, node.op_type()),
+                attrs: Attributes::new(&node.attribute, &name, node.op_type(), self.data_dir),
                 inputs: inputs.iter().map(|i| i.map(|id| &self.graph.values[id])).collect(),
                 num_outputs: node.output.len(),
             };
@@ -343,7 +354,7 @@ impl Builder<'_> {
         let saved_nodes = std::mem::take(&mut self.graph.nodes);
         let formal_ids: Vec<ValueId> = formal.into_iter().map(|(name, ty)| self.add_value(name, ty, None)).collect();
         let result = (|| {
-            for (name, data) in initializers(graph)? {
+            for (name, data) in initializers(graph, self.data_dir)? {
                 self.add_value(name, data.tensor_type(), Some(data));
             }
             for index in crate::order::execution_order(graph, |name| self.names.contains_key(name))? {
@@ -643,7 +654,7 @@ impl Builder<'_> {
         if !constant && is_custom(self.custom, node.domain(), node.op_type()) {
             return self.add_custom_node(node, name, inputs);
         }
-        let attrs = Attributes::new(&node.attribute, &name, node.op_type());
+        let attrs = Attributes::new(&node.attribute, &name, node.op_type(), self.data_dir);
         // Opset 1's hint that an input may be overwritten in place: no effect on any value.
         attrs.ignore(&["consumed_inputs"]);
         if builder_op(node) {

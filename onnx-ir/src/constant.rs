@@ -10,7 +10,7 @@ pub fn parse(attrs: &Attributes) -> Result<TensorData, String> {
     if let Some(t) = attrs.tensor("value").map_err(err)? {
         return Ok(t);
     }
-    let le = |v: Vec<u8>, dtype, shape| TensorData { dtype, shape, bytes: v };
+    let le = |v: Vec<u8>, dtype, shape| TensorData::new(dtype, shape, v);
     if let Some(f) = attrs.float("value_float").map_err(err)? {
         return Ok(le(f.to_le_bytes().to_vec(), DType::F32, vec![]));
     }

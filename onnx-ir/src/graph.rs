@@ -5,6 +5,7 @@ use crate::ops::Op;
 use crate::tensor::TensorData;
 use crate::types::TensorType;
 use std::fmt;
+use std::path::PathBuf;
 
 pub type ValueId = usize;
 
@@ -35,6 +36,9 @@ pub struct Graph {
     pub outputs: Vec<ValueId>,
     /// Version of the default ONNX domain the model was written for.
     pub opset: i64,
+    /// The side files the model's external data came from (canonical paths, sorted); empty for
+    /// a model that holds all its data.
+    pub side_files: Vec<PathBuf>,
 }
 
 impl Graph {

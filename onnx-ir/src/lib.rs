@@ -9,6 +9,7 @@ pub mod builder;
 pub mod constant;
 pub mod domain;
 pub mod error;
+pub mod external;
 pub mod functions;
 pub mod graph;
 pub mod ops;
@@ -21,21 +22,25 @@ pub mod types;
 pub use error::{Error, Result, UnsupportedOp};
 pub use graph::{Graph, Node, Value, ValueId};
 pub use ops::Op;
-pub use tensor::TensorData;
+pub use tensor::{Storage, TensorData};
 pub use types::{DType, Dim, Kind, TensorType};
 
 use prost::Message;
+use std::path::PathBuf;
 
 /// How a model is imported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportOptions {
     /// Run the simplification passes.
     pub simplify: bool,
+    /// The model file's folder: external data (tensors in side files) is read from there and
+    /// confined to it. `None` (bytes that came from no file) makes such a tensor an error.
+    pub external_data_dir: Option<PathBuf>,
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        Self { simplify: true }
+        Self { simplify: true, external_data_dir: None }
     }
 }
 
@@ -49,7 +54,11 @@ pub fn import(bytes: &[u8], options: ImportOptions) -> Result<Graph> {
 pub fn import_with_custom_ops(bytes: &[u8], options: ImportOptions, custom: &[(String, String)]) -> Result<Graph> {
     let mut model = proto::ModelProto::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
     functions::inline_calls(&mut model, &|node| builder::is_custom(custom, node.domain(), node.op_type()))?;
-    let mut graph = builder::build(&model, custom)?;
+    let data_dir = options.external_data_dir.as_deref();
+    let mut graph = builder::build(&model, custom, data_dir)?;
+    if let (Some(dir), Some(proto)) = (data_dir, &model.graph) {
+        graph.side_files = external::side_files(proto, dir);
+    }
     if options.simplify {
         passes::simplify(&mut graph);
     }

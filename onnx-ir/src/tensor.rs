@@ -2,20 +2,61 @@
 //! `TensorProto` into one little-endian byte layout whatever field ONNX stored them in.
 
 use crate::error::{Error, Result};
-use crate::proto::tensor_proto::DataLocation;
+use crate::external::{self, ExternalBytes};
 use crate::proto::{SparseTensorProto, TensorProto};
 use crate::types::{DType, TensorType};
 use prost::Message;
+use std::borrow::Cow;
+use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TensorData {
     pub dtype: DType,
     pub shape: Vec<usize>,
     /// Little-endian elements, `shape.product() * dtype.size()` bytes.
-    pub bytes: Vec<u8>,
+    pub storage: Storage,
 }
 
+/// Where a tensor's bytes are.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Storage {
+    /// In memory.
+    Resident(Vec<u8>),
+    /// A large tensor of a side file, left there: only the weights writer reads it, streaming.
+    /// Nothing at import (constant folding, op parsers) reads its values, so a model of many
+    /// GB imports in little memory.
+    External(ExternalBytes),
+}
+
+/// External tensors of at most this many elements are read at import, as ordinary constants:
+/// the size below which folding and op parsers may want their values (see
+/// [`crate::passes::fold::MAX_ELEMENTS`]). Larger ones stay in their side file.
+pub const MAX_RESIDENT_EXTERNAL_ELEMENTS: usize = crate::passes::fold::MAX_ELEMENTS;
+
 impl TensorData {
+    pub fn new(dtype: DType, shape: Vec<usize>, bytes: Vec<u8>) -> Self {
+        Self { dtype, shape, storage: Storage::Resident(bytes) }
+    }
+
+    /// The bytes, when they are in memory (`None` for a tensor left in its side file).
+    pub fn resident(&self) -> Option<&[u8]> {
+        match &self.storage {
+            Storage::Resident(bytes) => Some(bytes),
+            Storage::External(_) => None,
+        }
+    }
+
+    /// The bytes, read from the side file if need be: for one tensor whose values are truly
+    /// needed (a caller bounds its size; a side file can be many GB).
+    pub fn read_bytes(&self) -> Result<Cow<'_, [u8]>> {
+        match &self.storage {
+            Storage::Resident(bytes) => Ok(Cow::Borrowed(bytes)),
+            Storage::External(ext) => {
+                ext.read().map(Cow::Owned).map_err(|message| Error::Tensor { name: ext.tensor.clone(), message })
+            }
+        }
+    }
+
     /// Saturates: a shape whose product overflows (never one decoded from a model, whose byte
     /// length bounds it) counts as too large for anything.
     pub fn num_elements(&self) -> usize {
@@ -29,14 +70,12 @@ impl TensorData {
     /// Decodes a serialized `TensorProto` (the `.pb` files of ONNX test data).
     pub fn decode(bytes: &[u8]) -> Result<Self> {
         let proto = TensorProto::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
-        Self::from_proto(&proto)
+        Self::from_proto(&proto, None)
     }
 
-    pub fn from_proto(proto: &TensorProto) -> Result<Self> {
+    /// `data_dir`: the model's folder, where its external data may be (`None` refuses it).
+    pub fn from_proto(proto: &TensorProto, data_dir: Option<&Path>) -> Result<Self> {
         let fail = |message: String| Error::Tensor { name: proto.name().to_string(), message };
-        if proto.data_location() == DataLocation::External || !proto.external_data.is_empty() {
-            return Err(fail("external data is not supported yet".into()));
-        }
         let dtype = DType::from_onnx(proto.data_type())
             .ok_or_else(|| fail(format!("unsupported data type code {}", proto.data_type())))?;
         let shape = proto
@@ -48,28 +87,41 @@ impl TensorData {
             .iter()
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
             .ok_or_else(|| fail("element count overflows".into()))?;
+        let expected = count.checked_mul(dtype.size()).ok_or_else(|| fail("byte size overflows".into()))?;
+        if external::is_external(proto) {
+            let ext = external::locate(proto, data_dir, expected as u64).map_err(fail)?;
+            let storage = if count <= MAX_RESIDENT_EXTERNAL_ELEMENTS {
+                Storage::Resident(ext.read().map_err(fail)?)
+            } else {
+                Storage::External(ext)
+            };
+            return Ok(Self { dtype, shape, storage });
+        }
         let bytes = if !proto.raw_data().is_empty() || count == 0 {
             proto.raw_data().to_vec()
         } else {
             typed_field_bytes(proto, dtype)
         };
-        let expected = count.checked_mul(dtype.size()).ok_or_else(|| fail("byte size overflows".into()))?;
         if bytes.len() != expected {
             return Err(fail(format!("holds {} bytes of data, but {dtype} {shape:?} needs {expected}", bytes.len())));
         }
-        Ok(Self { dtype, shape, bytes })
+        Ok(Self::new(dtype, shape, bytes))
     }
 
     /// A sparse initializer made dense: `values` (NNZ elements) at `indices` (int64, either
     /// NNZ linear positions or NNZ x rank coordinates), zero elsewhere.
-    pub fn from_sparse(sparse: &SparseTensorProto) -> Result<Self> {
+    pub fn from_sparse(sparse: &SparseTensorProto, data_dir: Option<&Path>) -> Result<Self> {
         let name = sparse.values.as_ref().map_or("", |v| v.name());
         let fail = |message: String| Error::Tensor { name: name.to_string(), message };
-        let values =
-            Self::from_proto(sparse.values.as_ref().ok_or_else(|| fail("a sparse tensor without values".into()))?)?;
+        let values = sparse.values.as_ref().ok_or_else(|| fail("a sparse tensor without values".into()))?;
+        let values = Self::from_proto(values, data_dir)?;
         let indices = sparse.indices.as_ref().ok_or_else(|| fail("a sparse tensor without indices".into()))?;
-        let indices = Some(Self::from_proto(indices)?).filter(|i| i.dtype == DType::I64).and_then(|i| i.to_i64s());
-        let indices = indices.ok_or_else(|| fail("sparse indices must be int64".into()))?;
+        let indices = Some(Self::from_proto(indices, data_dir)?).filter(|i| i.dtype == DType::I64);
+        let indices = indices.ok_or_else(|| fail("sparse indices must be int64".into()))?.to_i64s();
+        let (Some(indices), Some(value_bytes)) = (indices, values.resident()) else {
+            let limit = MAX_RESIDENT_EXTERNAL_ELEMENTS;
+            return Err(fail(format!("sparse values or indices of more than {limit} elements in a side file")));
+        };
         let shape = sparse
             .dims
             .iter()
@@ -85,16 +137,17 @@ impl TensorData {
         let width = values.dtype.size();
         let mut bytes = vec![0u8; size];
         for (k, at) in positions.into_iter().enumerate() {
-            bytes[at * width..(at + 1) * width].copy_from_slice(&values.bytes[k * width..(k + 1) * width]);
+            bytes[at * width..(at + 1) * width].copy_from_slice(&value_bytes[k * width..(k + 1) * width]);
         }
-        Ok(Self { dtype: values.dtype, shape, bytes })
+        Ok(Self::new(values.dtype, shape, bytes))
     }
 
-    /// Every element widened to f64 (for scalars and attribute-like constants).
-    pub fn to_f64s(&self) -> Vec<f64> {
-        let b = &self.bytes;
+    /// Every element widened to f64 (for scalars and attribute-like constants); `None` for a
+    /// tensor left in its side file, whose values the import never reads.
+    pub fn to_f64s(&self) -> Option<Vec<f64>> {
+        let b = self.resident()?;
         let n = self.num_elements();
-        (0..n)
+        let values = (0..n)
             .map(|i| {
                 let at = |w: usize| &b[i * w..(i + 1) * w];
                 match self.dtype {
@@ -113,12 +166,14 @@ impl TensorData {
                     DType::U64 => u64::from_le_bytes(arr(at(8))) as f64,
                 }
             })
-            .collect()
+            .collect();
+        Some(values)
     }
 
-    /// Every element as i64; `None` when the tensor is not of an integer type.
+    /// Every element as i64; `None` when the tensor is not of an integer type, or is left in its
+    /// side file.
     pub fn to_i64s(&self) -> Option<Vec<i64>> {
-        let b = &self.bytes;
+        let b = self.resident()?;
         let n = self.num_elements();
         let read = |i: usize| -> Option<i64> {
             let at = |w: usize| &b[i * w..(i + 1) * w];
@@ -139,22 +194,23 @@ impl TensorData {
 
     /// The single element of a one-element tensor, as f64.
     pub fn scalar_f64(&self) -> Option<f64> {
-        (self.num_elements() == 1).then(|| self.to_f64s()[0])
+        self.to_f64s().filter(|v| v.len() == 1).map(|v| v[0])
     }
 
-    /// A copy with the two dimensions of a matrix swapped.
+    /// A copy with the two dimensions of a matrix swapped (`None` for one left in its side file).
     pub fn transposed_2d(&self) -> Option<Self> {
         let [rows, cols] = self.shape[..] else { return None };
+        let source = self.resident()?;
         let w = self.dtype.size();
-        let mut bytes = vec![0u8; self.bytes.len()];
+        let mut bytes = vec![0u8; source.len()];
         for r in 0..rows {
             for c in 0..cols {
                 let src = (r * cols + c) * w;
                 let dst = (c * rows + r) * w;
-                bytes[dst..dst + w].copy_from_slice(&self.bytes[src..src + w]);
+                bytes[dst..dst + w].copy_from_slice(&source[src..src + w]);
             }
         }
-        Some(Self { dtype: self.dtype, shape: vec![cols, rows], bytes })
+        Some(Self::new(self.dtype, vec![cols, rows], bytes))
     }
 }
 
@@ -214,14 +270,14 @@ mod tests {
     use super::*;
 
     fn halves(dtype: DType, bits: &[u16]) -> TensorData {
-        TensorData { dtype, shape: vec![bits.len()], bytes: bits.iter().flat_map(|h| h.to_le_bytes()).collect() }
+        TensorData::new(dtype, vec![bits.len()], bits.iter().flat_map(|h| h.to_le_bytes()).collect())
     }
 
     #[test]
     fn half_floats_widen_exactly() {
         // f16: 1, -2.5, the smallest subnormal (2^-24), +inf; bf16: 1, -0.15625.
         let f16 = halves(DType::F16, &[0x3c00, 0xc100, 0x0001, 0x7c00]);
-        assert_eq!(f16.to_f64s(), vec![1.0, -2.5, 2f64.powi(-24), f64::INFINITY]);
-        assert_eq!(halves(DType::BF16, &[0x3f80, 0xbe20]).to_f64s(), vec![1.0, -0.15625]);
+        assert_eq!(f16.to_f64s(), Some(vec![1.0, -2.5, 2f64.powi(-24), f64::INFINITY]));
+        assert_eq!(halves(DType::BF16, &[0x3f80, 0xbe20]).to_f64s(), Some(vec![1.0, -0.15625]));
     }
 }

@@ -199,8 +199,11 @@ fn every_truncation_of_a_model_is_an_error_not_a_panic() {
 fn identity_and_dropout_are_removed_by_simplify_only() {
     let nodes = vec![node("Dropout", &["x"], &["a"], vec![]), node("Relu", &["a"], &["y"], vec![])];
     let bytes = model(13, nodes, vec![input("x", &[3])], vec![]);
-    assert_eq!(import(&bytes, ImportOptions { simplify: true }).expect("imports").nodes.len(), 1);
-    assert_eq!(import(&bytes, ImportOptions { simplify: false }).expect("imports").nodes.len(), 2);
+    assert_eq!(import(&bytes, ImportOptions { simplify: true, ..Default::default() }).expect("imports").nodes.len(), 1);
+    assert_eq!(
+        import(&bytes, ImportOptions { simplify: false, ..Default::default() }).expect("imports").nodes.len(),
+        2
+    );
 }
 
 fn if_node(cond: &str) -> NodeProto {

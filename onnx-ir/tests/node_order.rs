@@ -18,7 +18,7 @@ fn model_listing(nodes: Vec<NodeProto>, output: &str, inputs: Vec<ValueInfoProto
 }
 
 fn ir(bytes: &[u8]) -> String {
-    import(bytes, ImportOptions { simplify: false }).expect("imports").to_string()
+    import(bytes, ImportOptions { simplify: false, ..Default::default() }).expect("imports").to_string()
 }
 
 fn chain() -> Vec<NodeProto> {

@@ -14,7 +14,8 @@ const OPTIONS: &str = "weights = \"embed\" | \"file\" | \"none\", simplify = <bo
 
 struct Args {
     model: LitStr,
-    weights: WeightsMode,
+    /// `None` when the attribute names none (see `Request::weights`).
+    weights: Option<WeightsMode>,
     simplify: bool,
     partition: bool,
     dump: Option<String>,
@@ -47,8 +48,7 @@ impl Parse for Args {
         let model: LitStr = input
             .parse()
             .map_err(|e| syn::Error::new(e.span(), "expected the model path: #[onnx_model(\"path/to/model.onnx\")]"))?;
-        let mut args =
-            Args { model, weights: WeightsMode::Embed, simplify: true, partition: true, dump: None, hooks: vec![] };
+        let mut args = Args { model, weights: None, simplify: true, partition: true, dump: None, hooks: vec![] };
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -59,7 +59,7 @@ impl Parse for Args {
             match key.to_string().as_str() {
                 "weights" => {
                     let v: LitStr = input.parse()?;
-                    args.weights = match v.value().as_str() {
+                    args.weights = Some(match v.value().as_str() {
                         "embed" => WeightsMode::Embed,
                         "file" => WeightsMode::File,
                         "none" => WeightsMode::None,
@@ -69,7 +69,7 @@ impl Parse for Args {
                                 format!("unknown weights mode `{other}`; expected \"embed\", \"file\" or \"none\""),
                             ))
                         }
-                    };
+                    });
                 }
                 "simplify" => args.simplify = input.parse::<LitBool>()?.value,
                 "partition" => args.partition = input.parse::<LitBool>()?.value,

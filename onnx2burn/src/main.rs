@@ -50,6 +50,7 @@ fn run(args: &Args) -> Result<(), String> {
         location: BpkLocation::Beside,
         out_dir: &args.out_dir,
         hooks: &[],
+        external_data_dir: Some(&onnx_codegen::model_folder(&args.model)),
     };
     let started = std::time::Instant::now();
     let model = generate(&bytes, &opts).map_err(|e| format!("{}: {e}", args.model.display()))?;

@@ -36,3 +36,22 @@ fn an_unknown_option_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--embed'"));
 }
+
+#[test]
+fn a_model_with_external_data_writes_code_and_weights() {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../onnx-ir/tests/models/external_data");
+    let dir = std::env::temp_dir().join(format!("onnx2burn-cli-external-{}", std::process::id()));
+    let run = |model: &str, out: &str| {
+        let out = onnx2burn(&[&models.join(model).display().to_string(), &dir.join(out).display().to_string()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    run("model.onnx", "external");
+    run("embedded.onnx", "embedded");
+    let read = |path: &str| std::fs::read(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let weights = read("external/model.bpk");
+    let same_weights = weights == read("embedded/embedded.bpk");
+    let code = String::from_utf8(read("external/model.rs")).expect("utf-8");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(code.contains("pub struct Model"), "{code}");
+    assert!(same_weights, "the side file's weights differ from the embedded model's");
+}

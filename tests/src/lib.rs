@@ -21,9 +21,15 @@ pub fn read_pb(path: &Path) -> onnx_ir::TensorData {
 pub fn to_burn(data: &onnx_ir::TensorData) -> TensorData {
     let shape = data.shape.clone();
     match data.dtype.kind() {
-        onnx_ir::Kind::Float => TensorData::new(data.to_f64s().into_iter().map(|v| v as f32).collect(), shape),
+        onnx_ir::Kind::Float => TensorData::new(
+            data.to_f64s().expect("decoded data is in memory").into_iter().map(|v| v as f32).collect(),
+            shape,
+        ),
         onnx_ir::Kind::Int => TensorData::new(data.to_i64s().unwrap_or_default(), shape),
-        onnx_ir::Kind::Bool => TensorData::new(data.bytes.iter().map(|&b| b != 0).collect::<Vec<bool>>(), shape),
+        onnx_ir::Kind::Bool => TensorData::new(
+            data.resident().expect("decoded data is in memory").iter().map(|&b| b != 0).collect::<Vec<bool>>(),
+            shape,
+        ),
     }
 }
 
@@ -61,9 +67,9 @@ macro_rules! scalar_input {
     )*};
 }
 scalar_input!(
-    f32 => |d| d.to_f64s()[0] as f32,
-    i64 => |d| d.to_f64s()[0] as i64,
-    bool => |d| d.bytes[0] != 0
+    f32 => |d| d.to_f64s().expect("decoded data is in memory")[0] as f32,
+    i64 => |d| d.to_f64s().expect("decoded data is in memory")[0] as i64,
+    bool => |d| d.resident().expect("decoded data is in memory")[0] != 0
 );
 
 pub fn input<T: FromPb>(dir: &Path, index: usize, device: &Device) -> T {
@@ -165,7 +171,7 @@ pub fn compare(actual: &TensorData, expected: &onnx_ir::TensorData, tol: Toleran
         return Err(format!("element type {:?}, expected {}", actual.dtype(), expected.dtype));
     }
     let got: Vec<f64> = actual.iter::<f64>().collect();
-    let want = expected.to_f64s();
+    let want = expected.to_f64s().expect("decoded data is in memory");
     let mut max_diff = 0.0f64;
     for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
         if g.is_nan() && w.is_nan() || g == w {
@@ -200,7 +206,10 @@ pub fn check_top1(dir: &Path, outputs: &[TensorData]) -> Result<(), String> {
         return Err("the model returned no output".into());
     };
     let classes = expected.shape.last().copied().unwrap_or(1);
-    let (got, want) = (top1(&actual.iter::<f64>().collect::<Vec<_>>(), classes), top1(&expected.to_f64s(), classes));
+    let (got, want) = (
+        top1(&actual.iter::<f64>().collect::<Vec<_>>(), classes),
+        top1(&expected.to_f64s().expect("decoded data is in memory"), classes),
+    );
     if got != want {
         return Err(format!("top-1 classes {got:?}, expected {want:?}"));
     }

@@ -63,13 +63,13 @@ pub fn run() -> (Vec<f32>, f64) {
     let input = read("input.pb");
     let x: Tensor<4> = Tensor::from_data(
         burn::tensor::TensorData::new(
-            input.to_f64s().iter().map(|&v| v as f32).collect::<Vec<_>>(),
+            input.to_f64s().expect("decoded data is in memory").iter().map(|&v| v as f32).collect::<Vec<_>>(),
             input.shape.clone(),
         ),
         &device,
     );
     let y: Vec<f32> = CustomOps::default().forward(x).into_data().iter::<f32>().collect();
-    let expected = read("expected.pb").to_f64s();
+    let expected = read("expected.pb").to_f64s().expect("decoded data is in memory");
     let max_diff = y.iter().zip(&expected).map(|(a, b)| (*a as f64 - b).abs()).fold(0.0, f64::max);
     (y, max_diff)
 }

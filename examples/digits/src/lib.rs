@@ -18,7 +18,7 @@ pub fn read_data(name: &str) -> onnx_ir::TensorData {
 /// The test images, `[N, 1, 8, 8]` with pixels in [0, 1].
 pub fn test_images(device: &Device) -> Tensor<4> {
     let data = read_data("test_images.pb");
-    let values: Vec<f32> = data.to_f64s().into_iter().map(|v| v as f32).collect();
+    let values: Vec<f32> = data.to_f64s().expect("decoded data is in memory").into_iter().map(|v| v as f32).collect();
     Tensor::from_data(TensorData::new(values, data.shape.clone()), device)
 }
 

@@ -10,10 +10,14 @@ fn logits_match_onnx_runtime() {
     let expected = read_data("ort_logits.pb");
     assert_eq!(logits.dims().to_vec(), expected.shape);
     let ours: Vec<f64> = logits.clone().into_data().iter::<f64>().collect();
-    let max_diff = ours.iter().zip(expected.to_f64s()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    let max_diff = ours
+        .iter()
+        .zip(expected.to_f64s().expect("decoded data is in memory"))
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
     assert!(max_diff <= 1e-4, "max |ours - ORT| = {max_diff:e}, above 1e-4");
 
-    let ort = expected.to_f64s();
+    let ort = expected.to_f64s().expect("decoded data is in memory");
     let classes = expected.shape[1];
     let ort_classes: Vec<i64> = ort
         .chunks(classes)

@@ -17,6 +17,7 @@ fn checked_in_code_is_what_the_cli_generates() {
         location: BpkLocation::Beside,
         out_dir: &out_dir,
         hooks: &[],
+        external_data_dir: None,
     };
     let model = generate(&bytes, &opts).expect("generates");
     let code = std::fs::read_to_string(out_dir.join("digits.rs")).expect("checked-in code");
@@ -24,5 +25,6 @@ fn checked_in_code_is_what_the_cli_generates() {
         code == model.code,
         "examples/generated/src/digits.rs differs from what onnx2burn generates now; regenerate it"
     );
-    assert_eq!(std::fs::read(out_dir.join("digits.bpk")).ok(), model.bpk, "digits.bpk differs");
+    let bpk = model.bpk.map(|pack| pack.to_bytes().expect("packs"));
+    assert_eq!(std::fs::read(out_dir.join("digits.bpk")).ok(), bpk, "digits.bpk differs");
 }

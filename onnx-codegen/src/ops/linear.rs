@@ -72,19 +72,20 @@ fn try_linear(
             None => return Ok(None),
         },
     };
-    Ok(Some(linear_layer(e, a, scaled(&weight, c.alpha), bias_data, k, n)?))
+    let Some(weight) = scaled(&weight, c.alpha) else { return Ok(None) };
+    Ok(Some(linear_layer(e, a, weight, bias_data, k, n)?))
 }
 
 /// C as an `[n]` vector times beta, when it broadcasts along rows only.
 fn bias_vector(data: &TensorData, n: usize, beta: f64) -> Option<TensorData> {
-    let values = data.to_f64s();
+    let values = data.to_f64s()?;
     let row: Vec<f64> = match data.shape[..] {
         [] | [1] | [1, 1] => vec![values[0]; n],
         [m] | [1, m] if m == n => values,
         _ => return None,
     };
     let bytes = row.iter().flat_map(|v| ((v * beta) as f32).to_le_bytes()).collect();
-    Some(TensorData { dtype: onnx_ir::DType::F32, shape: vec![n], bytes })
+    Some(TensorData::new(onnx_ir::DType::F32, vec![n], bytes))
 }
 
 fn linear_layer(

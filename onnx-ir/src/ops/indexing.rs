@@ -11,7 +11,7 @@ use crate::tensor::TensorData;
 use crate::types::{DType, Dim, Kind, TensorType};
 
 fn i64_tensor(values: &[i64], shape: Vec<usize>) -> TensorData {
-    TensorData { dtype: DType::I64, shape, bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
+    TensorData::new(DType::I64, shape, values.iter().flat_map(|v| v.to_le_bytes()).collect())
 }
 
 /// ONNX's clamp of a start/end attribute into `0..=dim` (negative counts from the end).
@@ -88,11 +88,9 @@ pub fn parse_range(ctx: &NodeCtx) -> Result<Parsed> {
         let n = count as usize;
         let values: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
         let data = match dtype.kind() {
-            Kind::Float => TensorData {
-                dtype: DType::F32,
-                shape: vec![n],
-                bytes: values.iter().flat_map(|v| (*v as f32).to_le_bytes()).collect(),
-            },
+            Kind::Float => {
+                TensorData::new(DType::F32, vec![n], values.iter().flat_map(|v| (*v as f32).to_le_bytes()).collect())
+            }
             _ => i64_tensor(&values.iter().map(|v| *v as i64).collect::<Vec<_>>(), vec![n]),
         };
         return Ok(Parsed::folded(data));

@@ -366,7 +366,8 @@ impl<'a> NodeCtx<'a> {
     /// An integer-list input (shape, axes, sizes) known now or only at run time.
     pub fn ints_input(&self, index: usize, what: &str) -> Result<Option<IntsInput>> {
         let Some(v) = self.inputs.get(index).copied().flatten() else { return Ok(None) };
-        if let Some(data) = &v.constant {
+        // A constant left in its side file (too large to read at import) is read at run time.
+        if let Some(data) = v.constant.as_ref().filter(|d| d.resident().is_some()) {
             let ints = data
                 .to_i64s()
                 .ok_or_else(|| self.error(format!("{what} must be an integer tensor, got {}", data.dtype)))?;
@@ -398,6 +399,10 @@ impl<'a> NodeCtx<'a> {
     pub fn const_ints(&self, index: usize, what: &str) -> Result<Option<Vec<i64>>> {
         match self.const_input(index, what)? {
             None => Ok(None),
+            Some(data) if data.resident().is_none() => Err(self.error(format!(
+                "{what} has {} elements in a side file, too many to read at import",
+                data.num_elements()
+            ))),
             Some(data) => data
                 .to_i64s()
                 .map(Some)

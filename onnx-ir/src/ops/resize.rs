@@ -79,7 +79,8 @@ pub struct ResizeConfig {
 fn floats(ctx: &NodeCtx, index: usize) -> Result<Option<FloatsInput>> {
     let Some(v) = ctx.inputs.get(index).copied().flatten() else { return Ok(None) };
     Ok(Some(match &v.constant {
-        Some(data) => FloatsInput::Static(data.to_f64s()),
+        // Scales left in a side file (absurdly many) are read at run time like computed ones.
+        Some(data) => data.to_f64s().map_or(FloatsInput::Runtime(index), FloatsInput::Static),
         None => FloatsInput::Runtime(index),
     }))
 }

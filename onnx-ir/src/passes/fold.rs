@@ -29,8 +29,8 @@ fn strides(shape: &[usize]) -> Vec<usize> {
 }
 
 impl Array {
-    fn of(data: &TensorData) -> Self {
-        Self { shape: data.shape.clone(), values: data.to_f64s() }
+    fn of(data: &TensorData) -> Option<Self> {
+        Some(Self { shape: data.shape.clone(), values: data.to_f64s()? })
     }
 
     /// Reads the element at a multi-index broadcast into `shape` (right-aligned, size-1 stretched).
@@ -70,7 +70,7 @@ fn encode(values: &[f64], shape: Vec<usize>, dtype: DType) -> TensorData {
         // Half floats are not folded (see `foldable_dtype`).
         DType::F16 | DType::BF16 => Vec::new(),
     };
-    TensorData { dtype, shape, bytes }
+    TensorData::new(dtype, shape, bytes)
 }
 
 /// Whether a shape is small enough to fold: its element count, and every partial product the
@@ -227,7 +227,7 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
     if !foldable_dtype(out_ty.dtype) || out_ty.static_shape().is_some_and(|s| !within_budget(&s)) {
         return None;
     }
-    let arrays: Vec<Array> = inputs.iter().map(|t| Array::of(t)).collect();
+    let arrays: Vec<Array> = inputs.iter().map(|t| Array::of(t)).collect::<Option<_>>()?;
     let out_shape = out_ty.static_shape();
     let int = out_ty.dtype.kind() != Kind::Float;
     let result: Array = match op {

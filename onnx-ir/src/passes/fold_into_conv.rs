@@ -98,7 +98,7 @@ fn foldable(
 
 /// An f32 vector of `len` elements as f64s.
 fn float_vector(t: &TensorData, len: usize) -> Option<Vec<f64>> {
-    (t.dtype == DType::F32 && t.num_elements() == len).then(|| t.to_f64s())
+    (t.dtype == DType::F32 && t.num_elements() == len).then(|| t.to_f64s()).flatten()
 }
 
 /// A constant that broadcasts against a conv result of `rank` along the channel axis only
@@ -113,7 +113,7 @@ fn channel_values(t: &TensorData, channels: usize, rank: usize) -> Option<Vec<f6
     if !ok {
         return None;
     }
-    let values = t.to_f64s();
+    let values = t.to_f64s()?;
     Some(if values.len() == channels { values } else { vec![*values.first()?; channels] })
 }
 
@@ -138,10 +138,16 @@ fn apply(
     };
     let new_bias: Vec<f64> = (0..channels).map(|o| bias_values[o] * affine.scale[o] + affine.shift[o]).collect();
     let new_weight = match graph.constant(Some(weight)) {
-        Some(w) if w.dtype.kind() == Kind::Float && w.shape.first() == Some(&channels) => {
+        // A weight left in its side file is not rewritten: that would read it at import.
+        Some(w) if w.dtype.kind() == Kind::Float && w.shape.first() == Some(&channels) && w.resident().is_some() => {
             let per_out = w.num_elements() / channels.max(1);
-            let values: Vec<f64> =
-                w.to_f64s().iter().enumerate().map(|(i, &v)| v * affine.scale[i / per_out.max(1)]).collect();
+            let values: Vec<f64> = w
+                .to_f64s()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| v * affine.scale[i / per_out.max(1)])
+                .collect();
             Some(f32_data(&values, w.shape.clone()))
         }
         Some(_) => return false,
@@ -190,7 +196,7 @@ fn scale_fill(
 }
 
 fn f32_data(values: &[f64], shape: Vec<usize>) -> TensorData {
-    TensorData { dtype: DType::F32, shape, bytes: values.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect() }
+    TensorData::new(DType::F32, shape, values.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect())
 }
 
 /// A new constant value named after the Conv node.

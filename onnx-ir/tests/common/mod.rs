@@ -130,3 +130,19 @@ pub fn if_with(cond: &str, then_node: NodeProto, else_node: NodeProto) -> NodePr
         vec![attr_graph("then_branch", branch(then_node)), attr_graph("else_branch", branch(else_node))],
     )
 }
+
+/// An initializer whose data is in a side file, described by `entries` (`location`, ...).
+pub fn external_init(name: &str, data_type: i32, dims: &[i64], entries: &[(&str, &str)]) -> TensorProto {
+    let entry = |(key, value): &(&str, &str)| StringStringEntryProto {
+        key: Some(key.to_string()),
+        value: Some(value.to_string()),
+    };
+    TensorProto {
+        name: Some(name.into()),
+        data_type: Some(data_type),
+        dims: dims.to_vec(),
+        external_data: entries.iter().map(entry).collect(),
+        data_location: Some(tensor_proto::DataLocation::External as i32),
+        ..Default::default()
+    }
+}

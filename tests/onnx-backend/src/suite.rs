@@ -70,7 +70,7 @@ impl Suite {
         let opset = onnx_ir::domain::default_opset(&proto);
         let started = Instant::now();
         let attempt = std::panic::catch_unwind(|| -> Result<String, String> {
-            let graph = import(&bytes, ImportOptions { simplify: self.simplify })
+            let graph = import(&bytes, ImportOptions { simplify: self.simplify, ..Default::default() })
                 .map_err(|e| CodegenError::from(e).to_string())?;
             let lowered =
                 onnx_codegen::model::lower_with(&graph, &[], Some(self.part_nodes)).map_err(|e| e.to_string())?;
