@@ -33,12 +33,13 @@ fn generated(model: &Path, out_dir: &Path) -> GeneratedModel {
     generate(&bytes, &opts).expect("generates")
 }
 
-/// A fresh temporary folder, removed when dropped.
+/// A fresh temporary folder, removed when dropped: under the target folder (on disk), not
+/// `/tmp`, which may be memory and cannot take the large case's 2.4 GB.
 struct Folder(PathBuf);
 
 impl Folder {
     fn new(case: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("onnx-codegen-external-{}-{case}", std::process::id()));
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("external-{}-{case}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp folder");
         Self(dir)
