@@ -84,6 +84,112 @@ def main():
     )
     save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), "external_escape.onnx")
 
+    # Type inference: an Add of static shapes that do not broadcast.
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "y"], ["z"], name="add_mismatch")],
+        "inference",
+        [io("x", [2, 3]), io("y", [4, 5])],
+        [io("z", None)],
+    )
+    save(model17(graph), "inference_failure.onnx")
+
+    # If branches that disagree: in dtype, and in how many values they yield.
+    save(model17(if_graph([float_branch("then_x")], [int_branch("else_x")])), "if_branch_types.onnx")
+    save(model17(if_graph([float_branch("then_x")], [float_branch("else_x"), float_branch("else_y")])), "if_branch_count.onnx")
+
+    # A graph output declared int64 that the graph computes as float.
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+        "declared",
+        [io("x", [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [2, 3])],
+    )
+    save(model17(graph), "declared_output.onnx")
+
+    # An initializer whose raw_data holds 3 floats for a 2x3 shape.
+    weight = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
+    weight.raw_data = weight.raw_data[:12]  # onnx.helper refuses to make it
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"], name="add_weight")],
+        "bad_tensor",
+        [io("x", [2, 3])],
+        [io("y", [2, 3])],
+        initializer=[weight],
+    )
+    save(model17(graph), "bad_tensor_data.onnx")
+
+    # A graph output nothing produces.
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")], "dangling_output", [io("x", [2])], [io("z", [2])]
+    )
+    save(model17(graph), "dangling_output.onnx")
+
+    # A graph input with no shape (its rank unknown).
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+        "no_shape",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)],
+        [io("y", None)],
+    )
+    save(model17(graph), "graph_input_no_shape.onnx")
+
+    # An attribute of the wrong type (Softmax's axis as a float), and one the op does not have.
+    softmax = helper.make_node("Softmax", ["x"], ["y"], name="softmax")
+    softmax.attribute.append(helper.make_attribute("axis", 1.0))
+    graph = helper.make_graph([softmax], "attribute_type", [io("x", [2, 3])], [io("y", [2, 3])])
+    save(model17(graph), "attribute_type.onnx")
+    relu = helper.make_node("Relu", ["x"], ["y"], name="relu", alpha=0.5)
+    graph = helper.make_graph([relu], "unknown_attribute", [io("x", [2, 3])], [io("y", [2, 3])])
+    save(model17(graph), "unknown_attribute.onnx")
+
+    # Two nodes that read each other's output.
+    graph = helper.make_graph(
+        [
+            helper.make_node("Add", ["x", "b"], ["a"], name="first"),
+            helper.make_node("Relu", ["a"], ["b"], name="second"),
+        ],
+        "cycle",
+        [io("x", [2])],
+        [io("a", [2])],
+    )
+    save(model17(graph), "cycle.onnx")
+
+    # A 3-D convolution padded more at the end than at the start, which Burn cannot express.
+    weight = numpy_helper.from_array(np.ones((1, 1, 2, 2, 2), np.float32), "w")
+    conv = helper.make_node("Conv", ["x", "w"], ["y"], name="conv3d", pads=[0, 0, 0, 1, 1, 1])
+    graph = helper.make_graph([conv], "conv3d", [io("x", [1, 1, 4, 4, 4])], [io("y", [1, 1, 4, 4, 4])], [weight])
+    save(model17(graph), "conv3d_asymmetric_padding.onnx")
+
+    # A model that imports, for errors of the options (a dump folder that is a file).
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "relu", [io("x", [2])], [io("y", [2])])
+    save(model17(graph), "relu.onnx")
+
+
+def model17(graph):
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def float_branch(name):
+    return helper.make_node("Constant", [], [name], value=helper.make_tensor(name, TensorProto.FLOAT, [2], [1.0, 2.0]))
+
+
+def int_branch(name):
+    return helper.make_node("Constant", [], [name], value=helper.make_tensor(name, TensorProto.INT64, [2], [1, 2]))
+
+
+def if_graph(then_nodes, else_nodes):
+    """An If on a runtime condition; each branch yields its Constant nodes' outputs."""
+
+    def branch(name, nodes):
+        outputs = [helper.make_tensor_value_info(n.output[0], TensorProto.UNDEFINED, None) for n in nodes]
+        return helper.make_graph(nodes, name, [], outputs)
+
+    node = helper.make_node(
+        "If", ["cond"], ["y"], name="choose", then_branch=branch("then", then_nodes), else_branch=branch("else", else_nodes)
+    )
+    cond = helper.make_tensor_value_info("cond", TensorProto.BOOL, [])
+    return helper.make_graph([node], "if_branches", [cond], [helper.make_tensor_value_info("y", TensorProto.UNDEFINED, None)])
+
 
 if __name__ == "__main__":
     main()

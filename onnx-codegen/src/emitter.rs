@@ -32,7 +32,9 @@ pub struct Emitter<'g> {
     const_fields: HashMap<ValueId, Ident>,
     pub fields: Vec<Field>,
     pub weights: Vec<Weight>,
+    /// The node being emitted and its op type, for messages.
     node: String,
+    op: String,
     /// Set when an op needs the device (creating tensors); `forward` then binds `device`.
     pub needs_device: bool,
     hooks: &'g [crate::Hook],
@@ -57,6 +59,7 @@ impl<'g> Emitter<'g> {
             fields: vec![],
             weights: vec![],
             node: String::new(),
+            op: String::new(),
             needs_device: false,
             hooks,
             checks: vec![],
@@ -76,12 +79,13 @@ impl<'g> Emitter<'g> {
         quote! { &device }
     }
 
-    pub fn set_node(&mut self, name: &str) {
+    pub fn set_node(&mut self, name: &str, op: &str) {
         self.node = name.to_string();
+        self.op = op.to_string();
     }
 
     pub fn error(&self, message: impl Into<String>) -> CodegenError {
-        CodegenError::Node { node: self.node.clone(), message: message.into() }
+        CodegenError::Node { node: self.node.clone(), op: self.op.clone(), message: message.into() }
     }
 
     /// Binds a runtime value (graph input or node output) to a fresh identifier.

@@ -229,9 +229,9 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
     let items = lowered.items(&spec, &source);
     let default = default_impl(&req.name, &source, lowered.has_weights());
     let prelude = prelude();
-    if let Some(dir) = &req.dump {
+    if let Some(folder) = &req.dump {
         // The same files the CLI writes for these options.
-        let dir = req.manifest_dir.join(dir);
+        let dir = req.manifest_dir.join(folder);
         let strategy = match weights {
             WeightsMode::Embed => LoadStrategy::Embedded,
             WeightsMode::File => LoadStrategy::File,
@@ -248,7 +248,8 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
             hooks: &req.hooks,
             external_data_dir: Some(&data_dir),
         };
-        write_files(&generate(bytes, &opts)?, &dir, true)?;
+        let dumped = generate(bytes, &opts).and_then(|model| write_files(&model, &dir, true));
+        dumped.map_err(|e| CodegenError::Dump { dir: folder.clone(), source: Box::new(e) })?;
     }
     let module = format_ident!("__burn_onnx_{}", stem);
     let (name, vis) = (&req.name, &req.vis);

@@ -13,7 +13,7 @@ mod ops;
 pub mod partition;
 pub mod weights;
 
-pub use error::{CodegenError, Result};
+pub use error::{CodegenError, FrontDoor, Result};
 pub use expand::{expand, Request, WeightsMode};
 pub use generate::{generate, write_files, GenerateOptions, GeneratedModel, LoadStrategy};
 pub use modelgen::ModelGen;

@@ -64,7 +64,7 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::Hook], part_nodes: Option<usize
         prologue.extend(scalar_inputs);
         body.splice(0..0, prologue);
     }
-    e.set_node("<graph outputs>");
+    e.set_node("<graph outputs>", "graph output");
     let mut outputs = vec![];
     let mut output_types = vec![];
     for &id in &graph.outputs {
@@ -88,7 +88,7 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::Hook], part_nodes: Option<usize
 pub(crate) fn emit_nodes(e: &mut Emitter, nodes: &[onnx_ir::Node]) -> Result<Vec<TokenStream>> {
     let mut body = vec![];
     for node in nodes {
-        e.set_node(&node.name);
+        e.set_node(&node.name, &node.op_type);
         let expr = ops::emit(e, node)?;
         if let [out] = node.outputs[..] {
             let var = e.bind(out);

@@ -7,7 +7,7 @@
 //! include!(concat!(env!("OUT_DIR"), "/model/digits.rs"));
 //! ```
 
-use crate::error::{CodegenError, Result};
+use crate::error::{CodegenError, FrontDoor, Result};
 use crate::generate::{generate, type_name, write_files, BpkLocation, GenerateOptions, LoadStrategy};
 use std::path::{Path, PathBuf};
 
@@ -61,7 +61,7 @@ impl ModelGen {
             .map(PathBuf::from)
             .unwrap_or_else(|| panic!("ModelGen::run_from_script must run inside a build script (OUT_DIR is not set)"));
         if let Err(e) = self.run(&out.join(&self.out_dir), true) {
-            panic!("burn-onnx ModelGen: {e}");
+            panic!("burn-onnx ModelGen: {}", e.report(FrontDoor::ModelGen));
         }
     }
 

@@ -124,10 +124,11 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
     }
     for output in &graph.output {
         let id = *b.names.get(output.name()).ok_or_else(|| Error::DanglingOutput(output.name().to_string()))?;
-        // A typing chosen for an If must agree with what the model promises its users.
-        if !choices.is_empty() {
-            check_declared(&b.graph.values[id].ty, output)?;
-        }
+        // `forward` returns what the graph computes, so its element type must be the one the
+        // model promises (ONNX Runtime refuses the model too). A declared rank may be stale
+        // (ddddocr's `common` declares rank 2 for a rank-3 output, which ONNX Runtime tolerates),
+        // but a typing chosen for an If must agree with it.
+        check_declared(&b.graph.values[id].ty, output, !choices.is_empty())?;
         b.graph.outputs.push(id);
     }
     Ok(b.graph)
@@ -143,13 +144,16 @@ fn initializers(graph: &GraphProto, data_dir: Option<&Path>) -> Result<Vec<(Stri
     dense.chain(sparse).collect()
 }
 
-fn check_declared(inferred: &TensorType, output: &ValueInfoProto) -> Result<()> {
+/// The declared type of `output` against the inferred one: the dtype, and the rank too if `rank`.
+fn check_declared(inferred: &TensorType, output: &ValueInfoProto, rank: bool) -> Result<()> {
     match graph_input_type(output) {
-        Ok(declared) if !declared.same_kind(inferred) => Err(Error::DeclaredOutput {
-            name: output.name().to_string(),
-            declared: declared.to_string(),
-            inferred: inferred.to_string(),
-        }),
+        Ok(declared) if declared.dtype != inferred.dtype || (rank && declared.rank() != inferred.rank()) => {
+            Err(Error::DeclaredOutput {
+                name: output.name().to_string(),
+                declared: declared.to_string(),
+                inferred: inferred.to_string(),
+            })
+        }
         _ => Ok(()),
     }
 }
@@ -222,7 +226,9 @@ fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {
         .ok_or_else(|| fail("only tensor inputs are supported"))?;
     let dtype = DType::from_onnx(tensor.elem_type())
         .ok_or_else(|| fail(&format!("unsupported element type code {}", tensor.elem_type())))?;
-    let shape = tensor.shape.as_ref().ok_or_else(|| fail("the input's rank must be known (no shape given)"))?;
+    let shape = tensor.shape.as_ref().ok_or_else(|| {
+        fail("the model gives it no shape, but `forward` needs its rank: declare a shape (dims may be symbolic)")
+    })?;
     let dims = shape
         .dim
         .iter()
@@ -336,7 +342,7 @@ impl Builder<'_> {
             outputs: outputs.clone(),
         });
         let ids = node.output.iter().zip(outputs).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
-        self.graph.nodes.push(Node { name, op, inputs, outputs: ids });
+        self.graph.nodes.push(Node { name, op_type: node.op_type().to_string(), op, inputs, outputs: ids });
         Ok(())
     }
 
@@ -423,7 +429,8 @@ impl Builder<'_> {
         let result_types: Vec<TensorType> = types.into_iter().chain(stacked).collect();
         let outputs = node.output.iter().zip(result_types).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
         let config = crate::ops::LoopConfig { body, body_inputs };
-        self.graph.nodes.push(Node { name, op: crate::ops::Op::Loop(Box::new(config)), inputs, outputs });
+        let op = crate::ops::Op::Loop(Box::new(config));
+        self.graph.nodes.push(Node { name, op_type: "Loop".into(), op, inputs, outputs });
         Ok(())
     }
 
@@ -517,6 +524,7 @@ impl Builder<'_> {
         };
         self.graph.nodes.push(Node {
             name,
+            op_type: "Scan".into(),
             op: crate::ops::Op::Scan(Box::new(config)),
             inputs: inputs.into_iter().map(Some).collect(),
             outputs,
@@ -538,7 +546,7 @@ impl Builder<'_> {
             let chosen = self.build_branch(if taken != 0.0 { then_graph } else { else_graph }, &name)?;
             if chosen.outputs.len() != node.output.len() {
                 return Err(fail(format!(
-                    "the branch produces {} values for {} outputs",
+                    "the branch taken yields {} value(s) for {} output(s)",
                     chosen.outputs.len(),
                     node.output.len()
                 )));
@@ -553,7 +561,7 @@ impl Builder<'_> {
         let else_branch = self.build_branch(else_graph, &name)?;
         if then_branch.outputs.len() != else_branch.outputs.len() || then_branch.outputs.len() != node.output.len() {
             return Err(fail(format!(
-                "branches produce {} and {} values for {} outputs",
+                "the then branch yields {} value(s) and the else branch {}, for {} output(s)",
                 then_branch.outputs.len(),
                 else_branch.outputs.len(),
                 node.output.len()
@@ -563,7 +571,7 @@ impl Builder<'_> {
         let outputs =
             node.output.iter().zip(output_types).map(|(out, ty)| self.add_value(out.clone(), ty, None)).collect();
         let op = crate::ops::Op::If(Box::new(crate::ops::IfConfig { then_branch, else_branch }));
-        self.graph.nodes.push(Node { name, op, inputs: vec![Some(condition)], outputs });
+        self.graph.nodes.push(Node { name, op_type: "If".into(), op, inputs: vec![Some(condition)], outputs });
         Ok(())
     }
 
@@ -740,7 +748,13 @@ impl Builder<'_> {
                 }
             }
         }
-        self.graph.nodes.push(Node { name, op: parsed.op, inputs: data_inputs, outputs });
+        self.graph.nodes.push(Node {
+            name,
+            op_type: node.op_type().to_string(),
+            op: parsed.op,
+            inputs: data_inputs,
+            outputs,
+        });
         Ok(())
     }
 }

@@ -22,6 +22,8 @@ pub struct Value {
 pub struct Node {
     /// The ONNX node name, or `<op_type>_<index>` when the model left it empty.
     pub name: String,
+    /// The ONNX op type the node came from (a fused node keeps its first node's), for messages.
+    pub op_type: String,
     pub op: Op,
     /// Runtime inputs; `None` for an omitted optional input.
     pub inputs: Vec<Option<ValueId>>,

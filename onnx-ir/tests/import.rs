@@ -167,7 +167,7 @@ fn unsupported_ops_are_listed_once_with_counts() {
     let err = import(&model(13, nodes, vec![input("x", &[2])], vec![]), ImportOptions::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "model contains 2 op(s) with no implementation: ai.onnx::Foo (2 nodes), example.custom::ChannelScale (1 node); supply them with #[onnx_custom_op]"
+        "model contains 2 op(s) with no implementation: ai.onnx::Foo (2 nodes), example.custom::ChannelScale (1 node)"
     );
 }
 
@@ -409,4 +409,29 @@ fn loop_carried_values_keep_their_rank_and_scan_outputs_gain_an_axis() {
         err.to_string().contains("a carried value enters the body as f32[2, 3] and leaves it as f32[1, 2, 3]"),
         "{err}"
     );
+}
+
+/// A Relu of `x: f32[2, 3]` whose graph output `y` is declared as `declared`.
+fn relu_declaring(declared: ValueInfoProto) -> Vec<u8> {
+    let mut model = ModelProto::decode(
+        &model(17, vec![node("Relu", &["x"], &["y"], vec![])], vec![input("x", &[2, 3])], vec![])[..],
+    )
+    .expect("decodes");
+    if let Some(graph) = model.graph.as_mut() {
+        graph.output = vec![declared];
+    }
+    model.encode_to_vec()
+}
+
+#[test]
+fn a_declared_output_dtype_must_be_the_computed_one() {
+    let mut declared = input("y", &[2, 3]);
+    if let Some(type_proto::Value::TensorType(t)) = declared.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        t.elem_type = Some(7);
+    }
+    let err = import(&relu_declaring(declared), ImportOptions::default()).unwrap_err();
+    assert_eq!(err.to_string(), "graph output `y`: the model declares i64[2, 3] but the graph computes f32[2, 3]");
+    // A stale declared rank is tolerated, as ONNX Runtime does: the computed type is returned.
+    let graph = import(&relu_declaring(input("y", &[6])), ImportOptions::default()).expect("imports");
+    assert_eq!(graph.values[graph.outputs[0]].ty.rank(), 2);
 }

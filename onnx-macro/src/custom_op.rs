@@ -42,7 +42,7 @@ pub fn expand(item: TokenStream) -> syn::Result<TokenStream> {
     let arg_count = func.sig.inputs.len();
     for (i, arg) in func.sig.inputs.iter().enumerate() {
         let FnArg::Typed(typed) = arg else {
-            return Err(syn::Error::new(arg.span(), "a hook is a free function, not a method"));
+            return Err(syn::Error::new_spanned(arg, "a hook is a free function, not a method"));
         };
         if i + 1 == arg_count {
             // The last argument receives the node's attributes.
@@ -57,14 +57,14 @@ pub fn expand(item: TokenStream) -> syn::Result<TokenStream> {
         inputs.push(tensor_entry(&typed.ty)?);
     }
     if arg_count == 0 {
-        return Err(syn::Error::new(
-            func.sig.span(),
+        return Err(syn::Error::new_spanned(
+            &func.sig,
             "a hook takes the node's tensors and `&burn_onnx::hook::NodeAttributes`",
         ));
     }
     let outputs = match &func.sig.output {
         ReturnType::Default => {
-            return Err(syn::Error::new(func.sig.span(), "a hook returns the node's output tensor(s)"))
+            return Err(syn::Error::new_spanned(&func.sig, "a hook returns the node's output tensor(s)"))
         }
         ReturnType::Type(_, ty) => match &**ty {
             Type::Tuple(t) => t.elems.iter().map(tensor_entry).collect::<syn::Result<Vec<_>>>()?,

@@ -1,15 +1,19 @@
 //! The `#[onnx_model]` attribute: parses its arguments and hands the work to `onnx-codegen`.
-//! Every failure becomes a `compile_error!` at the attribute; a panic inside the library is
-//! caught and reported as a bug rather than crashing the compiler.
+//! Every failure becomes a `compile_error!`: one about the model at its path literal, one about
+//! an option at the option; a panic inside the library is caught and reported as a bug rather
+//! than crashing the compiler.
 
 mod custom_op;
 
-use onnx_codegen::{Hook, Request, WeightsMode};
+use onnx_codegen::{CodegenError, FrontDoor, Hook, Request, WeightsMode};
 use proc_macro::TokenStream;
-use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::{ItemStruct, LitBool, LitStr, Token};
 
+/// What `weights` takes.
+const WEIGHTS: &str = "\"embed\", \"file\" or \"none\"";
+/// What `simplify` and `partition` take.
+const BOOL: &str = "`true` or `false`";
 const OPTIONS: &str = "weights = \"embed\" | \"file\" | \"none\", simplify = <bool>, partition = <bool>, dump = \"<dir>\", custom_ops = [\"domain::Op\" => hook, ...]";
 
 struct Args {
@@ -18,7 +22,7 @@ struct Args {
     weights: Option<WeightsMode>,
     simplify: bool,
     partition: bool,
-    dump: Option<String>,
+    dump: Option<LitStr>,
     hooks: Vec<Hook>,
 }
 
@@ -33,7 +37,10 @@ fn parse_hook(input: ParseStream) -> syn::Result<Hook> {
         None => (String::new(), text.clone()),
     };
     if op_type.is_empty() {
-        return Err(syn::Error::new(key.span(), "expected \"domain::OpType\""));
+        return Err(syn::Error::new(
+            key.span(),
+            format!("expected \"domain::OpType\" (e.g. \"com.microsoft::FusedMatMul\"), got {text:?}"),
+        ));
     }
     let mut signature = path.clone();
     if let Some(last) = signature.segments.last_mut() {
@@ -41,6 +48,11 @@ fn parse_hook(input: ParseStream) -> syn::Result<Hook> {
     }
     let label = quote::quote!(#path).to_string().replace(' ', "");
     Ok(Hook { domain, op_type, call: quote::quote!(#path), signature: quote::quote!(#signature), label })
+}
+
+/// The value of option `key`; a value of the wrong kind is an error at it saying what `key` takes.
+fn option_value<T: Parse>(input: ParseStream, key: &syn::Ident, takes: &str) -> syn::Result<T> {
+    input.parse().map_err(|e| syn::Error::new(e.span(), format!("`{key}` takes {takes}")))
 }
 
 impl Parse for Args {
@@ -58,7 +70,7 @@ impl Parse for Args {
             input.parse::<Token![=]>()?;
             match key.to_string().as_str() {
                 "weights" => {
-                    let v: LitStr = input.parse()?;
+                    let v: LitStr = option_value(input, &key, WEIGHTS)?;
                     args.weights = Some(match v.value().as_str() {
                         "embed" => WeightsMode::Embed,
                         "file" => WeightsMode::File,
@@ -66,14 +78,14 @@ impl Parse for Args {
                         other => {
                             return Err(syn::Error::new(
                                 v.span(),
-                                format!("unknown weights mode `{other}`; expected \"embed\", \"file\" or \"none\""),
+                                format!("unknown weights mode `{other}`; expected {WEIGHTS}"),
                             ))
                         }
                     });
                 }
-                "simplify" => args.simplify = input.parse::<LitBool>()?.value,
-                "partition" => args.partition = input.parse::<LitBool>()?.value,
-                "dump" => args.dump = Some(input.parse::<LitStr>()?.value()),
+                "simplify" => args.simplify = option_value::<LitBool>(input, &key, BOOL)?.value,
+                "partition" => args.partition = option_value::<LitBool>(input, &key, BOOL)?.value,
+                "dump" => args.dump = Some(option_value(input, &key, "a folder path: dump = \"<dir>\"")?),
                 "custom_ops" => {
                     let content;
                     syn::bracketed!(content in input);
@@ -116,16 +128,24 @@ fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
         weights: args.weights,
         simplify: args.simplify,
         partition: args.partition,
-        dump: args.dump,
+        dump: args.dump.as_ref().map(LitStr::value),
         name: item.ident.clone(),
         vis: quote::quote! { #vis },
         attrs: quote::quote! { #(#attrs)* },
         hooks: args.hooks,
     };
-    let span = Span::call_site();
+    // What the import reports is about the model, so it points at the path; failing to write
+    // the dump points at that option.
+    let span = args.model.span();
+    let span_of = |e: &CodegenError| match (e, &args.dump) {
+        (CodegenError::Dump { .. }, Some(dump)) => dump.span(),
+        _ => span,
+    };
     match std::panic::catch_unwind(|| onnx_codegen::expand(&request)) {
         Ok(Ok(tokens)) => Ok(tokens),
-        Ok(Err(e)) => Err(syn::Error::new(span, format!("{}: {e}", args.model.value()))),
+        Ok(Err(e)) => {
+            Err(syn::Error::new(span_of(&e), format!("{}: {}", args.model.value(), e.report(FrontDoor::Macro))))
+        }
         Err(panic) => {
             let message = panic
                 .downcast_ref::<String>()

@@ -4,6 +4,7 @@
 
 use clap::Parser;
 use onnx_codegen::generate::{generate, type_name, write_files, BpkLocation, GenerateOptions, LoadStrategy};
+use onnx_codegen::FrontDoor;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -53,7 +54,8 @@ fn run(args: &Args) -> Result<(), String> {
         external_data_dir: Some(&onnx_codegen::model_folder(&args.model)),
     };
     let started = std::time::Instant::now();
-    let model = generate(&bytes, &opts).map_err(|e| format!("{}: {e}", args.model.display()))?;
+    let model =
+        generate(&bytes, &opts).map_err(|e| format!("{}: {}", args.model.display(), e.report(FrontDoor::Cli)))?;
     if model.nodes > 300 {
         eprintln!(
             "onnx2burn: {} nodes imported and lowered in {:.1}s; writing",

@@ -1,4 +1,5 @@
-//! The CLI as a user runs it: `--version`, and a bad `--name` is an error, not a panic.
+//! The CLI as a user runs it: `--version`, a bad `--name` is an error, not a panic, and errors
+//! say what a CLI user can do.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -9,6 +10,10 @@ fn onnx2burn(args: &[&str]) -> Output {
 
 fn digits() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/digits/model/digits.onnx").display().to_string()
+}
+
+fn model(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/models").join(file).display().to_string()
 }
 
 #[test]
@@ -54,4 +59,18 @@ fn a_model_with_external_data_writes_code_and_weights() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(code.contains("pub struct Model"), "{code}");
     assert!(same_weights, "the side file's weights differ from the embedded model's");
+}
+
+#[test]
+fn unsupported_ops_point_a_cli_user_to_the_macro() {
+    let dir = std::env::temp_dir().join(format!("onnx2burn-cli-unsupported-{}", std::process::id()));
+    let out = onnx2burn(&[&model("unsupported_ops.onnx"), &dir.display().to_string()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let list = "model contains 2 op(s) with no implementation: example.custom::ChannelScale (1 node), \
+                example.custom::ScaleBias (1 node); onnx2burn cannot call user code for them: import the model with \
+                #[onnx_model(";
+    assert!(stderr.contains(list), "{stderr}");
+    assert!(stderr.contains("report the missing ops to burn-onnx"), "{stderr}");
+    assert!(!dir.exists(), "nothing is written for a model that cannot be imported");
 }

@@ -101,7 +101,11 @@ fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStrea
     let win = &c.window;
     let n = win.kernel.len();
     if n == 3 && win.pads.iter().any(|(a, b)| a != b) {
-        return Err(e.error("3-D convolution with asymmetric padding is not supported by Burn"));
+        return Err(e.error(format!(
+            "3-D convolution with asymmetric padding (begin, end per axis: {:?}) is not supported by Burn; \
+             give each axis equal pads, or pad the input with a Pad node instead",
+            win.pads
+        )));
     }
     let x = e.input(&node.inputs, 0)?;
     let w = e.input(&node.inputs, 1)?;

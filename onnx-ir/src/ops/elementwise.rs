@@ -149,8 +149,11 @@ pub fn infer_binary(c: &BinaryConfig, inputs: &[&TensorType]) -> Result<TensorTy
         Some(axis) => legacy_aligned(&b.shape, axis, a.rank()),
         None => b.shape.clone(),
     };
-    let shape = broadcast_shapes(&a.shape, &b_shape)
-        .map_err(|e| format!("{e} (operands {} and {})", fmt_dims(&a.shape), fmt_dims(&b.shape)))?;
+    let shape = broadcast_shapes(&a.shape, &b_shape).map_err(|e| match c.legacy_axis {
+        // The shapes in `e` are the aligned ones: say where the right one came from.
+        Some(axis) => format!("{e} (the right operand {} aligned at axis {axis})", fmt_dims(&b.shape)),
+        None => e,
+    })?;
     let dtype = if c.op.yields_bool() { DType::Bool } else { a.dtype };
     Ok(TensorType::new(dtype, shape))
 }

@@ -1,0 +1,4 @@
+#[onnx_macro::onnx_model("models/declared_output.onnx")]
+pub struct Model;
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[onnx_macro::onnx_model(weights = "embed")]
+pub struct Model;
+
+fn main() {}
