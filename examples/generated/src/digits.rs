@@ -47,32 +47,34 @@ impl Digits {
     }
     #[allow(clippy::let_and_return, clippy::redundant_clone)]
     pub fn forward(&self, images: Tensor<4>) -> Tensor<2> {
-        let relu = burn_onnx::ops::conv2d(
-            images,
-            self.conv2d1.weight.val(),
-            self.conv2d1.bias.as_ref().map(|b| b.val()),
-            burn::tensor::ops::ConvOptions::new_with_padding(
+        burn_onnx::ops::on_pool(move || {
+            let relu = burn_onnx::ops::conv2d(
+                images,
+                self.conv2d1.weight.val(),
+                self.conv2d1.bias.as_ref().map(|b| b.val()),
+                burn::tensor::ops::ConvOptions::new_with_padding(
+                    [1, 1],
+                    [(1, 1), (1, 1)],
+                    [1, 1],
+                    1,
+                ),
+                burn_onnx::ops::ConvActivation::Relu,
+            );
+            let pool = burn_onnx::ops::max_pool2d(
+                relu,
+                [2, 2],
+                [2, 2],
+                [(0, 0), (0, 0)],
                 [1, 1],
-                [(1, 1), (1, 1)],
-                [1, 1],
-                1,
-            ),
-            burn_onnx::ops::ConvActivation::Relu,
-        );
-        let pool = burn_onnx::ops::max_pool2d(
-            relu,
-            [2, 2],
-            [2, 2],
-            [(0, 0), (0, 0)],
-            [1, 1],
-        );
-        let flat = {
-            let input = pool;
-            let dims = input.dims();
-            input.reshape([dims[0], dims[1] * dims[2] * dims[3]])
-        };
-        let logits = burn_onnx::ops::linear(&self.linear1, flat);
-        logits
+            );
+            let flat = {
+                let input = pool;
+                let dims = input.dims();
+                input.reshape([dims[0], dims[1] * dims[2] * dims[3]])
+            };
+            let logits = burn_onnx::ops::linear(&self.linear1, flat);
+            logits
+        })
     }
 }
 impl Default for Digits {
