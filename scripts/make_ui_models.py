@@ -28,6 +28,10 @@ def save(model, name):
     write_if_changed(OUT / name, model.SerializeToString())
 
 
+def model17(graph):
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     # Two custom-domain ops (one node each) between supported ones.
@@ -51,7 +55,7 @@ def main():
         [io("x", [2, 3])],
         [io("y", [2, 3])],
     )
-    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), "dangling_input.onnx")
+    save(model17(graph), "dangling_input.onnx")
 
     # A valid model with a weight, cut in the middle of its initializer.
     weight = numpy_helper.from_array(np.arange(64, dtype=np.float32).reshape(8, 8), "w")
@@ -62,7 +66,7 @@ def main():
         [io("y", [2, 8])],
         initializer=[weight],
     )
-    full = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    full = model17(graph)
     onnx.checker.check_model(full)
     data = full.SerializeToString()
     write_if_changed(OUT / "truncated.onnx", data[: len(data) // 2])
@@ -82,7 +86,7 @@ def main():
         [io("y", [2, 8])],
         initializer=[weight],
     )
-    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), "external_escape.onnx")
+    save(model17(graph), "external_escape.onnx")
 
     # Type inference: an Add of static shapes that do not broadcast.
     graph = helper.make_graph(
@@ -163,10 +167,6 @@ def main():
     # A model that imports, for errors of the options (a dump folder that is a file).
     graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "relu", [io("x", [2])], [io("y", [2])])
     save(model17(graph), "relu.onnx")
-
-
-def model17(graph):
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
 def float_branch(name):

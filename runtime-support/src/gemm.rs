@@ -48,11 +48,7 @@ pub trait Right: Sync {
     /// Row `p`, columns `j0..j0 + out.len()`.
     fn segment(&self, p: usize, j0: usize, out: &mut [f32]);
     /// Column `j`, all rows (what the narrow product needs of a B of few columns).
-    fn column(&self, j: usize, out: &mut [f32]) {
-        for (p, v) in out.iter_mut().enumerate() {
-            self.segment(p, j, std::slice::from_mut(v));
-        }
-    }
+    fn column(&self, j: usize, out: &mut [f32]);
     /// The operand as a matrix in memory, when it is one (then read in place where that pays).
     fn matrix(&self) -> Option<Matrix<'_>> {
         None
@@ -272,13 +268,12 @@ fn task_shape(m: usize, n: usize, threads: usize) -> (usize, usize) {
     if column_blocks >= 2 * threads {
         return (round_up(n.div_ceil(round_up(column_blocks, threads)), NR), m);
     }
-    let narrow_blocks = (round_up(n.div_ceil(2 * threads), NR), m);
     let row_blocks = (2 * threads).div_ceil(column_blocks);
     let many_rows = m > ROWS_PER_COLUMN * n || n.div_ceil(NR) < 2 * threads;
     if many_rows && m >= 2 * row_blocks * MR {
         return (round_up(n.div_ceil(column_blocks), NR), round_up(m.div_ceil(row_blocks), MR));
     }
-    narrow_blocks
+    (round_up(n.div_ceil(2 * threads), NR), m)
 }
 
 /// Rows of C per column above which tasks split rows rather than columns: packing an element

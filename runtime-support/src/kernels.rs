@@ -576,6 +576,15 @@ mod flex {
     }
 
     impl Geometry<'_> {
+        /// The input position under kernel tap `k` of output position `o` along `axis` (0 for
+        /// H, 1 for W), or `None` in the padding.
+        fn source(&self, axis: usize, o: usize, k: usize) -> Option<usize> {
+            let options = self.options;
+            (o * options.stride[axis] + k * options.dilation[axis])
+                .checked_sub(options.padding[axis].0)
+                .filter(|&i| i < [self.h, self.w][axis])
+        }
+
         /// A 1×1 kernel with unit stride and no padding: the image itself is the right operand.
         fn is_pointwise(&self) -> bool {
             let o = self.options;
@@ -752,17 +761,12 @@ mod flex {
         fn column(&self, j: usize, out: &mut [f32]) {
             let g = self.geometry;
             let (y, x) = (j / g.ow, j % g.ow);
-            let inside = |o: usize, k: usize, axis: usize, size: usize| {
-                (o * g.options.stride[axis] + k * g.options.dilation[axis])
-                    .checked_sub(g.options.padding[axis].0)
-                    .filter(|&i| i < size)
-            };
             let planes = self.image.chunks(g.h * g.w).zip(out.chunks_mut(g.kh * g.kw));
             for (plane, window) in planes {
                 for (ky, window_row) in window.chunks_mut(g.kw).enumerate() {
-                    let iy = inside(y, ky, 0, g.h);
+                    let iy = g.source(0, y, ky);
                     for (kx, v) in window_row.iter_mut().enumerate() {
-                        *v = match (iy, inside(x, kx, 1, g.w)) {
+                        *v = match (iy, g.source(1, x, kx)) {
                             (Some(iy), Some(ix)) => plane[iy * g.w + ix],
                             _ => 0.0,
                         };
@@ -774,7 +778,7 @@ mod flex {
         fn segment(&self, p: usize, j0: usize, out: &mut [f32]) {
             let g = self.geometry;
             let o = g.options;
-            let (pt, pl, sx, dx) = (o.padding[0].0, o.padding[1].0, o.stride[1], o.dilation[1]);
+            let (pl, sx, dx) = (o.padding[1].0, o.stride[1], o.dilation[1]);
             let (c, ky, kx) = (p / (g.kh * g.kw), (p / g.kw) % g.kh, p % g.kw);
             let plane = &self.image[c * g.h * g.w..][..g.h * g.w];
             let shift = kx * dx;
@@ -786,8 +790,7 @@ mod flex {
                 let len = (g.ow - x).min(out.len());
                 let (line, rest) = std::mem::take(&mut out).split_at_mut(len);
                 let (a, b) = (first.clamp(x, x + line.len()), end.clamp(x, x + line.len()));
-                let iy = (y * o.stride[0] + ky * o.dilation[0]).checked_sub(pt).filter(|&i| i < g.h);
-                match iy {
+                match g.source(0, y, ky) {
                     Some(iy) if a < b => {
                         let source = &plane[iy * g.w..][..g.w];
                         line[..a - x].fill(0.0);

@@ -35,14 +35,12 @@ fn cases_of(message: &serde_json::Value) -> BTreeSet<String> {
 /// In the dev profile the suite should reuse the workspace's build of burn; a compiled
 /// `burn-flex` means their dependency features drifted apart (see `suite::WORKSPACE_FEATURES`).
 /// Harmless when the suite runs on its own before anything else was built.
-fn warn_if_burn_rebuilt(suite: &Suite, cargo_stdout: &[u8]) {
+fn warn_if_burn_rebuilt(suite: &Suite, messages: &[serde_json::Value]) {
     if suite.release {
         return;
     }
-    let rebuilt = cargo_stdout.split(|&b| b == b'\n').any(|line| {
-        serde_json::from_slice::<serde_json::Value>(line).is_ok_and(|msg| {
-            msg["reason"] == "compiler-artifact" && msg["fresh"] == false && msg["target"]["name"] == "burn_flex"
-        })
+    let rebuilt = messages.iter().any(|msg| {
+        msg["reason"] == "compiler-artifact" && msg["fresh"] == false && msg["target"]["name"] == "burn_flex"
     });
     if rebuilt {
         eprintln!(
@@ -71,14 +69,16 @@ pub fn compile<'a>(
             .stderr(Stdio::inherit())
             .output()
             .map_err(|e| format!("cannot run cargo: {e}"))?;
-        warn_if_burn_rebuilt(suite, &output.stdout);
+        // Cargo's JSON messages, one per line (build-script output and the like skipped).
+        let messages: Vec<serde_json::Value> =
+            output.stdout.split(|&b| b == b'\n').filter_map(|line| serde_json::from_slice(line).ok()).collect();
+        warn_if_burn_rebuilt(suite, &messages);
         if output.status.success() {
             return Ok(cases);
         }
         let mut failing: BTreeMap<String, String> = BTreeMap::new();
         let mut unattributed = vec![];
-        for line in output.stdout.split(|&b| b == b'\n') {
-            let Ok(msg) = serde_json::from_slice::<serde_json::Value>(line) else { continue };
+        for msg in &messages {
             if msg["reason"] != "compiler-message" || msg["message"]["level"] != "error" {
                 continue;
             }
