@@ -43,6 +43,8 @@ pub struct Emitter<'g> {
     /// Nesting of If branches being emitted, and where each value was bound.
     depth: usize,
     bound_at: HashMap<ValueId, usize>,
+    /// Integer values computed as `[i64; N]` arrays on the host, with N (see [`crate::host_ints`]).
+    host: HashMap<ValueId, usize>,
 }
 
 impl<'g> Emitter<'g> {
@@ -65,6 +67,7 @@ impl<'g> Emitter<'g> {
             checks: vec![],
             depth: 0,
             bound_at: HashMap::new(),
+            host: crate::host_ints::host_values(graph),
         }
     }
 
@@ -141,7 +144,7 @@ impl<'g> Emitter<'g> {
     }
 
     /// An expression for one use of a value: the variable (cloned if used again later), or
-    /// the parameter holding a constant.
+    /// the parameter holding a constant. A host array is made a tensor here.
     pub fn use_value(&mut self, id: ValueId) -> Result<TokenStream> {
         if let Some(data) = self.constant(id) {
             let int = data.dtype.kind() == Kind::Int;
@@ -152,20 +155,70 @@ impl<'g> Emitter<'g> {
                 quote! { self.#field.val() }
             });
         }
+        let (var, used_again) = self.take_var(id)?;
+        if self.host.contains_key(&id) {
+            let device = self.device();
+            return Ok(quote! { burn_onnx::ops::ints_tensor(&#var, #device) });
+        }
+        Ok(if used_again {
+            quote! { #var.clone() }
+        } else {
+            quote! { #var }
+        })
+    }
+
+    /// A use of a tensor that only borrows it (`x.dims()`): the variable, never cloned.
+    pub fn borrow_value(&mut self, id: ValueId) -> Result<TokenStream> {
+        if self.constant(id).is_some() || self.host.contains_key(&id) {
+            return self.use_value(id);
+        }
+        let (var, _) = self.take_var(id)?;
+        Ok(quote! { #var })
+    }
+
+    /// The variable of a computed value, counting this use, and whether it is read again.
+    fn take_var(&mut self, id: ValueId) -> Result<(Ident, bool)> {
         let var =
             self.vars.get(&id).cloned().ok_or_else(|| {
                 self.error(format!("value `{}` used before it is computed", self.graph.values[id].name))
             })?;
         if self.bound_at.get(&id).copied().unwrap_or(0) < self.depth {
-            return Ok(quote! { #var.clone() });
+            return Ok((var, true));
         }
         let left = &mut self.remaining_uses[id];
         *left = left.saturating_sub(1);
-        Ok(if *left > 0 {
-            quote! { #var.clone() }
-        } else {
-            quote! { #var }
-        })
+        Ok((var, *left > 0))
+    }
+
+    /// The length of a value computed on the host, if it is one.
+    pub fn host_len(&self, id: ValueId) -> Option<usize> {
+        self.host.get(&id).copied()
+    }
+
+    pub fn host_map(&self) -> &HashMap<ValueId, usize> {
+        &self.host
+    }
+
+    /// One use of an integer list read on the host: the array of a host value (arrays are
+    /// `Copy`), or a tensor read back (`Vec<i64>`).
+    pub fn host_ints(&mut self, id: ValueId) -> Result<TokenStream> {
+        if self.host.contains_key(&id) {
+            let (var, _) = self.take_var(id)?;
+            return Ok(quote! { #var });
+        }
+        let t = self.use_value(id)?;
+        Ok(quote! { burn_onnx::ops::host_ints(#t) })
+    }
+
+    /// The Rust type a value is held in: a host array or a tensor.
+    pub fn value_type_tokens(&self, id: ValueId) -> TokenStream {
+        match self.host_len(id) {
+            Some(n) => {
+                let n = lit(n);
+                quote! { [i64; #n] }
+            }
+            None => tensor_type_tokens(self.ty(id)),
+        }
     }
 
     /// Uses of required input `index` of the current node.

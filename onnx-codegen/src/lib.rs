@@ -6,6 +6,7 @@ mod emitter;
 pub mod error;
 pub mod expand;
 pub mod generate;
+mod host_ints;
 pub mod model;
 mod modelgen;
 mod names;

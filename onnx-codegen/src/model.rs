@@ -55,20 +55,17 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::Hook], part_nodes: Option<usize
         }
         _ => (emit_nodes(&mut e, &graph.nodes)?, vec![]),
     };
-    if e.needs_device || !scalar_inputs.is_empty() {
-        let device = match &device_source {
-            Some(var) => quote! { #var.device() },
-            None => quote! { Default::default() },
-        };
-        let mut prologue = vec![quote! { let device: Device = #device; }];
-        prologue.extend(scalar_inputs);
-        body.splice(0..0, prologue);
-    }
     e.set_node("<graph outputs>", "graph output");
     let mut outputs = vec![];
     let mut output_types = vec![];
     for &id in &graph.outputs {
         let ty = &graph.values[id].ty;
+        if ty.rank() == 0 && e.host_len(id).is_some() {
+            let value = e.host_ints(id)?;
+            outputs.push(quote! { #value[0] });
+            output_types.push(scalar_type_tokens(ty.dtype.kind()));
+            continue;
+        }
         let value = e.use_value(id)?;
         if ty.rank() == 0 {
             // Rank-0 values are held as one-element tensors and returned as plain scalars.
@@ -79,6 +76,16 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::Hook], part_nodes: Option<usize
             outputs.push(value);
             output_types.push(tensor_type_tokens(ty));
         }
+    }
+    // After the outputs: turning a host array into an output tensor needs the device too.
+    if e.needs_device || !scalar_inputs.is_empty() {
+        let device = match &device_source {
+            Some(var) => quote! { #var.device() },
+            None => quote! { Default::default() },
+        };
+        let mut prologue = vec![quote! { let device: Device = #device; }];
+        prologue.extend(scalar_inputs);
+        body.splice(0..0, prologue);
     }
     let (output, output_ty) = (tuple_or_single(outputs), tuple_or_single(output_types));
     Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, parts, checks: e.checks })

@@ -6,7 +6,7 @@
 //! later parts or the outputs read; the model's `forward` holds them in between. Names and
 //! clones are decided as in one function, so a part is the same code cut out.
 
-use crate::emitter::{tensor_type_tokens, Emitter, Field, Weight};
+use crate::emitter::{Emitter, Field, Weight};
 use crate::error::Result;
 use crate::model::{emit_nodes, module_struct};
 use onnx_ir::{Node, ValueId};
@@ -114,7 +114,7 @@ pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<
         let mut params = vec![];
         let mut args = vec![];
         for (id, var) in &live_in {
-            let ty = tensor_type_tokens(e.ty(*id));
+            let ty = e.value_type_tokens(*id);
             params.push(quote! { #var: #ty });
             // Moved in unless forward or a later part still reads it.
             args.push(if e.is_used(*id) {
@@ -128,7 +128,7 @@ pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<
             args.push(quote! { device.clone() });
         }
         let out_vars: Vec<_> = live_out.iter().map(|(_, var)| var).collect();
-        let out_types: Vec<_> = live_out.iter().map(|(id, _)| tensor_type_tokens(e.ty(*id))).collect();
+        let out_types: Vec<_> = live_out.iter().map(|(id, _)| e.value_type_tokens(*id)).collect();
         let (pattern, returned, output_ty) = match out_vars.len() {
             0 => (quote! {}, quote! {}, quote! {}),
             1 => (quote! { let #(#out_vars)* = }, quote! { #(#out_vars)* }, quote! { -> #(#out_types)* }),

@@ -178,3 +178,71 @@ fn a_constant_of_shape_weight_stays_a_fill_when_the_channel_factors_are_equal() 
     assert!(matches!(graph.nodes[0].op, Op::ConstantOfShape { value, .. } if value == 1.0));
     assert_eq!(floats(&graph, graph.nodes[1].inputs[2]), [1.0, 1.0]);
 }
+
+/// Attention as BERT exports write it: `MatMul(Softmax(MatMul(q, kt) / 8 + mask), v)`, with
+/// optionally one intermediate read again.
+fn bert_attention(extra_use: Option<&str>) -> Vec<u8> {
+    let mut nodes = vec![
+        node("MatMul", &["q", "kt"], &["scores"], vec![]),
+        node("Div", &["scores", "eight"], &["scaled"], vec![]),
+        node("Add", &["scaled", "mask"], &["masked"], vec![]),
+        node("Softmax", &["masked"], &["probs"], vec![attr_int("axis", -1)]),
+        node("MatMul", &["probs", "v"], &["context"], vec![]),
+    ];
+    if let Some(reused) = extra_use {
+        nodes.push(node("Add", &["context", reused], &["out"], vec![]));
+    }
+    let inputs = vec![
+        input("q", &[1, 2, 3, 4]),
+        input("kt", &[1, 2, 4, 3]),
+        input("v", &[1, 2, 3, 3]),
+        input("mask", &[1, 1, 1, 3]),
+    ];
+    model(13, nodes, inputs, vec![floats_init("eight", &[], &[8.0])])
+}
+
+#[test]
+fn attention_subgraph_is_one_fused_node() {
+    let graph = simplified(&bert_attention(None));
+    assert_eq!(op_names(&graph), ["ScaledDotProductAttention"]);
+    assert_eq!(graph.nodes[0].op, Op::ScaledDotProductAttention { scale: 0.125 });
+    let [q, kt, v, mask] = [0, 1, 2, 3].map(|i| Some(graph.inputs[i]));
+    assert_eq!(graph.nodes[0].inputs, vec![q, kt, v, mask]);
+    assert_eq!(graph.outputs, graph.nodes[0].outputs);
+    assert_eq!(graph.values[graph.outputs[0]].ty.to_string(), "f32[1, 2, 3, 3]");
+}
+
+#[test]
+fn attention_with_an_intermediate_read_elsewhere_is_left_alone() {
+    // `probs` read again: its Softmax and the final MatMul must stay separate ops.
+    let graph = simplified(&bert_attention(Some("probs")));
+    assert!(!op_names(&graph).contains(&"ScaledDotProductAttention".to_string()));
+    assert_eq!(graph.nodes.len(), 6);
+}
+
+#[test]
+fn attention_without_scale_or_mask_is_fused() {
+    let nodes = vec![
+        node("MatMul", &["q", "kt"], &["scores"], vec![]),
+        node("Softmax", &["scores"], &["probs"], vec![attr_int("axis", 3)]),
+        node("MatMul", &["probs", "v"], &["context"], vec![]),
+    ];
+    let inputs = vec![input("q", &[1, 2, 3, 4]), input("kt", &[1, 2, 4, 5]), input("v", &[1, 2, 5, 6])];
+    let graph = simplified(&model(13, nodes, inputs, vec![]));
+    assert_eq!(graph.nodes.len(), 1);
+    assert_eq!(graph.nodes[0].op, Op::ScaledDotProductAttention { scale: 1.0 });
+    assert_eq!(graph.nodes[0].inputs[3], None);
+    assert_eq!(graph.values[graph.outputs[0]].ty.to_string(), "f32[1, 2, 3, 6]");
+}
+
+#[test]
+fn softmax_over_another_axis_is_not_attention() {
+    let nodes = vec![
+        node("MatMul", &["q", "kt"], &["scores"], vec![]),
+        node("Softmax", &["scores"], &["probs"], vec![attr_int("axis", 2)]),
+        node("MatMul", &["probs", "v"], &["context"], vec![]),
+    ];
+    let inputs = vec![input("q", &[1, 2, 3, 4]), input("kt", &[1, 2, 4, 3]), input("v", &[1, 2, 3, 6])];
+    let graph = simplified(&model(13, nodes, inputs, vec![]));
+    assert_eq!(op_names(&graph), ["MatMul", "Softmax", "MatMul"]);
+}

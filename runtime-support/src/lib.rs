@@ -219,6 +219,12 @@ pub mod ops {
         Tensor::from_data(TensorData::new(values, [n]), device)
     }
 
+    /// A shape computed on the host (an `[i64; N]` of the generated code) as a tensor, for a
+    /// tensor op that reads it.
+    pub fn ints_tensor(values: &[i64], device: &Device) -> Tensor<1, Int> {
+        Tensor::from_data(TensorData::new(values.to_vec(), [values.len()]), device)
+    }
+
     fn range_values(start: f64, limit: f64, delta: f64) -> Vec<f64> {
         let n = ((limit - start) / delta).ceil().max(0.0) as usize;
         (0..n).map(|i| start + i as f64 * delta).collect()
@@ -510,6 +516,35 @@ pub mod ops {
             _ => qk,
         };
         (y, present_key, present_value, qk_output)
+    }
+
+    /// `softmax(q·kᵀ·scale + mask, 3)·v`, the attention pattern fused at import, through the
+    /// backend's attention kernel when the operands have one batch and head count and the
+    /// mask broadcasts to the scores; otherwise (ONNX MatMul also broadcasts those dims) as
+    /// the separate ops. A row whose scores are all `-inf` is zeros from the kernel, NaN from
+    /// the separate ops (as in ONNX).
+    pub fn scaled_dot_product_attention(
+        q: Tensor<4>,
+        key_t: Tensor<4>,
+        v: Tensor<4>,
+        mask: Option<Tensor<4>>,
+        scale: f64,
+    ) -> Tensor<4> {
+        let [batch, heads, q_len, _] = q.dims();
+        let [kb, kh, _, kv_len] = key_t.dims();
+        let [vb, vh, _, _] = v.dims();
+        let scores = [batch, heads, q_len, kv_len];
+        let mask_fits = mask.as_ref().is_none_or(|m| m.dims().iter().zip(scores).all(|(&d, full)| d == 1 || d == full));
+        if [kb, vb] == [batch; 2] && [kh, vh] == [heads; 2] && mask_fits {
+            let options = burn::tensor::ops::AttentionModuleOptions { scale: Some(scale), ..Default::default() };
+            return burn::tensor::module::attention(q, key_t.swap_dims(2, 3), v, None, mask, options);
+        }
+        let mut scores = q.matmul(key_t).mul_scalar(scale);
+        if let Some(mask) = mask {
+            let dims = broadcast_dims(&[scores.dims(), mask.dims()]);
+            scores = scores.expand(dims).add(mask.expand(dims));
+        }
+        burn::tensor::activation::softmax(scores, 3).matmul(v)
     }
 }
 

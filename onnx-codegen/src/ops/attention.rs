@@ -60,3 +60,19 @@ pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<To
         #outputs
     }})
 }
+
+/// The attention pattern fused at import: Q, Kᵀ, V and an optional additive mask.
+pub fn scaled_dot_product(e: &mut Emitter, node: &Node, scale: f64) -> Result<TokenStream> {
+    let q = e.input(&node.inputs, 0)?;
+    let key_t = e.input(&node.inputs, 1)?;
+    let v = e.input(&node.inputs, 2)?;
+    let mask = match node.inputs.get(3).copied().flatten() {
+        Some(id) => {
+            let m = align_rank(e.use_value(id)?, e.rank(id).max(1), 4);
+            quote! { Some(#m) }
+        }
+        None => quote! { None },
+    };
+    let scale = float_literal(scale);
+    Ok(quote! { burn_onnx::ops::scaled_dot_product_attention(#q, #key_t, #v, #mask, #scale) })
+}

@@ -13,8 +13,8 @@ fn ints(e: &mut Emitter, node: &Node, index: usize, input: &IntsInput) -> Result
             quote! { &#v }
         }
         IntsInput::Runtime { .. } => {
-            let t = e.input(&node.inputs, index)?;
-            quote! { &burn_onnx::ops::host_ints(#t) }
+            let list = e.host_ints(e.input_id(&node.inputs, index)?)?;
+            quote! { &#list }
         }
     })
 }

@@ -25,6 +25,9 @@ use onnx_ir::{Node, Op};
 use proc_macro2::TokenStream;
 
 pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    if let Some(host) = crate::host_ints::emit(e, node)? {
+        return Ok(host);
+    }
     match &node.op {
         Op::Binary(c) => elementwise::binary(e, node, c),
         Op::Unary(u) => elementwise::unary(e, node, *u),
@@ -76,6 +79,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Lrn(c) => norm::lrn(e, node, c),
         Op::Loss(c) => loss::loss(e, node, c),
         Op::Attention(c) => attention::attention(e, node, c),
+        Op::ScaledDotProductAttention { scale } => attention::scaled_dot_product(e, node, *scale),
         Op::Custom(c) => custom::custom(e, node, c),
         Op::If(c) => control::if_(e, node, c),
         Op::Scan(c) => control::scan(e, node, c),

@@ -38,8 +38,8 @@ pub fn resize(e: &mut Emitter, node: &Node, c: &ResizeConfig) -> Result<TokenStr
             quote! { &#v }
         }
         Some(IntsOrRuntime::Runtime(i)) => {
-            let t = e.input(&node.inputs, *i)?;
-            quote! { &burn_onnx::ops::host_ints(#t) }
+            let list = e.host_ints(e.input_id(&node.inputs, *i)?)?;
+            quote! { &#list }
         }
     };
     let o = quote! { burn_onnx::ops };

@@ -73,7 +73,7 @@ pub fn unsqueeze(e: &mut Emitter, node: &Node, axes: &[usize]) -> Result<TokenSt
 
 pub fn reshape_runtime(e: &mut Emitter, node: &Node, rank: usize, allowzero: bool) -> Result<TokenStream> {
     let x = e.input(&node.inputs, 0)?;
-    let shape = e.input(&node.inputs, 1)?;
+    let shape = e.host_ints(e.input_id(&node.inputs, 1)?)?;
     let rank = lit(rank.max(1));
     // Burn's reshape copies the input's dim for a 0 (sizes given as usize too). With allowzero
     // a 0 is an empty dim, and ONNX then forbids -1: the result is an empty tensor of exactly
@@ -92,7 +92,7 @@ pub fn reshape_runtime(e: &mut Emitter, node: &Node, rank: usize, allowzero: boo
         quote! { #x.reshape(target) }
     };
     Ok(quote! {{
-        let shape = burn_onnx::ops::host_ints(#shape);
+        let shape = #shape;
         let mut target = [0i64; #rank];
         target.iter_mut().zip(&shape).for_each(|(t, &s)| *t = s);
         #reshape

@@ -49,3 +49,12 @@ pub fn infer(inputs: &[&TensorType], count: usize) -> Vec<TensorType> {
     out.iter_mut().for_each(|t| t.dtype = if t.dtype == DType::Bool { DType::F32 } else { t.dtype });
     out
 }
+
+/// The fused pattern's result: Q's dims with V's last.
+pub fn infer_fused(q: &TensorType, v: &TensorType) -> TensorType {
+    let mut shape = q.shape.clone();
+    if let (Some(last), Some(v_last)) = (shape.last_mut(), v.shape.last()) {
+        *last = v_last.clone();
+    }
+    TensorType::new(q.dtype, shape)
+}

@@ -165,6 +165,12 @@ pub enum Op {
     Loss(LossConfig),
     /// Outputs: Y and, when requested, present key, present value and the QK product.
     Attention(AttentionConfig),
+    /// `MatMul(Softmax(MatMul(Q, Kᵀ) · scale + mask, last axis), V)` on rank-4 float tensors,
+    /// fused at import from the ops exporters write (no ONNX op of its own). Inputs: Q, Kᵀ as
+    /// the model computes it, V, and an optional additive mask that broadcasts to the scores.
+    ScaledDotProductAttention {
+        scale: f64,
+    },
     Resize(ResizeConfig),
     /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
     Recurrent(RecurrentConfig),
@@ -453,6 +459,7 @@ impl Op {
             Op::DynamicQuantize => Ok(quantize::infer_dynamic(inputs[0])),
             Op::Loss(c) => Ok(loss::infer(c, inputs)),
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
+            Op::ScaledDotProductAttention { .. } => one(attention::infer_fused(inputs[0], inputs[2])),
             Op::Custom(c) => Ok(c.outputs.clone()),
             // Built by the graph builder, which knows the branches' output types.
             Op::If(_) | Op::Scan(_) | Op::Loop(_) => Err("If, Scan and Loop are typed from their subgraphs".into()),

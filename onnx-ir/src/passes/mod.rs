@@ -3,6 +3,7 @@
 
 pub mod fold;
 mod fold_into_conv;
+mod fuse_attention;
 mod fuse_conv_activation;
 mod fuse_silu;
 mod remove_identity;
@@ -10,6 +11,7 @@ mod remove_identity;
 use crate::graph::{Graph, Node};
 
 pub use fold_into_conv::fold_into_conv;
+pub use fuse_attention::fuse_attention;
 pub use fuse_conv_activation::fuse_conv_activation;
 pub use fuse_silu::fuse_silu;
 pub use remove_identity::remove_identity;
@@ -20,6 +22,7 @@ pub fn simplify(graph: &mut Graph) {
     fold_into_conv(graph);
     fuse_silu(graph);
     fuse_conv_activation(graph);
+    fuse_attention(graph);
 }
 
 /// Removes the nodes at `indices` (fused into others), keeping the order of the rest.
