@@ -4,7 +4,9 @@
 //! its own (its layers and constants, weights under `partN.`) with a `forward` taking the
 //! values it reads that earlier parts (or the graph inputs) computed and returning the values
 //! later parts or the outputs read; the model's `forward` holds them in between. Names and
-//! clones are decided as in one function, so a part is the same code cut out.
+//! clones are decided as in one function, so a part is the same code cut out. The model holds
+//! its parts boxed (`burn_onnx::Boxed`): a debug build moves modules through the stack by
+//! value, and a model holding every parameter in place overflows the 8 MB main thread.
 
 use crate::emitter::{tensor_type_tokens, Emitter, Field, Weight};
 use crate::error::Result;
