@@ -14,7 +14,9 @@
 #      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand),
 #      then again with simplify = false; the node suite and real models again with the graphs
 #      split into tiny submodules;
-#   6. the inference benchmark beside ONNX Runtime at a smoke size (scripts/bench.sh is the full one);
+#   6. a diffusion-UNet-like model (scripts/make_unet_models.py, 1k nodes) against ONNX Runtime, and
+#      the inference benchmark beside ONNX Runtime, at smoke sizes (scripts/unet_bench.sh and
+#      scripts/bench.sh are the full ones);
 #   7. the runner's --dir mode on a fixture of passing and deliberately failing tests.
 # It starts with `cargo fmt --check` and `cargo clippy -- -D warnings`.
 set -euo pipefail
@@ -58,6 +60,11 @@ echo "== node suite and real models again, split into submodules of 2 and 5 node
 echo "== real models again with simplify = false (the same outputs)"
 "$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro --no-simplify \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
+
+echo "== a diffusion-UNet-like model, smoke size (scripts/unet_bench.sh runs 1k to 28k): parts cut along"
+echo "   its scopes and held boxed, a plain debug build against ONNX Runtime"
+"$PY" scripts/make_unet_models.py --sizes 1k
+"$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/unet" --filter unet_1k --rtol 1e-4 --atol 1e-4
 
 echo "== inference benchmark, smoke size (scripts/bench.sh runs it in full, in release)"
 "$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \

@@ -170,13 +170,18 @@ impl Lowered {
     /// `Bool` and `Device` are in scope (see [`crate::prelude`]).
     pub fn items(&self, spec: &StructSpec, source: &WeightsSource) -> TokenStream {
         let StructSpec { name, vis, attrs } = spec;
-        // The model's own fields, then one per part.
+        // The model's own fields, then one per part, boxed (see `crate::partition`): each is
+        // built in `Boxed::new`'s frame, so `new`'s holds pointers only.
         let part_types: Vec<Ident> = self.parts.iter().map(|p| p.type_name(name)).collect();
         let part_fields: Vec<Field> = self
             .parts
             .iter()
             .zip(&part_types)
-            .map(|(p, t)| Field { name: p.field(), ty: quote! { #t }, init: quote! { #t::new(device) } })
+            .map(|(p, t)| Field {
+                name: p.field(),
+                ty: quote! { burn_onnx::Boxed<#t> },
+                init: quote! { burn_onnx::Boxed::new(device, #t::new) },
+            })
             .collect();
         let (definition, new) = module_struct(vis, name, &self.fields.iter().chain(&part_fields).collect::<Vec<_>>());
         let part_items = self.parts.iter().map(|p| p.items(name, vis));

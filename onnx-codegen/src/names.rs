@@ -48,11 +48,20 @@ impl Names {
 
     /// `snake_case(hint)`, with `_2`, `_3`, ... appended on collision.
     pub fn fresh(&mut self, hint: &str) -> Ident {
-        let base = snake_case(hint);
+        self.unique(snake_case(hint), "_")
+    }
+
+    /// `name` as it is (already an identifier, such as a type name), with `2`, `3`, ...
+    /// appended on collision.
+    pub fn exact(&mut self, name: &str) -> Ident {
+        self.unique(name.to_string(), "")
+    }
+
+    fn unique(&mut self, base: String, separator: &str) -> Ident {
         if !self.next_number.contains_key(&base) && self.used.insert(base.clone()) {
             return Ident::new(&base, Span::call_site());
         }
-        let name = self.first_free(&base, 2, |n| format!("{base}_{n}"));
+        let name = self.first_free(&base, 2, |n| format!("{base}{separator}{n}"));
         Ident::new(&name, Span::call_site())
     }
 
@@ -89,5 +98,7 @@ mod tests {
         let numbered: Vec<String> = (0..2).map(|_| names.numbered("conv").to_string()).collect();
         assert_eq!(numbered, ["conv1", "conv3"]);
         assert_eq!(names.fresh("self").to_string(), "self_");
+        let types: Vec<String> = (0..2).map(|_| names.exact("UnetPart").to_string()).collect();
+        assert_eq!(types, ["UnetPart", "UnetPart2"]);
     }
 }

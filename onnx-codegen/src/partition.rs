@@ -1,25 +1,37 @@
 //! Splits a large graph into submodules of a bounded number of nodes: rustc's time and memory
 //! grow faster than linearly with the size of one function, and Burn's `#[derive(Module)]`
-//! overflows rustc's stack on a struct of some ten thousand fields. Each part is a struct of
-//! its own (its layers and constants, weights under `partN.`) with a `forward` taking the
-//! values it reads that earlier parts (or the graph inputs) computed and returning the values
-//! later parts or the outputs read; the model's `forward` holds them in between. Names and
-//! clones are decided as in one function, so a part is the same code cut out.
+//! overflows rustc's stack on a struct of some ten thousand fields. The cuts follow the scopes
+//! in the node names where there are any (see [`cuts`]), so that a part holds a block of the
+//! network and the model's field holding it is named after it (`down_blocks_0`, `mid_block`,
+//! `up_blocks_2_part1`). Each part is a struct of its own (its layers and constants, weights
+//! under `<field>.`) with a `forward` taking the values it reads that earlier parts (or the
+//! graph inputs) computed and returning the values later parts or the outputs read; the
+//! model's `forward` holds them in between. Names and clones are decided as in one function,
+//! so a part is the same code cut out. The model holds its parts boxed (`burn_onnx::Boxed`):
+//! a debug build moves modules through the stack by value, and a model holding every
+//! parameter in place overflows the 8 MB main thread.
+
+mod cuts;
 
 use crate::emitter::{Emitter, Field, Weight};
 use crate::error::Result;
+use crate::generate::type_name;
 use crate::model::{emit_nodes, module_struct};
+use crate::names::Names;
+use cuts::Cut;
 use onnx_ir::{Node, ValueId};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-/// Top-level nodes per part; a graph with more is split (unless partitioning is off).
+/// Top-level nodes per part at most; a graph with more is split (unless partitioning is off).
 pub const PART_NODES: usize = 256;
 
-/// One submodule: its number (the model's field `part<N>` holds it), its own fields, and its
-/// `forward`.
+/// One submodule: the model's field holding it, the end of its type's name (after the
+/// model's), the scopes it holds, its own fields, and its `forward`.
 pub struct Part {
-    number: usize,
+    field: Ident,
+    type_suffix: Ident,
+    scopes: Vec<String>,
     pub fields: Vec<Field>,
     params: Vec<TokenStream>,
     output_ty: TokenStream,
@@ -28,13 +40,12 @@ pub struct Part {
 }
 
 impl Part {
-    /// The struct (named `<model>Part<N>`) and its impl.
+    /// The struct (named `<model><Field>`) and its impl.
     pub fn items(&self, model: &Ident, vis: &TokenStream) -> TokenStream {
         let name = self.type_name(model);
         let (definition, new) = module_struct(vis, &name, &self.fields.iter().collect::<Vec<_>>());
-        let Self { params, output_ty, body, returned, .. } = self;
-        let field = self.field();
-        let doc = format!("Part of [`{model}`] (field `{field}`): a slice of its graph.");
+        let Self { field, params, output_ty, body, returned, .. } = self;
+        let doc = format!("Part of [`{model}`] (field `{field}`): a slice of its graph{}.", self.scopes_doc());
         quote! {
             #[doc = #doc]
             #definition
@@ -51,13 +62,22 @@ impl Part {
         }
     }
 
+    /// `, the nodes of `/a`, `/b/c`` (nothing for nodes outside any scope).
+    fn scopes_doc(&self) -> String {
+        if self.scopes.iter().all(|s| s == "/") {
+            return String::new();
+        }
+        let listed: Vec<String> = self.scopes.iter().map(|s| format!("`{s}`")).collect();
+        format!(", the nodes of {}", listed.join(", "))
+    }
+
     pub fn type_name(&self, model: &Ident) -> Ident {
-        format_ident!("{model}Part{}", self.number)
+        format_ident!("{model}{}", self.type_suffix)
     }
 
     /// The model's field holding this part.
     pub fn field(&self) -> Ident {
-        format_ident!("part{}", self.number)
+        self.field.clone()
     }
 }
 
@@ -65,6 +85,27 @@ impl Part {
 pub struct Parts {
     pub forward: Vec<TokenStream>,
     pub parts: Vec<Part>,
+}
+
+/// The model's field for each cut (unique among every name of the graph's code: a part in
+/// scope `up_blocks.2` is `up_blocks_2`, or `up_blocks_2_part1`, `_part2`, ... where several
+/// are; nodes outside any scope are `part1`, `part2`, ...), and its type's suffix.
+fn part_names(e: &mut Emitter, cuts: &[Cut]) -> Vec<(Ident, Ident)> {
+    let mut types = Names::default();
+    let mut names = vec![];
+    for (index, cut) in cuts.iter().enumerate() {
+        let same_scope = |c: &&Cut| c.scope == cut.scope;
+        let number = cuts[..=index].iter().filter(same_scope).count();
+        let field = match (cut.scope.as_str(), cuts.iter().filter(same_scope).count()) {
+            ("", _) => format!("part{number}"),
+            (scope, 1) => crate::snake_case(scope),
+            (scope, _) => format!("{}_part{number}", crate::snake_case(scope)),
+        };
+        let field = e.names.fresh(&field);
+        let type_suffix = types.exact(&type_name(&field.to_string()));
+        names.push((field, type_suffix));
+    }
+    names
 }
 
 /// Values the nodes read, inside subgraphs too, in first-use order.
@@ -87,8 +128,11 @@ fn reads(nodes: &[Node], out: &mut Vec<ValueId>) {
 }
 
 pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<Parts> {
+    let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
+    let cuts = cuts::cuts(&names, part_nodes);
     let mut result = Parts { forward: vec![], parts: vec![] };
-    for (index, chunk) in nodes.chunks(part_nodes.max(1)).enumerate() {
+    for (cut, (field, type_suffix)) in cuts.iter().zip(part_names(e, &cuts)) {
+        let chunk = &nodes[cut.nodes.clone()];
         let mut read = vec![];
         reads(chunk, &mut read);
         // Values computed before this part (constants are fields, not variables).
@@ -96,8 +140,6 @@ pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<
             ids.into_iter().filter_map(|id| e.var(id).map(|var| (id, var))).collect::<Vec<_>>()
         };
         let live_in = bound(read, e);
-        let number = index + 1;
-        let field = format_ident!("part{number}");
         let (fields_before, weights_before) = (e.fields.len(), e.weights.len());
         e.start_part();
         let device_before = std::mem::replace(&mut e.needs_device, false);
@@ -135,7 +177,8 @@ pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<
             _ => (quote! { let (#(#out_vars),*) = }, quote! { (#(#out_vars),*) }, quote! { -> (#(#out_types),*) }),
         };
         result.forward.push(quote! { #pattern self.#field.forward(#(#args),*); });
-        result.parts.push(Part { number, fields, params, output_ty, body, returned });
+        let scopes = cut.pieces.clone();
+        result.parts.push(Part { field, type_suffix, scopes, fields, params, output_ty, body, returned });
     }
     Ok(result)
 }

@@ -18,6 +18,9 @@ pub use burn_store;
 pub use include_bytes_aligned::include_bytes_aligned;
 pub use onnx_macro::{onnx_custom_op, onnx_model};
 
+mod boxed;
+pub use boxed::Boxed;
+
 use burn::module::{Param, ParamId};
 use burn::tensor::{Bool, Device, Int, Tensor};
 use burn_store::{BurnpackStore, ModuleSnapshot};
