@@ -246,3 +246,62 @@ fn softmax_over_another_axis_is_not_attention() {
     let graph = simplified(&model(13, nodes, inputs, vec![]));
     assert_eq!(op_names(&graph), ["MatMul", "Softmax", "MatMul"]);
 }
+
+/// Layer norm over the last axis as exporters decompose it; `square` is `Pow` or `Mul`, and
+/// `affine` adds the scale and bias.
+fn decomposed_layer_norm(square: &str, affine: bool, extra_use: bool) -> Vec<u8> {
+    let mean =
+        |x: &str, y: &str| node("ReduceMean", &[x], &[y], vec![attr_ints("axes", &[-1]), attr_int("keepdims", 1)]);
+    let mut nodes = vec![mean("x", "mean"), node("Sub", &["x", "mean"], &["d"], vec![])];
+    nodes.push(match square {
+        "Pow" => node("Pow", &["d", "two"], &["sq"], vec![]),
+        _ => node("Mul", &["d", "d"], &["sq"], vec![]),
+    });
+    nodes.extend([
+        mean("sq", "var"),
+        node("Add", &["var", "eps"], &["var_eps"], vec![]),
+        node("Sqrt", &["var_eps"], &["std"], vec![]),
+        node("Div", &["d", "std"], &["normalized"], vec![]),
+    ]);
+    if affine {
+        nodes.push(node("Mul", &["normalized", "gamma"], &["scaled"], vec![]));
+        nodes.push(node("Add", &["scaled", "beta"], &["y"], vec![]));
+    }
+    if extra_use {
+        nodes.push(node("Add", &["d", "d"], &["out"], vec![]));
+    }
+    let inits = vec![
+        floats_init("two", &[], &[2.0]),
+        floats_init("eps", &[], &[1e-5]),
+        floats_init("gamma", &[3], &[1.0, 2.0, 3.0]),
+        floats_init("beta", &[3], &[0.5, 0.0, -0.5]),
+    ];
+    model(13, nodes, vec![input("x", &[-1, 2, 3])], inits)
+}
+
+#[test]
+fn decomposed_layer_norm_with_scale_and_bias_is_one_layer_norm() {
+    use onnx_ir::ops::LayerNormConfig;
+    let graph = simplified(&decomposed_layer_norm("Pow", true, false));
+    assert_eq!(op_names(&graph), ["LayerNorm"]);
+    let Op::LayerNorm(LayerNormConfig { axis: 2, epsilon, rms: false }) = graph.nodes[0].op else {
+        panic!("{:?}", graph.nodes[0].op)
+    };
+    assert!((epsilon - 1e-5).abs() < 1e-12);
+    assert_eq!(floats(&graph, graph.nodes[0].inputs[1]), [1.0, 2.0, 3.0]);
+    assert_eq!(floats(&graph, graph.nodes[0].inputs[2]), [0.5, 0.0, -0.5]);
+    assert_eq!(graph.outputs, graph.nodes[0].outputs);
+}
+
+#[test]
+fn decomposed_layer_norm_without_affine_and_squared_by_mul_is_fused() {
+    let graph = simplified(&decomposed_layer_norm("Mul", false, false));
+    assert_eq!(op_names(&graph), ["LayerNorm"]);
+    assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0]), None, None]);
+}
+
+#[test]
+fn decomposed_layer_norm_whose_centred_value_is_read_elsewhere_is_left_alone() {
+    let graph = simplified(&decomposed_layer_norm("Pow", true, true));
+    assert!(!op_names(&graph).contains(&"LayerNorm".to_string()));
+}

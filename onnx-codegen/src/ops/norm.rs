@@ -67,12 +67,22 @@ pub fn layer_norm(e: &mut Emitter, node: &Node, c: &LayerNormConfig) -> Result<T
     }})
 }
 
-/// LayerNormalization over the last axis with a vector scale (and bias), and only `Y`:
-/// Burn's fused `layer_norm` (one pass per row on flex).
+/// LayerNormalization over the last axis with a vector scale (or none, from a fused
+/// decomposition) and bias, and only `Y`: Burn's fused `layer_norm` (one pass per row on flex).
 fn last_axis_layer_norm(e: &mut Emitter, node: &Node, c: &LayerNormConfig, rank: usize) -> Result<Option<TokenStream>> {
     let vector = |i: usize| node.inputs.get(i).copied().flatten().map(|id| e.rank(id) == 1);
-    if c.rms || c.axis + 1 != rank || node.outputs.len() != 1 || vector(1) != Some(true) || vector(2) == Some(false) {
+    if c.rms || c.axis + 1 != rank || node.outputs.len() != 1 || vector(1) == Some(false) || vector(2) == Some(false) {
         return Ok(None);
+    }
+    if vector(1).is_none() {
+        let x = e.input(&node.inputs, 0)?;
+        let bias = e.optional_input(&node.inputs, 2)?;
+        let (epsilon, last) = (float_literal(c.epsilon), lit(rank - 1));
+        return Ok(Some(quote! {{
+            let x = #x;
+            let ones = Tensor::<1>::ones([x.dims()[#last]], &x.device());
+            burn::tensor::module::layer_norm(x, ones, #bias, #epsilon)
+        }}));
     }
     let x = e.input(&node.inputs, 0)?;
     let scale = e.input(&node.inputs, 1)?;

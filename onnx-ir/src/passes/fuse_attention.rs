@@ -5,7 +5,7 @@
 //! or Mul by a one-element constant) and the additive float mask are optional; every
 //! intermediate must feed only the next step.
 
-use super::{remove_nodes, use_counts};
+use super::{one_element_f32, producers, remove_nodes, use_counts};
 use crate::graph::{Graph, ValueId};
 use crate::ops::{BinaryOp, Op};
 use crate::types::DType;
@@ -22,17 +22,6 @@ pub fn fuse_attention(graph: &mut Graph) {
         removed.extend(found.fused);
     }
     remove_nodes(graph, &removed);
-}
-
-/// The producing node of every value a node computes.
-fn producers(graph: &Graph) -> Vec<Option<usize>> {
-    let mut producers = vec![None; graph.values.len()];
-    for (index, node) in graph.nodes.iter().enumerate() {
-        for &o in &node.outputs {
-            producers[o] = Some(index);
-        }
-    }
-    producers
 }
 
 struct Attention {
@@ -116,11 +105,7 @@ fn add_operands(graph: &Graph, producers: &[Option<usize>], a: ValueId, b: Value
 /// `Div(x, c)` or `Mul(x, c)` / `Mul(c, x)` by a one-element float constant: `x` and the factor.
 fn scale_of(graph: &Graph, op: &Op, inputs: &[Option<ValueId>]) -> Option<(ValueId, f64)> {
     let &[Some(a), Some(b)] = inputs else { return None };
-    let scalar = |id: ValueId| {
-        let data = graph.values[id].constant.as_ref()?;
-        let values = data.to_f64s()?;
-        (values.len() == 1 && graph.values[id].ty.dtype == DType::F32).then(|| values[0])
-    };
+    let scalar = |id: ValueId| one_element_f32(graph, id);
     if is_binary(op, BinaryOp::Div) {
         let c = scalar(b)?;
         return (c != 0.0 && c.is_finite()).then_some((a, 1.0 / c));
