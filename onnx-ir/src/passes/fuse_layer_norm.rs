@@ -64,6 +64,12 @@ impl Matcher<'_> {
         (c.op == ReduceOp::Mean && c.keepdims && last).then_some(node.inputs.first().copied().flatten()?)
     }
 
+    /// `op(inner, vector)` in either order, `vector` as [`Self::last_axis_vector`] says.
+    fn with_vector(&self, node: &Node, op: BinaryOp, last: &Dim) -> Option<(ValueId, ValueId)> {
+        let (a, b) = binary_operands(node, op)?;
+        [(a, b), (b, a)].into_iter().find(|&(_, v)| self.last_axis_vector(v, last).is_some())
+    }
+
     /// A constant float vector `[n]` as long as the normalised value's last dim.
     fn last_axis_vector(&self, id: ValueId, last: &Dim) -> Option<ValueId> {
         let value = &self.graph.values[id];
@@ -95,15 +101,13 @@ fn match_layer_norm(graph: &Graph, uses: &[usize], producers: &[Option<usize>], 
 
     // Optional affine tail: Add(Mul(n, scale), bias), Mul(n, scale) or Add(n, bias).
     let mut bias = None;
-    if let Some((a, b)) = binary_operands(node, BinaryOp::Add) {
-        let (inner, vector) = [(a, b), (b, a)].into_iter().find(|&(_, v)| m.last_axis_vector(v, &last).is_some())?;
+    if let Some((inner, vector)) = m.with_vector(node, BinaryOp::Add, &last) {
         bias = Some(vector);
         fused.push(tail);
         (tail, node) = m.producer(inner, 1)?;
     }
     let mut scale = None;
-    if let Some((a, b)) = binary_operands(node, BinaryOp::Mul) {
-        let (inner, vector) = [(a, b), (b, a)].into_iter().find(|&(_, v)| m.last_axis_vector(v, &last).is_some())?;
+    if let Some((inner, vector)) = m.with_vector(node, BinaryOp::Mul, &last) {
         scale = Some(vector);
         fused.push(tail);
         (tail, node) = m.producer(inner, 1)?;
