@@ -7,7 +7,9 @@ mod fuse_conv_activation;
 mod fuse_silu;
 mod remove_identity;
 
-use crate::graph::{Graph, Node};
+use crate::graph::{Graph, Node, Value, ValueId};
+use crate::tensor::TensorData;
+use std::collections::HashMap;
 
 pub use fold_into_conv::fold_into_conv;
 pub use fuse_conv_activation::fuse_conv_activation;
@@ -32,25 +34,70 @@ pub(crate) fn remove_nodes(graph: &mut Graph, indices: &[usize]) {
     });
 }
 
+/// Calls `read` once for every read of a value by `node`: its inputs, and inside its
+/// subgraphs every node's reads and every branch output.
+pub(crate) fn for_each_read(node: &Node, read: &mut impl FnMut(ValueId)) {
+    for &input in node.inputs.iter().flatten() {
+        read(input);
+    }
+    for branch in node.op.subgraphs() {
+        for inner in &branch.nodes {
+            for_each_read(inner, read);
+        }
+        branch.outputs.iter().for_each(|&o| read(o));
+    }
+}
+
 /// How many times each value is read by a node (subgraphs included) or is a graph output.
 pub fn use_counts(graph: &Graph) -> Vec<usize> {
-    fn visit(nodes: &[Node], uses: &mut [usize]) {
-        for node in nodes {
-            for &input in node.inputs.iter().flatten() {
-                uses[input] += 1;
-            }
-            for branch in node.op.subgraphs() {
-                visit(&branch.nodes, uses);
-                for &o in &branch.outputs {
-                    uses[o] += 1;
-                }
-            }
-        }
-    }
     let mut uses = vec![0; graph.values.len()];
-    visit(&graph.nodes, &mut uses);
+    for node in &graph.nodes {
+        for_each_read(node, &mut |v| uses[v] += 1);
+    }
     for &o in &graph.outputs {
         uses[o] += 1;
     }
     uses
+}
+
+/// The index of the top-level node producing each value.
+pub(crate) fn producers(graph: &Graph) -> HashMap<ValueId, usize> {
+    graph.nodes.iter().enumerate().flat_map(|(i, n)| n.outputs.iter().map(move |&o| (o, i))).collect()
+}
+
+/// Whether `value` is read once and is no graph output: a value a fusion may absorb.
+pub(crate) fn single_use(graph: &Graph, uses: &[usize], value: ValueId) -> bool {
+    uses[value] == 1 && !graph.outputs.contains(&value)
+}
+
+/// Makes every read of a value in `alias` (node inputs, subgraph reads, branch and graph
+/// outputs) read what it maps to instead, following chains of aliases.
+pub(crate) fn rewire(graph: &mut Graph, alias: &HashMap<ValueId, ValueId>) {
+    fn visit(nodes: &mut [Node], alias: &HashMap<ValueId, ValueId>) {
+        for node in nodes {
+            for input in node.inputs.iter_mut().flatten() {
+                *input = resolve(alias, *input);
+            }
+            for branch in node.op.subgraphs_mut() {
+                visit(&mut branch.nodes, alias);
+                branch.outputs.iter_mut().for_each(|o| *o = resolve(alias, *o));
+            }
+        }
+    }
+    visit(&mut graph.nodes, alias);
+    graph.outputs.iter_mut().for_each(|o| *o = resolve(alias, *o));
+}
+
+/// What `id` stands for after the aliases in `alias` (itself when it has none).
+pub(crate) fn resolve(alias: &HashMap<ValueId, ValueId>, mut id: ValueId) -> ValueId {
+    while let Some(&next) = alias.get(&id) {
+        id = next;
+    }
+    id
+}
+
+/// A new constant value named `name`.
+pub(crate) fn add_constant(graph: &mut Graph, name: String, data: TensorData) -> ValueId {
+    graph.values.push(Value { name, ty: data.tensor_type(), constant: Some(data) });
+    graph.values.len() - 1
 }
