@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use onnx_ir::ops::UnaryOp;
+use onnx_ir::proto::ValueInfoProto;
 use onnx_ir::{import, Graph, ImportOptions, Op};
 
 fn simplified(bytes: &[u8]) -> Graph {
@@ -177,4 +178,63 @@ fn a_constant_of_shape_weight_stays_a_fill_when_the_channel_factors_are_equal() 
     // s = 4 / sqrt(4) = 2 for both channels: the fill becomes 1.0; b' = shift - mean * s.
     assert!(matches!(graph.nodes[0].op, Op::ConstantOfShape { value, .. } if value == 1.0));
     assert_eq!(floats(&graph, graph.nodes[1].inputs[2]), [1.0, 1.0]);
+}
+
+fn not_simplified(bytes: &[u8]) -> Graph {
+    import(bytes, ImportOptions { simplify: false, ..Default::default() }).expect("imports")
+}
+
+// remove_dead_nodes
+
+#[test]
+fn nodes_nothing_reads_are_removed_to_the_last() {
+    let nodes = vec![
+        node("Relu", &["x"], &["a"], vec![]),
+        node("Neg", &["a"], &["b"], vec![]),
+        node("Split", &["x"], &["s0", "s1"], vec![attr_int("axis", 0)]),
+        node("Sigmoid", &["s0"], &["y"], vec![]),
+    ];
+    let bytes = model(13, nodes, vec![input("x", &[2, 3])], vec![]);
+    // The Split stays for its one read output.
+    assert_eq!(op_names(&simplified(&bytes)), ["Split", "Unary"]);
+    assert_eq!(not_simplified(&bytes).nodes.len(), 4);
+}
+
+#[test]
+fn nodes_read_by_a_subgraph_or_as_graph_outputs_stay() {
+    let nodes = vec![
+        node("Relu", &["x"], &["a"], vec![]),
+        node("Neg", &["x"], &["n"], vec![]),
+        if_with("cond", node("Abs", &["a"], &["out"], vec![]), node("Sigmoid", &["x"], &["out"], vec![])),
+    ];
+    let graph =
+        simplified(&model_with_outputs(13, nodes, vec![input("x", &[2]), bool_input("cond")], vec![], &["y", "n"]));
+    assert_eq!(op_names(&graph), ["Unary", "Unary", "If"]);
+}
+
+#[test]
+fn dead_nodes_inside_a_branch_are_removed() {
+    use onnx_ir::proto::GraphProto;
+    let branch = |nodes| GraphProto {
+        node: nodes,
+        output: vec![ValueInfoProto { name: Some("out".into()), ..Default::default() }],
+        ..Default::default()
+    };
+    let then_branch = branch(vec![node("Relu", &["x"], &["dead"], vec![]), node("Neg", &["x"], &["out"], vec![])]);
+    let else_branch = branch(vec![node("Abs", &["x"], &["out"], vec![])]);
+    let attrs = vec![attr_graph("then_branch", then_branch), attr_graph("else_branch", else_branch)];
+    let nodes = vec![node("If", &["cond"], &["y"], attrs)];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2]), bool_input("cond")], vec![]));
+    let Op::If(config) = &graph.nodes[0].op else { panic!("an If") };
+    assert_eq!(config.then_branch.nodes.len(), 1);
+    assert_eq!(config.then_branch.nodes[0].op, Op::Unary(UnaryOp::Neg));
+}
+
+#[test]
+fn nodes_that_call_a_hook_stay_unread() {
+    let nodes = vec![node("Relu", &["x"], &["unread"], vec![]), node("Sigmoid", &["x"], &["y"], vec![])];
+    let bytes = model(13, nodes, vec![input("x", &[2])], vec![]);
+    let hooks = [(String::new(), "Relu".to_string())];
+    let graph = onnx_ir::import_with_custom_ops(&bytes, ImportOptions::default(), &hooks).expect("imports");
+    assert_eq!(op_names(&graph), ["Custom", "Unary"]);
 }

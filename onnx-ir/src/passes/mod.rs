@@ -5,6 +5,7 @@ pub mod fold;
 mod fold_into_conv;
 mod fuse_conv_activation;
 mod fuse_silu;
+mod remove_dead_nodes;
 mod remove_identity;
 
 use crate::graph::{Graph, Node, Value, ValueId};
@@ -14,10 +15,12 @@ use std::collections::HashMap;
 pub use fold_into_conv::fold_into_conv;
 pub use fuse_conv_activation::fuse_conv_activation;
 pub use fuse_silu::fuse_silu;
+pub use remove_dead_nodes::remove_dead_nodes;
 pub use remove_identity::remove_identity;
 
 /// Runs every pass in order.
 pub fn simplify(graph: &mut Graph) {
+    remove_dead_nodes(graph);
     remove_identity(graph);
     fold_into_conv(graph);
     fuse_silu(graph);
