@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use onnx_ir::ops::UnaryOp;
-use onnx_ir::proto::ValueInfoProto;
+use onnx_ir::proto::{NodeProto, ValueInfoProto};
 use onnx_ir::{import, Graph, ImportOptions, Op};
 
 fn simplified(bytes: &[u8]) -> Graph {
@@ -237,4 +237,92 @@ fn nodes_that_call_a_hook_stay_unread() {
     let hooks = [(String::new(), "Relu".to_string())];
     let graph = onnx_ir::import_with_custom_ops(&bytes, ImportOptions::default(), &hooks).expect("imports");
     assert_eq!(op_names(&graph), ["Custom", "Unary"]);
+}
+
+// collapse_layout_chains
+
+fn transpose(perm: &[i64], x: &str, out: &str) -> NodeProto {
+    node("Transpose", &[x], &[out], vec![attr_ints("perm", perm)])
+}
+
+#[test]
+fn transposes_of_transposes_compose() {
+    let nodes = vec![transpose(&[1, 2, 0], "x", "t"), transpose(&[0, 2, 1], "t", "y")];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2, 3, 4])], vec![]));
+    assert_eq!(op_names(&graph), ["Transpose"]);
+    assert_eq!(graph.nodes[0].op, Op::Transpose { perm: vec![1, 0, 2] });
+    assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
+    assert_eq!(graph.value(graph.outputs[0]).ty.static_shape(), Some(vec![3, 2, 4]));
+}
+
+#[test]
+fn transposes_that_cancel_out_go() {
+    let nodes = vec![transpose(&[1, 0], "x", "t"), transpose(&[1, 0], "t", "u"), node("Relu", &["u"], &["y"], vec![])];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2, 3])], vec![]));
+    assert_eq!(op_names(&graph), ["Unary"]);
+    assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
+    // A graph output that would be the graph input itself stays a node of its own.
+    let nodes = vec![transpose(&[1, 0], "x", "t"), transpose(&[1, 0], "t", "y")];
+    assert_eq!(op_names(&simplified(&model(13, nodes, vec![input("x", &[2, 3])], vec![]))), ["Identity"]);
+}
+
+#[test]
+fn a_chain_of_reshaping_ops_is_one_reshape() {
+    // [2, 3, 4] -> [2, 12] -> [1, 2, 12] -> [1, 4, 6]: the last target copies a dim, so the
+    // static result is the target.
+    let nodes = vec![
+        node("Flatten", &["x"], &["f"], vec![attr_int("axis", 1)]),
+        node("Unsqueeze", &["f", "zero"], &["u"], vec![]),
+        node("Reshape", &["u", "shape"], &["y"], vec![]),
+    ];
+    let inits = vec![ints_init("zero", &[0]), ints_init("shape", &[0, 4, -1])];
+    let bytes = model(13, nodes, vec![input("x", &[2, 3, 4])], inits);
+    let graph = simplified(&bytes);
+    assert_eq!(op_names(&graph), ["Reshape"]);
+    assert_eq!(graph.nodes[0].op, Op::Reshape { shape: vec![1, 4, 6] });
+    assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
+    assert_eq!(op_names(&not_simplified(&bytes)), ["Flatten", "Unsqueeze", "Reshape"]);
+    // A dynamic batch: the last Reshape's own target, which copies nothing, serves.
+    let nodes = vec![
+        node("Unsqueeze", &["x", "one"], &["u"], vec![]),
+        node("Squeeze", &["u", "one"], &["s"], vec![]),
+        node("Reshape", &["s", "shape"], &["y"], vec![]),
+    ];
+    let inits = vec![ints_init("one", &[1]), ints_init("shape", &[-1, 12])];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[-1, 3, 4])], inits));
+    assert_eq!(op_names(&graph), ["Reshape"]);
+    assert_eq!(graph.nodes[0].op, Op::Reshape { shape: vec![-1, 12] });
+    assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
+}
+
+#[test]
+fn layout_chains_are_left_alone_when_read_elsewhere_or_not_static() {
+    let flatten = || node("Flatten", &["x"], &["f"], vec![attr_int("axis", 1)]);
+    let reshape = || node("Reshape", &["f", "shape"], &["y"], vec![]);
+    let collapsed = |nodes, outputs: &[&str], x_dims: &[i64], shape: &[i64]| {
+        let inputs = vec![input("x", x_dims), bool_input("cond")];
+        let graph = simplified(&model_with_outputs(13, nodes, inputs, vec![ints_init("shape", shape)], outputs));
+        op_names(&graph)
+    };
+    assert_eq!(collapsed(vec![flatten(), reshape()], &["y"], &[2, 3, 4], &[4, 6]), ["Reshape"]);
+    // Read by another node, as a graph output, inside a subgraph.
+    let relu = node("Relu", &["f"], &["r"], vec![]);
+    assert_eq!(
+        collapsed(vec![flatten(), reshape(), relu], &["y", "r"], &[2, 3, 4], &[4, 6]),
+        ["Flatten", "Reshape", "Unary"]
+    );
+    assert_eq!(collapsed(vec![flatten(), reshape()], &["y", "f"], &[2, 3, 4], &[4, 6]), ["Flatten", "Reshape"]);
+    let branch = NodeProto {
+        output: vec!["b".into()],
+        ..if_with("cond", node("Relu", &["f"], &["out"], vec![]), node("Neg", &["f"], &["out"], vec![]))
+    };
+    assert_eq!(
+        collapsed(vec![flatten(), reshape(), branch], &["y", "b"], &[2, 3, 4], &[4, 6]),
+        ["Flatten", "Reshape", "If"]
+    );
+    // A target that copies a dynamic dim: the result is not static either.
+    assert_eq!(collapsed(vec![flatten(), reshape()], &["y"], &[-1, 3, 4], &[0, 3, 4]), ["Flatten", "Reshape"]);
+    // A Transpose between reshapes reorders the elements.
+    let nodes = vec![flatten(), transpose(&[1, 0], "f", "t"), node("Reshape", &["t", "shape"], &["y"], vec![])];
+    assert_eq!(collapsed(nodes, &["y"], &[2, 3, 4], &[4, 6]), ["Flatten", "Transpose", "Reshape"]);
 }

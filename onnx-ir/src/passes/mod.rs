@@ -1,6 +1,7 @@
 //! Simplification passes over the IR, each in its own module. `simplify = false` skips them;
 //! outputs must be the same either way.
 
+mod collapse_layout_chains;
 pub mod fold;
 mod fold_into_conv;
 mod fuse_conv_activation;
@@ -12,6 +13,7 @@ use crate::graph::{Graph, Node, Value, ValueId};
 use crate::tensor::TensorData;
 use std::collections::HashMap;
 
+pub use collapse_layout_chains::collapse_layout_chains;
 pub use fold_into_conv::fold_into_conv;
 pub use fuse_conv_activation::fuse_conv_activation;
 pub use fuse_silu::fuse_silu;
@@ -22,6 +24,7 @@ pub use remove_identity::remove_identity;
 pub fn simplify(graph: &mut Graph) {
     remove_dead_nodes(graph);
     remove_identity(graph);
+    collapse_layout_chains(graph);
     fold_into_conv(graph);
     fuse_silu(graph);
     fuse_conv_activation(graph);
@@ -71,6 +74,26 @@ pub(crate) fn producers(graph: &Graph) -> HashMap<ValueId, usize> {
 /// Whether `value` is read once and is no graph output: a value a fusion may absorb.
 pub(crate) fn single_use(graph: &Graph, uses: &[usize], value: ValueId) -> bool {
     uses[value] == 1 && !graph.outputs.contains(&value)
+}
+
+/// How often each value is read and which top-level node produces it: what a pass that
+/// absorbs nodes into their readers looks up.
+pub(crate) struct Dataflow {
+    uses: Vec<usize>,
+    producer: HashMap<ValueId, usize>,
+}
+
+impl Dataflow {
+    pub(crate) fn of(graph: &Graph) -> Self {
+        Self { uses: use_counts(graph), producer: producers(graph) }
+    }
+
+    /// The index of the top-level node producing `value`, when `value` is read once and is no
+    /// graph output: a node its reader may absorb.
+    pub(crate) fn sole_producer(&self, graph: &Graph, value: ValueId) -> Option<usize> {
+        let &index = self.producer.get(&value)?;
+        single_use(graph, &self.uses, value).then_some(index)
+    }
 }
 
 /// Makes every read of a value in `alias` (node inputs, subgraph reads, branch and graph
