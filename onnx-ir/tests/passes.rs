@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use onnx_ir::ops::UnaryOp;
-use onnx_ir::proto::{NodeProto, ValueInfoProto};
+use onnx_ir::proto::{NodeProto, TensorProto, ValueInfoProto};
 use onnx_ir::{import, Graph, ImportOptions, Op};
 
 fn simplified(bytes: &[u8]) -> Graph {
@@ -325,4 +325,118 @@ fn layout_chains_are_left_alone_when_read_elsewhere_or_not_static() {
     // A Transpose between reshapes reorders the elements.
     let nodes = vec![flatten(), transpose(&[1, 0], "f", "t"), node("Reshape", &["t", "shape"], &["y"], vec![])];
     assert_eq!(collapsed(nodes, &["y"], &[2, 3, 4], &[4, 6]), ["Flatten", "Transpose", "Reshape"]);
+}
+
+fn value_name(graph: &Graph, id: Option<usize>) -> &str {
+    &graph.value(id.expect("an input")).name
+}
+
+fn add(a: &str, b: &str, out: &str) -> NodeProto {
+    node("Add", &[a, b], &[out], vec![])
+}
+
+// fuse_matmul_bias
+
+/// `x` times the constant `[4, 2]` weight `w` (as `p`), then `nodes`, with `bias` among the
+/// initializers.
+fn matmul_then(x: ValueInfoProto, bias: TensorProto, nodes: Vec<NodeProto>, outputs: &[&str]) -> Vec<u8> {
+    let mut all = vec![node("MatMul", &["x", "w"], &["p"], vec![])];
+    all.extend(nodes);
+    let weight = floats_init("w", &[4, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    model_with_outputs(13, all, vec![x, bool_input("cond")], vec![weight, bias], outputs)
+}
+
+#[test]
+fn a_bias_added_to_a_product_by_a_constant_matrix_joins_the_matmul() {
+    let bytes =
+        matmul_then(input("x", &[2, 3, 4]), floats_init("b", &[2], &[0.5, -1.0]), vec![add("p", "b", "y")], &["y"]);
+    let graph = simplified(&bytes);
+    assert_eq!(op_names(&graph), ["MatMul"]);
+    let matmul = &graph.nodes[0];
+    assert_eq!(value_name(&graph, matmul.inputs[2]), "b");
+    assert_eq!(graph.outputs, matmul.outputs);
+    assert_eq!(op_names(&not_simplified(&bytes)), ["MatMul", "Binary"]);
+}
+
+#[test]
+fn a_bias_of_leading_ones_or_one_element_becomes_a_vector() {
+    // Bias first, of shape [1, 1, 2]: the same elements as an [2] vector.
+    let bytes = matmul_then(
+        input("x", &[2, 3, 4]),
+        floats_init("b", &[1, 1, 2], &[0.5, -1.0]),
+        vec![add("b", "p", "y")],
+        &["y"],
+    );
+    let graph = simplified(&bytes);
+    assert_eq!(op_names(&graph), ["MatMul"]);
+    assert_eq!(floats(&graph, graph.nodes[0].inputs[2]), [0.5, -1.0]);
+    assert_eq!(graph.constant(graph.nodes[0].inputs[2]).map(|d| d.shape.clone()), Some(vec![2]));
+    // One element, repeated for each column.
+    for dims in [&[][..], &[1][..], &[1, 1][..]] {
+        let graph = simplified(&matmul_then(
+            input("x", &[3, 4]),
+            floats_init("b", dims, &[3.0]),
+            vec![add("p", "b", "y")],
+            &["y"],
+        ));
+        assert_eq!(op_names(&graph), ["MatMul"], "bias of shape {dims:?}");
+        assert_eq!(floats(&graph, graph.nodes[0].inputs[2]), [3.0, 3.0]);
+    }
+}
+
+#[test]
+fn a_bias_add_is_left_alone_when_the_product_is_read_elsewhere() {
+    let bias = || floats_init("b", &[2], &[0.5, -1.0]);
+    let x = || input("x", &[3, 4]);
+    // Read by another node, as a graph output, and inside a subgraph.
+    let graph = simplified(&matmul_then(
+        x(),
+        bias(),
+        vec![add("p", "b", "z"), node("Relu", &["p"], &["r"], vec![])],
+        &["z", "r"],
+    ));
+    assert_eq!(op_names(&graph), ["MatMul", "Binary", "Unary"]);
+    let graph = simplified(&matmul_then(x(), bias(), vec![add("p", "b", "z")], &["z", "p"]));
+    assert_eq!(op_names(&graph), ["MatMul", "Binary"]);
+    let branch = if_with("cond", node("Relu", &["p"], &["out"], vec![]), node("Neg", &["p"], &["out"], vec![]));
+    let graph = simplified(&matmul_then(x(), bias(), vec![add("p", "b", "z"), branch], &["z", "y"]));
+    assert_eq!(op_names(&graph), ["MatMul", "Binary", "If"]);
+}
+
+#[test]
+fn a_bias_add_is_left_alone_when_the_shapes_or_types_do_not_fit() {
+    let fused = |x, bias| op_names(&simplified(&matmul_then(x, bias, vec![add("p", "b", "y")], &["y"]))) == ["MatMul"];
+    // A bias along the rows, not the columns; one of more axes than the product (the Add
+    // would add a leading axis).
+    assert!(!fused(input("x", &[3, 4]), floats_init("b", &[3, 1], &[1.0, 2.0, 3.0])));
+    assert!(!fused(input("x", &[3, 4]), floats_init("b", &[1, 1, 2], &[1.0, 2.0])));
+    // A vector times the matrix is no Linear.
+    assert!(!fused(input("x", &[4]), floats_init("b", &[2], &[1.0, 2.0])));
+    // The weight computed, not a constant.
+    let nodes = vec![node("MatMul", &["x", "w"], &["p"], vec![]), add("p", "b", "y")];
+    let bytes =
+        model(13, nodes, vec![input("x", &[3, 4]), input("w", &[4, 2])], vec![floats_init("b", &[2], &[1.0, 2.0])]);
+    assert_eq!(op_names(&simplified(&bytes)), ["MatMul", "Binary"]);
+    // Integers.
+    let ints =
+        |name: &str, dims: &[i64], values: &[i64]| TensorProto { dims: dims.to_vec(), ..ints_init(name, values) };
+    let nodes = vec![node("MatMul", &["x", "w"], &["p"], vec![]), add("p", "b", "y")];
+    let inits = vec![ints("w", &[4, 2], &[1, 2, 3, 4, 5, 6, 7, 8]), ints("b", &[2], &[1, 2])];
+    let bytes = model(13, nodes, vec![typed_input("x", 7, &[3, 4])], inits);
+    assert_eq!(op_names(&simplified(&bytes)), ["MatMul", "Binary"]);
+}
+
+#[test]
+fn only_a_fused_matmul_has_a_bias() {
+    // A model's MatMul of three inputs is refused before any parser runs.
+    let nodes = vec![node("MatMul", &["x", "w", "b"], &["y"], vec![])];
+    let inits = vec![floats_init("w", &[4, 2], &[0.0; 8]), floats_init("b", &[2], &[1.0, 2.0])];
+    let error = import(&model(13, nodes, vec![input("x", &[3, 4])], inits), ImportOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("MatMul-13 takes 2 input(s), the node has 3"), "{error}");
+    // Inference takes a bias of the weight's columns only.
+    let t = |dims: &[usize]| onnx_ir::TensorType::from_static(onnx_ir::DType::F32, dims);
+    let (x, w) = (t(&[3, 4]), t(&[4, 2]));
+    assert_eq!(Op::MatMul.infer(&[&x, &w, &t(&[2])]), Ok(vec![t(&[3, 2])]));
+    assert!(Op::MatMul.infer(&[&x, &w, &t(&[4])]).is_err());
+    assert!(Op::MatMul.infer(&[&x, &w, &t(&[1, 2])]).is_err());
 }
