@@ -440,3 +440,139 @@ fn only_a_fused_matmul_has_a_bias() {
     assert!(Op::MatMul.infer(&[&x, &w, &t(&[4])]).is_err());
     assert!(Op::MatMul.infer(&[&x, &w, &t(&[1, 2])]).is_err());
 }
+
+fn scalar(name: &str, value: f32) -> TensorProto {
+    floats_init(name, &[], &[value])
+}
+
+fn mul(a: &str, b: &str, out: &str) -> NodeProto {
+    node("Mul", &[a, b], &[out], vec![])
+}
+
+// fuse_gelu
+
+fn is_gelu(graph: &Graph, tanh: bool) -> bool {
+    graph.nodes.len() == 1
+        && graph.nodes[0].op == Op::Unary(UnaryOp::Gelu { tanh })
+        && graph.nodes[0].inputs == vec![Some(graph.inputs[0])]
+        && graph.outputs == graph.nodes[0].outputs
+}
+
+/// The GELU constants as exporters store them (f32).
+fn gelu_constants() -> Vec<TensorProto> {
+    vec![
+        scalar("half", 0.5),
+        scalar("one", 1.0),
+        scalar("sqrt2", std::f32::consts::SQRT_2),
+        scalar("rsqrt2", std::f32::consts::FRAC_1_SQRT_2),
+        scalar("three", 3.0),
+        scalar("cubic", 0.044715),
+        scalar("scale", 0.797_884_6),
+    ]
+}
+
+fn gelu_model(nodes: Vec<NodeProto>, outputs: &[&str]) -> Vec<u8> {
+    model_with_outputs(13, nodes, vec![input("x", &[2, 3]), bool_input("cond")], gelu_constants(), outputs)
+}
+
+/// `x * 0.5 * (1 + erf(x / sqrt 2))` as Hugging Face BERT exports it.
+fn bert_gelu() -> Vec<NodeProto> {
+    vec![
+        node("Div", &["x", "sqrt2"], &["d"], vec![]),
+        node("Erf", &["d"], &["e"], vec![]),
+        add("e", "one", "g"),
+        mul("x", "half", "h"),
+        mul("h", "g", "y"),
+    ]
+}
+
+#[test]
+fn the_erf_gelu_of_exporters_is_one_gelu() {
+    assert!(is_gelu(&simplified(&gelu_model(bert_gelu(), &["y"])), false));
+    assert_eq!(not_simplified(&gelu_model(bert_gelu(), &["y"])).nodes.len(), 5);
+    // torch.onnx's F.gelu before opset 20: `(x * (erf(x / sqrt 2) + 1)) * 0.5`.
+    let torch = vec![
+        node("Div", &["x", "sqrt2"], &["d"], vec![]),
+        node("Erf", &["d"], &["e"], vec![]),
+        add("one", "e", "g"),
+        mul("x", "g", "h"),
+        mul("h", "half", "y"),
+    ];
+    assert!(is_gelu(&simplified(&gelu_model(torch, &["y"])), false));
+    // A product by 1 / sqrt 2, and `x * ((1 + erf) * 0.5)`, operands swapped throughout.
+    let swapped = vec![
+        mul("rsqrt2", "x", "d"),
+        node("Erf", &["d"], &["e"], vec![]),
+        add("e", "one", "g"),
+        mul("g", "half", "h"),
+        mul("x", "h", "y"),
+    ];
+    assert!(is_gelu(&simplified(&gelu_model(swapped, &["y"])), false));
+    // ONNX's expansion of its Gelu function, whose Add is a Sum.
+    let mut expansion = bert_gelu();
+    expansion[2] = node("Sum", &["one", "e"], &["g"], vec![]);
+    assert!(is_gelu(&simplified(&gelu_model(expansion, &["y"])), false));
+}
+
+/// `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * cube)))`, the cube computed by
+/// `cube_nodes` as `c`.
+fn tanh_gelu(cube_nodes: Vec<NodeProto>) -> Vec<NodeProto> {
+    let mut nodes = cube_nodes;
+    nodes.extend([
+        mul("cubic", "c", "k"),
+        add("x", "k", "s"),
+        mul("s", "scale", "t"),
+        node("Tanh", &["t"], &["th"], vec![]),
+        add("one", "th", "g"),
+        mul("half", "x", "h"),
+        mul("h", "g", "y"),
+    ]);
+    nodes
+}
+
+#[test]
+fn the_tanh_gelu_is_one_approximate_gelu() {
+    let pow = vec![node("Pow", &["x", "three"], &["c"], vec![])];
+    assert!(is_gelu(&simplified(&gelu_model(tanh_gelu(pow), &["y"])), true));
+    for cube in [mul("x", "sq", "c"), mul("sq", "x", "c")] {
+        let nodes = tanh_gelu(vec![mul("x", "x", "sq"), cube]);
+        assert!(is_gelu(&simplified(&gelu_model(nodes, &["y"])), true));
+    }
+}
+
+#[test]
+fn a_gelu_pattern_is_left_alone_when_an_intermediate_is_read_elsewhere() {
+    let unfused = |nodes: Vec<_>, outputs: &[&str]| {
+        let graph = simplified(&gelu_model(nodes, outputs));
+        graph.nodes.len() > 1 && graph.nodes.iter().all(|n| !matches!(n.op, Op::Unary(UnaryOp::Gelu { .. })))
+    };
+    let mut extra_reader = bert_gelu();
+    extra_reader.push(add("y", "e", "z"));
+    assert!(unfused(extra_reader, &["z"]));
+    assert!(unfused(bert_gelu(), &["y", "g"]));
+    let mut branch_reader = bert_gelu();
+    branch_reader.push(node(
+        "If",
+        &["cond"],
+        &["b"],
+        if_with("cond", node("Relu", &["d"], &["out"], vec![]), node("Neg", &["d"], &["out"], vec![])).attribute,
+    ));
+    assert!(unfused(branch_reader, &["y", "b"]));
+}
+
+#[test]
+fn a_gelu_pattern_is_left_alone_when_a_constant_or_shape_differs() {
+    let with = |name: &str, dims: &[i64], value: f32| {
+        let mut inits: Vec<_> = gelu_constants().into_iter().filter(|t| t.name() != name).collect();
+        inits.push(floats_init(name, dims, &[value]));
+        let bytes = model(13, bert_gelu(), vec![input("x", &[2, 3])], inits);
+        op_names(&simplified(&bytes)).len()
+    };
+    // sqrt 2 a few f32 steps off (relative 2e-7) matches; 1e-5 off it does not, nor 0.6 for 0.5.
+    let sqrt2 = std::f32::consts::SQRT_2;
+    assert_eq!(with("sqrt2", &[], sqrt2 * (1.0 + 2e-7)), 1);
+    assert_eq!(with("sqrt2", &[], sqrt2 * (1.0 + 1e-5)), 5);
+    assert_eq!(with("half", &[], 0.6), 5);
+    // A [1, 1, 1] constant makes the result rank 3, not x's 2.
+    assert_eq!(with("half", &[1, 1, 1], 0.5), 5);
+}

@@ -5,6 +5,7 @@ mod collapse_layout_chains;
 pub mod fold;
 mod fold_into_conv;
 mod fuse_conv_activation;
+mod fuse_gelu;
 mod fuse_matmul_bias;
 mod fuse_silu;
 mod remove_dead_nodes;
@@ -17,6 +18,7 @@ use std::collections::HashMap;
 pub use collapse_layout_chains::collapse_layout_chains;
 pub use fold_into_conv::fold_into_conv;
 pub use fuse_conv_activation::fuse_conv_activation;
+pub use fuse_gelu::fuse_gelu;
 pub use fuse_matmul_bias::fuse_matmul_bias;
 pub use fuse_silu::fuse_silu;
 pub use remove_dead_nodes::remove_dead_nodes;
@@ -29,6 +31,7 @@ pub fn simplify(graph: &mut Graph) {
     collapse_layout_chains(graph);
     fold_into_conv(graph);
     fuse_matmul_bias(graph);
+    fuse_gelu(graph);
     fuse_silu(graph);
     fuse_conv_activation(graph);
 }
