@@ -576,3 +576,94 @@ fn a_gelu_pattern_is_left_alone_when_a_constant_or_shape_differs() {
     // A [1, 1, 1] constant makes the result rank 3, not x's 2.
     assert_eq!(with("half", &[1, 1, 1], 0.5), 5);
 }
+
+// merge_common_subexpressions
+
+#[test]
+fn nodes_of_one_op_on_the_same_inputs_are_merged() {
+    let nodes = vec![
+        node("Relu", &["x"], &["a1"], vec![]),
+        node("Neg", &["a1"], &["n1"], vec![]),
+        node("Relu", &["x"], &["a2"], vec![]),
+        node("Neg", &["a2"], &["n2"], vec![]),
+        add("n1", "n2", "y"),
+    ];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2])], vec![]));
+    assert_eq!(op_names(&graph), ["Unary", "Unary", "Binary"]);
+    assert_eq!(graph.nodes[2].inputs, vec![Some(graph.nodes[1].outputs[0]); 2]);
+}
+
+#[test]
+fn copies_of_a_small_constant_are_merged_and_so_their_readers() {
+    let nodes = vec![mul("x", "c1", "m1"), mul("x", "c2", "m2"), add("m1", "m2", "y")];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2])], vec![scalar("c1", 0.5), scalar("c2", 0.5)]));
+    assert_eq!(op_names(&graph), ["Binary", "Binary"]);
+    assert_eq!(value_name(&graph, graph.nodes[0].inputs[1]), "c1");
+}
+
+#[test]
+fn nodes_of_other_configurations_inputs_or_constants_are_not_merged() {
+    let leaky = |alpha, out: &str| node("LeakyRelu", &["x"], &[out], vec![attr_float("alpha", alpha)]);
+    let pairs = [
+        (leaky(0.1, "a"), leaky(0.2, "b")),
+        (node("Relu", &["x"], &["a"], vec![]), node("Relu", &["z"], &["b"], vec![])),
+        // 0.0 and -0.0 compare equal, but are not the same constant.
+        (mul("x", "zero", "a"), mul("x", "negative_zero", "b")),
+    ];
+    for (first, second) in pairs {
+        let inputs = vec![input("x", &[2]), input("z", &[2])];
+        let inits = vec![scalar("zero", 0.0), scalar("negative_zero", -0.0)];
+        let graph = simplified(&model(13, vec![first, second, add("a", "b", "y")], inputs, inits));
+        assert_eq!(graph.nodes.len(), 3);
+    }
+}
+
+#[test]
+fn readers_of_a_merged_node_in_subgraphs_and_graph_outputs_are_rewired() {
+    let nodes = vec![
+        node("Relu", &["x"], &["a"], vec![]),
+        node("Relu", &["x"], &["b"], vec![]),
+        if_with("cond", node("Neg", &["b"], &["out"], vec![]), node("Abs", &["a"], &["out"], vec![])),
+    ];
+    let graph = simplified(&model_with_outputs(
+        13,
+        nodes,
+        vec![input("x", &[2]), bool_input("cond")],
+        vec![],
+        &["y", "b", "a"],
+    ));
+    assert_eq!(op_names(&graph), ["Unary", "If"]);
+    let kept = graph.nodes[0].outputs[0];
+    assert_eq!(graph.outputs[1..], [kept, kept]);
+    let Op::If(config) = &graph.nodes[1].op else { panic!("an If") };
+    assert_eq!(config.then_branch.nodes[0].inputs, vec![Some(kept)]);
+}
+
+#[test]
+fn nodes_with_subgraphs_are_not_merged() {
+    let if_node = |out: &str| NodeProto {
+        output: vec![out.into()],
+        ..if_with("cond", node("Neg", &["x"], &["out"], vec![]), node("Abs", &["x"], &["out"], vec![]))
+    };
+    let nodes = vec![if_node("y1"), if_node("y2"), add("y1", "y2", "y")];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2]), bool_input("cond")], vec![]));
+    assert_eq!(op_names(&graph), ["If", "If", "Binary"]);
+}
+
+#[test]
+fn the_same_model_gives_the_same_graph_whatever_the_hash_order() {
+    // Many copies of constants and nodes, merged through maps of a fresh seed each import.
+    let mut nodes = vec![];
+    let mut inits = vec![];
+    for i in 0..20 {
+        inits.push(scalar(&format!("c{i}"), (i % 3) as f32));
+        nodes.push(mul("x", &format!("c{i}"), &format!("m{i}")));
+        let previous = if i == 0 { "x".to_string() } else { format!("s{}", i - 1) };
+        nodes.push(add(&previous, &format!("m{i}"), &format!("s{i}")));
+    }
+    let bytes = model(13, nodes, vec![input("x", &[2])], inits);
+    let first = simplified(&bytes).to_string();
+    for _ in 0..5 {
+        assert_eq!(simplified(&bytes).to_string(), first);
+    }
+}

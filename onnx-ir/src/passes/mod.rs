@@ -8,6 +8,7 @@ mod fuse_conv_activation;
 mod fuse_gelu;
 mod fuse_matmul_bias;
 mod fuse_silu;
+mod merge_common_subexpressions;
 mod remove_dead_nodes;
 mod remove_identity;
 
@@ -21,10 +22,21 @@ pub use fuse_conv_activation::fuse_conv_activation;
 pub use fuse_gelu::fuse_gelu;
 pub use fuse_matmul_bias::fuse_matmul_bias;
 pub use fuse_silu::fuse_silu;
+pub use merge_common_subexpressions::merge_common_subexpressions;
 pub use remove_dead_nodes::remove_dead_nodes;
 pub use remove_identity::remove_identity;
 
-/// Runs every pass in order.
+/// Runs every pass, in an order where each one leaves the next the most to do:
+/// - dead nodes go first, since a dead reader makes a value look used twice, and fusions
+///   absorb only values that feed their pattern alone (once is enough: every later pass
+///   removes the nodes it absorbs, and none leaves one unread);
+/// - Identity nodes next, so that chains and patterns are contiguous;
+/// - layout chains collapse before the fusions, which then see one node where a chain was;
+/// - the fusions: folding into a Conv, and fusing SiLU, before fusing a Conv's activation
+///   (which follows the folded ops, and may be a SiLU); the others are independent;
+/// - common subexpressions merge last: a merged value is read more than once, which would
+///   stop a fusion through it (a `ConstantOfShape` weight shared by two Convs can no longer
+///   be scaled for one), while two copies fused alike still merge afterwards.
 pub fn simplify(graph: &mut Graph) {
     remove_dead_nodes(graph);
     remove_identity(graph);
@@ -34,6 +46,7 @@ pub fn simplify(graph: &mut Graph) {
     fuse_gelu(graph);
     fuse_silu(graph);
     fuse_conv_activation(graph);
+    merge_common_subexpressions(graph);
 }
 
 /// Removes the nodes at `indices` (fused into others), keeping the order of the rest.
