@@ -10,6 +10,9 @@ use onnx_codegen::model::{lower_with, StructSpec, WeightsSource};
 use onnx_codegen::{format_file, Hook};
 
 mod common;
+/// The model builders of onnx-ir's tests.
+#[path = "../../onnx-ir/tests/common/mod.rs"]
+mod models;
 use proc_macro2::{Ident, Span};
 use quote::quote;
 use std::path::{Path, PathBuf};
@@ -111,4 +114,19 @@ fn custom_op_hooks() {
     let hooks = common::example_hooks();
     let bytes = read("ui-tests/models/unsupported_ops.onnx");
     insta::assert_snapshot!("custom_op_hooks", code(&bytes, LoadStrategy::None, true, &hooks));
+}
+
+/// MatMul by a constant matrix, then Add of a bias, as transformer exports write a projection:
+/// one `Linear` with the bias as its parameter.
+#[test]
+fn matmul_and_bias_add_are_one_linear() {
+    use models::{floats_init, input, model, node};
+    let nodes = vec![node("MatMul", &["x", "w"], &["p"], vec![]), node("Add", &["p", "b"], &["y"], vec![])];
+    let weight = floats_init("w", &[4, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    let bytes = model(13, nodes, vec![input("x", &[-1, 3, 4])], vec![weight, floats_init("b", &[2], &[0.5, -1.0])]);
+    let graph = onnx_ir::import(&bytes, onnx_ir::ImportOptions::default()).expect("imports");
+    let weights: Vec<String> =
+        lower_with(&graph, &[], None).expect("lowers").weights.into_iter().map(|w| w.path).collect();
+    assert_eq!(weights, ["linear1.weight", "linear1.bias"]);
+    insta::assert_snapshot!("matmul_bias_linear", code(&bytes, LoadStrategy::None, true, &[]));
 }

@@ -31,7 +31,7 @@ use std::path::PathBuf;
 /// How a model is imported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImportOptions {
-    /// Run the simplification passes.
+    /// Run the simplification passes ([`passes::simplify`]: fusions, dead-node removal, ...).
     pub simplify: bool,
     /// The model file's folder: external data (tensors in side files) is read from there and
     /// confined to it. `None` (bytes that came from no file) makes such a tensor an error.

@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use onnx_ir::ops::UnaryOp;
+use onnx_ir::proto::{NodeProto, TensorProto, ValueInfoProto};
 use onnx_ir::{import, Graph, ImportOptions, Op};
 
 fn simplified(bytes: &[u8]) -> Graph {
@@ -304,4 +305,492 @@ fn decomposed_layer_norm_without_affine_and_squared_by_mul_is_fused() {
 fn decomposed_layer_norm_whose_centred_value_is_read_elsewhere_is_left_alone() {
     let graph = simplified(&decomposed_layer_norm("Pow", true, true));
     assert!(!op_names(&graph).contains(&"LayerNorm".to_string()));
+}
+
+fn not_simplified(bytes: &[u8]) -> Graph {
+    import(bytes, ImportOptions { simplify: false, ..Default::default() }).expect("imports")
+}
+
+// remove_dead_nodes
+
+#[test]
+fn nodes_nothing_reads_are_removed_to_the_last() {
+    let nodes = vec![
+        node("Relu", &["x"], &["a"], vec![]),
+        node("Neg", &["a"], &["b"], vec![]),
+        node("Split", &["x"], &["s0", "s1"], vec![attr_int("axis", 0)]),
+        node("Sigmoid", &["s0"], &["y"], vec![]),
+    ];
+    let bytes = model(13, nodes, vec![input("x", &[2, 3])], vec![]);
+    // The Split stays for its one read output.
+    assert_eq!(op_names(&simplified(&bytes)), ["Split", "Unary"]);
+    assert_eq!(not_simplified(&bytes).nodes.len(), 4);
+}
+
+#[test]
+fn nodes_read_by_a_subgraph_or_as_graph_outputs_stay() {
+    let nodes = vec![
+        node("Relu", &["x"], &["a"], vec![]),
+        node("Neg", &["x"], &["n"], vec![]),
+        if_with("cond", node("Abs", &["a"], &["out"], vec![]), node("Sigmoid", &["x"], &["out"], vec![])),
+    ];
+    let graph =
+        simplified(&model_with_outputs(13, nodes, vec![input("x", &[2]), bool_input("cond")], vec![], &["y", "n"]));
+    assert_eq!(op_names(&graph), ["Unary", "Unary", "If"]);
+}
+
+#[test]
+fn dead_nodes_inside_a_branch_are_removed() {
+    use onnx_ir::proto::GraphProto;
+    let branch = |nodes| GraphProto {
+        node: nodes,
+        output: vec![ValueInfoProto { name: Some("out".into()), ..Default::default() }],
+        ..Default::default()
+    };
+    let then_branch = branch(vec![node("Relu", &["x"], &["dead"], vec![]), node("Neg", &["x"], &["out"], vec![])]);
+    let else_branch = branch(vec![node("Abs", &["x"], &["out"], vec![])]);
+    let attrs = vec![attr_graph("then_branch", then_branch), attr_graph("else_branch", else_branch)];
+    let nodes = vec![node("If", &["cond"], &["y"], attrs)];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2]), bool_input("cond")], vec![]));
+    let Op::If(config) = &graph.nodes[0].op else { panic!("an If") };
+    assert_eq!(config.then_branch.nodes.len(), 1);
+    assert_eq!(config.then_branch.nodes[0].op, Op::Unary(UnaryOp::Neg));
+}
+
+#[test]
+fn nodes_that_call_a_hook_stay_unread() {
+    let nodes = vec![node("Relu", &["x"], &["unread"], vec![]), node("Sigmoid", &["x"], &["y"], vec![])];
+    let bytes = model(13, nodes, vec![input("x", &[2])], vec![]);
+    let hooks = [(String::new(), "Relu".to_string())];
+    let graph = onnx_ir::import_with_custom_ops(&bytes, ImportOptions::default(), &hooks).expect("imports");
+    assert_eq!(op_names(&graph), ["Custom", "Unary"]);
+}
+
+// collapse_layout_chains
+
+fn transpose(perm: &[i64], x: &str, out: &str) -> NodeProto {
+    node("Transpose", &[x], &[out], vec![attr_ints("perm", perm)])
+}
+
+#[test]
+fn transposes_of_transposes_compose() {
+    let nodes = vec![transpose(&[1, 2, 0], "x", "t"), transpose(&[0, 2, 1], "t", "y")];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2, 3, 4])], vec![]));
+    assert_eq!(op_names(&graph), ["Transpose"]);
+    assert_eq!(graph.nodes[0].op, Op::Transpose { perm: vec![1, 0, 2] });
+    assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
+    assert_eq!(graph.value(graph.outputs[0]).ty.static_shape(), Some(vec![3, 2, 4]));
+}
+
+#[test]
+fn transposes_that_cancel_out_go() {
+    let nodes = vec![transpose(&[1, 0], "x", "t"), transpose(&[1, 0], "t", "u"), node("Relu", &["u"], &["y"], vec![])];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2, 3])], vec![]));
+    assert_eq!(op_names(&graph), ["Unary"]);
+    assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
+    // A graph output that would be the graph input itself stays a node of its own.
+    let nodes = vec![transpose(&[1, 0], "x", "t"), transpose(&[1, 0], "t", "y")];
+    assert_eq!(op_names(&simplified(&model(13, nodes, vec![input("x", &[2, 3])], vec![]))), ["Identity"]);
+}
+
+#[test]
+fn a_chain_of_reshaping_ops_is_one_reshape() {
+    // [2, 3, 4] -> [2, 12] -> [1, 2, 12] -> [1, 4, 6]: the last target copies a dim, so the
+    // static result is the target.
+    let nodes = vec![
+        node("Flatten", &["x"], &["f"], vec![attr_int("axis", 1)]),
+        node("Unsqueeze", &["f", "zero"], &["u"], vec![]),
+        node("Reshape", &["u", "shape"], &["y"], vec![]),
+    ];
+    let inits = vec![ints_init("zero", &[0]), ints_init("shape", &[0, 4, -1])];
+    let bytes = model(13, nodes, vec![input("x", &[2, 3, 4])], inits);
+    let graph = simplified(&bytes);
+    assert_eq!(op_names(&graph), ["Reshape"]);
+    assert_eq!(graph.nodes[0].op, Op::Reshape { shape: vec![1, 4, 6] });
+    assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
+    assert_eq!(op_names(&not_simplified(&bytes)), ["Flatten", "Unsqueeze", "Reshape"]);
+    // A dynamic batch: the last Reshape's own target, which copies nothing, serves.
+    let nodes = vec![
+        node("Unsqueeze", &["x", "one"], &["u"], vec![]),
+        node("Squeeze", &["u", "one"], &["s"], vec![]),
+        node("Reshape", &["s", "shape"], &["y"], vec![]),
+    ];
+    let inits = vec![ints_init("one", &[1]), ints_init("shape", &[-1, 12])];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[-1, 3, 4])], inits));
+    assert_eq!(op_names(&graph), ["Reshape"]);
+    assert_eq!(graph.nodes[0].op, Op::Reshape { shape: vec![-1, 12] });
+    assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
+}
+
+#[test]
+fn layout_chains_are_left_alone_when_read_elsewhere_or_not_static() {
+    let flatten = || node("Flatten", &["x"], &["f"], vec![attr_int("axis", 1)]);
+    let reshape = || node("Reshape", &["f", "shape"], &["y"], vec![]);
+    let collapsed = |nodes, outputs: &[&str], x_dims: &[i64], shape: &[i64]| {
+        let inputs = vec![input("x", x_dims), bool_input("cond")];
+        let graph = simplified(&model_with_outputs(13, nodes, inputs, vec![ints_init("shape", shape)], outputs));
+        op_names(&graph)
+    };
+    assert_eq!(collapsed(vec![flatten(), reshape()], &["y"], &[2, 3, 4], &[4, 6]), ["Reshape"]);
+    // Read by another node, as a graph output, inside a subgraph.
+    let relu = node("Relu", &["f"], &["r"], vec![]);
+    assert_eq!(
+        collapsed(vec![flatten(), reshape(), relu], &["y", "r"], &[2, 3, 4], &[4, 6]),
+        ["Flatten", "Reshape", "Unary"]
+    );
+    assert_eq!(collapsed(vec![flatten(), reshape()], &["y", "f"], &[2, 3, 4], &[4, 6]), ["Flatten", "Reshape"]);
+    let branch = NodeProto {
+        output: vec!["b".into()],
+        ..if_with("cond", node("Relu", &["f"], &["out"], vec![]), node("Neg", &["f"], &["out"], vec![]))
+    };
+    assert_eq!(
+        collapsed(vec![flatten(), reshape(), branch], &["y", "b"], &[2, 3, 4], &[4, 6]),
+        ["Flatten", "Reshape", "If"]
+    );
+    // A target that copies a dynamic dim: the result is not static either.
+    assert_eq!(collapsed(vec![flatten(), reshape()], &["y"], &[-1, 3, 4], &[0, 3, 4]), ["Flatten", "Reshape"]);
+    // A Transpose between reshapes reorders the elements.
+    let nodes = vec![flatten(), transpose(&[1, 0], "f", "t"), node("Reshape", &["t", "shape"], &["y"], vec![])];
+    assert_eq!(collapsed(nodes, &["y"], &[2, 3, 4], &[4, 6]), ["Flatten", "Transpose", "Reshape"]);
+}
+
+fn value_name(graph: &Graph, id: Option<usize>) -> &str {
+    &graph.value(id.expect("an input")).name
+}
+
+fn add(a: &str, b: &str, out: &str) -> NodeProto {
+    node("Add", &[a, b], &[out], vec![])
+}
+
+// fuse_matmul_bias
+
+/// `x` times the constant `[4, 2]` weight `w` (as `p`), then `nodes`, with `bias` among the
+/// initializers.
+fn matmul_then(x: ValueInfoProto, bias: TensorProto, nodes: Vec<NodeProto>, outputs: &[&str]) -> Vec<u8> {
+    let mut all = vec![node("MatMul", &["x", "w"], &["p"], vec![])];
+    all.extend(nodes);
+    let weight = floats_init("w", &[4, 2], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    model_with_outputs(13, all, vec![x, bool_input("cond")], vec![weight, bias], outputs)
+}
+
+#[test]
+fn a_bias_added_to_a_product_by_a_constant_matrix_joins_the_matmul() {
+    let bytes =
+        matmul_then(input("x", &[2, 3, 4]), floats_init("b", &[2], &[0.5, -1.0]), vec![add("p", "b", "y")], &["y"]);
+    let graph = simplified(&bytes);
+    assert_eq!(op_names(&graph), ["MatMul"]);
+    let matmul = &graph.nodes[0];
+    assert_eq!(value_name(&graph, matmul.inputs[2]), "b");
+    assert_eq!(graph.outputs, matmul.outputs);
+    assert_eq!(op_names(&not_simplified(&bytes)), ["MatMul", "Binary"]);
+}
+
+#[test]
+fn a_bias_of_leading_ones_or_one_element_becomes_a_vector() {
+    // Bias first, of shape [1, 1, 2]: the same elements as an [2] vector.
+    let bytes = matmul_then(
+        input("x", &[2, 3, 4]),
+        floats_init("b", &[1, 1, 2], &[0.5, -1.0]),
+        vec![add("b", "p", "y")],
+        &["y"],
+    );
+    let graph = simplified(&bytes);
+    assert_eq!(op_names(&graph), ["MatMul"]);
+    assert_eq!(floats(&graph, graph.nodes[0].inputs[2]), [0.5, -1.0]);
+    assert_eq!(graph.constant(graph.nodes[0].inputs[2]).map(|d| d.shape.clone()), Some(vec![2]));
+    // One element, repeated for each column.
+    for dims in [&[][..], &[1][..], &[1, 1][..]] {
+        let graph = simplified(&matmul_then(
+            input("x", &[3, 4]),
+            floats_init("b", dims, &[3.0]),
+            vec![add("p", "b", "y")],
+            &["y"],
+        ));
+        assert_eq!(op_names(&graph), ["MatMul"], "bias of shape {dims:?}");
+        assert_eq!(floats(&graph, graph.nodes[0].inputs[2]), [3.0, 3.0]);
+    }
+}
+
+#[test]
+fn a_bias_add_is_left_alone_when_the_product_is_read_elsewhere() {
+    let bias = || floats_init("b", &[2], &[0.5, -1.0]);
+    let x = || input("x", &[3, 4]);
+    // Read by another node, as a graph output, and inside a subgraph.
+    let graph = simplified(&matmul_then(
+        x(),
+        bias(),
+        vec![add("p", "b", "z"), node("Relu", &["p"], &["r"], vec![])],
+        &["z", "r"],
+    ));
+    assert_eq!(op_names(&graph), ["MatMul", "Binary", "Unary"]);
+    let graph = simplified(&matmul_then(x(), bias(), vec![add("p", "b", "z")], &["z", "p"]));
+    assert_eq!(op_names(&graph), ["MatMul", "Binary"]);
+    let branch = if_with("cond", node("Relu", &["p"], &["out"], vec![]), node("Neg", &["p"], &["out"], vec![]));
+    let graph = simplified(&matmul_then(x(), bias(), vec![add("p", "b", "z"), branch], &["z", "y"]));
+    assert_eq!(op_names(&graph), ["MatMul", "Binary", "If"]);
+}
+
+#[test]
+fn a_bias_add_is_left_alone_when_the_shapes_or_types_do_not_fit() {
+    let fused = |x, bias| op_names(&simplified(&matmul_then(x, bias, vec![add("p", "b", "y")], &["y"]))) == ["MatMul"];
+    // A bias along the rows, not the columns; one of more axes than the product (the Add
+    // would add a leading axis).
+    assert!(!fused(input("x", &[3, 4]), floats_init("b", &[3, 1], &[1.0, 2.0, 3.0])));
+    assert!(!fused(input("x", &[3, 4]), floats_init("b", &[1, 1, 2], &[1.0, 2.0])));
+    // A vector times the matrix is no Linear.
+    assert!(!fused(input("x", &[4]), floats_init("b", &[2], &[1.0, 2.0])));
+    // The weight computed, not a constant.
+    let nodes = vec![node("MatMul", &["x", "w"], &["p"], vec![]), add("p", "b", "y")];
+    let bytes =
+        model(13, nodes, vec![input("x", &[3, 4]), input("w", &[4, 2])], vec![floats_init("b", &[2], &[1.0, 2.0])]);
+    assert_eq!(op_names(&simplified(&bytes)), ["MatMul", "Binary"]);
+    // Integers.
+    let ints =
+        |name: &str, dims: &[i64], values: &[i64]| TensorProto { dims: dims.to_vec(), ..ints_init(name, values) };
+    let nodes = vec![node("MatMul", &["x", "w"], &["p"], vec![]), add("p", "b", "y")];
+    let inits = vec![ints("w", &[4, 2], &[1, 2, 3, 4, 5, 6, 7, 8]), ints("b", &[2], &[1, 2])];
+    let bytes = model(13, nodes, vec![typed_input("x", 7, &[3, 4])], inits);
+    assert_eq!(op_names(&simplified(&bytes)), ["MatMul", "Binary"]);
+}
+
+#[test]
+fn only_a_fused_matmul_has_a_bias() {
+    // A model's MatMul of three inputs is refused before any parser runs.
+    let nodes = vec![node("MatMul", &["x", "w", "b"], &["y"], vec![])];
+    let inits = vec![floats_init("w", &[4, 2], &[0.0; 8]), floats_init("b", &[2], &[1.0, 2.0])];
+    let error = import(&model(13, nodes, vec![input("x", &[3, 4])], inits), ImportOptions::default()).unwrap_err();
+    assert!(error.to_string().contains("MatMul-13 takes 2 input(s), the node has 3"), "{error}");
+    // Inference takes a bias of the weight's columns only.
+    let t = |dims: &[usize]| onnx_ir::TensorType::from_static(onnx_ir::DType::F32, dims);
+    let (x, w) = (t(&[3, 4]), t(&[4, 2]));
+    assert_eq!(Op::MatMul.infer(&[&x, &w, &t(&[2])]), Ok(vec![t(&[3, 2])]));
+    assert!(Op::MatMul.infer(&[&x, &w, &t(&[4])]).is_err());
+    assert!(Op::MatMul.infer(&[&x, &w, &t(&[1, 2])]).is_err());
+}
+
+fn scalar(name: &str, value: f32) -> TensorProto {
+    floats_init(name, &[], &[value])
+}
+
+fn mul(a: &str, b: &str, out: &str) -> NodeProto {
+    node("Mul", &[a, b], &[out], vec![])
+}
+
+// fuse_gelu
+
+fn is_gelu(graph: &Graph, tanh: bool) -> bool {
+    graph.nodes.len() == 1
+        && graph.nodes[0].op == Op::Unary(UnaryOp::Gelu { tanh })
+        && graph.nodes[0].inputs == vec![Some(graph.inputs[0])]
+        && graph.outputs == graph.nodes[0].outputs
+}
+
+/// The GELU constants as exporters store them (f32).
+fn gelu_constants() -> Vec<TensorProto> {
+    vec![
+        scalar("half", 0.5),
+        scalar("one", 1.0),
+        scalar("sqrt2", std::f32::consts::SQRT_2),
+        scalar("rsqrt2", std::f32::consts::FRAC_1_SQRT_2),
+        scalar("three", 3.0),
+        scalar("cubic", 0.044715),
+        scalar("scale", 0.797_884_6),
+    ]
+}
+
+fn gelu_model(nodes: Vec<NodeProto>, outputs: &[&str]) -> Vec<u8> {
+    model_with_outputs(13, nodes, vec![input("x", &[2, 3]), bool_input("cond")], gelu_constants(), outputs)
+}
+
+/// `x * 0.5 * (1 + erf(x / sqrt 2))` as Hugging Face BERT exports it.
+fn bert_gelu() -> Vec<NodeProto> {
+    vec![
+        node("Div", &["x", "sqrt2"], &["d"], vec![]),
+        node("Erf", &["d"], &["e"], vec![]),
+        add("e", "one", "g"),
+        mul("x", "half", "h"),
+        mul("h", "g", "y"),
+    ]
+}
+
+#[test]
+fn the_erf_gelu_of_exporters_is_one_gelu() {
+    assert!(is_gelu(&simplified(&gelu_model(bert_gelu(), &["y"])), false));
+    assert_eq!(not_simplified(&gelu_model(bert_gelu(), &["y"])).nodes.len(), 5);
+    // torch.onnx's F.gelu before opset 20: `(x * (erf(x / sqrt 2) + 1)) * 0.5`.
+    let torch = vec![
+        node("Div", &["x", "sqrt2"], &["d"], vec![]),
+        node("Erf", &["d"], &["e"], vec![]),
+        add("one", "e", "g"),
+        mul("x", "g", "h"),
+        mul("h", "half", "y"),
+    ];
+    assert!(is_gelu(&simplified(&gelu_model(torch, &["y"])), false));
+    // A product by 1 / sqrt 2, and `x * ((1 + erf) * 0.5)`, operands swapped throughout.
+    let swapped = vec![
+        mul("rsqrt2", "x", "d"),
+        node("Erf", &["d"], &["e"], vec![]),
+        add("e", "one", "g"),
+        mul("g", "half", "h"),
+        mul("x", "h", "y"),
+    ];
+    assert!(is_gelu(&simplified(&gelu_model(swapped, &["y"])), false));
+    // ONNX's expansion of its Gelu function, whose Add is a Sum.
+    let mut expansion = bert_gelu();
+    expansion[2] = node("Sum", &["one", "e"], &["g"], vec![]);
+    assert!(is_gelu(&simplified(&gelu_model(expansion, &["y"])), false));
+}
+
+/// `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * cube)))`, the cube computed by
+/// `cube_nodes` as `c`.
+fn tanh_gelu(cube_nodes: Vec<NodeProto>) -> Vec<NodeProto> {
+    let mut nodes = cube_nodes;
+    nodes.extend([
+        mul("cubic", "c", "k"),
+        add("x", "k", "s"),
+        mul("s", "scale", "t"),
+        node("Tanh", &["t"], &["th"], vec![]),
+        add("one", "th", "g"),
+        mul("half", "x", "h"),
+        mul("h", "g", "y"),
+    ]);
+    nodes
+}
+
+#[test]
+fn the_tanh_gelu_is_one_approximate_gelu() {
+    let pow = vec![node("Pow", &["x", "three"], &["c"], vec![])];
+    assert!(is_gelu(&simplified(&gelu_model(tanh_gelu(pow), &["y"])), true));
+    for cube in [mul("x", "sq", "c"), mul("sq", "x", "c")] {
+        let nodes = tanh_gelu(vec![mul("x", "x", "sq"), cube]);
+        assert!(is_gelu(&simplified(&gelu_model(nodes, &["y"])), true));
+    }
+}
+
+#[test]
+fn a_gelu_pattern_is_left_alone_when_an_intermediate_is_read_elsewhere() {
+    let unfused = |nodes: Vec<_>, outputs: &[&str]| {
+        let graph = simplified(&gelu_model(nodes, outputs));
+        graph.nodes.len() > 1 && graph.nodes.iter().all(|n| !matches!(n.op, Op::Unary(UnaryOp::Gelu { .. })))
+    };
+    let mut extra_reader = bert_gelu();
+    extra_reader.push(add("y", "e", "z"));
+    assert!(unfused(extra_reader, &["z"]));
+    assert!(unfused(bert_gelu(), &["y", "g"]));
+    let mut branch_reader = bert_gelu();
+    branch_reader.push(node(
+        "If",
+        &["cond"],
+        &["b"],
+        if_with("cond", node("Relu", &["d"], &["out"], vec![]), node("Neg", &["d"], &["out"], vec![])).attribute,
+    ));
+    assert!(unfused(branch_reader, &["y", "b"]));
+}
+
+#[test]
+fn a_gelu_pattern_is_left_alone_when_a_constant_or_shape_differs() {
+    let with = |name: &str, dims: &[i64], value: f32| {
+        let mut inits: Vec<_> = gelu_constants().into_iter().filter(|t| t.name() != name).collect();
+        inits.push(floats_init(name, dims, &[value]));
+        let bytes = model(13, bert_gelu(), vec![input("x", &[2, 3])], inits);
+        op_names(&simplified(&bytes)).len()
+    };
+    // sqrt 2 a few f32 steps off (relative 2e-7) matches; 1e-5 off it does not, nor 0.6 for 0.5.
+    let sqrt2 = std::f32::consts::SQRT_2;
+    assert_eq!(with("sqrt2", &[], sqrt2 * (1.0 + 2e-7)), 1);
+    assert_eq!(with("sqrt2", &[], sqrt2 * (1.0 + 1e-5)), 5);
+    assert_eq!(with("half", &[], 0.6), 5);
+    // A [1, 1, 1] constant makes the result rank 3, not x's 2.
+    assert_eq!(with("half", &[1, 1, 1], 0.5), 5);
+}
+
+// merge_common_subexpressions
+
+#[test]
+fn nodes_of_one_op_on_the_same_inputs_are_merged() {
+    let nodes = vec![
+        node("Relu", &["x"], &["a1"], vec![]),
+        node("Neg", &["a1"], &["n1"], vec![]),
+        node("Relu", &["x"], &["a2"], vec![]),
+        node("Neg", &["a2"], &["n2"], vec![]),
+        add("n1", "n2", "y"),
+    ];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2])], vec![]));
+    assert_eq!(op_names(&graph), ["Unary", "Unary", "Binary"]);
+    assert_eq!(graph.nodes[2].inputs, vec![Some(graph.nodes[1].outputs[0]); 2]);
+}
+
+#[test]
+fn copies_of_a_small_constant_are_merged_and_so_their_readers() {
+    let nodes = vec![mul("x", "c1", "m1"), mul("x", "c2", "m2"), add("m1", "m2", "y")];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2])], vec![scalar("c1", 0.5), scalar("c2", 0.5)]));
+    assert_eq!(op_names(&graph), ["Binary", "Binary"]);
+    assert_eq!(value_name(&graph, graph.nodes[0].inputs[1]), "c1");
+}
+
+#[test]
+fn nodes_of_other_configurations_inputs_or_constants_are_not_merged() {
+    let leaky = |alpha, out: &str| node("LeakyRelu", &["x"], &[out], vec![attr_float("alpha", alpha)]);
+    let pairs = [
+        (leaky(0.1, "a"), leaky(0.2, "b")),
+        (node("Relu", &["x"], &["a"], vec![]), node("Relu", &["z"], &["b"], vec![])),
+        // 0.0 and -0.0 compare equal, but are not the same constant.
+        (mul("x", "zero", "a"), mul("x", "negative_zero", "b")),
+    ];
+    for (first, second) in pairs {
+        let inputs = vec![input("x", &[2]), input("z", &[2])];
+        let inits = vec![scalar("zero", 0.0), scalar("negative_zero", -0.0)];
+        let graph = simplified(&model(13, vec![first, second, add("a", "b", "y")], inputs, inits));
+        assert_eq!(graph.nodes.len(), 3);
+    }
+}
+
+#[test]
+fn readers_of_a_merged_node_in_subgraphs_and_graph_outputs_are_rewired() {
+    let nodes = vec![
+        node("Relu", &["x"], &["a"], vec![]),
+        node("Relu", &["x"], &["b"], vec![]),
+        if_with("cond", node("Neg", &["b"], &["out"], vec![]), node("Abs", &["a"], &["out"], vec![])),
+    ];
+    let graph = simplified(&model_with_outputs(
+        13,
+        nodes,
+        vec![input("x", &[2]), bool_input("cond")],
+        vec![],
+        &["y", "b", "a"],
+    ));
+    assert_eq!(op_names(&graph), ["Unary", "If"]);
+    let kept = graph.nodes[0].outputs[0];
+    assert_eq!(graph.outputs[1..], [kept, kept]);
+    let Op::If(config) = &graph.nodes[1].op else { panic!("an If") };
+    assert_eq!(config.then_branch.nodes[0].inputs, vec![Some(kept)]);
+}
+
+#[test]
+fn nodes_with_subgraphs_are_not_merged() {
+    let if_node = |out: &str| NodeProto {
+        output: vec![out.into()],
+        ..if_with("cond", node("Neg", &["x"], &["out"], vec![]), node("Abs", &["x"], &["out"], vec![]))
+    };
+    let nodes = vec![if_node("y1"), if_node("y2"), add("y1", "y2", "y")];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[2]), bool_input("cond")], vec![]));
+    assert_eq!(op_names(&graph), ["If", "If", "Binary"]);
+}
+
+#[test]
+fn the_same_model_gives_the_same_graph_whatever_the_hash_order() {
+    // Many copies of constants and nodes, merged through maps of a fresh seed each import.
+    let mut nodes = vec![];
+    let mut inits = vec![];
+    for i in 0..20 {
+        inits.push(scalar(&format!("c{i}"), (i % 3) as f32));
+        nodes.push(mul("x", &format!("c{i}"), &format!("m{i}")));
+        let previous = if i == 0 { "x".to_string() } else { format!("s{}", i - 1) };
+        nodes.push(add(&previous, &format!("m{i}"), &format!("s{i}")));
+    }
+    let bytes = model(13, nodes, vec![input("x", &[2])], inits);
+    let first = simplified(&bytes).to_string();
+    for _ in 0..5 {
+        assert_eq!(simplified(&bytes).to_string(), first);
+    }
 }

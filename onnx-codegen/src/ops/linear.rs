@@ -110,13 +110,19 @@ fn linear_layer(
 }
 
 /// MatMul with numpy semantics: 1-D operands are promoted to matrices and the added axis
-/// removed afterwards; batch dims broadcast. A constant 2-D right operand is a `Linear`.
+/// removed afterwards; batch dims broadcast. A constant 2-D right operand is a `Linear`,
+/// with the bias of a fused MatMul (see `onnx_ir::Op::MatMul`) when it has one.
 pub fn matmul(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     let (a, b) = (e.input_id(&node.inputs, 0)?, e.input_id(&node.inputs, 1)?);
     let (ra, rb) = (e.rank(a), e.rank(b));
+    let bias = node.inputs.get(2).copied().flatten();
     if let Some(weight) = e.constant(b).filter(|w| w.shape.len() == 2 && ra >= 2) {
         let (k, n) = (weight.shape[0], weight.shape[1]);
-        return linear_layer(e, a, weight.clone(), None, k, n);
+        let bias = bias.map(|id| e.constant(id).cloned().ok_or_else(|| e.error("the bias must be a constant")));
+        return linear_layer(e, a, weight.clone(), bias.transpose()?, k, n);
+    }
+    if bias.is_some() {
+        return Err(e.error("a MatMul with a bias needs a constant matrix as its right operand"));
     }
     let lhs = e.use_value(a)?;
     let rhs = e.use_value(b)?;

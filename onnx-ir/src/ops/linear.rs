@@ -70,6 +70,9 @@ pub fn parse_matmul(ctx: &NodeCtx) -> Result<Parsed> {
 
 pub fn infer_matmul(inputs: &[&TensorType]) -> Result<TensorType, String> {
     let (a, b) = (inputs[0], inputs[1]);
+    if let Some(bias) = inputs.get(2) {
+        check_fused_bias(a, b, bias)?;
+    }
     // 1-D operands are promoted to matrices, and the added axis removed from the result.
     let a_shape = if a.rank() == 1 { vec![Dim::Static(1), a.shape[0].clone()] } else { a.shape.clone() };
     let b_shape = if b.rank() == 1 { vec![b.shape[0].clone(), Dim::Static(1)] } else { b.shape.clone() };
@@ -83,6 +86,15 @@ pub fn infer_matmul(inputs: &[&TensorType]) -> Result<TensorType, String> {
         shape.push(b_shape[rb - 1].clone());
     }
     Ok(TensorType::new(a.dtype, shape))
+}
+
+/// The bias of a fused MatMul (see [`Op::MatMul`]): an `[n]` vector for an `[k, n]` matrix `b`
+/// and an `a` of rank 2 or more.
+fn check_fused_bias(a: &TensorType, b: &TensorType, bias: &TensorType) -> Result<(), String> {
+    match (&b.shape[..], &bias.shape[..]) {
+        ([_, n], [len]) if a.rank() >= 2 && len == n && bias.dtype == a.dtype => Ok(()),
+        _ => Err(format!("a MatMul bias must be a vector of b's columns, got {bias} for {a} times {b}")),
+    }
 }
 
 /// Einsum: the equation, and the output rank it implies for the input ranks.

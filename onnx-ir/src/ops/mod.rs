@@ -125,6 +125,10 @@ pub enum Op {
     ArgReduce(ArgReduceConfig),
     Clip(ClipConfig),
     Gemm(GemmConfig),
+    /// `MatMul(a, b)` with numpy semantics. A model's MatMul has two inputs; the one that
+    /// `passes::fuse_matmul_bias` makes of a MatMul and an Add has a third, a bias of shape
+    /// `[n]` added to every row, and then `b` is a constant `[k, n]` matrix and `a` has rank 2
+    /// or more.
     MatMul,
     Einsum {
         equation: String,

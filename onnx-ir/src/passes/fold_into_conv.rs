@@ -9,8 +9,8 @@
 //! models); a fill stays a fill when the channel factors are all equal, so nothing large is
 //! materialised, and is left unfolded otherwise.
 
-use super::{remove_nodes, use_counts};
-use crate::graph::{Graph, Value, ValueId};
+use super::{add_constant, producers, remove_nodes, single_use, use_counts};
+use crate::graph::{Graph, ValueId};
 use crate::ops::{BinaryOp, IntsInput, Op};
 use crate::tensor::TensorData;
 use crate::types::{DType, Kind};
@@ -18,8 +18,7 @@ use std::collections::HashMap;
 
 pub fn fold_into_conv(graph: &mut Graph) {
     let uses = use_counts(graph);
-    let mut producer: HashMap<ValueId, usize> =
-        graph.nodes.iter().enumerate().flat_map(|(i, n)| n.outputs.iter().map(move |&o| (o, i))).collect();
+    let mut producer = producers(graph);
     let mut removed = vec![];
     for index in 0..graph.nodes.len() {
         let Some((conv_index, channel_affine)) = foldable(graph, &uses, &producer, index) else { continue };
@@ -56,8 +55,8 @@ fn foldable(
     let from_conv = |v: ValueId| {
         let conv_index = *producer.get(&v)?;
         let conv = &graph.nodes[conv_index];
-        let single_use = uses[v] == 1 && !graph.outputs.contains(&v);
-        (matches!(conv.op, Op::Conv(_)) && single_use && graph.value(v).ty.dtype == DType::F32).then_some(conv_index)
+        let fusable = matches!(conv.op, Op::Conv(_)) && single_use(graph, uses, v);
+        (fusable && graph.value(v).ty.dtype == DType::F32).then_some(conv_index)
     };
     let (conv_index, operand) = match &node.op {
         Op::BatchNorm(_) => (from_conv(*inputs.first()?)?, None),
@@ -159,10 +158,11 @@ fn apply(
         }
     };
     let weight = match new_weight {
-        Some(data) => add_constant(graph, conv_index, "folded_weight", data),
+        Some(data) => add_constant(graph, format!("{}_folded_weight", graph.nodes[conv_index].name), data),
         None => weight,
     };
-    let bias = add_constant(graph, conv_index, "folded_bias", f32_data(&new_bias, vec![channels]));
+    let bias_name = format!("{}_folded_bias", graph.nodes[conv_index].name);
+    let bias = add_constant(graph, bias_name, f32_data(&new_bias, vec![channels]));
     let conv = &mut graph.nodes[conv_index];
     conv.inputs.truncate(1);
     conv.inputs.extend([Some(weight), Some(bias)]);
@@ -183,7 +183,7 @@ fn scale_fill(
 ) -> bool {
     let uniform = scale.first().filter(|&&s| scale.iter().all(|&v| v == s)).copied();
     let (Some(s), Some(&fill_index)) = (uniform, producer.get(&weight)) else { return false };
-    if uses[weight] != 1 || graph.outputs.contains(&weight) {
+    if !single_use(graph, uses, weight) {
         return false;
     }
     match &mut graph.nodes[fill_index].op {
@@ -197,11 +197,4 @@ fn scale_fill(
 
 fn f32_data(values: &[f64], shape: Vec<usize>) -> TensorData {
     TensorData::new(DType::F32, shape, values.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect())
-}
-
-/// A new constant value named after the Conv node.
-fn add_constant(graph: &mut Graph, conv_index: usize, suffix: &str, data: TensorData) -> ValueId {
-    let name = format!("{}_{suffix}", graph.nodes[conv_index].name);
-    graph.values.push(Value { name, ty: data.tensor_type(), constant: Some(data) });
-    graph.values.len() - 1
 }

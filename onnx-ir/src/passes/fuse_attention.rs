@@ -9,6 +9,7 @@ use super::{one_element_f32, producers, remove_nodes, use_counts};
 use crate::graph::{Graph, ValueId};
 use crate::ops::{BinaryOp, Op};
 use crate::types::DType;
+use std::collections::HashMap;
 
 pub fn fuse_attention(graph: &mut Graph) {
     let uses = use_counts(graph);
@@ -35,7 +36,12 @@ struct Attention {
 }
 
 /// Reads the pattern backwards from its last MatMul at `index`.
-fn match_attention(graph: &Graph, uses: &[usize], producers: &[Option<usize>], index: usize) -> Option<Attention> {
+fn match_attention(
+    graph: &Graph,
+    uses: &[usize],
+    producers: &HashMap<ValueId, usize>,
+    index: usize,
+) -> Option<Attention> {
     let node = &graph.nodes[index];
     let (Op::MatMul, &[Some(probs), Some(value)]) = (&node.op, &node.inputs[..]) else { return None };
     let f32_rank4 = |id: ValueId| graph.values[id].ty.dtype == DType::F32 && graph.values[id].ty.rank() == 4;
@@ -44,7 +50,7 @@ fn match_attention(graph: &Graph, uses: &[usize], producers: &[Option<usize>], i
     }
     // A value folded into the fused node must feed only the next step of the pattern.
     let private = |id: ValueId| uses[id] == 1 && !graph.outputs.contains(&id);
-    let producer = |id: ValueId| producers[id].filter(|_| private(id)).map(|i| (i, &graph.nodes[i]));
+    let producer = |id: ValueId| producers.get(&id).copied().filter(|_| private(id)).map(|i| (i, &graph.nodes[i]));
 
     let (softmax_index, softmax) = producer(probs)?;
     let Op::Softmax(c) = &softmax.op else { return None };
@@ -86,9 +92,14 @@ fn is_binary(op: &Op, which: BinaryOp) -> bool {
 
 /// `Add(scores, mask)` in either order: the scores are the operand a MatMul (possibly scaled)
 /// computed, the mask the other.
-fn add_operands(graph: &Graph, producers: &[Option<usize>], a: ValueId, b: ValueId) -> Option<(ValueId, ValueId)> {
+fn add_operands(
+    graph: &Graph,
+    producers: &HashMap<ValueId, usize>,
+    a: ValueId,
+    b: ValueId,
+) -> Option<(ValueId, ValueId)> {
     let from_scores = |id: ValueId| {
-        producers[id].is_some_and(|i| {
+        producers.get(&id).is_some_and(|&i| {
             let n = &graph.nodes[i];
             n.op == Op::MatMul || scale_of(graph, &n.op, &n.inputs).is_some()
         })

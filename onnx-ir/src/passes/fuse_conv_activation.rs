@@ -2,7 +2,7 @@
 //! ONNX Runtime does: the kernel applies it while each row of the result is still in cache,
 //! instead of a second pass over the whole tensor. The Conv's output must feed only it.
 
-use super::{remove_nodes, use_counts};
+use super::{remove_nodes, single_use, use_counts};
 use crate::graph::{Graph, ValueId};
 use crate::ops::{Op, UnaryOp};
 use std::collections::HashMap;
@@ -28,7 +28,7 @@ pub fn fuse_conv_activation(graph: &mut Graph) {
         let Some(x) = node.inputs.first().copied().flatten() else { continue };
         let Some(&conv) = convs.get(&x) else { continue };
         let float = graph.values[x].ty.dtype == crate::types::DType::F32;
-        if !fusable(&op) || !float || uses[x] != 1 || graph.outputs.contains(&x) {
+        if !fusable(&op) || !float || !single_use(graph, &uses, x) {
             continue;
         }
         let output = node.outputs[0];

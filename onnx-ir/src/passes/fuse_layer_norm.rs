@@ -15,6 +15,7 @@ use super::{one_element_f32, producers, remove_nodes, use_counts};
 use crate::graph::{Graph, Node, ValueId};
 use crate::ops::{BinaryOp, LayerNormConfig, Op, ReduceAxes, ReduceOp, UnaryOp};
 use crate::types::{DType, Dim};
+use std::collections::HashMap;
 
 pub fn fuse_layer_norm(graph: &mut Graph) {
     let uses = use_counts(graph);
@@ -47,14 +48,14 @@ struct LayerNorm {
 struct Matcher<'a> {
     graph: &'a Graph,
     uses: &'a [usize],
-    producers: &'a [Option<usize>],
+    producers: &'a HashMap<ValueId, usize>,
 }
 
 impl Matcher<'_> {
     /// The node computing `id`, when `id` feeds `readers` nodes and is no graph output.
     fn producer(&self, id: ValueId, readers: usize) -> Option<(usize, &Node)> {
         let private = self.uses[id] == readers && !self.graph.outputs.contains(&id);
-        self.producers[id].filter(|_| private).map(|i| (i, &self.graph.nodes[i]))
+        self.producers.get(&id).copied().filter(|_| private).map(|i| (i, &self.graph.nodes[i]))
     }
 
     /// `ReduceMean(input, last axis, keepdims)`: its input.
@@ -87,7 +88,12 @@ fn binary_operands(node: &Node, op: BinaryOp) -> Option<(ValueId, ValueId)> {
 }
 
 /// Reads the pattern backwards from its last node at `index` (the Div, or the affine Add/Mul).
-fn match_layer_norm(graph: &Graph, uses: &[usize], producers: &[Option<usize>], index: usize) -> Option<LayerNorm> {
+fn match_layer_norm(
+    graph: &Graph,
+    uses: &[usize],
+    producers: &HashMap<ValueId, usize>,
+    index: usize,
+) -> Option<LayerNorm> {
     let m = Matcher { graph, uses, producers };
     let out = graph.nodes[index].outputs.first().copied()?;
     let ty = &graph.values[out].ty;

@@ -1,31 +1,58 @@
 //! Simplification passes over the IR, each in its own module. `simplify = false` skips them;
 //! outputs must be the same either way.
 
+mod collapse_layout_chains;
 pub mod fold;
 mod fold_into_conv;
 mod fuse_attention;
 mod fuse_conv_activation;
+mod fuse_gelu;
 mod fuse_layer_norm;
+mod fuse_matmul_bias;
 mod fuse_silu;
+mod merge_common_subexpressions;
+mod remove_dead_nodes;
 mod remove_identity;
 
-use crate::graph::{Graph, Node};
+use crate::graph::{Graph, Node, Value, ValueId};
+use crate::tensor::TensorData;
+use std::collections::HashMap;
 
+pub use collapse_layout_chains::collapse_layout_chains;
 pub use fold_into_conv::fold_into_conv;
 pub use fuse_attention::fuse_attention;
 pub use fuse_conv_activation::fuse_conv_activation;
+pub use fuse_gelu::fuse_gelu;
 pub use fuse_layer_norm::fuse_layer_norm;
+pub use fuse_matmul_bias::fuse_matmul_bias;
 pub use fuse_silu::fuse_silu;
+pub use merge_common_subexpressions::merge_common_subexpressions;
+pub use remove_dead_nodes::remove_dead_nodes;
 pub use remove_identity::remove_identity;
 
-/// Runs every pass in order.
+/// Runs every pass, in an order where each one leaves the next the most to do:
+/// - dead nodes go first, since a dead reader makes a value look used twice, and fusions
+///   absorb only values that feed their pattern alone (once is enough: every later pass
+///   removes the nodes it absorbs, and none leaves one unread);
+/// - Identity nodes next, so that chains and patterns are contiguous;
+/// - layout chains collapse before the fusions, which then see one node where a chain was;
+/// - the fusions: folding into a Conv, and fusing SiLU, before fusing a Conv's activation
+///   (which follows the folded ops, and may be a SiLU); the others are independent;
+/// - common subexpressions merge last: a merged value is read more than once, which would
+///   stop a fusion through it (a `ConstantOfShape` weight shared by two Convs can no longer
+///   be scaled for one), while two copies fused alike still merge afterwards.
 pub fn simplify(graph: &mut Graph) {
+    remove_dead_nodes(graph);
     remove_identity(graph);
+    collapse_layout_chains(graph);
     fold_into_conv(graph);
+    fuse_matmul_bias(graph);
+    fuse_gelu(graph);
     fuse_silu(graph);
     fuse_conv_activation(graph);
     fuse_attention(graph);
     fuse_layer_norm(graph);
+    merge_common_subexpressions(graph);
 }
 
 /// Removes the nodes at `indices` (fused into others), keeping the order of the rest.
@@ -38,38 +65,92 @@ pub(crate) fn remove_nodes(graph: &mut Graph, indices: &[usize]) {
     });
 }
 
+/// Calls `read` once for every read of a value by `node`: its inputs, and inside its
+/// subgraphs every node's reads and every branch output.
+pub(crate) fn for_each_read(node: &Node, read: &mut impl FnMut(ValueId)) {
+    for &input in node.inputs.iter().flatten() {
+        read(input);
+    }
+    for branch in node.op.subgraphs() {
+        for inner in &branch.nodes {
+            for_each_read(inner, read);
+        }
+        branch.outputs.iter().for_each(|&o| read(o));
+    }
+}
+
 /// How many times each value is read by a node (subgraphs included) or is a graph output.
 pub fn use_counts(graph: &Graph) -> Vec<usize> {
-    fn visit(nodes: &[Node], uses: &mut [usize]) {
-        for node in nodes {
-            for &input in node.inputs.iter().flatten() {
-                uses[input] += 1;
-            }
-            for branch in node.op.subgraphs() {
-                visit(&branch.nodes, uses);
-                for &o in &branch.outputs {
-                    uses[o] += 1;
-                }
-            }
-        }
-    }
     let mut uses = vec![0; graph.values.len()];
-    visit(&graph.nodes, &mut uses);
+    for node in &graph.nodes {
+        for_each_read(node, &mut |v| uses[v] += 1);
+    }
     for &o in &graph.outputs {
         uses[o] += 1;
     }
     uses
 }
 
-/// The producing node of every value a top-level node computes.
-pub(crate) fn producers(graph: &Graph) -> Vec<Option<usize>> {
-    let mut producers = vec![None; graph.values.len()];
-    for (index, node) in graph.nodes.iter().enumerate() {
-        for &o in &node.outputs {
-            producers[o] = Some(index);
+/// The index of the top-level node producing each value.
+pub(crate) fn producers(graph: &Graph) -> HashMap<ValueId, usize> {
+    graph.nodes.iter().enumerate().flat_map(|(i, n)| n.outputs.iter().map(move |&o| (o, i))).collect()
+}
+
+/// Whether `value` is read once and is no graph output: a value a fusion may absorb.
+pub(crate) fn single_use(graph: &Graph, uses: &[usize], value: ValueId) -> bool {
+    uses[value] == 1 && !graph.outputs.contains(&value)
+}
+
+/// How often each value is read and which top-level node produces it: what a pass that
+/// absorbs nodes into their readers looks up.
+pub(crate) struct Dataflow {
+    uses: Vec<usize>,
+    producer: HashMap<ValueId, usize>,
+}
+
+impl Dataflow {
+    pub(crate) fn of(graph: &Graph) -> Self {
+        Self { uses: use_counts(graph), producer: producers(graph) }
+    }
+
+    /// The index of the top-level node producing `value`, when `value` is read once and is no
+    /// graph output: a node its reader may absorb.
+    pub(crate) fn sole_producer(&self, graph: &Graph, value: ValueId) -> Option<usize> {
+        let &index = self.producer.get(&value)?;
+        single_use(graph, &self.uses, value).then_some(index)
+    }
+}
+
+/// Makes every read of a value in `alias` (node inputs, subgraph reads, branch and graph
+/// outputs) read what it maps to instead, following chains of aliases.
+pub(crate) fn rewire(graph: &mut Graph, alias: &HashMap<ValueId, ValueId>) {
+    fn visit(nodes: &mut [Node], alias: &HashMap<ValueId, ValueId>) {
+        for node in nodes {
+            for input in node.inputs.iter_mut().flatten() {
+                *input = resolve(alias, *input);
+            }
+            for branch in node.op.subgraphs_mut() {
+                visit(&mut branch.nodes, alias);
+                branch.outputs.iter_mut().for_each(|o| *o = resolve(alias, *o));
+            }
         }
     }
-    producers
+    visit(&mut graph.nodes, alias);
+    graph.outputs.iter_mut().for_each(|o| *o = resolve(alias, *o));
+}
+
+/// What `id` stands for after the aliases in `alias` (itself when it has none).
+pub(crate) fn resolve(alias: &HashMap<ValueId, ValueId>, mut id: ValueId) -> ValueId {
+    while let Some(&next) = alias.get(&id) {
+        id = next;
+    }
+    id
+}
+
+/// A new constant value named `name`.
+pub(crate) fn add_constant(graph: &mut Graph, name: String, data: TensorData) -> ValueId {
+    graph.values.push(Value { name, ty: data.tensor_type(), constant: Some(data) });
+    graph.values.len() - 1
 }
 
 /// The value of a one-element f32 constant.

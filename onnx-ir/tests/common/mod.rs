@@ -47,6 +47,11 @@ pub fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributePro
 }
 
 pub fn input(name: &str, dims: &[i64]) -> ValueInfoProto {
+    typed_input(name, 1, dims)
+}
+
+/// A graph input of ONNX element type `elem_type` (1 float, 7 int64, ...).
+pub fn typed_input(name: &str, elem_type: i32, dims: &[i64]) -> ValueInfoProto {
     let dim = dims
         .iter()
         .map(|&d| {
@@ -61,7 +66,7 @@ pub fn input(name: &str, dims: &[i64]) -> ValueInfoProto {
         name: Some(name.into()),
         r#type: Some(TypeProto {
             value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(1),
+                elem_type: Some(elem_type),
                 shape: Some(TensorShapeProto { dim }),
             })),
             ..Default::default()
@@ -98,13 +103,24 @@ pub fn floats_init(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
     }
 }
 
+/// A model whose one output is the last node's first.
 pub fn model(opset: i64, nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>) -> Vec<u8> {
     let output = nodes.last().map(|n| n.output[0].clone()).unwrap_or_default();
+    model_with_outputs(opset, nodes, inputs, inits, &[&output])
+}
+
+pub fn model_with_outputs(
+    opset: i64,
+    nodes: Vec<NodeProto>,
+    inputs: Vec<ValueInfoProto>,
+    inits: Vec<TensorProto>,
+    outputs: &[&str],
+) -> Vec<u8> {
     let graph = GraphProto {
         node: nodes,
         input: inputs,
         initializer: inits,
-        output: vec![ValueInfoProto { name: Some(output), ..Default::default() }],
+        output: outputs.iter().map(|&o| ValueInfoProto { name: Some(o.into()), ..Default::default() }).collect(),
         ..Default::default()
     };
     ModelProto {
