@@ -17,7 +17,10 @@ tests/models/SOURCES.txt (which evaluator produced each case's outputs).
 
 For every `since_version` (opset 1..24) of every operator in OPS, there is at
 least one case built at exactly that opset, named `<op_snake>_v<version>` with
-an optional `_<variant>` suffix.
+an optional `_<variant>` suffix. Further multi-node cases (gen_patterns) are graphs
+as exporters write them, for the importer's import-time rewrites (attention, GELU,
+MatMul + bias, host shape arithmetic, layout chains, CSE/DCE) and their near-misses,
+named after the op they centre on (e.g. softmax_v13_attention_bert).
 
 Expected outputs are never written by hand. Each model is run by
 onnx.reference.ReferenceEvaluator and by onnxruntime (CPUExecutionProvider)
@@ -119,6 +122,10 @@ class Case:
         self.feeds: dict[str, np.ndarray] = {}
         self.inits: list[onnx.TensorProto] = []
         self.outputs: list[tuple[str, int]] = []
+        # per output, where given: its declared dims, a name (symbolic), "?" (unknown) or
+        # None (the evaluated size); otherwise the evaluated shape, with "batch" first where
+        # batch_param
+        self.out_dims: dict[str, list] = {}
         self.batch_param = False
         # model-local functions (FunctionProto) the graph calls, in domain FUNCTION_DOMAIN
         self.functions: list[onnx.FunctionProto] = []
@@ -131,13 +138,22 @@ class Case:
     def rand(self, shape, low=-1.0, high=1.0) -> np.ndarray:
         return self.rng.uniform(low, high, size=shape).astype(np.float32)
 
-    def input(self, name, shape, low=-1.0, high=1.0, batch_param=False) -> str:
-        arr = self.rand(shape, low, high)
-        dims: list = list(shape)
+    def input(self, name, shape, low=-1.0, high=1.0, batch_param=False, dims=None) -> str:
+        """A random float input; `dims` ({axis: name}) declares further axes symbolic."""
+        return self.given_input(name, self.rand(shape, low, high), dims, batch_param)
+
+    def given_input(self, name, arr, dims=None, batch_param=False) -> str:
+        """An input fed `arr` (its dtype gives the element type); `dims` ({axis: name})
+        declares those axes symbolic."""
+        arr = np.asarray(arr)
+        shape: list = list(arr.shape)
         if batch_param:
-            dims[0] = "batch"
+            shape[0] = "batch"
             self.batch_param = True
-        self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, dims))
+        for axis, param in (dims or {}).items():
+            shape[axis] = param
+        elem = helper.np_dtype_to_tensor_dtype(arr.dtype)
+        self.inputs.append(helper.make_tensor_value_info(name, elem, shape))
         self.feeds[name] = arr
         return name
 
@@ -167,8 +183,11 @@ class Case:
         self.nodes.append(helper.make_node(op, ins, outs, **attrs))
         return self
 
-    def output(self, name="y", elem=TensorProto.FLOAT) -> "Case":
+    def output(self, name="y", elem=TensorProto.FLOAT, dims=None) -> "Case":
+        """`dims`: the declared dims (see out_dims), by default the evaluated shape."""
         self.outputs.append((name, elem))
+        if dims is not None:
+            self.out_dims[name] = list(dims)
         return self
 
     def set_equivalent(self, nodes, extra_inits=(), opset=13) -> "Case":
@@ -192,7 +211,11 @@ class Case:
             shape = None
             if out_shapes is not None:
                 shape = list(out_shapes[i])
-                if self.batch_param:
+                if name in self.out_dims:
+                    dims = self.out_dims[name]
+                    assert len(dims) == len(shape), (self.name, name, dims, shape)
+                    shape = [s if d is None else (None if d == "?" else d) for s, d in zip(shape, dims)]
+                elif self.batch_param:
                     shape[0] = "batch"
             outs.append(helper.make_tensor_value_info(name, elem, shape))
         graph = helper.make_graph(
@@ -898,6 +921,570 @@ def gen_functions():
     return [nested, own_opset, optional, in_if]
 
 
+# ---------------------------------------------------------------------------
+# Graphs as exporters write them, for the importer's import-time rewrites: attention, GELU
+# and MatMul + bias fusion, host-side shape arithmetic, layout chains and CSE/DCE. Each
+# pattern comes with the near-misses its rewrite must leave alone, mostly with symbolic
+# batch ("batch") and sequence ("seq") dims. Named after the op the pattern centres on;
+# not counted in the per-version coverage.
+
+BS = {0: "batch", 1: "seq"}
+I64, I32 = TensorProto.INT64, TensorProto.INT32
+
+
+def scalar(c: Case, name, value) -> str:
+    """A rank-0 float initializer."""
+    return c.init(name, np.array(value, dtype=np.float32))
+
+
+def attention_scores(c: Case, q, kt, v, scale=("Div", 2.0), mask=None, axis=-1, out="y"):
+    """MatMul(Softmax(MatMul(q, kt) <scale> <+ mask>, axis), v) -> out; the probabilities are
+    named "probs". `scale` is (op, value, constant first?) or None; `mask` (name, mask first?)."""
+    c.node("MatMul", [q, kt], ["scores"])
+    s = "scores"
+    if scale is not None:
+        op, value, *first = scale
+        k = value if isinstance(value, str) else scalar(c, "scale", value)
+        c.node(op, [k, s] if first and first[0] else [s, k], ["scaled"])
+        s = "scaled"
+    if mask is not None:
+        m, *first = (mask,) if isinstance(mask, str) else mask
+        c.node("Add", [m, s] if first and first[0] else [s, m], ["masked"])
+        s = "masked"
+    c.node("Softmax", [s], ["probs"], axis=axis)
+    c.node("MatMul", ["probs", v], [out])
+    return c
+
+
+def bert_attention(suffix: str, fmin: bool) -> Case:
+    """BERT self-attention as HF's PyTorch export writes it: the head split through a shape
+    computed at runtime, K transposed straight to [b, h, d, t], and the additive mask built
+    from an int64 attention_mask (two Unsqueezes, Cast, 1 - m, * -10000; or with `fmin` one
+    Unsqueeze, * float32 min)."""
+    c = Case("Softmax", 13, suffix)
+    hidden, heads, hd, b, t = 8, 2, 4, 2, 5
+    c.input("x", (b, t, hidden), dims=BS)
+    mask = np.ones((b, t), np.int64)
+    mask[0, 4:] = 0
+    mask[1, 2:] = 0
+    c.given_input("attention_mask", mask, dims=BS)
+    c.node("Shape", ["x"], ["x_shape"])
+    c.ints("i0", 0)
+    c.ints("i1", 1)
+    c.ints("axes0", [0])
+    c.node("Gather", ["x_shape", "i0"], ["b"], axis=0)
+    c.node("Gather", ["x_shape", "i1"], ["t"], axis=0)
+    c.node("Unsqueeze", ["b", "axes0"], ["b1"])
+    c.node("Unsqueeze", ["t", "axes0"], ["t1"])
+    c.ints("head_dims", [heads, hd])
+    c.node("Concat", ["b1", "t1", "head_dims"], ["split_shape"], axis=0)
+    c.ints("hidden_dim", [hidden])
+    c.node("Concat", ["b1", "t1", "hidden_dim"], ["merge_shape"], axis=0)
+    for p, perm, bias_first in (("q", [0, 2, 1, 3], True), ("k", [0, 2, 3, 1], False), ("v", [0, 2, 1, 3], True)):
+        c.weight(f"w{p}", (hidden, hidden))
+        c.weight(f"b{p}", (hidden,))
+        c.node("MatMul", ["x", f"w{p}"], [f"{p}_mm"])
+        c.node("Add", [f"b{p}", f"{p}_mm"] if bias_first else [f"{p}_mm", f"b{p}"], [f"{p}_lin"])
+        c.node("Reshape", [f"{p}_lin", "split_shape"], [f"{p}_heads"])
+        c.node("Transpose", [f"{p}_heads"], [f"{p}_t"], perm=perm)
+    if fmin:
+        c.ints("axes12", [1, 2])
+        c.node("Unsqueeze", ["attention_mask", "axes12"], ["m4"])
+    else:
+        c.ints("axes1", [1])
+        c.ints("axes2", [2])
+        c.node("Unsqueeze", ["attention_mask", "axes1"], ["m3"])
+        c.node("Unsqueeze", ["m3", "axes2"], ["m4"])
+    c.node("Cast", ["m4"], ["m4f"], to=TensorProto.FLOAT)
+    scalar(c, "one", 1.0)
+    c.node("Sub", ["one", "m4f"], ["inv"])
+    scalar(c, "big", np.finfo(np.float32).min if fmin else -10000.0)
+    c.node("Mul", ["inv", "big"], ["additive"])
+    attention_scores(c, "q_t", "k_t", "v_t", scale=("Div", float(np.sqrt(hd))), mask="additive", out="ctx")
+    c.node("Transpose", ["ctx"], ["ctx_t"], perm=[0, 2, 1, 3])
+    c.node("Reshape", ["ctx_t", "merge_shape"], ["y"])
+    return c.output(dims=["batch", "seq", None])
+
+
+def gen_attention():
+    cases = [bert_attention("attention_bert", False), bert_attention("attention_bert_fmin", True)]
+    sym4 = {0: "batch", 2: "seq"}
+    y4 = ["batch", None, "seq", None]
+
+    def qkv(suffix, q, k, v, dims=None, k_transposed=False):
+        c = Case("Softmax", 13, suffix)
+        c.input("q", q, dims=dims)
+        c.input("k", k, dims=dims)
+        c.input("v", v, dims=dims)
+        if not k_transposed:
+            perm = list(range(len(k)))
+            perm[-1], perm[-2] = perm[-2], perm[-1]
+            c.node("Transpose", ["k"], ["kt"], perm=perm)
+        return c, ("k" if k_transposed else "kt")
+
+    # (b) scale as a Mul by a constant, no mask, Softmax over axis 3 (the last, positive)
+    c, kt = qkv("attention_mul_scale", (2, 2, 5, 4), (2, 2, 5, 4), (2, 2, 5, 4), sym4)
+    cases.append(attention_scores(c, "q", kt, "v", scale=("Mul", 0.5), axis=3).output(dims=y4))
+    # no scale at all; K given already as [b, h, d, k]
+    c, kt = qkv("attention_no_scale", (2, 2, 3, 4), (2, 2, 4, 3), (2, 2, 3, 4), {0: "batch"}, k_transposed=True)
+    cases.append(attention_scores(c, "q", kt, "v", scale=None).output(dims=["batch", None, None, None]))
+    # (c) mask [1, 1, q, k] broadcast over batch and heads, a runtime input; constant-first
+    # Mul scale and mask-first Add; q != k
+    c, kt = qkv("attention_mask_broadcast", (2, 2, 5, 4), (2, 2, 6, 4), (2, 2, 6, 4), {0: "batch"})
+    m = np.where(c.rng.uniform(size=(1, 1, 5, 6)) < 0.3, -10000.0, 0.0).astype(np.float32)
+    m[..., 0] = 0.0  # no row fully masked
+    c.given_input("mask", m)
+    cases.append(attention_scores(c, "q", kt, "v", scale=("Mul", 0.5, True), mask=("mask", True)).output(
+        dims=["batch", None, None, None]))
+    # a causal mask of rank 2 [q, k], constant
+    c, kt = qkv("attention_causal_mask", (2, 2, 5, 4), (2, 2, 5, 4), (2, 2, 5, 4), {0: "batch"})
+    c.init("causal", np.triu(np.full((5, 5), -10000.0, np.float32), 1))
+    cases.append(attention_scores(c, "q", kt, "v", mask="causal").output(dims=["batch", None, None, None]))
+    # (d) ONNX MatMul broadcasts batch dims: K's batch of 1 against Q's 2, V's batch of 1,
+    # and K/V with one head against Q's two (multi-query attention)
+    c, kt = qkv("attention_k_batch_broadcast", (2, 2, 5, 4), (1, 2, 6, 4), (2, 2, 6, 4))
+    cases.append(attention_scores(c, "q", kt, "v").output())
+    c, kt = qkv("attention_v_batch_broadcast", (2, 2, 5, 4), (2, 2, 6, 4), (1, 2, 6, 4))
+    cases.append(attention_scores(c, "q", kt, "v").output())
+    c, kt = qkv("attention_kv_one_head", (2, 2, 5, 4), (2, 1, 6, 4), (2, 1, 6, 4))
+    cases.append(attention_scores(c, "q", kt, "v").output())
+    # (e) a mask larger than the scores: [1, h, q, k] + [2, 1, q, k] -> output batch 2
+    c, kt = qkv("attention_mask_larger", (1, 2, 5, 4), (1, 2, 5, 4), (1, 2, 5, 4))
+    c.input("mask", (2, 1, 5, 5), low=-3.0, high=0.0)
+    cases.append(attention_scores(c, "q", kt, "v", mask="mask").output())
+    # near-misses: (f) the probabilities are a graph output too
+    c, kt = qkv("attention_probs_output", (2, 2, 5, 4), (2, 2, 5, 4), (2, 2, 5, 4), sym4)
+    cases.append(attention_scores(c, "q", kt, "v").output(dims=y4).output("probs", dims=["batch", None, "seq", "seq"]))
+    # a scale that is not a scalar (one per key)
+    c, kt = qkv("attention_scale_per_key", (2, 2, 5, 4), (2, 2, 6, 4), (2, 2, 6, 4), {0: "batch"})
+    c.weight("scale_k", (1, 1, 1, 6), 0.25, 1.0)
+    cases.append(attention_scores(c, "q", kt, "v", scale=("Mul", "scale_k")).output(dims=["batch", None, None, None]))
+    # the mask added before the scale: (s + m) / 2 is not s / 2 + m
+    c, kt = qkv("attention_mask_then_scale", (2, 2, 5, 4), (2, 2, 5, 4), (2, 2, 5, 4), {0: "batch"})
+    c.input("mask", (2, 1, 1, 5), low=-3.0, high=0.0, dims={0: "batch"})
+    c.node("MatMul", ["q", kt], ["scores"])
+    c.node("Add", ["scores", "mask"], ["masked"])
+    scalar(c, "scale", 2.0)
+    c.node("Div", ["masked", "scale"], ["scaled"])
+    c.node("Softmax", ["scaled"], ["probs"], axis=-1)
+    cases.append(c.node("MatMul", ["probs", "v"], ["y"]).output(dims=["batch", None, None, None]))
+    # rank 3 (heads folded into the batch)
+    c, kt = qkv("attention_rank3", (4, 5, 4), (4, 6, 4), (4, 6, 4), {0: "batch"})
+    cases.append(attention_scores(c, "q", kt, "v").output(dims=["batch", None, None]))
+    # (g) Softmax over axis 2, not the last
+    c, kt = qkv("attention_axis2", (2, 2, 5, 4), (2, 2, 6, 4), (2, 2, 6, 4), {0: "batch"})
+    cases.append(attention_scores(c, "q", kt, "v", axis=2).output(dims=["batch", None, None, None]))
+    return cases
+
+
+def gen_gelu():
+    """GELU in the forms exporters write: erf (PyTorch's nn.GELU; HF's x * 0.5 * (1 + erf);
+    Mul by 1/sqrt(2); swapped operands) and tanh (Pow(x, 3) or x * (x * x)); near-misses
+    with 0.4 for 0.5 and with the Erf output read by a second output."""
+    cases = []
+    xd = ["batch", "seq", None]
+
+    def erf_case(suffix, half=0.5, constants=False, shared=False, form="torch"):
+        c = Case("Erf", 13, suffix)
+        c.input("x", (2, 5, 8), -3.0, 3.0, dims=BS)
+
+        def k(name, value):
+            if constants:
+                c.node("Constant", [], [name], value=numpy_helper.from_array(np.array(value, np.float32), name))
+                return name
+            return scalar(c, name, value)
+
+        if form == "torch":  # Div, Erf, Add(., 1), Mul(x, .), Mul(., 0.5)
+            c.node("Div", ["x", k("sqrt2", 1.4142135)], ["d"])
+            c.node("Erf", ["d"], ["e"])
+            c.node("Add", ["e", k("one", 1.0)], ["a"])
+            c.node("Mul", ["x", "a"], ["xa"])
+            c.node("Mul", ["xa", k("half", half)], ["y"])
+        elif form == "swapped":  # Mul(x, 1/sqrt2), Add(1, .), Mul(., x), Mul(0.5, .)
+            c.node("Mul", ["x", k("rsqrt2", 0.70710677)], ["d"])
+            c.node("Erf", ["d"], ["e"])
+            c.node("Add", [k("one", 1.0), "e"], ["a"])
+            c.node("Mul", ["a", "x"], ["xa"])
+            c.node("Mul", [k("half", half), "xa"], ["y"])
+        else:  # HF: (x * 0.5) * (1.0 + erf(x / sqrt2))
+            c.node("Mul", ["x", k("half", half)], ["h"])
+            c.node("Div", ["x", k("sqrt2", 1.4142135)], ["d"])
+            c.node("Erf", ["d"], ["e"])
+            c.node("Add", [k("one", 1.0), "e"], ["a"])
+            c.node("Mul", ["h", "a"], ["y"])
+        c.output(dims=xd)
+        if shared:
+            c.output("e", dims=xd)
+        return c
+
+    cases += [
+        erf_case("gelu_bert", constants=True),
+        erf_case("gelu_swapped", form="swapped"),
+        erf_case("gelu_hf", form="hf"),
+        erf_case("gelu_near_miss_04", half=0.4),
+        erf_case("gelu_erf_output", shared=True),
+    ]
+
+    def tanh_case(suffix, half=0.5, cube="pow"):
+        c = Case("Tanh", 13, suffix)
+        c.input("x", (2, 5, 8), -3.0, 3.0, dims=BS)
+        if cube == "pow":  # HF NewGELU: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
+            c.node("Mul", [scalar(c, "half", half), "x"], ["h"])
+            c.node("Pow", ["x", scalar(c, "three", 3.0)], ["x3"])
+            c.node("Mul", [scalar(c, "c", 0.044715), "x3"], ["cx3"])
+            c.node("Add", ["x", "cx3"], ["inner"])
+            c.node("Mul", [scalar(c, "s", 0.7978846), "inner"], ["si"])
+            c.node("Tanh", ["si"], ["t"])
+            c.node("Add", [scalar(c, "one", 1.0), "t"], ["a"])
+            c.node("Mul", ["h", "a"], ["y"])
+        else:  # x * (x * x), constants second, x * (1 + t) * 0.5
+            c.node("Mul", ["x", "x"], ["xx"])
+            c.node("Mul", ["x", "xx"], ["x3"])
+            c.node("Mul", ["x3", scalar(c, "c", 0.044715)], ["cx3"])
+            c.node("Add", ["cx3", "x"], ["inner"])
+            c.node("Mul", ["inner", scalar(c, "s", 0.7978846)], ["si"])
+            c.node("Tanh", ["si"], ["t"])
+            c.node("Add", ["t", scalar(c, "one", 1.0)], ["a"])
+            c.node("Mul", ["x", "a"], ["xa"])
+            c.node("Mul", ["xa", scalar(c, "half", half)], ["y"])
+        return c.output(dims=xd)
+
+    cases += [
+        tanh_case("gelu_pow"),
+        tanh_case("gelu_mul_cube", cube="mul"),
+        tanh_case("gelu_near_miss_04", half=0.4),
+    ]
+    return cases
+
+
+def gen_matmul_bias():
+    """x[batch, seq, k] @ W[k, n] + b: bias after or before, [n] or [1, n], 2-D x; near-misses
+    with a bias [seq, n], a runtime bias, and the MatMul's result read twice."""
+    cases = []
+
+    def mm(suffix, bias_shape=(6,), bias_first=False, x_shape=(2, 5, 4), dims=BS, bias_input=False):
+        c = Case("MatMul", 13, suffix)
+        c.input("x", x_shape, dims=dims)
+        c.weight("w", (x_shape[-1], 6))
+        if bias_input:
+            c.input("b", bias_shape)
+        else:
+            c.weight("b", bias_shape)
+        c.node("MatMul", ["x", "w"], ["mm"])
+        c.node("Add", ["b", "mm"] if bias_first else ["mm", "b"], ["y"])
+        return c.output(dims=[dims.get(i) for i in range(len(x_shape) - 1)] + [None])
+
+    cases += [
+        mm("bias"),
+        mm("bias_first", bias_first=True),
+        mm("bias_row", bias_shape=(1, 6)),
+        mm("bias_2d", x_shape=(3, 4), dims={0: "batch"}),
+        mm("bias_seq", bias_shape=(5, 6), dims={0: "batch"}),
+        mm("bias_input"),
+    ]
+    c = mm("bias_shared")
+    c.node("Relu", ["mm"], ["r"])
+    cases.append(c.output("r", dims=["batch", "seq", None]))
+    return cases
+
+
+def shape_parts(c: Case, x="x", names=("b", "t", "h")):
+    """Shape(x) and its dims as scalars (Gather with a rank-0 index) and as [1] (Unsqueeze)."""
+    c.node("Shape", [x], ["s"])
+    c.ints("axes0", [0])
+    for i, n in enumerate(names):
+        c.node("Gather", ["s", c.ints(f"i{i}", i)], [n], axis=0)
+        c.node("Unsqueeze", [n, "axes0"], [n + "1"])
+
+
+def gen_shape_arith():
+    """Host shape arithmetic: Shape -> Gather -> Unsqueeze -> Concat -> Reshape with symbolic
+    batch and seq; 1-D and negative Gather indices; arithmetic by constants and between two
+    shape values; Slice and Cast of a shape; Size; shape values as graph outputs; and shape
+    values read by Expand, ConstantOfShape, Tile, Range, Slice."""
+    cases = []
+    y3 = ["batch", "seq", None]
+    # hidden / heads, the BERT head split
+    c = Case("Reshape", 14, "dynamic_heads")
+    c.input("x", (2, 5, 8), dims=BS)
+    shape_parts(c)
+    c.node("Div", ["h", c.ints("heads", 2)], ["hd"])
+    c.node("Unsqueeze", ["hd", "axes0"], ["hd1"])
+    c.node("Concat", ["b1", "t1", c.ints("heads1", [2]), "hd1"], ["target"], axis=0)
+    c.node("Reshape", ["x", "target"], ["r"])
+    cases.append(c.node("Transpose", ["r"], ["y"], perm=[0, 2, 1, 3]).output(dims=["batch", None, "seq", None]))
+    # 1-D indices, negative ones too
+    c = Case("Reshape", 14, "gather_indices")
+    c.input("x", (2, 5, 2, 4), dims=BS)
+    c.node("Shape", ["x"], ["s"])
+    c.node("Gather", ["s", c.ints("first2", [0, 1])], ["bt"], axis=0)
+    c.node("Concat", ["bt", c.ints("minus1", [-1])], ["target"], axis=0)
+    c.node("Reshape", ["x", "target"], ["y"]).output(dims=y3)
+    c.node("Gather", ["s", c.ints("last2", [-2, -1])], ["hd"], axis=0)
+    c.node("Concat", ["minus1", "hd"], ["target2"], axis=0)
+    cases.append(c.node("Reshape", ["x", "target2"], ["y2"]).output("y2", dims=["?", None, None]))
+    # negative scalar indices
+    c = Case("Reshape", 14, "gather_neg")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.node("Shape", ["x"], ["s"])
+    c.ints("axes0", [0])
+    c.ints("minus1", [-1])
+    c.node("Gather", ["s", c.ints("last", -1)], ["h"], axis=0)
+    c.node("Unsqueeze", ["h", "axes0"], ["h1"])
+    c.node("Concat", ["minus1", "h1"], ["target"], axis=0)
+    c.node("Reshape", ["x", "target"], ["y"]).output(dims=["?", None])
+    c.node("Gather", ["s", c.ints("first", -3)], ["b"], axis=0)
+    c.node("Unsqueeze", ["b", "axes0"], ["b1"])
+    c.node("Concat", ["b1", "minus1"], ["target2"], axis=0)
+    cases.append(c.node("Reshape", ["x", "target2"], ["y2"]).output("y2", dims=["batch", "?"]))
+    # seq * hidden, a product of two shape values
+    c = Case("Reshape", 14, "shape_mul")
+    c.input("x", (2, 5, 8), dims=BS)
+    shape_parts(c)
+    c.node("Mul", ["t", "h"], ["th"])
+    c.node("Unsqueeze", ["th", "axes0"], ["th1"])
+    c.node("Concat", ["b1", "th1"], ["target"], axis=0)
+    cases.append(c.node("Reshape", ["x", "target"], ["y"]).output(dims=["batch", "?"]))
+    # Add, Sub, Mul, Div by constants: [(b + 1) - 1, t * 2, h / 2 - 0]
+    c = Case("Reshape", 14, "shape_const_arith")
+    c.input("x", (2, 5, 8), dims=BS)
+    shape_parts(c)
+    one, two, zero = c.ints("one", 1), c.ints("two", 2), c.ints("zero", 0)
+    c.node("Add", ["b", one], ["b_plus"])
+    c.node("Sub", ["b_plus", one], ["b_again"])
+    c.node("Mul", ["t", two], ["t2"])
+    c.node("Div", ["h", two], ["h2"])
+    c.node("Sub", ["h2", zero], ["h2_again"])
+    for n in ("b_again", "t2", "h2_again"):
+        c.node("Unsqueeze", [n, "axes0"], [n + "1"])
+    c.node("Concat", ["b_again1", "t21", "h2_again1"], ["target"], axis=0)
+    cases.append(c.node("Reshape", ["x", "target"], ["y"]).output(dims=["batch", "?", None]))
+    # Slice of a shape
+    c = Case("Reshape", 14, "shape_slice")
+    c.input("x", (2, 5, 2, 4), dims=BS)
+    c.node("Shape", ["x"], ["s"])
+    c.node("Slice", ["s", c.ints("st", [0]), c.ints("en", [2])], ["bt"])
+    c.node("Concat", ["bt", c.ints("minus1", [-1])], ["target"], axis=0)
+    c.node("Reshape", ["x", "target"], ["y"]).output(dims=y3)
+    c.node("Slice", ["s", c.ints("st2", [-2]), c.ints("en2", [np.iinfo(np.int64).max])], ["tail"])
+    cases.append(c.output("tail", I64, dims=[None]))
+    # Cast of a shape to int32, int32 arithmetic, and back
+    c = Case("Reshape", 14, "shape_cast")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.node("Shape", ["x"], ["s"])
+    c.node("Cast", ["s"], ["s32"], to=I32)
+    c.node("Gather", ["s32", c.ints("first2", [0, 1])], ["bt32"], axis=0)
+    c.node("Gather", ["s32", c.ints("i2", 2)], ["h32"], axis=0)
+    c.node("Div", ["h32", c.init("two32", np.array(2, np.int32))], ["hd32"])
+    c.node("Unsqueeze", ["hd32", c.ints("axes0", [0])], ["hd32_1"])
+    c.node("Concat", ["bt32", c.init("heads32", np.array([2], np.int32)), "hd32_1"], ["target32"], axis=0)
+    c.node("Cast", ["target32"], ["target"], to=I64)
+    cases.append(c.node("Reshape", ["x", "target"], ["y"]).output(dims=["batch", "seq", None, None]))
+    # Size, and Size / batch between two shape values; Size as a rank-0 output
+    c = Case("Reshape", 14, "size")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.node("Size", ["x"], ["n"])
+    shape_parts(c, names=("b",))
+    c.node("Div", ["n", "b"], ["per"])
+    c.node("Unsqueeze", ["per", "axes0"], ["per1"])
+    c.node("Concat", ["b1", "per1"], ["target"], axis=0)
+    c.node("Reshape", ["x", "target"], ["y"]).output(dims=["batch", "?"])
+    cases.append(c.output("n", I64, dims=[]))
+    # 0 and -1 in a runtime shape
+    c = Case("Reshape", 14, "runtime_zero_neg")
+    c.input("x", (2, 5, 2, 4), dims=BS)
+    c.node("Shape", ["x"], ["s"])
+    c.node("Gather", ["s", c.ints("i1", [1])], ["t1"], axis=0)
+    c.node("Concat", [c.ints("zero1", [0]), "t1", c.ints("minus1", [-1])], ["target"], axis=0)
+    cases.append(c.node("Reshape", ["x", "target"], ["y"]).output(dims=y3))
+    # CSE of two identical Shape -> Gather -> Unsqueeze -> Concat chains
+    c = Case("Reshape", 14, "cse_shape")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.input("z", (2, 5, 8), dims=BS)
+    c.ints("axes0", [0])
+    c.ints("i0", 0)
+    c.ints("heads", [2, 4])
+    for p in ("p", "q"):
+        c.node("Shape", ["x"], [p + "s"])
+        c.node("Gather", [p + "s", "i0"], [p + "b"], axis=0)
+        c.node("Unsqueeze", [p + "b", "axes0"], [p + "b1"])
+        c.node("Concat", [p + "b1", c.ints(p + "minus1", [-1]), "heads"], [p + "target"], axis=0)
+    c.node("Reshape", ["x", "ptarget"], ["y"]).output(dims=["batch", "?", None, None])
+    cases.append(c.node("Reshape", ["z", "qtarget"], ["y2"]).output("y2", dims=["batch", "?", None, None]))
+
+    # Shape with start / end
+    c = Case("Shape", 15, "start_end")
+    c.input("x", (2, 5, 2, 4), dims=BS)
+    c.node("Shape", ["x"], ["bt"], end=2)
+    c.node("Concat", ["bt", c.ints("minus1", [-1])], ["target"], axis=0)
+    c.node("Reshape", ["x", "target"], ["y"]).output(dims=y3)
+    c.node("Shape", ["x"], ["tail"], start=-2)
+    c.node("Shape", ["x"], ["mid"], start=1, end=-1)
+    cases.append(c.output("tail", I64, dims=[None]).output("mid", I64, dims=[None]))
+    # shape values as graph outputs only: rank 1, rank 0 (Squeeze of a Slice), a product
+    c = Case("Shape", 15, "outputs")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.node("Shape", ["x"], ["s"])
+    c.node("Slice", ["s", c.ints("st", [1]), c.ints("en", [2])], ["t1"])
+    c.node("Squeeze", ["t1", c.ints("axes0", [0])], ["t"])
+    c.node("Gather", ["s", c.ints("last1", [-1])], ["h1"], axis=0)
+    c.node("Mul", ["t1", "h1"], ["th"])
+    cases.append(c.output("s", I64, dims=[None]).output("t", I64, dims=[]).output("th", I64, dims=[None]))
+    # Expand to a runtime shape: Shape(x) itself, and Concat of its dims
+    c = Case("Shape", 15, "expand")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.weight("w", (8,))
+    c.weight("col", (1, 1))
+    c.node("Shape", ["x"], ["s"])
+    c.node("Expand", ["w", "s"], ["we"])
+    c.node("Mul", ["x", "we"], ["y"]).output(dims=y3)
+    c.node("Shape", ["x"], ["bt"], end=2)
+    cases.append(c.node("Expand", ["col", "bt"], ["z"]).output("z", dims=["batch", "seq"]))
+    # ConstantOfShape: float ones [b, t], int64 sevens [b], default zeros [b, t, h]
+    c = Case("Shape", 15, "constant_of_shape")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.node("Shape", ["x"], ["bt"], end=2)
+    c.node("ConstantOfShape", ["bt"], ["ones"], value=numpy_helper.from_array(np.array([1.0], np.float32), "value"))
+    c.node("Unsqueeze", ["ones", c.ints("axes2", [2])], ["ones3"])
+    c.node("Sub", ["x", "ones3"], ["y"]).output(dims=y3)
+    c.node("Shape", ["x"], ["b1"], end=1)
+    c.node("ConstantOfShape", ["b1"], ["sevens"], value=numpy_helper.from_array(np.array([7], np.int64), "value"))
+    c.node("Shape", ["x"], ["s"])
+    c.node("ConstantOfShape", ["s"], ["zeros"])
+    cases.append(c.output("sevens", I64, dims=["batch"]).output("zeros", dims=y3))
+    # Tile by a runtime repeat count: a [CLS] token per batch row, prepended
+    c = Case("Shape", 15, "tile")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.weight("cls", (1, 1, 8))
+    c.node("Shape", ["x"], ["b1"], end=1)
+    c.node("Concat", ["b1", c.ints("ones", [1, 1])], ["reps"], axis=0)
+    c.node("Tile", ["cls", "reps"], ["cls_b"])
+    cases.append(c.node("Concat", ["cls_b", "x"], ["y"], axis=1).output(dims=["batch", "?", None]))
+    # Range over a runtime length: position ids (HF), and a reversed index (Sub, delta -1)
+    c = Case("Shape", 15, "range")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.weight("pos_table", (8, 8))
+    c.node("Shape", ["x"], ["s"])
+    c.node("Gather", ["s", c.ints("i1", 1)], ["t"], axis=0)
+    c.node("Range", [c.ints("zero", 0), "t", c.ints("one", 1)], ["pos"])
+    c.node("Unsqueeze", ["pos", c.ints("axes0", [0])], ["pos_ids"])
+    c.node("Gather", ["pos_table", "pos_ids"], ["emb"], axis=0)
+    c.node("Add", ["x", "emb"], ["y"]).output(dims=y3)
+    c.node("Sub", ["t", "one"], ["last"])
+    c.node("Range", ["last", c.ints("minus1", -1), "minus1"], ["rev"])
+    c.node("Gather", ["x", "rev"], ["flipped"], axis=1)
+    cases.append(c.output("pos_ids", I64, dims=[None, "seq"]).output("flipped", dims=y3))
+    # Slice ends from the shape: x[:, :seq - 1]
+    c = Case("Shape", 15, "slice_runtime_ends")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.node("Shape", ["x"], ["t1"], start=1, end=2)
+    c.node("Sub", ["t1", c.ints("one", [1])], ["end"])
+    c.node("Slice", ["x", c.ints("start", [0]), "end", c.ints("axis1", [1])], ["y"])
+    cases.append(c.output(dims=["batch", "?", None]))
+    return cases
+
+
+def gen_layout():
+    """Transpose and Reshape chains (composed, identity, read midway), CSE of identical nodes
+    (and not of look-alikes), a dead branch."""
+    cases = []
+
+    def tr(suffix, shape=(2, 3, 4, 5)):
+        c = Case("Transpose", 13, suffix)
+        c.input("x", shape, batch_param=True)
+        return c
+
+    c = tr("compose")
+    c.node("Transpose", ["x"], ["t1"], perm=[0, 2, 3, 1])
+    cases.append(c.node("Transpose", ["t1"], ["y"], perm=[0, 2, 1, 3]).output())
+    # composes to the identity, the output is then the input itself
+    c = tr("compose_identity")
+    c.node("Transpose", ["x"], ["t1"], perm=[0, 2, 3, 1])
+    cases.append(c.node("Transpose", ["t1"], ["y"], perm=[0, 3, 1, 2]).output())
+    c = tr("compose_identity_add")
+    c.node("Transpose", ["x"], ["t1"], perm=[0, 3, 1, 2])
+    c.node("Transpose", ["t1"], ["t2"], perm=[0, 2, 3, 1])
+    cases.append(c.node("Add", ["t2", "x"], ["y"]).output())
+    # three in a row, the middle one a graph output too
+    c = tr("compose_shared")
+    c.node("Transpose", ["x"], ["t1"], perm=[0, 2, 3, 1])
+    c.node("Transpose", ["t1"], ["t2"], perm=[0, 2, 1, 3])
+    c.node("Transpose", ["t2"], ["y"], perm=[0, 1, 3, 2])
+    cases.append(c.output().output("t2"))
+    c = tr("cse", (2, 3, 4))
+    c.node("Transpose", ["x"], ["t1"], perm=[0, 2, 1])
+    c.node("Transpose", ["x"], ["t2"], perm=[0, 2, 1])
+    c.node("Sigmoid", ["t2"], ["s2"])
+    cases.append(c.node("Add", ["t1", "s2"], ["y"]).output())
+    c = tr("cse_outputs", (2, 3, 4))
+    c.node("Transpose", ["x"], ["y"], perm=[0, 2, 1])
+    c.node("Transpose", ["x"], ["y2"], perm=[0, 2, 1])
+    cases.append(c.output().output("y2"))
+    # look-alikes: the same input, the same output shape, different perms
+    c = tr("cse_near_miss", (2, 4, 4, 4))
+    c.node("Transpose", ["x"], ["t1"], perm=[0, 1, 3, 2])
+    c.node("Transpose", ["x"], ["t2"], perm=[0, 2, 3, 1])
+    cases.append(c.node("Add", ["t1", "t2"], ["y"]).output())
+    c = tr("dead_branch", (2, 3, 4))
+    c.node("Transpose", ["x"], ["y"], perm=[0, 2, 1])
+    c.node("Sigmoid", ["x"], ["dead_s"])
+    c.node("Transpose", ["dead_s"], ["dead_t"], perm=[2, 1, 0])
+    c.node("Shape", ["x"], ["dead_shape"])
+    c.node("Gather", ["dead_shape", c.ints("i0", 0)], ["dead_b"], axis=0)
+    cases.append(c.output())
+
+    # Reshape -> Reshape -> Squeeze -> Unsqueeze, static
+    c = Case("Reshape", 14, "chain")
+    c.input("x", (2, 3, 4))
+    c.node("Reshape", ["x", c.ints("s1", [6, 4])], ["r1"])
+    c.node("Reshape", ["r1", c.ints("s2", [24])], ["r2"])
+    c.node("Reshape", ["r2", c.ints("s3", [2, 1, 12])], ["r3"])
+    c.node("Squeeze", ["r3", c.ints("ax1", [1])], ["q"])
+    c.node("Unsqueeze", ["q", c.ints("ax0", [0])], ["u"])
+    cases.append(c.node("Reshape", ["u", c.ints("s4", [4, 6])], ["y"]).output())
+    # back to the input's shape, then Mul with the input
+    c = Case("Reshape", 14, "chain_roundtrip")
+    c.input("x", (2, 3, 4))
+    c.node("Reshape", ["x", c.ints("s1", [6, 4])], ["r1"])
+    c.node("Unsqueeze", ["r1", c.ints("ax0", [0])], ["u"])
+    c.node("Squeeze", ["u", "ax0"], ["q"])
+    c.node("Reshape", ["q", c.ints("s2", [2, 3, 4])], ["r2"])
+    cases.append(c.node("Mul", ["r2", "x"], ["y"]).output())
+    # with 0 and -1 over a symbolic batch
+    c = Case("Reshape", 14, "chain_batch")
+    c.input("x", (2, 3, 4), batch_param=True)
+    c.node("Reshape", ["x", c.ints("s1", [0, -1])], ["r1"])
+    c.node("Reshape", ["r1", c.ints("s2", [0, 2, 6])], ["r2"])
+    c.node("Unsqueeze", ["r2", c.ints("ax1", [1])], ["u"])
+    c.node("Squeeze", ["u", "ax1"], ["q"])
+    cases.append(c.node("Reshape", ["q", c.ints("s3", [0, 12])], ["y"]).output())
+    # the middle of the chain read by a second output
+    c = Case("Reshape", 14, "chain_shared")
+    c.input("x", (2, 3, 4))
+    c.node("Reshape", ["x", c.ints("s1", [6, 4])], ["r1"])
+    c.node("Reshape", ["r1", c.ints("s2", [24])], ["r2"])
+    c.node("Reshape", ["r2", c.ints("s3", [4, 6])], ["y"])
+    cases.append(c.output().output("r2"))
+    # two identical Reshapes, a third with an equal shape under another name, a dead one
+    c = Case("Reshape", 14, "cse_dead")
+    c.input("x", (2, 3, 4), batch_param=True)
+    c.ints("s", [0, 12])
+    c.ints("s_copy", [0, 12])
+    c.node("Reshape", ["x", "s"], ["r1"])
+    c.node("Reshape", ["x", "s"], ["r2"])
+    c.node("Reshape", ["x", "s_copy"], ["r3"])
+    c.node("Sigmoid", ["r2"], ["n2"])
+    c.node("Add", ["r1", "n2"], ["a"])
+    c.node("Mul", ["a", "r3"], ["y"])
+    c.node("Reshape", ["x", c.ints("s_dead", [-1])], ["dead"])
+    cases.append(c.output())
+    return cases
+
+
+def gen_patterns():
+    return gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout()
+
+
 GENERATORS = {
     "Conv": gen_Conv,
     "Gemm": gen_Gemm,
@@ -1146,6 +1733,32 @@ def main() -> int:
     sources: list[tuple[str, str, str]] = []
     covered: dict[tuple[str, int], int] = {}
 
+    def build(case: Case) -> bool:
+        """Evaluates and writes `case` (or records why not); whether it was written."""
+        probe = case.model()
+        # (checked after output shapes are known, below)
+        outputs, source, note = evaluate(case, probe)
+        if outputs is None:
+            skipped.append((case.name, source))
+            print(f"skip {case.name}: {source}")
+            return False
+        # cast only where an evaluator widened a float32 result
+        fixed = []
+        for arr, (_, elem) in zip(outputs, case.outputs):
+            want = helper.tensor_dtype_to_np_dtype(elem)
+            if arr.dtype != want:
+                assert arr.dtype.kind == want.kind, (case.name, arr.dtype, want)
+                arr = arr.astype(want)
+            fixed.append(arr)
+        model = case.model([a.shape for a in fixed])
+        onnx.checker.check_model(model, full_check=True)
+        write_case(case, model, fixed)
+        written.append(case)
+        sources.append((case.name, source, note))
+        if "disagrees" in note or "single result" in note:
+            print(f"note {case.name}: {source}; {note}")
+        return True
+
     for op in OPS:
         for v in since_versions(op):
             covered[(op, v)] = 0
@@ -1154,29 +1767,11 @@ def main() -> int:
                 assert case.opset == v
                 if keep is not None and case.suffix not in keep:
                     continue
-                probe = case.model()
-                # (checked after output shapes are known, below)
-                outputs, source, note = evaluate(case, probe)
-                if outputs is None:
-                    skipped.append((case.name, source))
-                    print(f"skip {case.name}: {source}")
-                    continue
-                # cast only where an evaluator widened a float32 result
-                fixed = []
-                for arr, (_, elem) in zip(outputs, case.outputs):
-                    want = helper.tensor_dtype_to_np_dtype(elem)
-                    if arr.dtype != want:
-                        assert arr.dtype.kind == want.kind, (case.name, arr.dtype, want)
-                        arr = arr.astype(want)
-                    fixed.append(arr)
-                model = case.model([a.shape for a in fixed])
-                onnx.checker.check_model(model, full_check=True)
-                write_case(case, model, fixed)
-                written.append(case)
-                covered[(op, v)] += 1
-                sources.append((case.name, source, note))
-                if "disagrees" in note or "single result" in note:
-                    print(f"note {case.name}: {source}; {note}")
+                if build(case):
+                    covered[(op, v)] += 1
+
+    for case in gen_patterns():
+        build(case)
 
     for case in gen_functions():
         outputs, source, note = evaluate(case, case.model())
