@@ -118,6 +118,8 @@ fn unary(op: UnaryOp, v: f64) -> Option<f64> {
         UnaryOp::Sign => v.signum() * (v != 0.0) as u8 as f64,
         UnaryOp::Not => (v == 0.0) as u8 as f64,
         UnaryOp::Relu => v.max(0.0),
+        // Exact for f32 too: a square root rounded to f64, then to f32, is the f32 one.
+        UnaryOp::Sqrt => v.sqrt(),
         _ => return None,
     })
 }
