@@ -66,15 +66,16 @@ fn computable(graph: &Graph, host: &HashMap<ValueId, usize>, node: &Node, len: u
         Op::Concat { axis: 0 } => node.inputs.iter().all(|i| i.is_some_and(|id| elements(graph, host, id).is_some())),
         Op::Binary(c) => {
             let arithmetic = matches!(c.op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div);
-            let operands: Option<Vec<_>> = (0..2).map(|i| elements(graph, host, input(i)?)).collect();
+            let Some(operands) = (0..2).map(|i| elements(graph, host, input(i)?)).collect::<Option<Vec<_>>>() else {
+                return false;
+            };
             // A constant zero divisor would be a compile error in the generated code.
-            let zero_divisor = c.op == BinaryOp::Div
-                && matches!(input(1).and_then(|id| elements(graph, host, id)), Some(Elements::Constant(v)) if v.contains(&0));
+            let zero_divisor = c.op == BinaryOp::Div && matches!(&operands[1], Elements::Constant(v) if v.contains(&0));
             arithmetic
                 && !zero_divisor
                 && c.legacy_axis.is_none()
                 && (host_input(0) || host_input(1))
-                && operands.is_some_and(|ops| ops.iter().all(|o| broadcasts(o, len)))
+                && operands.iter().all(|o| broadcasts(o, len))
         }
         _ => false,
     }

@@ -221,15 +221,20 @@ fn attention_with_an_intermediate_read_elsewhere_is_left_alone() {
     assert_eq!(graph.nodes.len(), 6);
 }
 
-#[test]
-fn attention_without_scale_or_mask_is_fused() {
+/// `MatMul(Softmax(MatMul(q, kt), axis), v)`: attention without scale or mask.
+fn unscaled_attention(softmax_axis: i64) -> Vec<u8> {
     let nodes = vec![
         node("MatMul", &["q", "kt"], &["scores"], vec![]),
-        node("Softmax", &["scores"], &["probs"], vec![attr_int("axis", 3)]),
+        node("Softmax", &["scores"], &["probs"], vec![attr_int("axis", softmax_axis)]),
         node("MatMul", &["probs", "v"], &["context"], vec![]),
     ];
-    let inputs = vec![input("q", &[1, 2, 3, 4]), input("kt", &[1, 2, 4, 5]), input("v", &[1, 2, 5, 6])];
-    let graph = simplified(&model(13, nodes, inputs, vec![]));
+    let inputs = vec![input("q", &[1, 2, 3, 4]), input("kt", &[1, 2, 4, 3]), input("v", &[1, 2, 3, 6])];
+    model(13, nodes, inputs, vec![])
+}
+
+#[test]
+fn attention_without_scale_or_mask_is_fused() {
+    let graph = simplified(&unscaled_attention(3));
     assert_eq!(graph.nodes.len(), 1);
     assert_eq!(graph.nodes[0].op, Op::ScaledDotProductAttention { scale: 1.0 });
     assert_eq!(graph.nodes[0].inputs[3], None);
@@ -238,13 +243,7 @@ fn attention_without_scale_or_mask_is_fused() {
 
 #[test]
 fn softmax_over_another_axis_is_not_attention() {
-    let nodes = vec![
-        node("MatMul", &["q", "kt"], &["scores"], vec![]),
-        node("Softmax", &["scores"], &["probs"], vec![attr_int("axis", 2)]),
-        node("MatMul", &["probs", "v"], &["context"], vec![]),
-    ];
-    let inputs = vec![input("q", &[1, 2, 3, 4]), input("kt", &[1, 2, 4, 3]), input("v", &[1, 2, 3, 6])];
-    let graph = simplified(&model(13, nodes, inputs, vec![]));
+    let graph = simplified(&unscaled_attention(2));
     assert_eq!(op_names(&graph), ["MatMul", "Softmax", "MatMul"]);
 }
 

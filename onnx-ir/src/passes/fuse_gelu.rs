@@ -12,7 +12,7 @@
 //! matched to a relative 1e-6 (what f32 keeps of them). Every intermediate must feed only the
 //! pattern and be no graph output, and the result must have `x`'s shape.
 
-use super::{remove_nodes, Dataflow};
+use super::{fuse_matches, Dataflow, Fusion};
 use crate::graph::{Graph, Node, ValueId};
 use crate::ops::{BinaryOp, Op, UnaryOp, VariadicOp};
 
@@ -22,16 +22,14 @@ const TOLERANCE: f64 = 1e-6;
 
 pub fn fuse_gelu(graph: &mut Graph) {
     let flow = Dataflow::of(graph);
-    let mut removed = vec![];
-    for index in 0..graph.nodes.len() {
-        let pattern = Pattern { graph, flow: &flow };
-        let Some(gelu) = pattern.gelu(&graph.nodes[index]) else { continue };
-        let node = &mut graph.nodes[index];
-        node.op = Op::Unary(UnaryOp::Gelu { tanh: gelu.tanh });
-        node.inputs = vec![Some(gelu.x)];
-        removed.extend(gelu.absorbed);
-    }
-    remove_nodes(graph, &removed);
+    fuse_matches(graph, false, |graph, index| {
+        let gelu = Pattern { graph, flow: &flow }.gelu(&graph.nodes[index])?;
+        Some(Fusion {
+            op: Op::Unary(UnaryOp::Gelu { tanh: gelu.tanh }),
+            inputs: vec![Some(gelu.x)],
+            absorbed: gelu.absorbed,
+        })
+    });
 }
 
 /// A matched GELU of `x`: which form, and the indices of the nodes it replaces but its last.

@@ -11,51 +11,27 @@
 //! Burn's layer norm is one pass per row instead of seven full-tensor ops. `d` must feed only
 //! the pattern, and every other intermediate only the next step.
 
-use super::{one_element_f32, producers, remove_nodes, use_counts};
+use super::{binary_operands, fuse_matches, one_element_f32, Dataflow, Fusion};
 use crate::graph::{Graph, Node, ValueId};
 use crate::ops::{BinaryOp, LayerNormConfig, Op, ReduceAxes, ReduceOp, UnaryOp};
 use crate::types::{DType, Dim};
-use std::collections::HashMap;
 
 pub fn fuse_layer_norm(graph: &mut Graph) {
-    let uses = use_counts(graph);
-    let producers = producers(graph);
-    let mut removed = vec![];
+    let flow = Dataflow::of(graph);
     // From the last node back, so that a pattern is matched from its affine tail before its
-    // Div alone; nodes fused into a later one are not matched again.
-    for index in (0..graph.nodes.len()).rev() {
-        if removed.contains(&index) {
-            continue;
-        }
-        let Some(found) = match_layer_norm(graph, &uses, &producers, index) else { continue };
-        let node = &mut graph.nodes[index];
-        node.op = Op::LayerNorm(LayerNormConfig { axis: found.axis, epsilon: found.epsilon, rms: false });
-        node.inputs = vec![Some(found.x), found.scale, found.bias];
-        removed.extend(found.fused);
-    }
-    remove_nodes(graph, &removed);
-}
-
-struct LayerNorm {
-    x: ValueId,
-    axis: usize,
-    epsilon: f64,
-    scale: Option<ValueId>,
-    bias: Option<ValueId>,
-    fused: Vec<usize>,
+    // Div alone.
+    fuse_matches(graph, true, |graph, index| match_layer_norm(&Matcher { graph, flow: &flow }, index));
 }
 
 struct Matcher<'a> {
     graph: &'a Graph,
-    uses: &'a [usize],
-    producers: &'a HashMap<ValueId, usize>,
+    flow: &'a Dataflow,
 }
 
 impl Matcher<'_> {
     /// The node computing `id`, when `id` feeds `readers` nodes and is no graph output.
     fn producer(&self, id: ValueId, readers: usize) -> Option<(usize, &Node)> {
-        let private = self.uses[id] == readers && !self.graph.outputs.contains(&id);
-        self.producers.get(&id).copied().filter(|_| private).map(|i| (i, &self.graph.nodes[i]))
+        self.flow.producer_read_by(self.graph, id, readers).map(|i| (i, &self.graph.nodes[i]))
     }
 
     /// `ReduceMean(input, last axis, keepdims)`: its input.
@@ -80,21 +56,9 @@ impl Matcher<'_> {
     }
 }
 
-fn binary_operands(node: &Node, op: BinaryOp) -> Option<(ValueId, ValueId)> {
-    match (&node.op, &node.inputs[..]) {
-        (Op::Binary(c), &[Some(a), Some(b)]) if c.op == op && c.legacy_axis.is_none() => Some((a, b)),
-        _ => None,
-    }
-}
-
 /// Reads the pattern backwards from its last node at `index` (the Div, or the affine Add/Mul).
-fn match_layer_norm(
-    graph: &Graph,
-    uses: &[usize],
-    producers: &HashMap<ValueId, usize>,
-    index: usize,
-) -> Option<LayerNorm> {
-    let m = Matcher { graph, uses, producers };
+fn match_layer_norm(m: &Matcher, index: usize) -> Option<Fusion> {
+    let graph = m.graph;
     let out = graph.nodes[index].outputs.first().copied()?;
     let ty = &graph.values[out].ty;
     if ty.dtype != DType::F32 || ty.rank() == 0 {
@@ -151,5 +115,6 @@ fn match_layer_norm(
     fused.extend([sqrt_index, add_index, var_index, square_index, sub_index, mean_index]);
     // The fused node replaces the last one; the rest are removed.
     fused.retain(|&i| i != index);
-    Some(LayerNorm { x, axis: rank - 1, epsilon, scale, bias, fused })
+    let op = Op::LayerNorm(LayerNormConfig { axis: rank - 1, epsilon, rms: false });
+    Some(Fusion { op, inputs: vec![Some(x), scale, bias], absorbed: fused })
 }

@@ -15,6 +15,7 @@ mod remove_dead_nodes;
 mod remove_identity;
 
 use crate::graph::{Graph, Node, Value, ValueId};
+use crate::ops::{BinaryOp, Op};
 use crate::tensor::TensorData;
 use std::collections::HashMap;
 
@@ -116,8 +117,57 @@ impl Dataflow {
     /// The index of the top-level node producing `value`, when `value` is read once and is no
     /// graph output: a node its reader may absorb.
     pub(crate) fn sole_producer(&self, graph: &Graph, value: ValueId) -> Option<usize> {
+        self.producer_read_by(graph, value, 1)
+    }
+
+    /// The index of the top-level node producing `value`, when `value` is read exactly
+    /// `readers` times (all by the pattern absorbing it) and is no graph output.
+    pub(crate) fn producer_read_by(&self, graph: &Graph, value: ValueId, readers: usize) -> Option<usize> {
         let &index = self.producer.get(&value)?;
-        single_use(graph, &self.uses, value).then_some(index)
+        (self.uses[value] == readers && !graph.outputs.contains(&value)).then_some(index)
+    }
+
+    /// The index of the top-level node producing `value`, however often it is read.
+    pub(crate) fn producer(&self, value: ValueId) -> Option<usize> {
+        self.producer.get(&value).copied()
+    }
+}
+
+/// A matched pattern: the node it ends at becomes `op` on `inputs`; the nodes `absorbed` go.
+pub(crate) struct Fusion {
+    pub op: Op,
+    pub inputs: Vec<Option<ValueId>>,
+    pub absorbed: Vec<usize>,
+}
+
+/// Rewrites each node at which `matcher` finds its pattern ending, visiting the nodes last
+/// first when `from_last` (a longer pattern is then taken before a shorter one inside it). A
+/// node already absorbed is not matched again.
+pub(crate) fn fuse_matches(graph: &mut Graph, from_last: bool, matcher: impl Fn(&Graph, usize) -> Option<Fusion>) {
+    let mut absorbed = vec![false; graph.nodes.len()];
+    let mut order: Vec<usize> = (0..graph.nodes.len()).collect();
+    if from_last {
+        order.reverse();
+    }
+    for index in order {
+        if absorbed[index] {
+            continue;
+        }
+        let Some(fusion) = matcher(graph, index) else { continue };
+        fusion.absorbed.iter().for_each(|&i| absorbed[i] = true);
+        let node = &mut graph.nodes[index];
+        node.op = fusion.op;
+        node.inputs = fusion.inputs;
+    }
+    let gone: Vec<usize> = (0..absorbed.len()).filter(|&i| absorbed[i]).collect();
+    remove_nodes(graph, &gone);
+}
+
+/// The operands of a plain (numpy-broadcasting) binary `op` node.
+pub(crate) fn binary_operands(node: &Node, op: BinaryOp) -> Option<(ValueId, ValueId)> {
+    match (&node.op, &node.inputs[..]) {
+        (Op::Binary(c), &[Some(a), Some(b)]) if c.op == op && c.legacy_axis.is_none() => Some((a, b)),
+        _ => None,
     }
 }
 
