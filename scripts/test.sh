@@ -17,7 +17,9 @@
 #   6. a diffusion-UNet-like model (scripts/make_unet_models.py, 1k nodes) against ONNX Runtime, and
 #      the inference benchmark beside ONNX Runtime, at smoke sizes (scripts/unet_bench.sh and
 #      scripts/bench.sh are the full ones);
-#   7. the runner's --dir mode on a fixture of passing and deliberately failing tests.
+#   7. the runner's --dir mode on a fixture of passing and deliberately failing tests;
+#   8. Burn modules exported to ONNX (examples/export): onnx.checker, ONNX Runtime against Burn's
+#      outputs, and the files imported back with #[onnx_model].
 # It starts with `cargo fmt --check` and `cargo clippy -- -D warnings`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +46,12 @@ cargo test --workspace
 BACKEND_DATA="$("$PY" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data"))')"
 # The runner as `cargo test --workspace` built it (its integration test needs the binary).
 RUNNER="${CARGO_TARGET_DIR:-target}/debug/onnx-backend"
+echo "== export: Burn modules written as ONNX by examples/export's test, checked with onnx.checker and"
+echo "   ONNX Runtime against Burn's outputs, then imported back with #[onnx_model] (the round trip)"
+EXPORTED="${CARGO_TARGET_DIR:-target}/tmp/exported"
+"$PY" scripts/check_export.py "$EXPORTED"
+"$RUNNER" --dir "$EXPORTED" --macro --rtol 1e-5 --atol 1e-5
+
 for suite in node simple pytorch-converted pytorch-operator light; do
     echo "== ONNX backend suite: $suite"
     "$RUNNER" --data "$BACKEND_DATA" --suite "$suite"

@@ -15,6 +15,8 @@ float32 [batch, 10] (raw logits, no softmax):
 
 Writes
     examples/digits/model/digits.onnx
+    examples/digits/data/train_images.pb  TensorProto float32 [M, 1, 8, 8] (for the fine-tuning test)
+    examples/digits/data/train_labels.pb  TensorProto int64 [M]
     examples/digits/data/test_images.pb   TensorProto float32 [N, 1, 8, 8]
     examples/digits/data/test_labels.pb   TensorProto int64 [N]
     examples/digits/data/ort_logits.pb    TensorProto float32 [N, 10], from onnxruntime
@@ -164,7 +166,8 @@ def main():
     (HERE / "model").mkdir(exist_ok=True)
     (HERE / "data").mkdir(exist_ok=True)
     write_if_changed(HERE / "model" / "digits.onnx", model.SerializeToString())
-    for name, arr in [("test_images", x_test), ("test_labels", y_test), ("ort_logits", logits)]:
+    splits = [("train_images", x_train), ("train_labels", y_train), ("test_images", x_test), ("test_labels", y_test)]
+    for name, arr in splits + [("ort_logits", logits)]:
         write_if_changed(HERE / "data" / f"{name}.pb", numpy_helper.from_array(arr, name).SerializeToString())
 
     if not reference_only:

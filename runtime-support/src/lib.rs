@@ -21,6 +21,9 @@ pub use onnx_macro::{onnx_custom_op, onnx_model};
 mod boxed;
 pub use boxed::Boxed;
 
+#[cfg(feature = "export")]
+pub mod export;
+
 use burn::module::{Param, ParamId};
 use burn::tensor::{Bool, Device, Int, Tensor};
 use burn_store::{BurnpackStore, ModuleSnapshot};

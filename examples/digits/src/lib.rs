@@ -17,14 +17,28 @@ pub fn read_data(name: &str) -> onnx_ir::TensorData {
 
 /// The test images, `[N, 1, 8, 8]` with pixels in [0, 1].
 pub fn test_images(device: &Device) -> Tensor<4> {
-    let data = read_data("test_images.pb");
-    let values: Vec<f32> = data.to_f64s().expect("decoded data is in memory").into_iter().map(|v| v as f32).collect();
-    Tensor::from_data(TensorData::new(values, data.shape.clone()), device)
+    images("test_images.pb", device)
 }
 
 /// The test labels, `[N]`.
 pub fn test_labels() -> Vec<i64> {
     read_data("test_labels.pb").to_i64s().unwrap_or_default()
+}
+
+/// The training images (the 75% split `train.py` trained on), `[M, 1, 8, 8]`.
+pub fn train_images(device: &Device) -> Tensor<4> {
+    images("train_images.pb", device)
+}
+
+/// The training labels, `[M]`.
+pub fn train_labels() -> Vec<i64> {
+    read_data("train_labels.pb").to_i64s().unwrap_or_default()
+}
+
+fn images(name: &str, device: &Device) -> Tensor<4> {
+    let data = read_data(name);
+    let values: Vec<f32> = data.to_f64s().expect("decoded data is in memory").into_iter().map(|v| v as f32).collect();
+    Tensor::from_data(TensorData::new(values, data.shape.clone()), device)
 }
 
 /// Predicted class per image.

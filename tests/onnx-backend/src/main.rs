@@ -168,6 +168,8 @@ fn parse_args() -> Result<Args, String> {
             (data.join(&suite), Some(suite), cli.expectations.or(Some(here.join(file))))
         }
     };
+    // The generated crate lives elsewhere and names model paths relative to itself.
+    let folder = std::fs::canonicalize(&folder).map_err(|e| format!("cannot read `{}`: {e}", folder.display()))?;
     Ok(Args {
         folder,
         suite,
