@@ -37,24 +37,33 @@ pub fn lower(b: &mut GraphBuilder, op: &ModuleOperationIr) -> Result<()> {
         M::ConvTranspose1d(op) => transposed_convolution!(b, op),
         M::ConvTranspose2d(op) => transposed_convolution!(b, op),
         M::ConvTranspose3d(op) => transposed_convolution!(b, op),
-        M::AvgPool1d(op) => avg_pool(
-            b,
-            &op.x,
-            &op.out,
-            &[op.kernel_size],
-            &[op.stride],
-            &[op.padding],
-            op.count_include_pad,
-            op.ceil_mode,
-        ),
+        M::AvgPool1d(op) => {
+            let window = Window {
+                kernel: &[op.kernel_size],
+                stride: &[op.stride],
+                padding: &[op.padding],
+                ceil_mode: op.ceil_mode,
+            };
+            avg_pool(b, &op.x, &op.out, window, op.count_include_pad)
+        }
         M::AvgPool2d(op) => {
-            avg_pool(b, &op.x, &op.out, &op.kernel_size, &op.stride, &op.padding, op.count_include_pad, op.ceil_mode)
+            let window =
+                Window { kernel: &op.kernel_size, stride: &op.stride, padding: &op.padding, ceil_mode: op.ceil_mode };
+            avg_pool(b, &op.x, &op.out, window, op.count_include_pad)
         }
         M::MaxPool1d(op) => {
-            max_pool(b, &op.x, &op.out, &[op.kernel_size], &[op.stride], &[op.padding], &[op.dilation], op.ceil_mode)
+            let window = Window {
+                kernel: &[op.kernel_size],
+                stride: &[op.stride],
+                padding: &[op.padding],
+                ceil_mode: op.ceil_mode,
+            };
+            max_pool(b, &op.x, &op.out, window, &[op.dilation])
         }
         M::MaxPool2d(op) => {
-            max_pool(b, &op.x, &op.out, &op.kernel_size, &op.stride, &op.padding, &op.dilation, op.ceil_mode)
+            let window =
+                Window { kernel: &op.kernel_size, stride: &op.stride, padding: &op.padding, ceil_mode: op.ceil_mode };
+            max_pool(b, &op.x, &op.out, window, &op.dilation)
         }
         M::AdaptiveAvgPool1d(op) => adaptive_avg_pool(b, &op.x, &op.out),
         M::AdaptiveAvgPool2d(op) => adaptive_avg_pool(b, &op.x, &op.out),
@@ -149,50 +158,41 @@ fn conv(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn avg_pool(
+/// A pooling window: kernel, strides, symmetric padding, ceil mode.
+struct Window<'a> {
+    kernel: &'a [usize],
+    stride: &'a [usize],
+    padding: &'a [usize],
+    ceil_mode: bool,
+}
+
+/// AveragePool or MaxPool over `window`, with the op's own extra attribute.
+fn pool(
     b: &mut GraphBuilder,
+    op_type: &str,
     x: &TensorIr,
     out: &TensorIr,
-    kernel: &[usize],
-    stride: &[usize],
-    padding: &[usize],
-    count_include_pad: bool,
-    ceil_mode: bool,
+    window: Window,
+    extra: (&'static str, Attr),
 ) -> Result<()> {
     let x = b.read(x)?;
     let attrs = vec![
-        ("kernel_shape", Attr::Ints(ints(kernel.iter().copied()))),
-        ("strides", Attr::Ints(ints(stride.iter().copied()))),
-        ("pads", Attr::Ints(symmetric(padding))),
-        ("count_include_pad", Attr::Int(i64::from(count_include_pad))),
-        ("ceil_mode", Attr::Int(i64::from(ceil_mode))),
+        ("kernel_shape", Attr::Ints(ints(window.kernel.iter().copied()))),
+        ("strides", Attr::Ints(ints(window.stride.iter().copied()))),
+        ("pads", Attr::Ints(symmetric(window.padding))),
+        ("ceil_mode", Attr::Int(i64::from(window.ceil_mode))),
+        extra,
     ];
-    b.op("AveragePool", vec![x], out, attrs);
+    b.op(op_type, vec![x], out, attrs);
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn max_pool(
-    b: &mut GraphBuilder,
-    x: &TensorIr,
-    out: &TensorIr,
-    kernel: &[usize],
-    stride: &[usize],
-    padding: &[usize],
-    dilation: &[usize],
-    ceil_mode: bool,
-) -> Result<()> {
-    let x = b.read(x)?;
-    let attrs = vec![
-        ("kernel_shape", Attr::Ints(ints(kernel.iter().copied()))),
-        ("strides", Attr::Ints(ints(stride.iter().copied()))),
-        ("pads", Attr::Ints(symmetric(padding))),
-        ("dilations", Attr::Ints(ints(dilation.iter().copied()))),
-        ("ceil_mode", Attr::Int(i64::from(ceil_mode))),
-    ];
-    b.op("MaxPool", vec![x], out, attrs);
-    Ok(())
+fn avg_pool(b: &mut GraphBuilder, x: &TensorIr, out: &TensorIr, window: Window, count_include_pad: bool) -> Result<()> {
+    pool(b, "AveragePool", x, out, window, ("count_include_pad", Attr::Int(i64::from(count_include_pad))))
+}
+
+fn max_pool(b: &mut GraphBuilder, x: &TensorIr, out: &TensorIr, window: Window, dilation: &[usize]) -> Result<()> {
+    pool(b, "MaxPool", x, out, window, ("dilations", Attr::Ints(ints(dilation.iter().copied()))))
 }
 
 /// Adaptive average pooling is exact in ONNX where every output cell averages a window of the
