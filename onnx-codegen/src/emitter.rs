@@ -4,10 +4,10 @@
 use crate::error::{CodegenError, Result};
 use crate::names::Names;
 use onnx_ir::attributes::Spelled;
-use onnx_ir::{DType, Graph, Kind, TensorData, TensorType, ValueId};
+use onnx_ir::{DType, Graph, Kind, Node, TensorData, TensorType, ValueId};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A field of the generated module struct and how `new` builds it.
 pub struct Field {
@@ -16,13 +16,28 @@ pub struct Field {
     pub init: TokenStream,
 }
 
-/// A tensor of the Burnpack file: its module path (`conv2d1.weight`) and data (stored in the
-/// type the module expects when written, see [`crate::weights`]).
+/// A tensor of the Burnpack file: its module path (`conv2d1.weight`), data (stored in the
+/// type the module expects when written, see [`crate::weights`]) and role.
 #[derive(Clone)]
 pub struct Weight {
     pub path: String,
     pub data: TensorData,
+    pub role: WeightRole,
 }
+
+/// What a loaded tensor is to training.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightRole {
+    /// A learnable weight: a parameter with `require_grad` set, as Burn's own layers have their
+    /// weights, so an optimizer updates it (see [`crate::ops::weight_inputs`]).
+    Trainable,
+    /// A value the graph reads (shapes, indices, integer tables, folded constants, running
+    /// statistics): loaded, never trained.
+    Frozen,
+}
+
+/// One tensor a Burn layer takes over: its path in the layer (`weight`, `gamma`), data and role.
+pub type LayerWeight = (&'static str, TensorData, WeightRole);
 
 pub struct Emitter<'g> {
     pub graph: &'g Graph,
@@ -30,6 +45,11 @@ pub struct Emitter<'g> {
     vars: HashMap<ValueId, Ident>,
     remaining_uses: Vec<usize>,
     const_fields: HashMap<ValueId, Ident>,
+    /// Float constants some node reads as a learnable weight (see [`crate::ops::weight_inputs`]).
+    learnable: HashSet<ValueId>,
+    /// Layers holding one constant that other nodes may read the same way (see
+    /// [`Self::add_shared_layer`]), by hint and constant.
+    shared_layers: HashMap<(&'static str, ValueId), Ident>,
     pub fields: Vec<Field>,
     pub weights: Vec<Weight>,
     /// The node being emitted and its op type, for messages.
@@ -58,6 +78,8 @@ impl<'g> Emitter<'g> {
             vars: HashMap::new(),
             remaining_uses,
             const_fields: HashMap::new(),
+            learnable: learnable_constants(graph),
+            shared_layers: HashMap::new(),
             fields: vec![],
             weights: vec![],
             node: String::new(),
@@ -113,6 +135,7 @@ impl<'g> Emitter<'g> {
     /// the submodule that uses them, since a part reads only its own fields.
     pub fn start_part(&mut self) {
         self.const_fields.clear();
+        self.shared_layers.clear();
     }
 
     /// The identifier a computed value is bound to (`None` before it is computed, and for
@@ -256,32 +279,93 @@ impl<'g> Emitter<'g> {
         let name = self.names.fresh(&self.graph.values[id].name);
         let ty = tensor_type_tokens(&data.tensor_type());
         let shape = dims_literal(&data.shape);
+        let role = self.role(id);
         let init = match data.dtype.kind() {
+            Kind::Float if role == WeightRole::Trainable => {
+                quote! { burn_onnx::float_param(#shape, device).set_require_grad(true) }
+            }
             Kind::Float => quote! { burn_onnx::float_param(#shape, device) },
             Kind::Int => quote! { burn_onnx::int_param(#shape, device) },
             Kind::Bool => quote! { burn_onnx::bool_param(#shape, device) },
         };
         self.fields.push(Field { name: name.clone(), ty: quote! { burn::module::Param<#ty> }, init });
-        self.weights.push(Weight { path: name.to_string(), data });
+        self.weights.push(Weight { path: name.to_string(), data, role });
         self.const_fields.insert(id, name.clone());
         Ok(name)
     }
 
-    /// Adds a layer field (a Burn module) with its weights under `field.<suffix>`.
-    pub fn add_layer(
+    /// Whether a constant is trained: a float constant some node reads as a learnable weight.
+    pub fn role(&self, id: ValueId) -> WeightRole {
+        if self.learnable.contains(&id) {
+            WeightRole::Trainable
+        } else {
+            WeightRole::Frozen
+        }
+    }
+
+    /// The constants a Burn layer takes over from `node`: for each `(input index, path in the
+    /// layer)`, the input's data under that path, with the role its position gives it (see
+    /// [`crate::ops::weight_inputs`]; a layer's running statistics are frozen). Absent optional
+    /// inputs are left out. `None` when an input is computed at run time: the op then keeps its
+    /// functional form.
+    pub fn layer_weights(&self, node: &Node, inputs: &[(usize, &'static str)]) -> Option<Vec<LayerWeight>> {
+        let learnable = crate::ops::weight_inputs(&node.op);
+        let present = inputs.iter().filter_map(|&(index, path)| Some((index, path, node.inputs.get(index).copied()??)));
+        // All constants checked before any is copied.
+        let data =
+            present.map(|(index, path, id)| Some((index, path, self.constant(id)?))).collect::<Option<Vec<_>>>()?;
+        let role = |index| if learnable.contains(&index) { WeightRole::Trainable } else { WeightRole::Frozen };
+        Some(data.into_iter().map(|(index, path, data)| (path, data.clone(), role(index))).collect())
+    }
+
+    /// [`Self::add_layer`] for a layer that holds the constant `source` alone, used as it is: a
+    /// second node reading it (a table several Gathers read) gets the same field, so the
+    /// weight is stored once and stays one parameter, as one field of the constant would be.
+    pub fn add_shared_layer(
         &mut self,
-        hint: &str,
+        hint: &'static str,
+        source: ValueId,
         ty: TokenStream,
         init: TokenStream,
-        weights: Vec<(&str, TensorData)>,
+        weights: Vec<LayerWeight>,
     ) -> Ident {
+        if let Some(field) = self.shared_layers.get(&(hint, source)) {
+            return field.clone();
+        }
+        let field = self.add_layer(hint, ty, init, weights);
+        self.shared_layers.insert((hint, source), field.clone());
+        field
+    }
+
+    /// Adds a layer field (a Burn module) with its weights under `field.<suffix>`.
+    pub fn add_layer(&mut self, hint: &str, ty: TokenStream, init: TokenStream, weights: Vec<LayerWeight>) -> Ident {
         let name = self.names.numbered(hint);
-        for (suffix, data) in weights {
-            self.weights.push(Weight { path: format!("{name}.{suffix}"), data });
+        for (suffix, data, role) in weights {
+            self.weights.push(Weight { path: format!("{name}.{suffix}"), data, role });
         }
         self.fields.push(Field { name: name.clone(), ty, init });
         name
     }
+}
+
+/// The float constants read at a learnable-weight position of some node, subgraphs included.
+fn learnable_constants(graph: &Graph) -> HashSet<ValueId> {
+    fn visit(graph: &Graph, nodes: &[Node], out: &mut HashSet<ValueId>) {
+        for node in nodes {
+            for &index in crate::ops::weight_inputs(&node.op) {
+                let Some(id) = node.inputs.get(index).copied().flatten() else { continue };
+                if graph.values[id].constant.as_ref().is_some_and(|c| c.dtype.kind() == Kind::Float) {
+                    out.insert(id);
+                }
+            }
+            for branch in node.op.subgraphs() {
+                visit(graph, &branch.nodes, out);
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    visit(graph, &graph.nodes, &mut out);
+    out
 }
 
 /// One item as itself, several as a tuple (a node's or a subgraph's outputs).

@@ -1,7 +1,8 @@
 //! Lowers a whole graph to the parts of a Burn module (fields, weights, `forward`) and
 //! assembles them into items, the same way for the macro, the CLI and build scripts.
 
-use crate::emitter::{scalar_type_tokens, tensor_type_tokens, tuple_or_single, Emitter, Field, Weight};
+use crate::emitter::{scalar_type_tokens, tensor_type_tokens, tuple_or_single, Emitter, Field};
+pub use crate::emitter::{Weight, WeightRole};
 use crate::error::Result;
 use crate::ops;
 use crate::partition::{emit_parts, Part, PART_NODES};

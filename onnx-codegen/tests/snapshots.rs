@@ -6,7 +6,7 @@
 //! `tests/snapshots/`.
 
 use onnx_codegen::generate::{generate, BpkLocation, GenerateOptions, LoadStrategy};
-use onnx_codegen::model::{lower_with, StructSpec, WeightsSource};
+use onnx_codegen::model::{lower_with, StructSpec, WeightRole, WeightsSource};
 use onnx_codegen::{format_file, Hook};
 
 mod common;
@@ -129,4 +129,136 @@ fn matmul_and_bias_add_are_one_linear() {
         lower_with(&graph, &[], None).expect("lowers").weights.into_iter().map(|w| w.path).collect();
     assert_eq!(weights, ["linear1.weight", "linear1.bias"]);
     insta::assert_snapshot!("matmul_bias_linear", code(&bytes, LoadStrategy::None, true, &[]));
+}
+
+/// A float initializer whose values do not matter here, distinct per name (the importer
+/// merges equal constants).
+fn init(name: &str, dims: &[i64]) -> onnx_ir::proto::TensorProto {
+    let start = name.bytes().map(f32::from).sum::<f32>();
+    let values: Vec<f32> = (0..dims.iter().product::<i64>()).map(|i| start + i as f32 * 0.125).collect();
+    models::floats_init(name, dims, &values)
+}
+
+/// LayerNormalization over the last axis with constant scale and bias (or none) is a
+/// `LayerNorm`; GroupNormalization-21 and InstanceNormalization with constant per-channel
+/// affine are `GroupNorm` / `InstanceNorm`. Fallbacks: a scale computed at run time, a
+/// LayerNormalization not over the last axis.
+#[test]
+fn norm_layers() {
+    use models::{attr_int, input, model_with_outputs, node};
+    let nodes = vec![
+        node("LayerNormalization", &["t", "ls", "lb"], &["ln_bias"], vec![]),
+        node("LayerNormalization", &["t", "ls"], &["ln_no_bias"], vec![]),
+        node("LayerNormalization", &["t", "runtime_scale"], &["ln_fallback"], vec![]),
+        node("LayerNormalization", &["t", "ls2", "lb2"], &["ln_axis1"], vec![attr_int("axis", 1)]),
+        node("GroupNormalization", &["x", "cs", "cb"], &["gn"], vec![attr_int("num_groups", 2)]),
+        node("InstanceNormalization", &["x", "cs", "cb"], &["inorm"], vec![]),
+        node("InstanceNormalization", &["x", "runtime_channels", "cb"], &["inorm_fallback"], vec![]),
+    ];
+    let inputs = vec![input("t", &[-1, 3, 4]), input("runtime_scale", &[4]), input("x", &[-1, 4, 3, 3])];
+    let inputs = [inputs, vec![input("runtime_channels", &[4])]].concat();
+    let inits = vec![init("ls", &[4]), init("lb", &[4]), init("ls2", &[3, 4]), init("lb2", &[3, 4])];
+    let inits = [inits, vec![init("cs", &[4]), init("cb", &[4])]].concat();
+    let outputs = ["ln_bias", "ln_no_bias", "ln_fallback", "ln_axis1", "gn", "inorm", "inorm_fallback"];
+    let bytes = model_with_outputs(21, nodes, inputs, inits, &outputs);
+    insta::assert_snapshot!("norm_layers", code(&bytes, LoadStrategy::None, true, &[]));
+}
+
+/// GroupNormalization-18 scales per group: no `GroupNorm` (which scales per channel) unless
+/// each group is one channel.
+#[test]
+fn group_norm_per_group_falls_back() {
+    use models::{attr_int, input, model_with_outputs, node};
+    let nodes = vec![
+        node("GroupNormalization", &["x", "gs", "gb"], &["per_group"], vec![attr_int("num_groups", 2)]),
+        node("GroupNormalization", &["x", "cs", "cb"], &["per_channel"], vec![attr_int("num_groups", 4)]),
+    ];
+    let inits = vec![init("gs", &[2]), init("gb", &[2]), init("cs", &[4]), init("cb", &[4])];
+    let bytes = model_with_outputs(18, nodes, vec![input("x", &[1, 4, 3, 3])], inits, &["per_group", "per_channel"]);
+    insta::assert_snapshot!("group_norm_v18", code(&bytes, LoadStrategy::None, true, &[]));
+}
+
+/// ConvTranspose with constant weights is a `ConvTranspose1d/2d/3d` (asymmetric pads cropped
+/// after it) and a 3-D Conv a `Conv3d`; with weights computed at run time, the functional forms.
+#[test]
+fn conv_layers() {
+    use models::{attr_int, attr_ints, input, model_with_outputs, node};
+    let nodes = vec![
+        node("ConvTranspose", &["x1", "w1", "b1"], &["ct1"], vec![attr_ints("strides", &[2])]),
+        node(
+            "ConvTranspose",
+            &["x2", "w2", "b2"],
+            &["ct2"],
+            vec![attr_ints("strides", &[2, 2]), attr_ints("pads", &[1, 1, 1, 1]), attr_ints("output_padding", &[1, 1])],
+        ),
+        node("ConvTranspose", &["x2", "w2"], &["ct2_cropped"], vec![attr_ints("pads", &[0, 1, 1, 0])]),
+        node(
+            "ConvTranspose",
+            &["x2", "w2g"],
+            &["ct2_groups"],
+            vec![attr_int("group", 2), attr_ints("dilations", &[2, 1])],
+        ),
+        node("ConvTranspose", &["x3", "w3"], &["ct3"], vec![attr_ints("pads", &[1, 0, 1, 1, 0, 1])]),
+        node("ConvTranspose", &["x2", "runtime_w2"], &["ct2_fallback"], vec![]),
+        node("Conv", &["x3", "k3", "kb3"], &["conv3"], vec![attr_ints("pads", &[1, 1, 1, 1, 1, 1])]),
+        node("Conv", &["x3", "runtime_k3"], &["conv3_fallback"], vec![attr_ints("strides", &[2, 2, 2])]),
+    ];
+    let inputs = vec![input("x1", &[1, 2, 5]), input("x2", &[-1, 2, 4, 4]), input("x3", &[1, 2, 4, 4, 4])];
+    let inputs = [inputs, vec![input("runtime_w2", &[2, 3, 3, 3]), input("runtime_k3", &[3, 2, 3, 3, 3])]].concat();
+    let inits = vec![init("w1", &[2, 3, 3]), init("b1", &[3]), init("w2", &[2, 4, 3, 3]), init("b2", &[4])];
+    let inits = [inits, vec![init("w2g", &[2, 3, 2, 2]), init("w3", &[2, 3, 2, 2, 2])]].concat();
+    let inits = [inits, vec![init("k3", &[3, 2, 3, 3, 3]), init("kb3", &[3])]].concat();
+    let outputs = ["ct1", "ct2", "ct2_cropped", "ct2_groups", "ct3", "ct2_fallback", "conv3", "conv3_fallback"];
+    let bytes = model_with_outputs(22, nodes, inputs, inits, &outputs);
+    insta::assert_snapshot!("conv_layers", code(&bytes, LoadStrategy::None, true, &[]));
+}
+
+/// Gather of rows of a constant float matrix is an `Embedding`, for any index rank (negative
+/// indices wrapped); along another axis it stays a gather.
+#[test]
+fn embedding_layers() {
+    use models::{attr_int, model_with_outputs, node, typed_input};
+    let nodes = vec![
+        node("Gather", &["table", "ids"], &["rows"], vec![]),
+        node("Gather", &["table", "flat_ids"], &["rows_1d"], vec![]),
+        node("Gather", &["table", "id"], &["row"], vec![]),
+        node("Gather", &["table", "flat_ids"], &["columns"], vec![attr_int("axis", 1)]),
+    ];
+    let (int64, inputs) = (7, ["ids", "flat_ids", "id"]);
+    let dims: [&[i64]; 3] = [&[-1, 3], &[2], &[]];
+    let inputs = inputs.iter().zip(dims).map(|(name, dims)| typed_input(name, int64, dims)).collect();
+    let bytes =
+        model_with_outputs(13, nodes, inputs, vec![init("table", &[10, 4])], &["rows", "rows_1d", "row", "columns"]);
+    insta::assert_snapshot!("embedding_layers", code(&bytes, LoadStrategy::None, true, &[]));
+}
+
+/// Which weights of a small model are trained: the Conv's, the Linear's (MatMul + Add),
+/// PRelu's slope and the embedding table; an added constant tensor and BatchNorm's running
+/// statistics are loaded frozen.
+#[test]
+fn trainable_weights() {
+    use models::{input, model_with_outputs, node, typed_input};
+    let nodes = vec![
+        node("BatchNormalization", &["x", "gamma", "beta", "mean", "var"], &["n"], vec![]),
+        node("Conv", &["n", "w", "b"], &["c"], vec![]),
+        node("PRelu", &["c", "slope"], &["p"], vec![]),
+        node("Add", &["p", "offset"], &["q"], vec![]),
+        node("MatMul", &["q", "m"], &["mm"], vec![]),
+        node("Add", &["mm", "mb"], &["y"], vec![]),
+        node("Gather", &["table", "ids"], &["e"], vec![]),
+    ];
+    let inits = vec![init("w", &[2, 1, 3, 3]), init("b", &[2]), init("gamma", &[1]), init("beta", &[1])];
+    let inits = [inits, vec![init("mean", &[1]), models::floats_init("var", &[1], &[2.0])]].concat();
+    let inits = [inits, vec![init("slope", &[2, 1, 1]), init("offset", &[1, 1, 4]), init("m", &[4, 3])]].concat();
+    let inits = [inits, vec![init("mb", &[3]), init("table", &[5, 3])]].concat();
+    let inputs = vec![input("x", &[1, 1, 6, 6]), typed_input("ids", 7, &[1, 2])];
+    let bytes = model_with_outputs(13, nodes, inputs, inits, &["y", "e"]);
+    let graph = onnx_ir::import(&bytes, onnx_ir::ImportOptions::default()).expect("imports");
+    let lowered = lower_with(&graph, &[], None).expect("lowers");
+    let trainable: Vec<&str> =
+        lowered.weights.iter().filter(|w| w.role == WeightRole::Trainable).map(|w| w.path.as_str()).collect();
+    let expected = ["batchnorm1.gamma", "batchnorm1.beta", "conv2d1.weight", "conv2d1.bias", "slope"];
+    assert_eq!(trainable, [&expected[..], &["linear1.weight", "linear1.bias", "embedding1.weight"]].concat());
+    let roles: String = lowered.weights.iter().map(|w| format!("{}: {:?}\n", w.path, w.role)).collect();
+    insta::assert_snapshot!("trainable_weights", format!("{roles}\n{}", code(&bytes, LoadStrategy::None, true, &[])));
 }

@@ -1,60 +1,81 @@
 use crate::emitter::{dims_literal, lit, Emitter};
 use crate::error::{CodegenError, Result};
-use onnx_ir::ops::{ConvConfig, UnaryOp};
+use onnx_ir::ops::{ConvConfig, ConvTransposeConfig, UnaryOp};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// Conv with constant weights as a `Conv1d`/`Conv2d` layer (ONNX and Burn share the
-/// `[out, in / groups, kernel...]` weight layout).
+/// Conv with constant weights as a `Conv1d`/`Conv2d`/`Conv3d` layer (ONNX and Burn share the
+/// `[out, in / groups, kernel...]` weight layout); 3-D only with symmetric pads, which is all
+/// `Conv3d` pads.
 pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream> {
-    let w = e.input_id(&node.inputs, 1)?;
-    let bias_id = node.inputs.get(2).copied().flatten();
-    let constant_bias = bias_id.is_none_or(|b| e.constant(b).is_some());
-    let (Some(weight), true, 1..=2) = (e.constant(w).cloned(), constant_bias, c.window.kernel.len()) else {
-        return functional(e, node, c);
-    };
-    let bias = bias_id.and_then(|b| e.constant(b).cloned());
     let win = &c.window;
-    let (cin, cout, groups, has_bias) = (lit(c.in_channels), lit(c.out_channels), lit(c.groups), bias.is_some());
-    let (ty, init) = if win.kernel.len() == 1 {
-        let (k, s, d) = (lit(win.kernel[0]), lit(win.strides[0]), lit(win.dilations[0]));
-        let (left, right) = (lit(win.pads[0].0), lit(win.pads[0].1));
-        (
-            quote! { burn::nn::conv::Conv1d },
-            quote! {
-                burn::nn::conv::Conv1dConfig::new(#cin, #cout, #k)
-                    .with_stride(#s)
-                    .with_dilation(#d)
-                    .with_groups(#groups)
-                    .with_padding(burn::nn::PaddingConfig1d::Explicit(#left, #right))
-                    .with_bias(#has_bias)
-                    .init(device)
-            },
-        )
-    } else {
-        let (kernel, strides, dilations) =
-            (dims_literal(&win.kernel), dims_literal(&win.strides), dims_literal(&win.dilations));
-        let (top, bottom, left, right) =
-            (lit(win.pads[0].0), lit(win.pads[0].1), lit(win.pads[1].0), lit(win.pads[1].1));
-        (
-            quote! { burn::nn::conv::Conv2d },
-            quote! {
-                burn::nn::conv::Conv2dConfig::new([#cin, #cout], #kernel)
-                    .with_stride(#strides)
-                    .with_dilation(#dilations)
-                    .with_groups(#groups)
-                    .with_padding(burn::nn::PaddingConfig2d::Explicit(#top, #left, #bottom, #right))
-                    .with_bias(#has_bias)
-                    .init(device)
-            },
-        )
+    let n = win.kernel.len();
+    let fits = match n {
+        1 | 2 => true,
+        3 => win.pads.iter().all(|(a, b)| a == b) && c.activation.is_none(),
+        _ => false,
     };
-    let hint = if win.kernel.len() == 1 { "conv1d" } else { "conv2d" };
-    let mut weights = vec![("weight", weight)];
-    weights.extend(bias.map(|b| ("bias", b)));
-    let field = e.add_layer(hint, ty, init, weights);
+    let weights = if fits { e.layer_weights(node, &[(1, "weight"), (2, "bias")]) } else { None };
+    let Some(weights) = weights else { return functional(e, node, c) };
+    let has_bias = weights.iter().any(|w| w.0 == "bias");
+    let (cin, cout, groups) = (lit(c.in_channels), lit(c.out_channels), lit(c.groups));
+    let (kernel, strides, dilations) =
+        (dims_literal(&win.kernel), dims_literal(&win.strides), dims_literal(&win.dilations));
+    let (ty, init) = match n {
+        1 => {
+            let (k, s, d) = (lit(win.kernel[0]), lit(win.strides[0]), lit(win.dilations[0]));
+            let (left, right) = (lit(win.pads[0].0), lit(win.pads[0].1));
+            (
+                quote! { burn::nn::conv::Conv1d },
+                quote! {
+                    burn::nn::conv::Conv1dConfig::new(#cin, #cout, #k)
+                        .with_stride(#s)
+                        .with_dilation(#d)
+                        .with_groups(#groups)
+                        .with_padding(burn::nn::PaddingConfig1d::Explicit(#left, #right))
+                        .with_bias(#has_bias)
+                        .init(device)
+                },
+            )
+        }
+        2 => {
+            let (top, bottom, left, right) =
+                (lit(win.pads[0].0), lit(win.pads[0].1), lit(win.pads[1].0), lit(win.pads[1].1));
+            (
+                quote! { burn::nn::conv::Conv2d },
+                quote! {
+                    burn::nn::conv::Conv2dConfig::new([#cin, #cout], #kernel)
+                        .with_stride(#strides)
+                        .with_dilation(#dilations)
+                        .with_groups(#groups)
+                        .with_padding(burn::nn::PaddingConfig2d::Explicit(#top, #left, #bottom, #right))
+                        .with_bias(#has_bias)
+                        .init(device)
+                },
+            )
+        }
+        _ => {
+            let [depth, height, width] = [0, 1, 2].map(|i| lit(win.pads[i].0));
+            (
+                quote! { burn::nn::conv::Conv3d },
+                quote! {
+                    burn::nn::conv::Conv3dConfig::new([#cin, #cout], #kernel)
+                        .with_stride(#strides)
+                        .with_dilation(#dilations)
+                        .with_groups(#groups)
+                        .with_padding(burn::nn::PaddingConfig3d::Explicit(#depth, #height, #width))
+                        .with_bias(#has_bias)
+                        .init(device)
+                },
+            )
+        }
+    };
+    let field = e.add_layer(&format!("conv{n}d"), ty, init, weights);
     let x = e.input(&node.inputs, 0)?;
+    if n == 3 {
+        return Ok(quote! { self.#field.forward(#x) });
+    }
     // The layer holds the (trainable) parameters; burn_onnx's kernel runs them on flex.
     let w = quote! { self.#field.weight.val() };
     let b = quote! { self.#field.bias.as_ref().map(|b| b.val()) };
@@ -117,25 +138,36 @@ fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStrea
     Ok(quote! { burn::tensor::module::conv3d(#x, #w, #bias, #options) })
 }
 
-/// ConvTranspose through Burn's functional `conv_transposeNd`, which pads symmetrically: the
-/// smaller side's padding is applied there and the rest cropped afterwards.
-pub fn conv_transpose(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::ConvTransposeConfig) -> Result<TokenStream> {
+/// ConvTranspose through Burn's `conv_transposeNd`, which pads symmetrically: the smaller
+/// side's padding is applied there and the rest cropped afterwards.
+/// With constant weights it is a `ConvTranspose1d/2d/3d` layer, whose `forward` is that call.
+pub fn conv_transpose(e: &mut Emitter, node: &Node, c: &ConvTransposeConfig) -> Result<TokenStream> {
     let win = &c.window;
     let n = win.kernel.len();
-    let x = e.input(&node.inputs, 0)?;
-    let w = e.input(&node.inputs, 1)?;
-    let bias = e.optional_input(&node.inputs, 2)?;
     let common: Vec<usize> = win.pads.iter().map(|&(a, b)| a.min(b)).collect();
-    let (strides, dilations, out_pad, padding) = (
-        dims_literal(&win.strides),
-        dims_literal(&win.dilations),
-        dims_literal(&c.output_padding),
-        dims_literal(&common),
-    );
-    let groups = lit(c.groups);
-    let func = quote::format_ident!("conv_transpose{n}d");
-    let y = quote! {
-        burn::tensor::module::#func(#x, #w, #bias, burn::tensor::ops::ConvTransposeOptions::new(#strides, #padding, #out_pad, #dilations, #groups))
+    let layer = if (1..=3).contains(&n) { e.layer_weights(node, &[(1, "weight"), (2, "bias")]) } else { None };
+    let y = match layer {
+        Some(weights) => {
+            let field = conv_transpose_layer(e, c, &common, weights);
+            let x = e.input(&node.inputs, 0)?;
+            quote! { self.#field.forward(#x) }
+        }
+        None => {
+            let x = e.input(&node.inputs, 0)?;
+            let w = e.input(&node.inputs, 1)?;
+            let bias = e.optional_input(&node.inputs, 2)?;
+            let (strides, dilations, out_pad, padding) = (
+                dims_literal(&win.strides),
+                dims_literal(&win.dilations),
+                dims_literal(&c.output_padding),
+                dims_literal(&common),
+            );
+            let groups = lit(c.groups);
+            let func = quote::format_ident!("conv_transpose{n}d");
+            quote! {
+                burn::tensor::module::#func(#x, #w, #bias, burn::tensor::ops::ConvTransposeOptions::new(#strides, #padding, #out_pad, #dilations, #groups))
+            }
+        }
     };
     if win.pads.iter().all(|(a, b)| a == b) {
         return Ok(y);
@@ -150,4 +182,34 @@ pub fn conv_transpose(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::ConvTransp
         crate::emitter::ints_literal(&axes),
     );
     Ok(quote! { burn_onnx::ops::slice(#y, &#starts, &#ends, &#axes, &[]) })
+}
+
+/// A `ConvTranspose1d/2d/3d` layer padding `padding` on both sides (weight `[in, out / groups,
+/// kernel...]` in ONNX and Burn alike).
+fn conv_transpose_layer(
+    e: &mut Emitter,
+    c: &ConvTransposeConfig,
+    padding: &[usize],
+    weights: Vec<crate::emitter::LayerWeight>,
+) -> proc_macro2::Ident {
+    let win = &c.window;
+    let n = win.kernel.len();
+    let has_bias = weights.iter().any(|w| w.0 == "bias");
+    let (cin, cout, groups) = (lit(weights[0].1.shape[0]), lit(c.out_channels), lit(c.groups));
+    let list = |v: &[usize]| if n == 1 { quote::ToTokens::to_token_stream(&lit(v[0])) } else { dims_literal(v) };
+    let (kernel, strides, dilations) = (list(&win.kernel), list(&win.strides), list(&win.dilations));
+    let (padding, padding_out) = (list(padding), list(&c.output_padding));
+    let ty = quote::format_ident!("ConvTranspose{n}d");
+    let config = quote::format_ident!("ConvTranspose{n}dConfig");
+    let init = quote! {
+        burn::nn::conv::#config::new([#cin, #cout], #kernel)
+            .with_stride(#strides)
+            .with_dilation(#dilations)
+            .with_groups(#groups)
+            .with_padding(#padding)
+            .with_padding_out(#padding_out)
+            .with_bias(#has_bias)
+            .init(device)
+    };
+    e.add_layer(&format!("convtranspose{n}d"), quote! { burn::nn::conv::#ty }, init, weights)
 }

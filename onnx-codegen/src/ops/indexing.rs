@@ -1,7 +1,7 @@
 use crate::emitter::{dims_literal, ints_literal, lit, scalar_literal, tensor_type_tokens, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{IntsInput, PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
-use onnx_ir::{DType, Kind, Node};
+use onnx_ir::{DType, Kind, Node, TensorData};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -128,6 +128,9 @@ pub fn expand(e: &mut Emitter, node: &Node, shape: &IntsInput) -> Result<TokenSt
 }
 
 pub fn gather(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {
+    if let Some(layer) = embedding(e, node, axis)? {
+        return Ok(layer);
+    }
     let rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
     let out = lit(e.rank(node.outputs[0]).max(1));
     let scalar_index = e.rank(e.input_id(&node.inputs, 1)?) == 0;
@@ -144,6 +147,47 @@ pub fn gather(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> 
         let index_dims: &[usize] = #index_dims;
         burn_onnx::ops::gather::<#rank, #out, _>(#data, indices.clone().reshape([-1]), index_dims, #axis)
     }})
+}
+
+/// Gather of rows of a constant float matrix: an `Embedding` layer (its `forward` selects rows
+/// by a `[batch, seq]` index tensor, so other index ranks are flattened into one row of indices
+/// and the result reshaped). Negative indices count from the end as in [`gather`], unless
+/// they are constants that are not negative.
+fn embedding(e: &mut Emitter, node: &Node, axis: usize) -> Result<Option<TokenStream>> {
+    let (table, indices) = (e.input_id(&node.inputs, 0)?, e.input_id(&node.inputs, 1)?);
+    let matrix = e.constant(table).is_some_and(|t| t.shape.len() == 2 && t.dtype.kind() == Kind::Float);
+    let weights = if axis == 0 && matrix { e.layer_weights(node, &[(0, "weight")]) } else { None };
+    let Some(weights) = weights else { return Ok(None) };
+    let (rows, width) = (weights[0].1.shape[0], weights[0].1.shape[1]);
+    let wrap = e.constant(indices).and_then(TensorData::to_i64s).is_none_or(|v| v.iter().any(|&i| i < 0));
+    let (n, d) = (lit(rows), lit(width));
+    let init = quote! { burn::nn::EmbeddingConfig::new(#n, #d).init(device) };
+    let field = e.add_shared_layer("embedding", table, quote! { burn::nn::Embedding }, init, weights);
+    let rank = e.rank(indices);
+    let x = e.use_value(indices)?;
+    let wrapped = |x: TokenStream| {
+        if wrap {
+            quote! { burn_onnx::ops::wrap_indices(#x, #n) }
+        } else {
+            x
+        }
+    };
+    if rank == 2 {
+        let x = wrapped(x);
+        return Ok(Some(quote! { self.#field.forward(#x) }));
+    }
+    let flat = wrapped(quote! { indices.clone().reshape([1, -1]) });
+    // The index dims, then a row: `[d]` for a scalar index.
+    let dims = (0..rank).map(|i| {
+        let i = lit(i);
+        quote! { index_dims[#i] }
+    });
+    Ok(Some(quote! {{
+        let indices = #x;
+        let index_dims = indices.dims();
+        let _ = index_dims;
+        self.#field.forward(#flat).reshape([#(#dims,)* #d])
+    }}))
 }
 
 pub fn slice(e: &mut Emitter, node: &Node, c: &SliceConfig) -> Result<TokenStream> {

@@ -1,5 +1,5 @@
 use super::align_rank;
-use crate::emitter::{float_literal, lit, scaled, Emitter};
+use crate::emitter::{float_literal, lit, scaled, Emitter, WeightRole};
 use crate::error::Result;
 use onnx_ir::ops::GemmConfig;
 use onnx_ir::{Node, TensorData, ValueId};
@@ -97,8 +97,9 @@ fn linear_layer(
     n: usize,
 ) -> Result<TokenStream> {
     let (has_bias, k, n) = (bias.is_some(), lit(k), lit(n));
-    let mut weights = vec![("weight", weight)];
-    weights.extend(bias.map(|b| ("bias", b)));
+    // Taken from B and C (or a fused MatMul's inputs 1 and 2), possibly scaled: weights.
+    let mut weights = vec![("weight", weight, WeightRole::Trainable)];
+    weights.extend(bias.map(|b| ("bias", b, WeightRole::Trainable)));
     let field = e.add_layer(
         "linear",
         quote! { burn::nn::Linear },

@@ -100,6 +100,24 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     }
 }
 
+/// The inputs of `op` that are learnable weights: a float constant read there is a trainable
+/// parameter after loading, whether a Burn layer holds it or a field of its own. Weights and
+/// biases of Conv, ConvTranspose, Gemm and MatMul (a fused bias is input 2), norm scales and
+/// biases (not BatchNorm's running statistics), a table Gather reads rows of, PRelu's slope,
+/// and a recurrent cell's W, R, B and peepholes. Every other constant (shapes, indices,
+/// integer tables, folded values read as operands) stays frozen.
+pub fn weight_inputs(op: &Op) -> &'static [usize] {
+    use onnx_ir::ops::{BinaryConfig, BinaryOp, GroupNormKind};
+    match op {
+        Op::Conv(_) | Op::ConvTranspose(_) | Op::Gemm(_) | Op::MatMul | Op::BatchNorm(_) | Op::LayerNorm(_) => &[1, 2],
+        Op::GroupNorm { kind: GroupNormKind::Instance | GroupNormKind::Group { .. }, .. } => &[1, 2],
+        Op::Gather { axis: 0 } => &[0],
+        Op::Binary(BinaryConfig { op: BinaryOp::PRelu, .. }) => &[1],
+        Op::Recurrent(_) => &[1, 2, 3, 7],
+        _ => &[],
+    }
+}
+
 /// `x.unsqueeze::<R>()` when `x` has a lower rank than `rank` (numpy aligns on the right).
 pub fn align_rank(x: TokenStream, from: usize, rank: usize) -> TokenStream {
     if from < rank {

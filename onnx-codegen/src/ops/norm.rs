@@ -8,14 +8,10 @@ use quote::quote;
 
 /// BatchNormalization as a `BatchNorm` layer holding scale, bias and running statistics.
 pub fn batch_norm(e: &mut Emitter, node: &Node, c: &BatchNormConfig) -> Result<TokenStream> {
-    let mut weights = vec![];
-    for (index, path) in [(1, "gamma"), (2, "beta"), (3, "running_mean"), (4, "running_var")] {
-        let id = e.input_id(&node.inputs, index)?;
-        match e.constant(id).cloned() {
-            Some(data) => weights.push((path, data)),
-            None => return batch_norm_functional(e, node, c),
-        }
-    }
+    let inputs = [(1, "gamma"), (2, "beta"), (3, "running_mean"), (4, "running_var")];
+    let Some(weights) = e.layer_weights(node, &inputs).filter(|w| w.len() == inputs.len()) else {
+        return batch_norm_functional(e, node, c);
+    };
     let (channels, epsilon) = (lit(c.channels), float_literal(c.epsilon));
     let field = e.add_layer(
         "batchnorm",
@@ -84,11 +80,37 @@ fn last_axis_layer_norm(e: &mut Emitter, node: &Node, c: &LayerNormConfig, rank:
             burn::tensor::module::layer_norm(x, ones, #bias, #epsilon)
         }}));
     }
+    if let Some(layer) = layer_norm_layer(e, node, c)? {
+        return Ok(Some(layer));
+    }
     let x = e.input(&node.inputs, 0)?;
     let scale = e.input(&node.inputs, 1)?;
     let bias = e.optional_input(&node.inputs, 2)?;
     let epsilon = float_literal(c.epsilon);
     Ok(Some(quote! { burn::tensor::module::layer_norm(#x, #scale, #bias, #epsilon) }))
+}
+
+/// The last-axis LayerNormalization above with a constant scale and bias (or none) as long as
+/// that axis: a `LayerNorm` layer, whose `forward` is the same `layer_norm` call.
+fn layer_norm_layer(e: &mut Emitter, node: &Node, c: &LayerNormConfig) -> Result<Option<TokenStream>> {
+    let x = e.input_id(&node.inputs, 0)?;
+    let Some(weights) = e.layer_weights(node, &[(1, "gamma"), (2, "beta")]) else { return Ok(None) };
+    let d = weights[0].1.num_elements();
+    // A one-element scale broadcast over a longer axis is no `LayerNorm` of that axis.
+    let last = e.ty(x).shape.last().and_then(|dim| dim.as_static());
+    if weights.iter().any(|w| w.1.shape != [d]) || !(last == Some(d) || (last.is_none() && d > 1)) {
+        return Ok(None);
+    }
+    let (has_bias, epsilon) = (weights.len() == 2, float_literal(c.epsilon));
+    let d = lit(d);
+    let field = e.add_layer(
+        "layernorm",
+        quote! { burn::nn::LayerNorm },
+        quote! { burn::nn::LayerNormConfig::new(#d).with_epsilon(#epsilon).with_bias(#has_bias).init(device) },
+        weights,
+    );
+    let x = e.use_value(x)?;
+    Ok(Some(quote! { self.#field.forward(#x) }))
 }
 
 pub fn lp_norm(e: &mut Emitter, node: &Node, axis: usize, p: u8) -> Result<TokenStream> {
@@ -111,6 +133,9 @@ pub fn lp_norm(e: &mut Emitter, node: &Node, axis: usize, p: u8) -> Result<Token
 /// Instance, group and mean-variance normalisation: centre and scale over groups of dims, then
 /// an optional per-channel (or, GroupNorm-18, per-group) affine transform.
 pub fn group_norm(e: &mut Emitter, node: &Node, kind: &GroupNormKind, epsilon: f64) -> Result<TokenStream> {
+    if let Some(layer) = group_norm_layer(e, node, kind, epsilon)? {
+        return Ok(layer);
+    }
     let rank = e.rank(e.input_id(&node.inputs, 0)?);
     let x = e.input(&node.inputs, 0)?;
     let epsilon = float_literal(epsilon);
@@ -183,6 +208,54 @@ pub fn group_norm(e: &mut Emitter, node: &Node, kind: &GroupNormKind, epsilon: f
         let normalized = #normalize;
         normalized #affine
     }})
+}
+
+/// Instance and group normalisation of `[N, C, ...]` with constant per-channel scale and bias
+/// (GroupNorm-18's per-group ones only when each group is one channel): an `InstanceNorm` or
+/// `GroupNorm` layer. Burn's `group_norm` takes the same biased variance over each group (it
+/// divides by the root where the functional form multiplies by its reciprocal).
+fn group_norm_layer(e: &mut Emitter, node: &Node, kind: &GroupNormKind, epsilon: f64) -> Result<Option<TokenStream>> {
+    let x = e.input_id(&node.inputs, 0)?;
+    let Some(weights) = e.layer_weights(node, &[(1, "gamma"), (2, "beta")]).filter(|w| w.len() == 2) else {
+        return Ok(None);
+    };
+    let c = weights[0].1.num_elements();
+    let (groups, hint) = match *kind {
+        GroupNormKind::Instance => (c, "instancenorm"),
+        GroupNormKind::Group { groups, per_group_affine } if !per_group_affine || groups == c => (groups, "groupnorm"),
+        _ => return Ok(None),
+    };
+    let shape = &e.ty(x).shape;
+    let channels_fit = shape.get(1).and_then(|d| d.as_static()).is_none_or(|n| n == c);
+    // Burn's `group_norm` rejects inputs of two elements or fewer (meaning to check the rank).
+    let elements: Option<usize> = shape.iter().map(|d| d.as_static()).product();
+    let large_enough = elements.map_or(c > 2, |n| n > 2);
+    if c == 0
+        || shape.len() < 3
+        || weights.iter().any(|w| w.1.shape != [c])
+        || !channels_fit
+        || !large_enough
+        || c % groups != 0
+    {
+        return Ok(None);
+    }
+    let (channels, epsilon) = (lit(c), float_literal(epsilon));
+    let (ty, init) = match kind {
+        GroupNormKind::Instance => (
+            quote! { burn::nn::InstanceNorm },
+            quote! { burn::nn::InstanceNormConfig::new(#channels).with_epsilon(#epsilon).init(device) },
+        ),
+        _ => {
+            let groups = lit(groups);
+            (
+                quote! { burn::nn::GroupNorm },
+                quote! { burn::nn::GroupNormConfig::new(#groups, #channels).with_epsilon(#epsilon).init(device) },
+            )
+        }
+    };
+    let field = e.add_layer(hint, ty, init, weights);
+    let x = e.use_value(x)?;
+    Ok(Some(quote! { self.#field.forward(#x) }))
 }
 
 /// BatchNormalization whose statistics are computed at run time: Burn's functional form.
