@@ -158,7 +158,12 @@ fn parse_args() -> Result<Args, String> {
         round_ms: cli.round_ms,
     });
     let (folder, suite, expectations) = match cli.dir {
-        Some(folder) => (folder, None, cli.expectations),
+        // The generated crate lives elsewhere: its model paths must not be relative.
+        Some(folder) => (
+            std::path::absolute(&folder).map_err(|e| format!("cannot list {}: {e}", folder.display()))?,
+            None,
+            cli.expectations,
+        ),
         None => {
             let data = cli.data.ok_or(
                 "the test data folder is needed: --data <onnx/backend/test/data> (or ONNX_BACKEND_DATA), or --dir",
@@ -168,8 +173,6 @@ fn parse_args() -> Result<Args, String> {
             (data.join(&suite), Some(suite), cli.expectations.or(Some(here.join(file))))
         }
     };
-    // The generated crate lives elsewhere and names model paths relative to itself.
-    let folder = std::fs::canonicalize(&folder).map_err(|e| format!("cannot read `{}`: {e}", folder.display()))?;
     Ok(Args {
         folder,
         suite,
