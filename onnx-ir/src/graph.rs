@@ -1,40 +1,22 @@
 //! The typed IR: values with inferred types (and data when known at import), and nodes in
-//! execution order whose `op` carries its parsed, opset-independent configuration.
+//! execution order whose `op` carries its parsed, opset-independent configuration. [`Node`] and
+//! [`Value`] are defined beside [`crate::ops::Op`] (a node holds an op, an If's op holds nodes).
 
-use crate::ops::Op;
+pub use crate::ops::{Node, Value, ValueId};
 use crate::tensor::TensorData;
-use crate::types::TensorType;
 use std::fmt;
 use std::path::PathBuf;
 
-pub type ValueId = usize;
-
-#[derive(Debug, Clone)]
-pub struct Value {
-    /// The ONNX name.
-    pub name: String,
-    pub ty: TensorType,
-    /// Data known at import time (initializer or Constant output).
-    pub constant: Option<TensorData>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Node {
-    /// The ONNX node name, or `<op_type>_<index>` when the model left it empty.
-    pub name: String,
-    /// The ONNX op type the node came from (a fused node keeps its first node's), for messages.
-    pub op_type: String,
-    pub op: Op,
-    /// Runtime inputs; `None` for an omitted optional input.
-    pub inputs: Vec<Option<ValueId>>,
-    pub outputs: Vec<ValueId>,
-}
-
+/// An imported model: its values, its nodes in execution order, and its inputs and outputs.
 #[derive(Debug, Clone)]
 pub struct Graph {
+    /// Every value, indexed by [`ValueId`] (subgraphs' values included).
     pub values: Vec<Value>,
+    /// The top-level nodes in execution order (subgraphs' nodes sit in their op's config).
     pub nodes: Vec<Node>,
+    /// The graph inputs (initializers excluded), in `forward`'s order.
     pub inputs: Vec<ValueId>,
+    /// The graph outputs, in `forward`'s order.
     pub outputs: Vec<ValueId>,
     /// Version of the default ONNX domain the model was written for.
     pub opset: i64,
@@ -44,6 +26,7 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// The value of `id`.
     pub fn value(&self, id: ValueId) -> &Value {
         &self.values[id]
     }

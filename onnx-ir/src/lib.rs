@@ -1,23 +1,23 @@
 //! `onnx-ir`: ONNX protobuf to a typed intermediate representation.
 //!
-//! The pipeline is decode ([`proto`]) → inline model-local functions ([`functions`]) → build and infer ([`builder`], one parser per op family
+//! The pipeline is decode ([`proto`]) → inline model-local functions (`functions`) → build and infer (`builder`, one parser per op family
 //! under [`ops`]) → simplify ([`passes`]). Nothing here knows about Burn: the code generator
 //! consumes the resulting [`Graph`]. All failures are [`Error`] values, never panics.
 
 pub mod attributes;
-pub mod builder;
-pub mod constant;
+pub(crate) mod builder;
+pub(crate) mod constant;
 pub mod domain;
-pub mod error;
+pub(crate) mod error;
 pub mod external;
-pub mod functions;
-pub mod graph;
+pub(crate) mod functions;
+pub(crate) mod graph;
 pub mod ops;
-pub mod order;
+pub(crate) mod order;
 pub mod passes;
 pub mod proto;
-pub mod tensor;
-pub mod types;
+pub(crate) mod tensor;
+pub(crate) mod types;
 
 pub use error::{Error, Result, UnsupportedOp};
 pub use graph::{Graph, Node, Value, ValueId};
