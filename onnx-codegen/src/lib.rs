@@ -8,6 +8,7 @@ pub mod expand;
 pub mod generate;
 mod host_ints;
 pub mod model;
+mod model_doc;
 mod modelgen;
 mod names;
 mod ops;

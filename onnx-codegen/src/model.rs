@@ -21,6 +21,8 @@ pub struct Lowered {
     parts: Vec<Part>,
     /// Compile-time assertions (hook signatures).
     checks: Vec<TokenStream>,
+    /// The struct's doc comment lines (see [`crate::model_doc`]).
+    doc: Vec<String>,
 }
 
 /// Lowers a graph, split into parts of [`PART_NODES`] nodes when larger.
@@ -88,7 +90,8 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
         body.splice(0..0, prologue);
     }
     let (output, output_ty) = (tuple_or_single(outputs), tuple_or_single(output_types));
-    Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, parts, checks: e.checks })
+    let doc = crate::model_doc::lines(graph);
+    Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, parts, checks: e.checks, doc })
 }
 
 /// How generated code names its `.bpk` file.
@@ -138,7 +141,8 @@ impl Lowered {
         !self.weights.is_empty()
     }
 
-    /// The module struct and its impls. Paths assume `burn`, `burn_onnx`, `Tensor`, `Int`,
+    /// The module struct and its impls: the user's attributes, then a doc comment saying where
+    /// the model came from. Paths assume `burn`, `burn_onnx`, `Tensor`, `Int`,
     /// `Bool` and `Device` are in scope (see [`crate::prelude`]).
     pub fn items(&self, spec: &StructSpec, source: &WeightsSource) -> TokenStream {
         let StructSpec { name, vis, attrs } = spec;
@@ -162,10 +166,12 @@ impl Lowered {
         let (output, output_ty) = (&self.output, &self.output_ty);
         let loading = loading_items(source, self.has_weights());
         let checks = &self.checks;
+        let doc = crate::model_doc::attributes(&self.doc, attrs);
         quote! {
             #(#checks)*
 
             #attrs
+            #doc
             #definition
 
             // Not every constructor is used by every program; a model may be named after one.

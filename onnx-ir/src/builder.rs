@@ -4,7 +4,7 @@
 
 use crate::attributes::Attributes;
 use crate::error::{Error, Result, UnsupportedOp};
-use crate::graph::{Graph, Node, Value, ValueId};
+use crate::graph::{Graph, ModelInfo, Node, Value, ValueId};
 use crate::ops::control::{self, Built, Formal, Subgraph, Subgraphs};
 use crate::ops::{registry, Branch, NodeCtx};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
@@ -124,7 +124,15 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
     let opset = crate::domain::default_opset(model);
     let declared = declared_types(graph);
     let mut b = Builder {
-        graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset, side_files: vec![] },
+        graph: Graph {
+            values: vec![],
+            nodes: vec![],
+            inputs: vec![],
+            outputs: vec![],
+            opset,
+            side_files: vec![],
+            info: ModelInfo::default(),
+        },
         names: HashMap::new(),
         defined: vec![],
         unproduced: HashMap::new(),

@@ -3,6 +3,7 @@
 //! [`Value`] are defined beside [`crate::ops::Op`] (a node holds an op, an If's op holds nodes).
 
 pub use crate::ops::{Node, Value, ValueId};
+use crate::proto::{ModelProto, StringStringEntryProto};
 use crate::tensor::TensorData;
 use std::fmt;
 use std::path::PathBuf;
@@ -23,6 +24,50 @@ pub struct Graph {
     /// The side files the model's external data came from (canonical paths, sorted); empty for
     /// a model that holds all its data.
     pub side_files: Vec<PathBuf>,
+    /// What the model file says about itself (producer, version, docs, metadata).
+    pub info: ModelInfo,
+}
+
+/// The descriptive fields of the model file, as written (empty strings and `0` where unset):
+/// nothing in the import depends on them; the code generator documents the struct with them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// `ModelProto.producer_name` (the exporter: `pytorch`, `tf2onnx`, ...).
+    pub producer_name: String,
+    /// `ModelProto.producer_version`.
+    pub producer_version: String,
+    /// `ModelProto.model_version`.
+    pub model_version: i64,
+    /// `ModelProto.doc_string`.
+    pub doc_string: String,
+    /// `GraphProto.name`.
+    pub graph_name: String,
+    /// `GraphProto.doc_string`.
+    pub graph_doc_string: String,
+    /// `ModelProto.metadata_props`, in file order.
+    pub metadata: Vec<(String, String)>,
+    /// `GraphProto.metadata_props`, in file order.
+    pub graph_metadata: Vec<(String, String)>,
+}
+
+impl ModelInfo {
+    /// The fields of a decoded model.
+    pub fn from_proto(model: &ModelProto) -> Self {
+        let graph = model.graph.as_ref();
+        let props = |entries: &[StringStringEntryProto]| {
+            entries.iter().map(|e| (e.key().to_string(), e.value().to_string())).collect()
+        };
+        Self {
+            producer_name: model.producer_name().to_string(),
+            producer_version: model.producer_version().to_string(),
+            model_version: model.model_version(),
+            doc_string: model.doc_string().to_string(),
+            graph_name: graph.map_or("", |g| g.name()).to_string(),
+            graph_doc_string: graph.map_or("", |g| g.doc_string()).to_string(),
+            metadata: props(&model.metadata_props),
+            graph_metadata: graph.map_or_else(Vec::new, |g| props(&g.metadata_props)),
+        }
+    }
 }
 
 impl Graph {

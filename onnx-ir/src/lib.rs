@@ -20,7 +20,7 @@ pub(crate) mod tensor;
 pub(crate) mod types;
 
 pub use error::{Error, Result, UnsupportedOp};
-pub use graph::{Graph, Node, Value, ValueId};
+pub use graph::{Graph, ModelInfo, Node, Value, ValueId};
 pub use ops::Op;
 pub use tensor::{Storage, TensorData};
 pub use types::{DType, Dim, Kind, TensorType};
@@ -56,6 +56,7 @@ pub fn import_with_custom_ops(bytes: &[u8], options: ImportOptions, custom: &[(S
     functions::inline_calls(&mut model, &|node| builder::is_custom(custom, node.domain(), node.op_type()))?;
     let data_dir = options.external_data_dir.as_deref();
     let mut graph = builder::build(&model, custom, data_dir)?;
+    graph.info = graph::ModelInfo::from_proto(&model);
     if let (Some(dir), Some(proto)) = (data_dir, &model.graph) {
         graph.side_files = external::side_files(proto, dir);
     }
