@@ -9,6 +9,17 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 use std::collections::{HashMap, HashSet};
 
+/// A user hook for `(domain, op_type)`: the function to call and its signature constant
+/// (emitted by `#[onnx_custom_op]`), with spans pointing at the hook as the user named it.
+#[derive(Clone)]
+pub struct Hook {
+    pub domain: String,
+    pub op_type: String,
+    pub call: TokenStream,
+    pub signature: TokenStream,
+    pub label: String,
+}
+
 /// A field of the generated module struct and how `new` builds it.
 pub struct Field {
     pub name: Ident,
@@ -39,6 +50,26 @@ pub enum WeightRole {
 /// One tensor a Burn layer takes over: its path in the layer (`weight`, `gamma`), data and role.
 pub type LayerWeight = (&'static str, TensorData, WeightRole);
 
+/// A `#[derive(Module, Debug)]` struct of the fields, and its `new(device)` for the impl block.
+pub(crate) fn module_struct(vis: &TokenStream, name: &Ident, fields: &[&Field]) -> (TokenStream, TokenStream) {
+    let names = fields.iter().map(|f| &f.name);
+    let types = fields.iter().map(|f| &f.ty);
+    let definition = quote! {
+        #[derive(burn::module::Module, Debug)]
+        #vis struct #name {
+            #(pub #names: #types,)*
+        }
+    };
+    let (names, inits) = (fields.iter().map(|f| &f.name), fields.iter().map(|f| &f.init));
+    let new = quote! {
+        #[allow(unused_variables)]
+        pub fn new(device: &Device) -> Self {
+            Self { #(#names: #inits,)* }
+        }
+    };
+    (definition, new)
+}
+
 pub struct Emitter<'g> {
     pub graph: &'g Graph,
     pub names: Names,
@@ -57,7 +88,7 @@ pub struct Emitter<'g> {
     op: String,
     /// Set when an op needs the device (creating tensors); `forward` then binds `device`.
     pub needs_device: bool,
-    hooks: &'g [crate::Hook],
+    hooks: &'g [Hook],
     /// Compile-time checks (hook signatures) emitted beside the struct.
     pub checks: Vec<TokenStream>,
     /// Nesting of If branches being emitted, and where each value was bound.
@@ -68,7 +99,8 @@ pub struct Emitter<'g> {
 }
 
 impl<'g> Emitter<'g> {
-    pub fn new(graph: &'g Graph, hooks: &'g [crate::Hook]) -> Self {
+    /// `host`: the values computed on the host, with their lengths (see [`crate::host_ints`]).
+    pub fn new(graph: &'g Graph, hooks: &'g [Hook], host: HashMap<ValueId, usize>) -> Self {
         let remaining_uses = onnx_ir::passes::use_counts(graph);
         let mut names = Names::default();
         names.reserve("self");
@@ -89,12 +121,12 @@ impl<'g> Emitter<'g> {
             checks: vec![],
             depth: 0,
             bound_at: HashMap::new(),
-            host: crate::host_ints::host_values(graph),
+            host,
         }
     }
 
     /// The user hook for `(domain, op_type)`, if one was given.
-    pub fn hook(&self, domain: &str, op_type: &str) -> Option<crate::Hook> {
+    pub fn hook(&self, domain: &str, op_type: &str) -> Option<Hook> {
         self.hooks.iter().find(|h| h.domain == onnx_ir::domain::canonical(domain) && h.op_type == op_type).cloned()
     }
 

@@ -3,12 +3,11 @@
 
 use crate::error::{CodegenError, Result};
 use crate::generate::{
-    generate, write_atomic as write, write_files, write_pack, BpkLocation, GenerateOptions, LoadStrategy,
+    generate, prelude, write_atomic as write, write_files, write_pack, BpkLocation, GenerateOptions, LoadStrategy,
 };
 use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use crate::names::snake_case;
 use crate::partition::PART_NODES;
-use crate::prelude;
 use crate::weights::Pack;
 use onnx_ir::ImportOptions;
 use proc_macro2::{Ident, TokenStream};
@@ -39,7 +38,7 @@ pub struct Request {
     pub vis: TokenStream,
     pub attrs: TokenStream,
     /// User hooks (`custom_ops = [...]`).
-    pub hooks: Vec<crate::Hook>,
+    pub hooks: Vec<crate::emitter::Hook>,
 }
 
 pub fn expand(req: &Request) -> Result<TokenStream> {

@@ -4,10 +4,10 @@
 
 use crate::error::{CodegenError, Result};
 use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
+use crate::names::snake_case;
 use crate::weights::Pack;
-use crate::{format_file, prelude};
 use onnx_ir::ImportOptions;
-use proc_macro2::Ident;
+use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 use std::path::Path;
 
@@ -46,7 +46,7 @@ pub struct GenerateOptions<'a> {
     /// The folder the files go to, as the user named it (used by `File` from the CLI).
     pub out_dir: &'a Path,
     /// User hooks (the macro's `custom_ops`); empty for the CLI and ModelGen.
-    pub hooks: &'a [crate::Hook],
+    pub hooks: &'a [crate::emitter::Hook],
     /// The model file's folder, where its external data is (see
     /// [`onnx_ir::ImportOptions::external_data_dir`]).
     pub external_data_dir: Option<&'a Path>,
@@ -63,20 +63,24 @@ pub struct GeneratedModel {
     pub nodes: usize,
 }
 
-/// A Rust type name from a file stem: `mnist-v2` → `MnistV2`.
-pub fn type_name(stem: &str) -> String {
-    let name: String = crate::snake_case(stem)
-        .split('_')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let mut c = p.chars();
-            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
-        })
-        .collect();
-    if name.starts_with(|c: char| c.is_ascii_digit()) || name.is_empty() {
-        format!("Model{name}")
-    } else {
-        name
+pub use crate::names::type_name;
+
+/// The `use` lines generated code relies on.
+pub fn prelude() -> TokenStream {
+    quote! {
+        #[allow(unused_imports)]
+        use burn_onnx::burn;
+        #[allow(unused_imports)]
+        use burn_onnx::burn::tensor::{Bool, Device, Int, Tensor};
+    }
+}
+
+/// Formats generated tokens as a readable source file (falls back to the raw tokens if they
+/// do not parse, so a bug shows up as a compile error in the dumped file, not a panic here).
+pub fn format_file(tokens: TokenStream) -> String {
+    match syn::parse2::<syn::File>(tokens.clone()) {
+        Ok(file) => prettyplease::unparse(&file),
+        Err(_) => tokens.to_string(),
     }
 }
 
@@ -91,7 +95,7 @@ pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel> 
     let raw = import(false)?;
     let graph = if opts.simplify { import(true)? } else { raw.clone() };
     let lowered = crate::model::lower_with(&graph, opts.hooks, opts.partition.then_some(crate::partition::PART_NODES))?;
-    let stem = crate::snake_case(opts.name);
+    let stem = snake_case(opts.name);
     let file = format!("{stem}.bpk");
     let has_weights = lowered.has_weights();
     let bpk_path = match &opts.location {

@@ -1,10 +1,10 @@
 //! Lowers a whole graph to the parts of a Burn module (fields, weights, `forward`) and
 //! assembles them into items, the same way for the macro, the CLI and build scripts.
 
-use crate::emitter::{scalar_type_tokens, tensor_type_tokens, tuple_or_single, Emitter, Field};
+use crate::emitter::{module_struct, scalar_type_tokens, tensor_type_tokens, tuple_or_single, Emitter, Field};
 pub use crate::emitter::{Weight, WeightRole};
 use crate::error::Result;
-use crate::ops;
+use crate::ops::emit_nodes;
 use crate::partition::{emit_parts, Part, PART_NODES};
 use onnx_ir::Graph;
 use proc_macro2::{Ident, TokenStream};
@@ -22,6 +22,8 @@ pub struct Lowered {
     parts: Vec<Part>,
     /// Compile-time assertions (hook signatures).
     checks: Vec<TokenStream>,
+    /// The struct's doc comment lines (see [`crate::model_doc`]).
+    doc: Vec<String>,
 }
 
 /// Lowers a graph, split into parts of [`PART_NODES`] nodes when larger.
@@ -31,8 +33,8 @@ pub fn lower(graph: &Graph) -> Result<Lowered> {
 
 /// Lowers a graph whose custom nodes call the given user hooks; with `part_nodes`, a graph of
 /// more top-level nodes is split into submodules of that many (see [`crate::partition`]).
-pub fn lower_with(graph: &Graph, hooks: &[crate::Hook], part_nodes: Option<usize>) -> Result<Lowered> {
-    let mut e = Emitter::new(graph, hooks);
+pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Option<usize>) -> Result<Lowered> {
+    let mut e = Emitter::new(graph, hooks, crate::host_ints::host_values(graph));
     let mut inputs = vec![];
     let mut scalar_inputs = vec![];
     let mut device_source = None;
@@ -89,35 +91,8 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::Hook], part_nodes: Option<usize
         body.splice(0..0, prologue);
     }
     let (output, output_ty) = (tuple_or_single(outputs), tuple_or_single(output_types));
-    Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, parts, checks: e.checks })
-}
-
-/// One `let` per node (a tuple pattern for several outputs; outputs nobody reads are `_`).
-pub(crate) fn emit_nodes(e: &mut Emitter, nodes: &[onnx_ir::Node]) -> Result<Vec<TokenStream>> {
-    let mut body = vec![];
-    for node in nodes {
-        e.set_node(&node.name, &node.op_type);
-        let expr = ops::emit(e, node)?;
-        if let [out] = node.outputs[..] {
-            let var = e.bind(out);
-            body.push(quote! { let #var = #expr; });
-        } else {
-            let pattern: Vec<TokenStream> = node
-                .outputs
-                .iter()
-                .map(|&o| {
-                    if e.is_used(o) {
-                        let v = e.bind(o);
-                        quote! { #v }
-                    } else {
-                        quote! { _ }
-                    }
-                })
-                .collect();
-            body.push(quote! { let (#(#pattern),*) = #expr; });
-        }
-    }
-    Ok(body)
+    let doc = crate::model_doc::lines(graph);
+    Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, parts, checks: e.checks, doc })
 }
 
 /// How generated code names its `.bpk` file.
@@ -167,7 +142,8 @@ impl Lowered {
         !self.weights.is_empty()
     }
 
-    /// The module struct and its impls. Paths assume `burn`, `burn_onnx`, `Tensor`, `Int`,
+    /// The module struct and its impls: the user's attributes, then a doc comment saying where
+    /// the model came from. Paths assume `burn`, `burn_onnx`, `Tensor`, `Int`,
     /// `Bool` and `Device` are in scope (see [`crate::prelude`]).
     pub fn items(&self, spec: &StructSpec, source: &WeightsSource) -> TokenStream {
         let StructSpec { name, vis, attrs } = spec;
@@ -191,10 +167,12 @@ impl Lowered {
         let (output, output_ty) = (&self.output, &self.output_ty);
         let loading = loading_items(source, self.has_weights());
         let checks = &self.checks;
+        let doc = crate::model_doc::attributes(&self.doc, attrs);
         quote! {
             #(#checks)*
 
             #attrs
+            #doc
             #definition
 
             // Not every constructor is used by every program; a model may be named after one.
@@ -227,26 +205,6 @@ impl Lowered {
             #(#part_items)*
         }
     }
-}
-
-/// A `#[derive(Module, Debug)]` struct of the fields, and its `new(device)` for the impl block.
-pub(crate) fn module_struct(vis: &TokenStream, name: &Ident, fields: &[&Field]) -> (TokenStream, TokenStream) {
-    let names = fields.iter().map(|f| &f.name);
-    let types = fields.iter().map(|f| &f.ty);
-    let definition = quote! {
-        #[derive(burn::module::Module, Debug)]
-        #vis struct #name {
-            #(pub #names: #types,)*
-        }
-    };
-    let (names, inits) = (fields.iter().map(|f| &f.name), fields.iter().map(|f| &f.init));
-    let new = quote! {
-        #[allow(unused_variables)]
-        pub fn new(device: &Device) -> Self {
-            Self { #(#names: #inits,)* }
-        }
-    };
-    (definition, new)
 }
 
 fn loading_items(source: &WeightsSource, has_weights: bool) -> TokenStream {

@@ -8,7 +8,8 @@
 //! ```
 
 use crate::error::{CodegenError, FrontDoor, Result};
-use crate::generate::{generate, type_name, write_files, BpkLocation, GenerateOptions, LoadStrategy};
+use crate::generate::{generate, write_files, BpkLocation, GenerateOptions, LoadStrategy};
+use crate::names::type_name;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Default)]

@@ -31,6 +31,23 @@ pub fn snake_case(name: &str) -> String {
     s
 }
 
+/// A Rust type name from a file stem: `mnist-v2` → `MnistV2`.
+pub fn type_name(stem: &str) -> String {
+    let name: String = snake_case(stem)
+        .split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+        })
+        .collect();
+    if name.starts_with(|c: char| c.is_ascii_digit()) || name.is_empty() {
+        format!("Model{name}")
+    } else {
+        name
+    }
+}
+
 /// Hands out identifiers, never the same one twice.
 #[derive(Default)]
 pub struct Names {

@@ -13,11 +13,10 @@
 
 mod cuts;
 
-use crate::emitter::{Emitter, Field, Weight};
+use crate::emitter::{module_struct, Emitter, Field, Weight};
 use crate::error::Result;
-use crate::generate::type_name;
-use crate::model::{emit_nodes, module_struct};
-use crate::names::Names;
+use crate::names::{snake_case, type_name, Names};
+use crate::ops::emit_nodes;
 use cuts::Cut;
 use onnx_ir::{Node, ValueId};
 use proc_macro2::{Ident, TokenStream};
@@ -98,8 +97,8 @@ fn part_names(e: &mut Emitter, cuts: &[Cut]) -> Vec<(Ident, Ident)> {
         let number = cuts[..=index].iter().filter(same_scope).count();
         let field = match (cut.scope.as_str(), cuts.iter().filter(same_scope).count()) {
             ("", _) => format!("part{number}"),
-            (scope, 1) => crate::snake_case(scope),
-            (scope, _) => format!("{}_part{number}", crate::snake_case(scope)),
+            (scope, 1) => snake_case(scope),
+            (scope, _) => format!("{}_part{number}", snake_case(scope)),
         };
         let field = e.names.fresh(&field);
         let type_suffix = types.exact(&type_name(&field.to_string()));

@@ -262,3 +262,34 @@ fn trainable_weights() {
     let roles: String = lowered.weights.iter().map(|w| format!("{}: {:?}\n", w.path, w.role)).collect();
     insta::assert_snapshot!("trainable_weights", format!("{roles}\n{}", code(&bytes, LoadStrategy::None, true, &[])));
 }
+
+/// The model's producer, versions, descriptions and metadata reach the IR and the struct's doc
+/// comment (after the user's own), inert and bounded: Markdown escaped, a text-direction
+/// control and newlines made spaces, a long value cut with a note.
+#[test]
+fn model_metadata_in_the_doc_comment() {
+    use onnx_ir::proto::{ModelProto, StringStringEntryProto};
+    use prost::Message;
+    let bytes =
+        models::model(13, vec![models::node("Relu", &["x"], &["y"], vec![])], vec![models::input("x", &[2])], vec![]);
+    let mut proto = ModelProto::decode(bytes.as_slice()).expect("decodes");
+    let entry = |k: &str, v: &str| StringStringEntryProto { key: Some(k.into()), value: Some(v.into()) };
+    proto.producer_name = Some("pytorch".into());
+    proto.producer_version = Some("2.1.0".into());
+    proto.model_version = Some(3);
+    proto.doc_string = Some("A *tiny*\nmodel <b>here</b>.".into());
+    proto.metadata_props = vec![entry("author", "me"), entry("onnx_version", "1.16"), entry("long", &"x".repeat(300))];
+    let graph_proto = proto.graph.as_mut().expect("a graph");
+    graph_proto.name = Some("main_graph".into());
+    graph_proto.doc_string = Some("trojan\u{202e}source".into());
+    graph_proto.metadata_props = vec![entry("stage", "`final`")];
+    let graph = onnx_ir::import(&proto.encode_to_vec(), onnx_ir::ImportOptions::default()).expect("imports");
+    assert_eq!(graph.info.producer_name, "pytorch");
+    assert_eq!(graph.info.metadata[1], ("onnx_version".to_string(), "1.16".to_string()));
+    assert_eq!(graph.info.graph_metadata.len(), 1);
+    let lowered = lower_with(&graph, &[], None).expect("lowers");
+    let name = Ident::new("Model", Span::call_site());
+    let attrs = quote! { #[doc = " My own words."] };
+    let items = lowered.items(&StructSpec { name: &name, vis: quote! { pub }, attrs }, &WeightsSource::None);
+    insta::assert_snapshot!("model_metadata", format_file(items));
+}

@@ -4,7 +4,8 @@
 
 use crate::attributes::Attributes;
 use crate::error::{Error, Result, UnsupportedOp};
-use crate::graph::{Graph, Node, Value, ValueId};
+use crate::graph::{Graph, ModelInfo, Node, Value, ValueId};
+use crate::ops::control::{self, Built, Formal, Subgraph, Subgraphs};
 use crate::ops::{registry, Branch, NodeCtx};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto};
@@ -29,11 +30,35 @@ pub fn build(model: &ModelProto, custom: CustomOps, data_dir: Option<&Path>) -> 
     // After the unsupported-op list: a model of only other domains' ops (ai.onnx.ml) is told
     // what is missing rather than that it imports no default opset (which it then needs not).
     check_supported(graph, custom)?;
-    crate::domain::check_opset(model, uses_default_domain(graph)).map_err(Error::Opset)?;
+    check_opset(model, uses_default_domain(graph)).map_err(Error::Opset)?;
     let context = Context { custom, data_dir };
     match build_typed(model, graph, &context, &BranchChoices::new()) {
         Err(conflict @ Error::BranchTypes { .. }) => search_branch_typings(model, graph, &context, conflict),
         other => other,
+    }
+}
+
+/// IR version 3 introduced `opset_import`; older models implicitly use opset 1.
+const FIRST_IR_WITH_OPSET_IMPORT: i64 = 3;
+
+/// The default-domain opset must be one ONNX defines, as ONNX Runtime requires at load: a
+/// version below 1 or above the newest in `onnx.defs`, or none at all in a model that has
+/// default-domain nodes (`uses_default`) and an IR version with opset imports, is refused (the
+/// importer would otherwise guess the ops' semantics).
+fn check_opset(model: &ModelProto, uses_default: bool) -> Result<(), String> {
+    let newest = crate::ops::arity::NEWEST_OPSET;
+    match model.opset_import.iter().find(|o| crate::domain::is_default(o.domain())) {
+        None if uses_default && model.ir_version() >= FIRST_IR_WITH_OPSET_IMPORT => Err(format!(
+            "the model imports no opset of the default domain (ai.onnx), required from IR version \
+             {FIRST_IR_WITH_OPSET_IMPORT} (the model has IR version {})",
+            model.ir_version()
+        )),
+        None => Ok(()),
+        Some(o) if !(1..=newest).contains(&o.version()) => Err(format!(
+            "opset version {} of the default domain (ai.onnx) does not exist: ONNX defines 1 to {newest}",
+            o.version()
+        )),
+        Some(_) => Ok(()),
     }
 }
 
@@ -99,7 +124,15 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
     let opset = crate::domain::default_opset(model);
     let declared = declared_types(graph);
     let mut b = Builder {
-        graph: Graph { values: vec![], nodes: vec![], inputs: vec![], outputs: vec![], opset, side_files: vec![] },
+        graph: Graph {
+            values: vec![],
+            nodes: vec![],
+            inputs: vec![],
+            outputs: vec![],
+            opset,
+            side_files: vec![],
+            info: ModelInfo::default(),
+        },
         names: HashMap::new(),
         defined: vec![],
         unproduced: HashMap::new(),
@@ -196,15 +229,6 @@ fn check_supported(graph: &GraphProto, custom: CustomOps) -> Result<()> {
     Err(Error::UnsupportedOps(
         missing.into_iter().map(|((domain, op_type), nodes)| UnsupportedOp { domain, op_type, nodes }).collect(),
     ))
-}
-
-/// Values a loop carries (Scan states, Loop carried values) keep their dtype and rank from one
-/// iteration to the next: the reason, if one does not.
-fn check_carried(initial: &[TensorType], updated: &[TensorType]) -> Result<(), String> {
-    match initial.iter().zip(updated).find(|(i, u)| !i.same_kind(u)) {
-        Some((i, u)) => Err(format!("enters the body as {i} and leaves it as {u}")),
-        None => Ok(()),
-    }
 }
 
 /// Types the model declares for values (value_info and graph outputs) with a known rank.
@@ -346,273 +370,28 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// Builds one subgraph (an If branch, a Scan body): its nodes go to a list of their own;
-    /// names it defines, its formal inputs among them, are visible only inside it (sibling
-    /// branches may reuse them). Returns the subgraph and its formal inputs' values.
-    fn build_subgraph(
+    /// An If, Loop or Scan (see [`control`]).
+    fn add_control_node(
         &mut self,
-        graph: &GraphProto,
-        node: &str,
-        op: &str,
-        formal: Vec<(String, TensorType)>,
-    ) -> Result<(Branch, Vec<ValueId>)> {
-        let scope = self.defined.len();
-        let saved_nodes = std::mem::take(&mut self.graph.nodes);
-        let formal_ids: Vec<ValueId> = formal.into_iter().map(|(name, ty)| self.add_value(name, ty, None)).collect();
-        let result = (|| {
-            for (name, data) in initializers(graph, self.data_dir)? {
-                self.add_value(name, data.tensor_type(), Some(data));
+        node: &NodeProto,
+        name: String,
+        inputs: NodeInputs,
+        attrs: &Attributes,
+    ) -> Result<()> {
+        match control::parse(self, node, &name, inputs, attrs)? {
+            Built::Inline(branch) => {
+                self.graph.nodes.extend(branch.nodes);
+                for (out, id) in node.output.iter().zip(branch.outputs) {
+                    self.define(out.clone(), id);
+                }
             }
-            for index in crate::order::execution_order(graph, |name| self.names.contains_key(name))? {
-                self.add_node(&graph.node[index], index)?;
+            Built::Node { op, inputs, outputs } => {
+                let outputs =
+                    node.output.iter().zip(outputs).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
+                self.graph.nodes.push(Node { name, op_type: node.op_type().to_string(), op, inputs, outputs });
             }
-            graph
-                .output
-                .iter()
-                .map(|o| {
-                    self.names.get(o.name()).copied().ok_or_else(|| Error::Node {
-                        node: node.to_string(),
-                        op: op.into(),
-                        message: format!("subgraph output `{}` is not produced", o.name()),
-                    })
-                })
-                .collect::<Result<Vec<_>>>()
-        })();
-        let nodes = std::mem::replace(&mut self.graph.nodes, saved_nodes);
-        self.leave_scope(scope);
-        Ok((Branch { nodes, outputs: result?, untyped: None }, formal_ids))
-    }
-
-    fn build_branch(&mut self, graph: &GraphProto, node: &str) -> Result<Branch> {
-        Ok(self.build_subgraph(graph, node, "If", vec![])?.0)
-    }
-
-    /// Loop: the body is typed from the iteration number (i64), the condition (bool) and the
-    /// initial carried values; each carried value must keep its dtype and rank.
-    fn add_loop_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs, attrs: &Attributes) -> Result<()> {
-        let fail = |message: &str| Error::Node { node: name.clone(), op: "Loop".into(), message: message.to_string() };
-        let body_graph = attrs.graph("body")?.ok_or_else(|| fail("the body is required"))?;
-        let initial: Vec<ValueId> = inputs
-            .iter()
-            .skip(2)
-            .copied()
-            .collect::<Option<_>>()
-            .ok_or_else(|| fail("no carried value may be omitted"))?;
-        let scalar = |dtype| TensorType::new(dtype, vec![]);
-        let types: Vec<TensorType> = initial.iter().map(|&id| self.graph.values[id].ty.clone()).collect();
-        if body_graph.input.len() != 2 + initial.len() {
-            return Err(fail(&format!(
-                "the body has {} inputs for 2 + {} carried values",
-                body_graph.input.len(),
-                initial.len()
-            )));
         }
-        let formal_types = [scalar(DType::I64), scalar(DType::Bool)].into_iter().chain(types.iter().cloned());
-        let formal = body_graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).collect();
-        let (body, body_inputs) = self.build_subgraph(body_graph, &name, "Loop", formal)?;
-        let carried = initial.len();
-        if body.outputs.len() < 1 + carried || body.outputs.len() - 1 != node.output.len() {
-            return Err(fail(&format!(
-                "the body has {} outputs for the condition, {carried} carried values and {} Loop outputs",
-                body.outputs.len(),
-                node.output.len()
-            )));
-        }
-        let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| self.graph.values[o].ty.clone()).collect();
-        if out_types[0].dtype != DType::Bool || out_types[0].rank() != 0 {
-            return Err(fail(&format!("the body's condition output must be a bool scalar, got {}", out_types[0])));
-        }
-        check_carried(&types, &out_types[1..]).map_err(|m| fail(&format!("a carried value {m}")))?;
-        let stacked = out_types[1 + carried..]
-            .iter()
-            .map(|t| TensorType::new(t.dtype, std::iter::once(Dim::Unknown).chain(t.shape.iter().cloned()).collect()));
-        let result_types: Vec<TensorType> = types.into_iter().chain(stacked).collect();
-        let outputs = node.output.iter().zip(result_types).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
-        let config = crate::ops::LoopConfig { body, body_inputs };
-        let op = crate::ops::Op::Loop(Box::new(config));
-        self.graph.nodes.push(Node { name, op_type: "Loop".into(), op, inputs, outputs });
         Ok(())
-    }
-
-    /// Scan (opset 9 on): the body is typed from the initial states and one slice of each
-    /// scan input (the body's declared input types are often missing); scan outputs gain the
-    /// iterated dim at their axis.
-    fn add_scan_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs, attrs: &Attributes) -> Result<()> {
-        let fail = |message: &str| Error::Node { node: name.clone(), op: "Scan".into(), message: message.to_string() };
-        if self.graph.opset < 9 {
-            return Err(fail("Scan-8 (a batch axis and sequence_lens) is not supported; Scan from opset 9 is"));
-        }
-        let body_graph = attrs.graph("body")?.ok_or_else(|| fail("the body is required"))?;
-        let inputs: Vec<ValueId> =
-            inputs.into_iter().collect::<Option<_>>().ok_or_else(|| fail("no input may be omitted"))?;
-        let num_scan =
-            usize::try_from(attrs.int("num_scan_inputs")?.ok_or_else(|| fail("num_scan_inputs is required"))?)
-                .unwrap_or(0);
-        if num_scan == 0 || num_scan > inputs.len() {
-            return Err(fail(&format!("num_scan_inputs must be in 1..={}", inputs.len())));
-        }
-        let num_states = inputs.len() - num_scan;
-        let types: Vec<TensorType> = inputs.iter().map(|&id| self.graph.values[id].ty.clone()).collect();
-        let axes = |attr: &str, ranks: &[usize]| -> Result<Vec<usize>> {
-            let given = attrs.ints(attr)?.unwrap_or_else(|| vec![0; ranks.len()]);
-            if given.len() != ranks.len() {
-                return Err(fail(&format!("{attr} has {} entries for {} values", given.len(), ranks.len())));
-            }
-            given
-                .iter()
-                .zip(ranks)
-                .map(|(&a, &rank)| {
-                    crate::ops::common::normalize_axis(a, rank).map_err(|m| fail(&format!("{attr}: {m}")))
-                })
-                .collect()
-        };
-        let directions = |attr: &str, count: usize| -> Result<Vec<bool>> {
-            let given = attrs.ints(attr)?.unwrap_or_else(|| vec![0; count]);
-            if given.len() != count {
-                return Err(fail(&format!("{attr} has {} entries for {count} values", given.len())));
-            }
-            Ok(given.iter().map(|&d| d != 0).collect())
-        };
-        let scanned = &types[num_states..];
-        let input_axes = axes("scan_input_axes", &scanned.iter().map(TensorType::rank).collect::<Vec<_>>())?;
-        let input_reverse = directions("scan_input_directions", num_scan)?;
-        let length = scanned.first().zip(input_axes.first()).map_or(Dim::Unknown, |(t, &a)| t.shape[a].clone());
-        let slice = |t: &TensorType, axis: usize| {
-            TensorType::new(
-                t.dtype,
-                t.shape.iter().enumerate().filter(|&(d, _)| d != axis).map(|(_, dim)| dim.clone()).collect(),
-            )
-        };
-        let formal_types =
-            types[..num_states].iter().cloned().chain(scanned.iter().zip(&input_axes).map(|(t, &a)| slice(t, a)));
-        if body_graph.input.len() != inputs.len() {
-            return Err(fail(&format!(
-                "the body has {} inputs for {} Scan inputs",
-                body_graph.input.len(),
-                inputs.len()
-            )));
-        }
-        let formal = body_graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).collect();
-        let (body, body_inputs) = self.build_subgraph(body_graph, &name, "Scan", formal)?;
-        if body.outputs.len() < num_states || body.outputs.len() != node.output.len() {
-            return Err(fail(&format!(
-                "the body has {} outputs for {num_states} states and {} Scan outputs",
-                body.outputs.len(),
-                node.output.len()
-            )));
-        }
-        let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| self.graph.values[o].ty.clone()).collect();
-        check_carried(&types[..num_states], &out_types).map_err(|m| fail(&format!("a state {m}")))?;
-        let per_step = &out_types[num_states..];
-        let output_axes = axes("scan_output_axes", &per_step.iter().map(|t| t.rank() + 1).collect::<Vec<_>>())?;
-        let output_reverse = directions("scan_output_directions", per_step.len())?;
-        let stacked = per_step.iter().zip(&output_axes).map(|(t, &a)| {
-            let mut shape = t.shape.clone();
-            shape.insert(a, length.clone());
-            TensorType::new(t.dtype, shape)
-        });
-        let result_types: Vec<TensorType> = types[..num_states].iter().cloned().chain(stacked).collect();
-        let outputs = node.output.iter().zip(result_types).map(|(o, ty)| self.add_value(o.clone(), ty, None)).collect();
-        let config = crate::ops::ScanConfig {
-            body,
-            body_inputs,
-            num_states,
-            input_axes,
-            input_reverse,
-            output_axes,
-            output_reverse,
-        };
-        self.graph.nodes.push(Node {
-            name,
-            op_type: "Scan".into(),
-            op: crate::ops::Op::Scan(Box::new(config)),
-            inputs: inputs.into_iter().map(Some).collect(),
-            outputs,
-        });
-        Ok(())
-    }
-
-    fn add_if_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs, attrs: &Attributes) -> Result<()> {
-        let fail = |message: String| Error::Node { node: name.clone(), op: "If".into(), message };
-        let (Some(then_graph), Some(else_graph)) = (attrs.graph("then_branch")?, attrs.graph("else_branch")?) else {
-            return Err(fail("then_branch and else_branch are required".into()));
-        };
-        let condition = inputs.first().copied().flatten().ok_or_else(|| fail("the condition is required".into()))?;
-        if self.graph.values[condition].ty.dtype != DType::Bool {
-            return Err(fail(format!("the condition must be bool, got {}", self.graph.values[condition].ty)));
-        }
-        // A condition known at import selects its branch: its nodes join the graph directly.
-        if let Some(taken) = self.graph.values[condition].constant.as_ref().and_then(TensorData::scalar_f64) {
-            let chosen = self.build_branch(if taken != 0.0 { then_graph } else { else_graph }, &name)?;
-            if chosen.outputs.len() != node.output.len() {
-                return Err(fail(format!(
-                    "the branch taken yields {} value(s) for {} output(s)",
-                    chosen.outputs.len(),
-                    node.output.len()
-                )));
-            }
-            self.graph.nodes.extend(chosen.nodes);
-            for (out, id) in node.output.iter().zip(chosen.outputs) {
-                self.define(out.clone(), id);
-            }
-            return Ok(());
-        }
-        let then_branch = self.build_branch(then_graph, &name)?;
-        let else_branch = self.build_branch(else_graph, &name)?;
-        if then_branch.outputs.len() != else_branch.outputs.len() || then_branch.outputs.len() != node.output.len() {
-            return Err(fail(format!(
-                "the then branch yields {} value(s) and the else branch {}, for {} output(s)",
-                then_branch.outputs.len(),
-                else_branch.outputs.len(),
-                node.output.len()
-            )));
-        }
-        let (then_branch, else_branch, output_types) = self.type_if_outputs(&name, then_branch, else_branch)?;
-        let outputs =
-            node.output.iter().zip(output_types).map(|(out, ty)| self.add_value(out.clone(), ty, None)).collect();
-        let op = crate::ops::Op::If(Box::new(crate::ops::IfConfig { then_branch, else_branch }));
-        self.graph.nodes.push(Node { name, op_type: "If".into(), op, inputs: vec![Some(condition)], outputs });
-        Ok(())
-    }
-
-    /// An If's output types from its branches. Branches that differ in dtype or rank are
-    /// typed as `self.choices` says (see [`search_branch_typings`]); the other one becomes
-    /// untyped, its reason the message it panics with.
-    fn type_if_outputs(
-        &self,
-        name: &str,
-        then_branch: Branch,
-        else_branch: Branch,
-    ) -> Result<(Branch, Branch, Vec<TensorType>)> {
-        let types = |b: &Branch| b.outputs.iter().map(|&v| self.graph.values[v].ty.clone()).collect::<Vec<_>>();
-        let (then_types, else_types) = (types(&then_branch), types(&else_branch));
-        let Some((t, e)) = then_types.iter().zip(&else_types).find(|(t, e)| !t.same_kind(e)) else {
-            let merge = |(t, e): (&TensorType, &TensorType)| {
-                TensorType::new(
-                    t.dtype,
-                    t.shape.iter().zip(&e.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect(),
-                )
-            };
-            let merged = then_types.iter().zip(&else_types).map(merge).collect();
-            return Ok((then_branch, else_branch, merged));
-        };
-        let Some(&then_typed) = self.choices.get(name) else {
-            return Err(Error::BranchTypes {
-                node: name.to_string(),
-                then_type: t.to_string(),
-                else_type: e.to_string(),
-            });
-        };
-        let list = |types: &[TensorType]| types.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
-        let (kept, dropped) = if then_typed { ("then", "else") } else { ("else", "then") };
-        let (kept_types, dropped_types) = if then_typed { (then_types, else_types) } else { (else_types, then_types) };
-        let reason = format!(
-            "node `{name}` (If) took its {dropped} branch, which yields {}; the rest of the model only accepts the {kept} branch's {}",
-            list(&dropped_types),
-            list(&kept_types)
-        );
-        let untyped = Branch { nodes: vec![], outputs: vec![], untyped: Some(reason) };
-        Ok(if then_typed { (then_branch, untyped, kept_types) } else { (untyped, else_branch, kept_types) })
     }
 
     fn add_constant_node(&mut self, node: &NodeProto, name: &str, attrs: &Attributes) -> Result<()> {
@@ -668,9 +447,7 @@ impl Builder<'_> {
         if builder_op(node) {
             match node.op_type() {
                 "Constant" => self.add_constant_node(node, &name, &attrs)?,
-                "If" => self.add_if_node(node, name.clone(), inputs, &attrs)?,
-                "Scan" => self.add_scan_node(node, name.clone(), inputs, &attrs)?,
-                _ => self.add_loop_node(node, name.clone(), inputs, &attrs)?,
+                _ => self.add_control_node(node, name.clone(), inputs, &attrs)?,
             }
             return attrs.check_all_read(self.graph.opset);
         }
@@ -756,5 +533,51 @@ impl Builder<'_> {
             outputs,
         });
         Ok(())
+    }
+}
+
+/// Subgraphs are built by the same builder, one scope in.
+impl Subgraphs for Builder<'_> {
+    fn value(&self, id: ValueId) -> &Value {
+        &self.graph.values[id]
+    }
+
+    fn opset(&self) -> i64 {
+        self.graph.opset
+    }
+
+    /// Builds one subgraph (an If branch, a Scan body): its nodes go to a list of their own;
+    /// names it defines, its formal inputs among them, are visible only inside it (sibling
+    /// branches may reuse them). Returns the subgraph and its formal inputs' values.
+    fn build_subgraph(&mut self, graph: &GraphProto, node: &str, op: &str, formal: Formal) -> Result<Subgraph> {
+        let scope = self.defined.len();
+        let saved_nodes = std::mem::take(&mut self.graph.nodes);
+        let formal_ids: Vec<ValueId> = formal.into_iter().map(|(name, ty)| self.add_value(name, ty, None)).collect();
+        let result = (|| {
+            for (name, data) in initializers(graph, self.data_dir)? {
+                self.add_value(name, data.tensor_type(), Some(data));
+            }
+            for index in crate::order::execution_order(graph, |name| self.names.contains_key(name))? {
+                self.add_node(&graph.node[index], index)?;
+            }
+            graph
+                .output
+                .iter()
+                .map(|o| {
+                    self.names.get(o.name()).copied().ok_or_else(|| Error::Node {
+                        node: node.to_string(),
+                        op: op.into(),
+                        message: format!("subgraph output `{}` is not produced", o.name()),
+                    })
+                })
+                .collect::<Result<Vec<_>>>()
+        })();
+        let nodes = std::mem::replace(&mut self.graph.nodes, saved_nodes);
+        self.leave_scope(scope);
+        Ok((Branch { nodes, outputs: result?, untyped: None }, formal_ids))
+    }
+
+    fn branch_choice(&self, node: &str) -> Option<bool> {
+        self.choices.get(node).copied()
     }
 }

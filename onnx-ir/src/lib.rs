@@ -1,26 +1,26 @@
 //! `onnx-ir`: ONNX protobuf to a typed intermediate representation.
 //!
-//! The pipeline is decode ([`proto`]) → inline model-local functions ([`functions`]) → build and infer ([`builder`], one parser per op family
+//! The pipeline is decode ([`proto`]) → inline model-local functions (`functions`) → build and infer (`builder`, one parser per op family
 //! under [`ops`]) → simplify ([`passes`]). Nothing here knows about Burn: the code generator
 //! consumes the resulting [`Graph`]. All failures are [`Error`] values, never panics.
 
 pub mod attributes;
-pub mod builder;
-pub mod constant;
+pub(crate) mod builder;
+pub(crate) mod constant;
 pub mod domain;
-pub mod error;
+pub(crate) mod error;
 pub mod external;
-pub mod functions;
-pub mod graph;
+pub(crate) mod functions;
+pub(crate) mod graph;
 pub mod ops;
-pub mod order;
+pub(crate) mod order;
 pub mod passes;
 pub mod proto;
-pub mod tensor;
-pub mod types;
+pub(crate) mod tensor;
+pub(crate) mod types;
 
 pub use error::{Error, Result, UnsupportedOp};
-pub use graph::{Graph, Node, Value, ValueId};
+pub use graph::{Graph, ModelInfo, Node, Value, ValueId};
 pub use ops::Op;
 pub use tensor::{Storage, TensorData};
 pub use types::{DType, Dim, Kind, TensorType};
@@ -56,6 +56,7 @@ pub fn import_with_custom_ops(bytes: &[u8], options: ImportOptions, custom: &[(S
     functions::inline_calls(&mut model, &|node| builder::is_custom(custom, node.domain(), node.op_type()))?;
     let data_dir = options.external_data_dir.as_deref();
     let mut graph = builder::build(&model, custom, data_dir)?;
+    graph.info = graph::ModelInfo::from_proto(&model);
     if let (Some(dir), Some(proto)) = (data_dir, &model.graph) {
         graph.side_files = external::side_files(proto, dir);
     }

@@ -28,10 +28,16 @@ pub enum Storage {
     External(ExternalBytes),
 }
 
+/// Most elements a value computed at import (constant folding) may have. Larger inputs and
+/// outputs are left to run time: folding is for shape arithmetic, not for
+/// weights. Every folder obeys it, Range's in its parser included, so that no model (however
+/// small its file) makes the import allocate more than this many elements per value.
+pub const MAX_FOLDED_ELEMENTS: usize = 1 << 16;
+
 /// External tensors of at most this many elements are read at import, as ordinary constants:
 /// the size below which folding and op parsers may want their values (see
-/// [`crate::passes::fold::MAX_ELEMENTS`]). Larger ones stay in their side file.
-pub const MAX_RESIDENT_EXTERNAL_ELEMENTS: usize = crate::passes::fold::MAX_ELEMENTS;
+/// [`MAX_FOLDED_ELEMENTS`]). Larger ones stay in their side file.
+pub const MAX_RESIDENT_EXTERNAL_ELEMENTS: usize = MAX_FOLDED_ELEMENTS;
 
 impl TensorData {
     pub fn new(dtype: DType, shape: Vec<usize>, bytes: Vec<u8>) -> Self {

@@ -1,6 +1,6 @@
+use super::emit_nodes;
 use crate::emitter::{lit, tuple_or_single, Emitter};
 use crate::error::Result;
-use crate::model::emit_nodes;
 use onnx_ir::ops::{Branch, IfConfig, LoopConfig, ScanConfig};
 use onnx_ir::{Node, ValueId};
 use proc_macro2::{Ident, TokenStream};

@@ -5,17 +5,6 @@ use onnx_ir::{Kind, Node, TensorType};
 use proc_macro2::{Literal, TokenStream};
 use quote::{quote, quote_spanned};
 
-/// A user hook for `(domain, op_type)`: the function to call and its signature constant
-/// (emitted by `#[onnx_custom_op]`), with spans pointing at the hook as the user named it.
-#[derive(Clone)]
-pub struct Hook {
-    pub domain: String,
-    pub op_type: String,
-    pub call: TokenStream,
-    pub signature: TokenStream,
-    pub label: String,
-}
-
 fn attribute_tokens(value: &AttrValue) -> TokenStream {
     let v = quote! { burn_onnx::hook::AttributeValue };
     match value {

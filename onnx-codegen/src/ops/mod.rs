@@ -5,7 +5,7 @@
 mod attention;
 mod control;
 mod conv;
-pub mod custom;
+mod custom;
 mod elementwise;
 mod indexing;
 mod linear;
@@ -23,6 +23,7 @@ use crate::emitter::Emitter;
 use crate::error::Result;
 use onnx_ir::{Node, Op};
 use proc_macro2::TokenStream;
+use quote::quote;
 
 pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     if let Some(host) = crate::host_ints::emit(e, node)? {
@@ -126,4 +127,32 @@ pub fn align_rank(x: TokenStream, from: usize, rank: usize) -> TokenStream {
     } else {
         x
     }
+}
+
+/// One `let` per node (a tuple pattern for several outputs; outputs nobody reads are `_`).
+pub(crate) fn emit_nodes(e: &mut Emitter, nodes: &[Node]) -> Result<Vec<TokenStream>> {
+    let mut body = vec![];
+    for node in nodes {
+        e.set_node(&node.name, &node.op_type);
+        let expr = emit(e, node)?;
+        if let [out] = node.outputs[..] {
+            let var = e.bind(out);
+            body.push(quote! { let #var = #expr; });
+        } else {
+            let pattern: Vec<TokenStream> = node
+                .outputs
+                .iter()
+                .map(|&o| {
+                    if e.is_used(o) {
+                        let v = e.bind(o);
+                        quote! { #v }
+                    } else {
+                        quote! { _ }
+                    }
+                })
+                .collect();
+            body.push(quote! { let (#(#pattern),*) = #expr; });
+        }
+    }
+    Ok(body)
 }

@@ -3,7 +3,11 @@
 //! index their inputs by position; this check is what makes that indexing safe for any model
 //! bytes, instead of a bounds check in each op handler.
 
-use super::arity_table::ARITY;
+/// The generated table (a child module, so that it can name [`Arity`]).
+#[path = "arity_table.rs"]
+mod table;
+
+use table::ARITY;
 
 /// One schema version's counts, as `onnx.defs` declares them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,7 +22,7 @@ pub struct Arity {
     pub max_outputs: usize,
 }
 
-pub use super::arity_table::NEWEST_OPSET;
+pub use table::NEWEST_OPSET;
 
 /// Every schema version of the default domain, sorted by op and version.
 pub fn schemas() -> &'static [Arity] {

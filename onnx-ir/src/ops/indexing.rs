@@ -82,7 +82,7 @@ pub fn parse_range(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error(format!("Range from {start} to {limit} by {delta} has no finite length")));
         }
         // Past the fold budget the range is computed at run time, like any other large value.
-        if count > crate::passes::fold::MAX_ELEMENTS as f64 {
+        if count > crate::tensor::MAX_FOLDED_ELEMENTS as f64 {
             return Ok(Parsed::new(Op::Range, 3));
         }
         let n = count as usize;

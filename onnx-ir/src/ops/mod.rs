@@ -1,30 +1,32 @@
 //! Operators: one module per family, each holding its config parsing for every opset and its
-//! type inference. `registry` maps (domain, op_type) to the family that parses it.
+//! type inference (control flow, typed from its subgraphs, in `control`). `registry` maps
+//! (domain, op_type) to the family that parses it. The IR's [`Node`] and [`Value`] live here
+//! beside [`Op`], which a node holds and whose If/Loop/Scan configs hold nodes: the module
+//! needs nothing of [`crate::Graph`], so the dependencies between modules stay one-way.
 
 pub mod arity;
-mod arity_table;
-pub mod attention;
-pub mod common;
-pub mod conv;
-pub mod custom;
-pub mod elementwise;
-pub mod indexing;
-pub mod linear;
-pub mod loss;
-pub mod norm;
-pub mod passthrough;
-pub mod pool;
+pub(crate) mod attention;
+pub(crate) mod common;
+pub(crate) mod control;
+pub(crate) mod conv;
+pub(crate) mod custom;
+pub(crate) mod elementwise;
+pub(crate) mod indexing;
+pub(crate) mod linear;
+pub(crate) mod loss;
+pub(crate) mod norm;
+pub(crate) mod passthrough;
+pub(crate) mod pool;
 pub mod quantize;
 pub mod recurrent;
-pub mod reduce;
+pub(crate) mod reduce;
 pub mod registry;
 pub mod resize;
-pub mod shape;
-pub mod softmax;
+pub(crate) mod shape;
+pub(crate) mod softmax;
 
 use crate::attributes::Attributes;
 use crate::error::{Error, Result};
-use crate::graph::Value;
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 
@@ -42,6 +44,35 @@ pub use recurrent::{CellKind, RecurrentConfig};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
 pub use softmax::SoftmaxConfig;
+
+/// The index of a value in [`crate::Graph::values`].
+pub type ValueId = usize;
+
+/// A value of the graph: a graph input, an initializer, a constant or a node output.
+#[derive(Debug, Clone)]
+pub struct Value {
+    /// The ONNX name.
+    pub name: String,
+    /// Its inferred type.
+    pub ty: TensorType,
+    /// Data known at import time (initializer or Constant output).
+    pub constant: Option<TensorData>,
+}
+
+/// One operation of the graph, in execution order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// The ONNX node name, or `<op_type>_<index>` when the model left it empty.
+    pub name: String,
+    /// The ONNX op type the node came from (a fused node keeps its first node's), for messages.
+    pub op_type: String,
+    /// The parsed operator and its configuration.
+    pub op: Op,
+    /// Runtime inputs; `None` for an omitted optional input.
+    pub inputs: Vec<Option<ValueId>>,
+    /// The values it computes.
+    pub outputs: Vec<ValueId>,
+}
 
 /// A parsed operator. Attribute-vs-input differences between opsets are resolved here, so
 /// code generation sees one meaning per variant.
@@ -271,7 +302,7 @@ pub struct IfConfig {
 pub struct ScanConfig {
     pub body: Branch,
     /// The body's formal inputs: one per state, then one slice per scan input.
-    pub body_inputs: Vec<crate::graph::ValueId>,
+    pub body_inputs: Vec<ValueId>,
     pub num_states: usize,
     /// Per scan input: the axis iterated over (normalised) and whether backwards.
     pub input_axes: Vec<usize>,
@@ -289,7 +320,7 @@ pub struct ScanConfig {
 pub struct LoopConfig {
     pub body: Branch,
     /// The body's formal inputs: iteration number, condition, then the carried values.
-    pub body_inputs: Vec<crate::graph::ValueId>,
+    pub body_inputs: Vec<ValueId>,
 }
 
 impl Op {
@@ -316,8 +347,8 @@ impl Op {
 /// A subgraph's nodes (in execution order) and its outputs, as values of the whole model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Branch {
-    pub nodes: Vec<crate::graph::Node>,
-    pub outputs: Vec<crate::graph::ValueId>,
+    pub nodes: Vec<Node>,
+    pub outputs: Vec<ValueId>,
     /// Set when the branch yields types the rest of the graph cannot take (a rank chosen by
     /// a symbolic dim at run time): the branch is then empty and running it is an error
     /// with this message.
@@ -465,7 +496,7 @@ impl Op {
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::ScaledDotProductAttention { .. } => one(attention::infer_fused(inputs[0], inputs[2])),
             Op::Custom(c) => Ok(c.outputs.clone()),
-            // Built by the graph builder, which knows the branches' output types.
+            // Typed from their subgraphs as they are built (see `control`).
             Op::If(_) | Op::Scan(_) | Op::Loop(_) => Err("If, Scan and Loop are typed from their subgraphs".into()),
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),

@@ -5,13 +5,8 @@
 //! and only small tensors.
 
 use crate::ops::{BinaryOp, IntsInput, Op, UnaryOp, VariadicOp};
-use crate::tensor::TensorData;
+use crate::tensor::{TensorData, MAX_FOLDED_ELEMENTS as MAX_ELEMENTS};
 use crate::types::{DType, Kind, TensorType};
-
-/// Larger inputs and outputs are left to run time: folding is for shape arithmetic, not for
-/// weights. Every folder obeys it, Range's in its parser included, so that no model (however
-/// small its file) makes the import allocate more than this many elements per value.
-pub const MAX_ELEMENTS: usize = 1 << 16;
 
 /// A dense n-d array of values widened to f64 (exact for every integer below 2^53).
 #[derive(Debug, Clone)]

@@ -1,0 +1,260 @@
+//! Control flow: `If`, `Loop` and `Scan`, whose subgraphs (branches, bodies) read values of
+//! the enclosing graph. Unlike the other families they are typed from their subgraphs, so
+//! their parsers build those through the graph builder ([`Subgraphs`]) rather than reading a
+//! [`NodeCtx`](super::NodeCtx); their configs ([`IfConfig`], [`LoopConfig`], [`ScanConfig`])
+//! sit beside [`Op`].
+
+use super::{Branch, IfConfig, LoopConfig, Op, ScanConfig, Value, ValueId};
+use crate::attributes::Attributes;
+use crate::error::{Error, Result};
+use crate::proto::{GraphProto, NodeProto};
+use crate::tensor::TensorData;
+use crate::types::{DType, Dim, TensorType};
+
+/// A node's inputs in ONNX order; `None` for an omitted optional input.
+type Inputs = Vec<Option<ValueId>>;
+
+/// A subgraph's formal inputs: names and types.
+pub(crate) type Formal = Vec<(String, TensorType)>;
+
+/// A built subgraph and its formal inputs' values.
+pub(crate) type Subgraph = (Branch, Vec<ValueId>);
+
+/// What control-flow parsing needs of the graph builder.
+pub(crate) trait Subgraphs {
+    /// A value defined so far.
+    fn value(&self, id: ValueId) -> &Value;
+    /// The model's default-domain opset.
+    fn opset(&self) -> i64;
+    /// Builds one subgraph (an If branch, a loop body) in a scope of its own, its formal inputs
+    /// typed as given; returns it and its formal inputs' values. `node` and `op` are for messages.
+    fn build_subgraph(&mut self, graph: &GraphProto, node: &str, op: &str, formal: Formal) -> Result<Subgraph>;
+    /// For an If whose branches yield different types: whether the rest of the graph is typed
+    /// for its then branch (`Some(true)`), for its else branch, or not yet decided (`None`).
+    fn branch_choice(&self, node: &str) -> Option<bool>;
+}
+
+/// What a control-flow node becomes.
+pub(crate) enum Built {
+    /// A node of `op` reading `inputs`, its outputs of these types.
+    Node { op: Op, inputs: Inputs, outputs: Vec<TensorType> },
+    /// An If whose condition is known at import: the taken branch, whose nodes join the graph
+    /// and whose outputs are the If's.
+    Inline(Branch),
+}
+
+/// Parses an `If`, `Loop` or `Scan` node (of the default domain), building its subgraphs.
+pub(crate) fn parse(
+    b: &mut impl Subgraphs,
+    node: &NodeProto,
+    name: &str,
+    inputs: Inputs,
+    at: &Attributes,
+) -> Result<Built> {
+    match node.op_type() {
+        "If" => parse_if(b, node, name, inputs, at),
+        "Scan" => parse_scan(b, node, name, inputs, at),
+        _ => parse_loop(b, node, name, inputs, at),
+    }
+}
+
+/// Values a loop carries (Scan states, Loop carried values) keep their dtype and rank from one
+/// iteration to the next: the reason, if one does not.
+fn check_carried(initial: &[TensorType], updated: &[TensorType]) -> Result<(), String> {
+    match initial.iter().zip(updated).find(|(i, u)| !i.same_kind(u)) {
+        Some((i, u)) => Err(format!("enters the body as {i} and leaves it as {u}")),
+        None => Ok(()),
+    }
+}
+
+fn build_branch(b: &mut impl Subgraphs, graph: &GraphProto, node: &str) -> Result<Branch> {
+    Ok(b.build_subgraph(graph, node, "If", vec![])?.0)
+}
+
+/// Loop: the body is typed from the iteration number (i64), the condition (bool) and the
+/// initial carried values; each carried value must keep its dtype and rank.
+fn parse_loop(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inputs, at: &Attributes) -> Result<Built> {
+    let fail = |message: &str| Error::Node { node: name.to_string(), op: "Loop".into(), message: message.to_string() };
+    let body_graph = at.graph("body")?.ok_or_else(|| fail("the body is required"))?;
+    let initial: Vec<ValueId> =
+        inputs.iter().skip(2).copied().collect::<Option<_>>().ok_or_else(|| fail("no carried value may be omitted"))?;
+    let scalar = |dtype| TensorType::new(dtype, vec![]);
+    let types: Vec<TensorType> = initial.iter().map(|&id| b.value(id).ty.clone()).collect();
+    if body_graph.input.len() != 2 + initial.len() {
+        return Err(fail(&format!(
+            "the body has {} inputs for 2 + {} carried values",
+            body_graph.input.len(),
+            initial.len()
+        )));
+    }
+    let formal_types = [scalar(DType::I64), scalar(DType::Bool)].into_iter().chain(types.iter().cloned());
+    let formal = body_graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).collect();
+    let (body, body_inputs) = b.build_subgraph(body_graph, name, "Loop", formal)?;
+    let carried = initial.len();
+    if body.outputs.len() < 1 + carried || body.outputs.len() - 1 != node.output.len() {
+        return Err(fail(&format!(
+            "the body has {} outputs for the condition, {carried} carried values and {} Loop outputs",
+            body.outputs.len(),
+            node.output.len()
+        )));
+    }
+    let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| b.value(o).ty.clone()).collect();
+    if out_types[0].dtype != DType::Bool || out_types[0].rank() != 0 {
+        return Err(fail(&format!("the body's condition output must be a bool scalar, got {}", out_types[0])));
+    }
+    check_carried(&types, &out_types[1..]).map_err(|m| fail(&format!("a carried value {m}")))?;
+    let stacked = out_types[1 + carried..]
+        .iter()
+        .map(|t| TensorType::new(t.dtype, std::iter::once(Dim::Unknown).chain(t.shape.iter().cloned()).collect()));
+    let result_types: Vec<TensorType> = types.into_iter().chain(stacked).collect();
+    let op = Op::Loop(Box::new(LoopConfig { body, body_inputs }));
+    Ok(Built::Node { op, inputs, outputs: result_types })
+}
+
+/// Scan (opset 9 on): the body is typed from the initial states and one slice of each
+/// scan input (the body's declared input types are often missing); scan outputs gain the
+/// iterated dim at their axis.
+fn parse_scan(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inputs, at: &Attributes) -> Result<Built> {
+    let fail = |message: &str| Error::Node { node: name.to_string(), op: "Scan".into(), message: message.to_string() };
+    if b.opset() < 9 {
+        return Err(fail("Scan-8 (a batch axis and sequence_lens) is not supported; Scan from opset 9 is"));
+    }
+    let body_graph = at.graph("body")?.ok_or_else(|| fail("the body is required"))?;
+    let inputs: Vec<ValueId> =
+        inputs.into_iter().collect::<Option<_>>().ok_or_else(|| fail("no input may be omitted"))?;
+    let num_scan =
+        usize::try_from(at.int("num_scan_inputs")?.ok_or_else(|| fail("num_scan_inputs is required"))?).unwrap_or(0);
+    if num_scan == 0 || num_scan > inputs.len() {
+        return Err(fail(&format!("num_scan_inputs must be in 1..={}", inputs.len())));
+    }
+    let num_states = inputs.len() - num_scan;
+    let types: Vec<TensorType> = inputs.iter().map(|&id| b.value(id).ty.clone()).collect();
+    let axes = |attr: &str, ranks: &[usize]| -> Result<Vec<usize>> {
+        let given = at.ints(attr)?.unwrap_or_else(|| vec![0; ranks.len()]);
+        if given.len() != ranks.len() {
+            return Err(fail(&format!("{attr} has {} entries for {} values", given.len(), ranks.len())));
+        }
+        given
+            .iter()
+            .zip(ranks)
+            .map(|(&a, &rank)| super::common::normalize_axis(a, rank).map_err(|m| fail(&format!("{attr}: {m}"))))
+            .collect()
+    };
+    let directions = |attr: &str, count: usize| -> Result<Vec<bool>> {
+        let given = at.ints(attr)?.unwrap_or_else(|| vec![0; count]);
+        if given.len() != count {
+            return Err(fail(&format!("{attr} has {} entries for {count} values", given.len())));
+        }
+        Ok(given.iter().map(|&d| d != 0).collect())
+    };
+    let scanned = &types[num_states..];
+    let input_axes = axes("scan_input_axes", &scanned.iter().map(TensorType::rank).collect::<Vec<_>>())?;
+    let input_reverse = directions("scan_input_directions", num_scan)?;
+    let length = scanned.first().zip(input_axes.first()).map_or(Dim::Unknown, |(t, &a)| t.shape[a].clone());
+    let slice = |t: &TensorType, axis: usize| {
+        TensorType::new(
+            t.dtype,
+            t.shape.iter().enumerate().filter(|&(d, _)| d != axis).map(|(_, dim)| dim.clone()).collect(),
+        )
+    };
+    let formal_types =
+        types[..num_states].iter().cloned().chain(scanned.iter().zip(&input_axes).map(|(t, &a)| slice(t, a)));
+    if body_graph.input.len() != inputs.len() {
+        return Err(fail(&format!("the body has {} inputs for {} Scan inputs", body_graph.input.len(), inputs.len())));
+    }
+    let formal = body_graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).collect();
+    let (body, body_inputs) = b.build_subgraph(body_graph, name, "Scan", formal)?;
+    if body.outputs.len() < num_states || body.outputs.len() != node.output.len() {
+        return Err(fail(&format!(
+            "the body has {} outputs for {num_states} states and {} Scan outputs",
+            body.outputs.len(),
+            node.output.len()
+        )));
+    }
+    let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| b.value(o).ty.clone()).collect();
+    check_carried(&types[..num_states], &out_types).map_err(|m| fail(&format!("a state {m}")))?;
+    let per_step = &out_types[num_states..];
+    let output_axes = axes("scan_output_axes", &per_step.iter().map(|t| t.rank() + 1).collect::<Vec<_>>())?;
+    let output_reverse = directions("scan_output_directions", per_step.len())?;
+    let stacked = per_step.iter().zip(&output_axes).map(|(t, &a)| {
+        let mut shape = t.shape.clone();
+        shape.insert(a, length.clone());
+        TensorType::new(t.dtype, shape)
+    });
+    let result_types: Vec<TensorType> = types[..num_states].iter().cloned().chain(stacked).collect();
+    let config = ScanConfig { body, body_inputs, num_states, input_axes, input_reverse, output_axes, output_reverse };
+    let op = Op::Scan(Box::new(config));
+    Ok(Built::Node { op, inputs: inputs.into_iter().map(Some).collect(), outputs: result_types })
+}
+
+fn parse_if(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inputs, at: &Attributes) -> Result<Built> {
+    let fail = |message: String| Error::Node { node: name.to_string(), op: "If".into(), message };
+    let (Some(then_graph), Some(else_graph)) = (at.graph("then_branch")?, at.graph("else_branch")?) else {
+        return Err(fail("then_branch and else_branch are required".into()));
+    };
+    let condition = inputs.first().copied().flatten().ok_or_else(|| fail("the condition is required".into()))?;
+    if b.value(condition).ty.dtype != DType::Bool {
+        return Err(fail(format!("the condition must be bool, got {}", b.value(condition).ty)));
+    }
+    // A condition known at import selects its branch: its nodes join the graph directly.
+    if let Some(taken) = b.value(condition).constant.as_ref().and_then(TensorData::scalar_f64) {
+        let chosen = build_branch(b, if taken != 0.0 { then_graph } else { else_graph }, name)?;
+        if chosen.outputs.len() != node.output.len() {
+            return Err(fail(format!(
+                "the branch taken yields {} value(s) for {} output(s)",
+                chosen.outputs.len(),
+                node.output.len()
+            )));
+        }
+        return Ok(Built::Inline(chosen));
+    }
+    let then_branch = build_branch(b, then_graph, name)?;
+    let else_branch = build_branch(b, else_graph, name)?;
+    if then_branch.outputs.len() != else_branch.outputs.len() || then_branch.outputs.len() != node.output.len() {
+        return Err(fail(format!(
+            "the then branch yields {} value(s) and the else branch {}, for {} output(s)",
+            then_branch.outputs.len(),
+            else_branch.outputs.len(),
+            node.output.len()
+        )));
+    }
+    let (then_branch, else_branch, output_types) = type_if_outputs(b, name, then_branch, else_branch)?;
+    let op = Op::If(Box::new(IfConfig { then_branch, else_branch }));
+    Ok(Built::Node { op, inputs: vec![Some(condition)], outputs: output_types })
+}
+
+/// An If's output types from its branches. Branches that differ in dtype or rank are
+/// typed as [`Subgraphs::branch_choice`] says; the other one becomes
+/// untyped, its reason the message it panics with.
+fn type_if_outputs(
+    b: &impl Subgraphs,
+    name: &str,
+    then_branch: Branch,
+    else_branch: Branch,
+) -> Result<(Branch, Branch, Vec<TensorType>)> {
+    let types = |branch: &Branch| branch.outputs.iter().map(|&v| b.value(v).ty.clone()).collect::<Vec<_>>();
+    let (then_types, else_types) = (types(&then_branch), types(&else_branch));
+    let Some((t, e)) = then_types.iter().zip(&else_types).find(|(t, e)| !t.same_kind(e)) else {
+        let merge = |(t, e): (&TensorType, &TensorType)| {
+            TensorType::new(
+                t.dtype,
+                t.shape.iter().zip(&e.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect(),
+            )
+        };
+        let merged = then_types.iter().zip(&else_types).map(merge).collect();
+        return Ok((then_branch, else_branch, merged));
+    };
+    let Some(then_typed) = b.branch_choice(name) else {
+        return Err(Error::BranchTypes { node: name.to_string(), then_type: t.to_string(), else_type: e.to_string() });
+    };
+    let list = |types: &[TensorType]| types.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
+    let (kept, dropped) = if then_typed { ("then", "else") } else { ("else", "then") };
+    let (kept_types, dropped_types) = if then_typed { (then_types, else_types) } else { (else_types, then_types) };
+    let reason = format!(
+        "node `{name}` (If) took its {dropped} branch, which yields {}; the rest of the model only accepts the {kept} branch's {}",
+        list(&dropped_types),
+        list(&kept_types)
+    );
+    let untyped = Branch { nodes: vec![], outputs: vec![], untyped: Some(reason) };
+    Ok(if then_typed { (then_branch, untyped, kept_types) } else { (untyped, else_branch, kept_types) })
+}
