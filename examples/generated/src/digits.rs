@@ -4,6 +4,7 @@
 use burn_onnx::burn;
 #[allow(unused_imports)]
 use burn_onnx::burn::tensor::{Bool, Device, Int, Tensor};
+/// Imported from ONNX: opset 17.
 #[derive(burn::module::Module, Debug)]
 pub struct Digits {
     pub conv2d1: burn::nn::conv::Conv2d,
