@@ -250,6 +250,28 @@ def refused_by_ort():
          model([split([-1, 7])], [io("x", [6])], outs, initializer=[const("s", [-1, 7])]), ort=False)
     case("ort_split_num_outputs_0.onnx", "Node", "num_outputs must be positive, got 0",
          model([split(None, num_outputs=0)], [io("x", [6])], outs, opset=18), ort=True)
+    # Variants of the cases above: sizes or num_outputs that disagree with the outputs, and the
+    # older opsets' attribute forms (a path of their own in each parser).
+    outs3 = outs + [io("w", [None])]
+    case("ort_split_sizes_count.onnx", "Node", "2 split sizes for 3 outputs",
+         model([helper.make_node("Split", ["x", "s"], ["y", "z", "w"], name="split")], [io("x", [6])], outs3,
+               initializer=[const("s", [2, 4])]), ort=True)
+    # ONNX Runtime loads the next two, and fails every run: "Number of outputs (2) does not match
+    # num_outputs (3)"; TopK-1's k is checked only against the input it runs on.
+    case("invalid_split_num_outputs_count.onnx", "Node", "num_outputs is 3, but the node has 2 outputs",
+         model([split(None, num_outputs=3)], [io("x", [6])], outs, opset=18))
+    case("ort_split_legacy_sizes_sum.onnx", "Node", "split sizes [2, 2] add up to 4, the axis has 6",
+         model([split(None, split=[2, 2])], [io("x", [6])], outs, opset=11), ort=True)
+    case("ort_pad_legacy_count.onnx", "Node", "2 pads for a rank-2 input (expected 4)",
+         unary("Pad", [2, 3], [None, None], opset=2, pads=[1, 1]), ort=True)
+    case("invalid_topk_legacy_k_too_large.onnx", "Node", "k = 5 is larger than axis 0 of size 3",
+         model([helper.make_node("TopK", ["x"], ["y", "i"], name="topk", k=5)], [io("x", [3])],
+               [io("y", [None]), io("i", [None], I64)], opset=1))
+    inits = [const("roi", [], np.float32), const("sc", [1, 1, 2], np.float32)]
+    case("ort_resize_scales_count.onnx", "Node", "3 scales for a rank-4 input (expected 4)",
+         unary("Resize", [1, 1, 2, 2], [None] * 4, inputs=["x", "roi", "sc"], initializer=inits), ort=True)
+    case("ort_reshape_two_unknown.onnx", "Node", "invalid target shape [-1, -1]",
+         unary("Reshape", [4], [None, None], inputs=["x", "s"], initializer=[const("s", [-1, -1])]), ort=True)
     case("ort_pad_count.onnx", "Node", "2 pads for a rank-2 input (expected 4)",
          unary("Pad", [2, 3], [None, None], inputs=["x", "p"], initializer=[const("p", [1, 1])]), ort=True)
     for name, scales in [("zero", [1, 1, 0, 2]), ("nan", [1, 1, math.nan, 2]), ("negative", [1, 1, -2, 2])]:
@@ -277,7 +299,14 @@ def refused_by_ort():
     case("ort_lstm_hidden_size_0.onnx", "Node", "hidden_size must be positive, got 0",
          model([helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="lstm", hidden_size=0)], [io("x", [3, 1, 2])],
                [io("y", None)], initializer=[w, r]), ort=True)
+    w = numpy_helper.from_array(np.ones([1, 4, 2], np.float32), "w")
+    r = numpy_helper.from_array(np.ones([1, 4, 1], np.float32), "r")
+    case("ort_lstm_hidden_size_negative.onnx", "Node", "hidden_size must be positive, got -1",
+         model([helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="lstm", hidden_size=-1)], [io("x", [3, 1, 2])],
+               [io("y", None)], initializer=[w, r]), ort=True)
     w = numpy_helper.from_array(np.ones([1, 1, 2], np.float32), "w")
+    case("ort_conv_transpose_strides_negative.onnx", "Node", "attribute `strides` has invalid value -1",
+         unary("ConvTranspose", [1, 1, 4], [None] * 3, inputs=["x", "w"], initializer=[w], strides=[-1]), ort=True)
     for attr in ["strides", "dilations"]:
         case(f"ort_conv_transpose_{attr}_0.onnx", "Node", f"attribute `{attr}` has invalid value 0",
              unary("ConvTranspose", [1, 1, 4], [None] * 3, inputs=["x", "w"], initializer=[w], **{attr: [0]}),

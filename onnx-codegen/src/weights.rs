@@ -55,19 +55,27 @@ fn tensor(weight: &Weight) -> Result<Tensor> {
     let data = &weight.data;
     let (name, shape) = (weight.path.clone(), data.shape.clone());
     let dtype = storage_dtype(data.dtype);
-    let bytes = match &data.storage {
-        Storage::Resident(bytes) => Bytes::from_bytes_vec(converted(data.dtype, bytes.clone())),
-        // Read in windows by the writer, never whole.
-        Storage::External(ext) if dtype == data.dtype => Bytes::from_file(&ext.path, ext.length, ext.offset),
-        Storage::External(ext) => {
-            let too_large = || CodegenError::Weights(format!("tensor `{name}` is too large"));
-            let len = data.num_elements().checked_mul(dtype.size()).ok_or_else(too_large)?;
-            let (ext, from) = (ext.clone(), data.dtype);
-            let provider = move || converted_from_file(&ext, from).map(Bytes::from_bytes_vec);
-            return Ok(Tensor::deferred(name, pack_dtype(dtype), shape, None, len, provider));
+    let ext = match &data.storage {
+        Storage::Resident(bytes) => {
+            let bytes = Bytes::from_bytes_vec(converted(data.dtype, bytes.clone()));
+            return Ok(Tensor::new(name, pack_dtype(dtype), shape, None, bytes));
+        }
+        Storage::External(ext) => ext.clone(),
+    };
+    let too_large = || CodegenError::Weights(format!("tensor `{name}` is too large"));
+    let len = data.num_elements().checked_mul(dtype.size()).ok_or_else(too_large)?;
+    let from = data.dtype;
+    // Deferred, so that the side file is checked again when the writer reaches the tensor.
+    let provider = move || {
+        ext.check_still_there().map_err(burn_pack::Error::IoError)?;
+        if from == dtype {
+            // Read in windows by the writer, never whole.
+            Ok(Bytes::from_file(&ext.path, ext.length, ext.offset))
+        } else {
+            converted_from_file(&ext, from).map(Bytes::from_bytes_vec)
         }
     };
-    Ok(Tensor::new(name, pack_dtype(dtype), shape, None, bytes))
+    Ok(Tensor::deferred(name, pack_dtype(dtype), shape, None, len, provider))
 }
 
 /// Floats are stored as f32, integers as i64, booleans as they are.

@@ -68,6 +68,36 @@ fn side_file_weights_pack_to_the_embedded_bytes() {
     assert_eq!(std::fs::read(&path).expect("reads back"), bytes);
 }
 
+/// A side file truncated after the import, before the weights are written (as the CLI and
+/// ModelGen write them): an error naming the tensor and the file, and no `.bpk`, whether the
+/// short tensor is streamed as it is (`weight`, f32, at the start of the file) or converted
+/// (`codes`, int8 to i64, at its end).
+#[test]
+fn a_side_file_truncated_before_writing_is_an_error() {
+    // Byte sizes of the side file's tensors, in file order (scripts/make_external_data_models.py).
+    let (weight, bias, shape, codes) = (257 * 256 * 4, 256 * 4, 2 * 8, 65600);
+    for (tensor, keep) in [("weight", 1000), ("codes", weight + bias + shape + codes - 1)] {
+        let folder = Folder::new(&format!("truncated-{tensor}"));
+        for file in ["model.onnx", "weights.bin"] {
+            std::fs::copy(models().join(file), folder.0.join(file)).expect("copies the model");
+        }
+        let out = folder.0.join("out");
+        let model = generated(&folder.0.join("model.onnx"), &out);
+        let side = std::fs::File::options().write(true).open(folder.0.join("weights.bin")).expect("side file");
+        side.set_len(keep as u64).expect("truncates");
+        let pack = model.bpk.as_ref().expect("weights");
+        let messages = [
+            write_files(&model, &out, false).map(|_| ()).expect_err("writing must fail").to_string(),
+            pack.to_bytes().map(|_| ()).expect_err("packing must fail").to_string(),
+        ];
+        for message in messages {
+            let names_both = message.contains(&format!("`{tensor}`")) && message.contains("weights.bin");
+            assert!(names_both && message.contains(&format!("now has {keep} bytes")), "{message}");
+        }
+        assert!(!out.join("model.bpk").exists(), "a partial .bpk was left");
+    }
+}
+
 fn request(manifest_dir: &Path, name: &str, weights: Option<WeightsMode>) -> Request {
     common::request(manifest_dir, "model.onnx", name, weights)
 }

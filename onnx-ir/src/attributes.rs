@@ -4,10 +4,10 @@
 //! recorded, so that one it never looked at is an error rather than silently ignored.
 
 use crate::error::{Error, Result};
+use crate::external::SideData;
 use crate::proto::{attribute_type as ty, AttributeProto, GraphProto};
 use crate::tensor::TensorData;
 use std::cell::Cell;
-use std::path::Path;
 
 pub struct Attributes<'a> {
     list: &'a [AttributeProto],
@@ -16,12 +16,12 @@ pub struct Attributes<'a> {
     node: &'a str,
     op: &'a str,
     /// Where tensor attributes stored as external data are read from (see [`crate::external`]).
-    data_dir: Option<&'a Path>,
+    side: &'a SideData<'a>,
 }
 
 impl<'a> Attributes<'a> {
-    pub fn new(list: &'a [AttributeProto], node: &'a str, op: &'a str, data_dir: Option<&'a Path>) -> Self {
-        Self { list, read: vec![Cell::new(false); list.len()], node, op, data_dir }
+    pub fn new(list: &'a [AttributeProto], node: &'a str, op: &'a str, side: &'a SideData<'a>) -> Self {
+        Self { list, read: vec![Cell::new(false); list.len()], node, op, side }
     }
 
     /// Finds `name`, checking its declared type. Very old files leave the type unset (0).
@@ -100,7 +100,7 @@ impl<'a> Attributes<'a> {
     pub fn tensor(&self, name: &str) -> Result<Option<TensorData>> {
         match self.get(name, ty::TENSOR)? {
             Some(a) => match &a.t {
-                Some(t) => TensorData::from_proto(t, self.data_dir).map(Some),
+                Some(t) => TensorData::from_proto(t, self.side).map(Some),
                 None => Ok(None),
             },
             None => Ok(None),

@@ -4,6 +4,7 @@
 
 use crate::attributes::Attributes;
 use crate::error::{Error, Result, UnsupportedOp};
+use crate::external::SideData;
 use crate::graph::{Graph, ModelInfo, Node, Value, ValueId};
 use crate::ops::control::{self, Built, Formal, Subgraph, Subgraphs};
 use crate::ops::{registry, Branch, NodeCtx};
@@ -123,6 +124,8 @@ struct Context<'a> {
 fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choices: &BranchChoices) -> Result<Graph> {
     let opset = crate::domain::default_opset(model);
     let declared = declared_types(graph);
+    // Each build reads the side data afresh, so each has the whole budget.
+    let side = SideData::new(context.data_dir);
     let mut b = Builder {
         graph: Graph {
             values: vec![],
@@ -137,11 +140,11 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
         defined: vec![],
         unproduced: HashMap::new(),
         custom: context.custom,
-        data_dir: context.data_dir,
+        side: &side,
         declared,
         choices,
     };
-    for (name, data) in initializers(graph, context.data_dir)? {
+    for (name, data) in initializers(graph, &side)? {
         b.add_value(name, data.tensor_type(), Some(data));
     }
     for input in &graph.input {
@@ -168,11 +171,11 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
 }
 
 /// A graph's initializers, sparse ones made dense (ONNX names a sparse one by its values).
-fn initializers(graph: &GraphProto, data_dir: Option<&Path>) -> Result<Vec<(String, TensorData)>> {
-    let dense = graph.initializer.iter().map(|t| Ok((t.name().to_string(), TensorData::from_proto(t, data_dir)?)));
+fn initializers(graph: &GraphProto, side: &SideData) -> Result<Vec<(String, TensorData)>> {
+    let dense = graph.initializer.iter().map(|t| Ok((t.name().to_string(), TensorData::from_proto(t, side)?)));
     let sparse = graph.sparse_initializer.iter().map(|t| {
         let name = t.values.as_ref().map_or("", |v| v.name()).to_string();
-        Ok((name, TensorData::from_sparse(t, data_dir)?))
+        Ok((name, TensorData::from_sparse(t, side)?))
     });
     dense.chain(sparse).collect()
 }
@@ -268,7 +271,7 @@ fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {
 struct Builder<'a> {
     graph: Graph,
     custom: CustomOps<'a>,
-    data_dir: Option<&'a Path>,
+    side: &'a SideData<'a>,
     declared: HashMap<String, TensorType>,
     names: HashMap<String, ValueId>,
     /// Every name defined, with the value it hid (if any), in order: leaving a subgraph rewinds
@@ -329,14 +332,14 @@ impl Builder<'_> {
     /// A node for a user hook: every input stays an input; output types from the built-in
     /// inference when the op is an override, else declared types, else the first input's.
     fn add_custom_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs) -> Result<()> {
-        let attrs = Attributes::new(&node.attribute, &name, node.op_type(), self.data_dir);
+        let attrs = Attributes::new(&node.attribute, &name, node.op_type(), self.side);
         let attributes = crate::ops::custom::read_attributes(&node.attribute, &attrs)?;
         let builtin = registry::lookup(node.domain(), node.op_type()).and_then(|parser| {
             let ctx = NodeCtx {
                 name: &name,
                 op_type: node.op_type(),
                 opset: self.graph.opset,
-                attrs: Attributes::new(&node.attribute, &name, node.op_type(), self.data_dir),
+                attrs: Attributes::new(&node.attribute, &name, node.op_type(), self.side),
                 inputs: inputs.iter().map(|i| i.map(|id| &self.graph.values[id])).collect(),
                 num_outputs: node.output.len(),
             };
@@ -441,7 +444,7 @@ impl Builder<'_> {
         if !constant && is_custom(self.custom, node.domain(), node.op_type()) {
             return self.add_custom_node(node, name, inputs);
         }
-        let attrs = Attributes::new(&node.attribute, &name, node.op_type(), self.data_dir);
+        let attrs = Attributes::new(&node.attribute, &name, node.op_type(), self.side);
         // Opset 1's hint that an input may be overwritten in place: no effect on any value.
         attrs.ignore(&["consumed_inputs"]);
         if builder_op(node) {
@@ -554,7 +557,7 @@ impl Subgraphs for Builder<'_> {
         let saved_nodes = std::mem::take(&mut self.graph.nodes);
         let formal_ids: Vec<ValueId> = formal.into_iter().map(|(name, ty)| self.add_value(name, ty, None)).collect();
         let result = (|| {
-            for (name, data) in initializers(graph, self.data_dir)? {
+            for (name, data) in initializers(graph, self.side)? {
                 self.add_value(name, data.tensor_type(), Some(data));
             }
             for index in crate::order::execution_order(graph, |name| self.names.contains_key(name))? {

@@ -4,6 +4,7 @@
 //! symlinks that lead out of it are refused, as are byte ranges past the end of the file.
 
 use crate::proto::{GraphProto, SparseTensorProto, TensorProto};
+use std::cell::Cell;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
@@ -29,6 +30,25 @@ impl ExternalBytes {
         Ok(bytes)
     }
 
+    /// Checks that the side file still holds the whole range. Import checked it, but the file
+    /// can be truncated before the weights are written, and the file-backed bytes the weights
+    /// writer streams panic on a short read instead of failing.
+    pub fn check_still_there(&self) -> Result<(), String> {
+        let size = std::fs::metadata(&self.path)
+            .map_err(|e| format!("cannot read side file `{}`: {e}", self.path.display()))?
+            .len();
+        let end = self.offset.checked_add(self.length).ok_or_else(|| "offset overflows".to_string())?;
+        if size < end {
+            return Err(format!(
+                "side file `{}` of tensor `{}` now has {size} bytes, fewer than the {end} its range needs \
+                 (it changed after the import)",
+                self.path.display(),
+                self.tensor
+            ));
+        }
+        Ok(())
+    }
+
     /// Fills `buffer` from `start` bytes into the range (a chunk of a streamed read).
     pub fn read_into(&self, start: u64, buffer: &mut [u8]) -> Result<(), String> {
         let fail = |e: std::io::Error| format!("cannot read side file `{}`: {e}", self.path.display());
@@ -36,6 +56,47 @@ impl ExternalBytes {
         let mut file = File::open(&self.path).map_err(fail)?;
         file.seek(SeekFrom::Start(at)).map_err(fail)?;
         file.read_exact(buffer).map_err(fail)
+    }
+}
+
+/// Most bytes of side data one build of the graph reads into memory. Tensors small enough to be
+/// constants are read at import (see [`crate::tensor::MAX_RESIDENT_EXTERNAL_ELEMENTS`]), and a
+/// model can name the same range of a small side file many times over. 256 MiB, as the other
+/// bounds on what an import allocates (inlined functions, densified sparse tensors). Per build,
+/// not per import: the If-typing search builds the graph again for each typing it tries.
+pub const MAX_RESIDENT_BYTES: u64 = 1 << 28;
+
+/// The model's folder, for its side files, and how many of their bytes have been read into
+/// memory so far.
+pub struct SideData<'a> {
+    dir: Option<&'a Path>,
+    resident: Cell<u64>,
+}
+
+impl<'a> SideData<'a> {
+    /// `dir`: the model's folder (`None` when the model did not come from a file).
+    pub fn new(dir: Option<&'a Path>) -> Self {
+        Self { dir, resident: Cell::new(0) }
+    }
+
+    pub fn dir(&self) -> Option<&'a Path> {
+        self.dir
+    }
+
+    /// Reads `ext` into memory, within [`MAX_RESIDENT_BYTES`] for all reads together.
+    pub fn read(&self, ext: &ExternalBytes) -> Result<Vec<u8>, String> {
+        let total = self.resident.get().checked_add(ext.length).filter(|&t| t <= MAX_RESIDENT_BYTES);
+        let total = total.ok_or_else(|| {
+            format!(
+                "its {} bytes would bring the side data read into memory at import past {MAX_RESIDENT_BYTES} \
+                 bytes ({} already read)",
+                ext.length,
+                self.resident.get()
+            )
+        })?;
+        let bytes = ext.read()?;
+        self.resident.set(total);
+        Ok(bytes)
     }
 }
 

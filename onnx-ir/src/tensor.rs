@@ -2,12 +2,11 @@
 //! `TensorProto` into one little-endian byte layout whatever field ONNX stored them in.
 
 use crate::error::{Error, Result};
-use crate::external::{self, ExternalBytes};
+use crate::external::{self, ExternalBytes, SideData};
 use crate::proto::{SparseTensorProto, TensorProto};
 use crate::types::{DType, TensorType};
 use prost::Message;
 use std::borrow::Cow;
-use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TensorData {
@@ -76,11 +75,12 @@ impl TensorData {
     /// Decodes a serialized `TensorProto` (the `.pb` files of ONNX test data).
     pub fn decode(bytes: &[u8]) -> Result<Self> {
         let proto = TensorProto::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
-        Self::from_proto(&proto, None)
+        Self::from_proto(&proto, &SideData::new(None))
     }
 
-    /// `data_dir`: the model's folder, where its external data may be (`None` refuses it).
-    pub fn from_proto(proto: &TensorProto, data_dir: Option<&Path>) -> Result<Self> {
+    /// `side`: the model's folder, where its external data may be (none refuses it), and the
+    /// budget for reading it.
+    pub fn from_proto(proto: &TensorProto, side: &SideData) -> Result<Self> {
         let fail = |message: String| Error::Tensor { name: proto.name().to_string(), message };
         let dtype = DType::from_onnx(proto.data_type())
             .ok_or_else(|| fail(format!("unsupported data type code {}", proto.data_type())))?;
@@ -95,9 +95,9 @@ impl TensorData {
             .ok_or_else(|| fail("element count overflows".into()))?;
         let expected = count.checked_mul(dtype.size()).ok_or_else(|| fail("byte size overflows".into()))?;
         if external::is_external(proto) {
-            let ext = external::locate(proto, data_dir, expected as u64).map_err(fail)?;
+            let ext = external::locate(proto, side.dir(), expected as u64).map_err(fail)?;
             let storage = if count <= MAX_RESIDENT_EXTERNAL_ELEMENTS {
-                Storage::Resident(ext.read().map_err(fail)?)
+                Storage::Resident(side.read(&ext).map_err(fail)?)
             } else {
                 Storage::External(ext)
             };
@@ -116,13 +116,13 @@ impl TensorData {
 
     /// A sparse initializer made dense: `values` (NNZ elements) at `indices` (int64, either
     /// NNZ linear positions or NNZ x rank coordinates), zero elsewhere.
-    pub fn from_sparse(sparse: &SparseTensorProto, data_dir: Option<&Path>) -> Result<Self> {
+    pub fn from_sparse(sparse: &SparseTensorProto, side: &SideData) -> Result<Self> {
         let name = sparse.values.as_ref().map_or("", |v| v.name());
         let fail = |message: String| Error::Tensor { name: name.to_string(), message };
         let values = sparse.values.as_ref().ok_or_else(|| fail("a sparse tensor without values".into()))?;
-        let values = Self::from_proto(values, data_dir)?;
+        let values = Self::from_proto(values, side)?;
         let indices = sparse.indices.as_ref().ok_or_else(|| fail("a sparse tensor without indices".into()))?;
-        let indices = Some(Self::from_proto(indices, data_dir)?).filter(|i| i.dtype == DType::I64);
+        let indices = Some(Self::from_proto(indices, side)?).filter(|i| i.dtype == DType::I64);
         let indices = indices.ok_or_else(|| fail("sparse indices must be int64".into()))?.to_i64s();
         let (Some(indices), Some(value_bytes)) = (indices, values.resident()) else {
             let limit = MAX_RESIDENT_EXTERNAL_ELEMENTS;

@@ -184,3 +184,27 @@ fn malformed_entries_are_refused() {
     let message = refusal(&folder, &[("offset", "0")]);
     assert!(message.contains("no `location`"), "{message}");
 }
+
+/// Many small tensors naming one range of a small side file: each is read at import (it may be
+/// folded), so together they are bounded. 512 f64 tensors of 65,536 elements (512 KiB each)
+/// fill the 256 MiB budget exactly; the 513th, `w512`, crosses it.
+#[test]
+fn small_side_tensors_are_bounded_in_total() {
+    let folder = Folder::new("many");
+    let elements = 65536;
+    std::fs::write(folder.model().join("w.bin"), vec![0u8; elements * 8]).unwrap();
+    let weights = |count: usize| -> Vec<u8> {
+        let add = node("Add", &["x", "w0"], &["y"], vec![]);
+        let init = |i: usize| external_init(&format!("w{i}"), 11, &[elements as i64], &[("location", "w.bin")]);
+        model(17, vec![add], vec![typed_input("x", 11, &[elements as i64])], (0..count).map(init).collect())
+    };
+    let options = || ImportOptions { simplify: false, external_data_dir: Some(folder.model()) };
+    assert!(import(&weights(512), options()).is_ok(), "the budget holds 512 of them");
+    match import(&weights(513), options()) {
+        Err(Error::Tensor { name, message }) => {
+            assert_eq!(name, "w512");
+            assert!(message.contains("past 268435456 bytes (268435456 already read)"), "{message}");
+        }
+        other => panic!("expected an error naming `w512`, got {other:?}"),
+    }
+}

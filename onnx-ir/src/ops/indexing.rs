@@ -257,16 +257,23 @@ pub fn parse_split(ctx: &NodeCtx) -> Result<Parsed> {
                 Some(n) => return Err(ctx.error(format!("num_outputs must be positive, got {n}"))),
                 None => ctx.num_outputs,
             };
+            if count != ctx.num_outputs {
+                return Err(ctx.error(format!("num_outputs is {count}, but the node has {} outputs", ctx.num_outputs)));
+            }
             SplitSizes::Equal { count }
         }
     };
     Ok(Parsed::new(Op::Split { axis, sizes }, ctx.inputs.len().clamp(1, 2)))
 }
 
-/// Constant split sizes, checked as ONNX Runtime does: none negative, adding up to the axis.
+/// Constant split sizes, checked as ONNX Runtime does: none negative, one per output, adding up
+/// to the axis.
 fn static_split(ctx: &NodeCtx, sizes: &[i64], dim: Option<usize>) -> Result<Vec<usize>> {
     if sizes.iter().any(|&s| s < 0) {
         return Err(ctx.error(format!("split sizes must not be negative, got {sizes:?}")));
+    }
+    if sizes.len() != ctx.num_outputs {
+        return Err(ctx.error(format!("{} split sizes for {} outputs", sizes.len(), ctx.num_outputs)));
     }
     let sizes: Vec<usize> = sizes.iter().map(|&s| s as usize).collect();
     let total = sizes.iter().try_fold(0usize, |acc, &s| add_dims(acc, s, "the sum of the split sizes"));
