@@ -36,7 +36,8 @@ pub fn onnx_elem_type(dtype: DType) -> Option<DataType> {
     })
 }
 
-fn elem_type(dtype: DType) -> Result<i32, ExportError> {
+/// ONNX's element type code for a Burn dtype, or the error naming the dtype.
+pub fn elem_type(dtype: DType) -> Result<i32, ExportError> {
     onnx_elem_type(dtype).map(|t| t as i32).ok_or_else(|| ExportError::UnsupportedDType { dtype: format!("{dtype:?}") })
 }
 
@@ -50,15 +51,16 @@ pub fn tensor_proto(name: &str, data: &TensorData) -> Result<TensorProto, Export
     };
     Ok(TensorProto {
         name: Some(name.to_string()),
-        dims: dims(data.shape()),
+        dims: ints(data.shape().iter().copied()),
         data_type: Some(elem_type(data.dtype())?),
         raw_data: Some(raw),
         ..Default::default()
     })
 }
 
-fn dims(shape: &[usize]) -> Vec<i64> {
-    shape.iter().map(|&d| d as i64).collect()
+/// Sizes, axes or dims as ONNX's int64s.
+pub fn ints(values: impl IntoIterator<Item = usize>) -> Vec<i64> {
+    values.into_iter().map(|v| v as i64).collect()
 }
 
 /// A graph input or output: name, element type and fixed dims.

@@ -2,7 +2,7 @@
 //! time. Each lowering computes exactly what the Burn operation does; an operation ONNX cannot
 //! express exactly is an [`ExportError::UnsupportedOperation`] naming it.
 
-use super::graph::{onnx_elem_type, Attr, GraphBuilder};
+use super::graph::{elem_type, ints, onnx_elem_type, Attr, GraphBuilder};
 use super::modules;
 use super::ExportError;
 use burn::tensor::{DType, IndexingUpdateOp};
@@ -64,12 +64,13 @@ fn with_scalar(b: &mut GraphBuilder, op_type: &str, op: &ScalarOpIr) -> Result<(
 
 fn cast(b: &mut GraphBuilder, op: &CastOpIr) -> Result<()> {
     let x = b.read(&op.input)?;
-    b.op("Cast", vec![x], &op.out, vec![("to", Attr::Int(elem_type(op.out.dtype)?))]);
+    b.op("Cast", vec![x], &op.out, vec![("to", Attr::Int(cast_target(op.out.dtype)?))]);
     Ok(())
 }
 
-pub fn elem_type(dtype: DType) -> Result<i64> {
-    onnx_elem_type(dtype).map(|t| t as i64).ok_or_else(|| ExportError::UnsupportedDType { dtype: format!("{dtype:?}") })
+/// The `to` of a Cast to `dtype`.
+fn cast_target(dtype: DType) -> Result<i64> {
+    Ok(i64::from(elem_type(dtype)?))
 }
 
 /// `op_type` whose ONNX output has dtype `produced`, cast to the Burn output's dtype if that differs.
@@ -85,15 +86,11 @@ pub fn op_as(
         return Ok(b.op(op_type, inputs, out, attrs));
     }
     let value = b.op_temp(op_type, inputs, attrs);
-    Ok(b.op("Cast", vec![value], out, vec![("to", Attr::Int(elem_type(out.dtype)?))]))
+    Ok(b.op("Cast", vec![value], out, vec![("to", Attr::Int(cast_target(out.dtype)?))]))
 }
 
 fn same_elem(a: DType, b: DType) -> bool {
     onnx_elem_type(a) == onnx_elem_type(b)
-}
-
-pub fn ints(values: impl IntoIterator<Item = usize>) -> Vec<i64> {
-    values.into_iter().map(|v| v as i64).collect()
 }
 
 fn base(b: &mut GraphBuilder, op: &BaseOperationIr) -> Result<()> {
@@ -274,10 +271,10 @@ fn truth_reduce(
         let equal = b.op_temp("Equal", vec![x, zero], vec![]);
         b.op_temp("Not", vec![equal], vec![])
     };
-    let as_int = b.op_temp("Cast", vec![truth], vec![("to", Attr::Int(elem_type(DType::I32)?))]);
+    let as_int = b.op_temp("Cast", vec![truth], vec![("to", Attr::Int(cast_target(DType::I32)?))]);
     let axes = axis.map(|a| [a]);
     let value = reduced(b, op_type, as_int, axes.as_ref().map(|a| &a[..]), &out.shape)?;
-    b.op("Cast", vec![value], out, vec![("to", Attr::Int(elem_type(out.dtype)?))]);
+    b.op("Cast", vec![value], out, vec![("to", Attr::Int(cast_target(out.dtype)?))]);
     Ok(())
 }
 

@@ -1,8 +1,8 @@
 //! Lowering of Burn's module operations (convolution, pooling, normalisation, attention,
 //! interpolation, embedding, linear) and of the activations ONNX 18 has no single op for.
 
-use super::graph::{Attr, GraphBuilder};
-use super::lower::{ints, scalar_f32, unsupported, variant_name};
+use super::graph::{ints, Attr, GraphBuilder};
+use super::lower::{scalar_f32, unsupported, variant_name};
 use super::ExportError;
 use burn::tensor::TensorData;
 use burn_ir::{
