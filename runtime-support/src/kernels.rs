@@ -230,6 +230,14 @@ pub(crate) fn lstm_sequence(
     }
 }
 
+/// `a` and `b` side by side on rayon's pool (flex's threads), else one after the other.
+pub(crate) fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(feature = "flex")]
+    return rayon::join(a, b);
+    #[cfg(not(feature = "flex"))]
+    (a(), b())
+}
+
 /// A 2-D pooling or convolution window.
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]
 #[derive(Clone, Copy)]

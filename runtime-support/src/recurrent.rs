@@ -67,6 +67,18 @@ fn bias_gate(b: &Tensor<1>, k: usize, hidden: usize) -> Tensor<2> {
     b.clone().narrow(0, k * hidden, hidden).unsqueeze::<2>()
 }
 
+/// Inputs of the recurrence shared by its directions (time-major `x`).
+struct Inputs<'a> {
+    x: &'a Tensor<3>,
+    w: &'a Tensor<3>,
+    r: &'a Tensor<3>,
+    b: &'a Option<Tensor<2>>,
+    lengths: &'a Option<Tensor<1, Int>>,
+    initial_h: &'a Option<Tensor<3>>,
+    initial_c: &'a Option<Tensor<3>>,
+    peepholes: &'a Option<Tensor<2>>,
+}
+
 /// Runs the recurrence. Returns `Y [seq, dirs, batch, hidden]` (`[batch, seq, dirs, hidden]`
 /// batch-first), `Y_h` and `Y_c` (`[dirs, batch, hidden]`, batch-first `[batch, dirs, hidden]`).
 #[allow(clippy::too_many_arguments)]
@@ -82,138 +94,31 @@ pub fn recurrent(
     options: &RecurrentOptions,
 ) -> (Tensor<4>, Tensor<3>, Tensor<3>) {
     let x = if options.batch_first { x.swap_dims(0, 1) } else { x };
-    let [steps, batch, _] = x.dims();
-    let hidden = options.hidden;
-    let device = x.device();
-    let gates = match options.cell {
-        Cell::Rnn => 1,
-        Cell::Gru { .. } => 3,
-        Cell::Lstm { .. } => 4,
+    let inputs = Inputs {
+        x: &x,
+        w: &w,
+        r: &r,
+        b: &b,
+        lengths: &sequence_lens,
+        initial_h: &initial_h,
+        initial_c: &initial_c,
+        peepholes: &peepholes,
     };
-    let state = |t: &Option<Tensor<3>>, d: usize| -> Tensor<2> {
-        let t = t.clone().map(|t| if options.batch_first { t.swap_dims(0, 1) } else { t });
-        match t {
-            Some(t) => t.narrow(0, d, 1).squeeze_dim(0),
-            None => Tensor::zeros([batch, hidden], &device),
+    // The two directions of a bidirectional layer are independent recurrences: on two threads
+    // they run side by side (each step is too small to split).
+    let per_direction: Vec<(Tensor<3>, Tensor<2>, Tensor<2>)> = match options.directions[..] {
+        [forward, reverse] => {
+            let (first, second) = crate::kernels::join(
+                || direction(&inputs, options, 0, forward),
+                || direction(&inputs, options, 1, reverse),
+            );
+            vec![first, second]
         }
-    };
-    let lengths = sequence_lens;
-    let per_dir = match options.cell {
-        Cell::Rnn => 1,
-        Cell::Gru { .. } => 2,
-        Cell::Lstm { .. } => 3,
+        _ => options.directions.iter().enumerate().map(|(d, &rev)| direction(&inputs, options, d, rev)).collect(),
     };
     let (mut ys, mut hs, mut cs) = (vec![], vec![], vec![]);
-    for (d, &reverse) in options.directions.iter().enumerate() {
-        let w: Tensor<2> = w.clone().narrow(0, d, 1).squeeze_dim(0);
-        let r: Tensor<2> = r.clone().narrow(0, d, 1).squeeze_dim(0);
-        let b: Tensor<1> = match &b {
-            Some(b) => b.clone().narrow(0, d, 1).squeeze_dim(0),
-            None => Tensor::zeros([2 * gates * hidden], &device),
-        };
-        let act = &options.activations[d * per_dir..(d + 1) * per_dir];
-        let clip = |t: Tensor<2>| match options.clip {
-            Some(c) => t.clamp(-c, c),
-            None => t,
-        };
-        // The input projection of every step and gate is one matrix product before the loop
-        // (`[steps * batch, gates * hidden]`); each step then multiplies the state once, for
-        // all gates, and reads gate k's columns of both.
-        let [_, _, input] = x.dims();
-        let input_bias = b.clone().narrow(0, 0, gates * hidden).unsqueeze::<2>();
-        let recurrent_bias = b.clone().narrow(0, gates * hidden, gates * hidden).unsqueeze::<2>();
-        // GRU without linear_before_reset multiplies the reset state by gate h's weights
-        // itself: the per-step product then covers gates z and r only.
-        let state_gates = match options.cell {
-            Cell::Gru { linear_before_reset: false } => 2,
-            _ => gates,
-        };
-        let r_state = r.clone().narrow(0, 0, state_gates * hidden).transpose();
-        let bias_state = recurrent_bias.clone().narrow(1, 0, state_gates * hidden);
-        let projected: Tensor<3> = x
-            .clone()
-            .reshape([steps * batch, input])
-            .matmul(w.clone().transpose())
-            .add(input_bias)
-            .reshape([steps, batch, gates * hidden]);
-        let columns = |m: &Tensor<2>, k: usize| m.clone().narrow(1, k * hidden, hidden);
-        let mut h = state(&initial_h, d);
-        let mut c = state(&initial_c, d);
-        // Small states only: there Burn's per-op cost dominates; larger ones are matrix
-        // products that Burn's matmul does better than per-row dot products.
-        let default_lstm = options.cell == (Cell::Lstm { input_forget: false })
-            && hidden <= 128
-            && act == [Activation::Sigmoid, Activation::Tanh, Activation::Tanh]
-            && options.clip.is_none()
-            && peepholes.is_none()
-            && lengths.is_none();
-        if default_lstm {
-            let fast = crate::kernels::lstm_sequence(&projected, &r, &recurrent_bias, (&h, &c), reverse);
-            if let Some((y, h_last, c_last)) = fast {
-                ys.push(y);
-                hs.push(h_last);
-                cs.push(c_last);
-                continue;
-            }
-        }
-        let mut outputs: Vec<Tensor<2>> = (0..steps).map(|_| Tensor::zeros([batch, hidden], &device)).collect();
-        let order: Vec<usize> = if reverse { (0..steps).rev().collect() } else { (0..steps).collect() };
-        for t in order {
-            let xw: Tensor<2> = projected.clone().narrow(0, t, 1).squeeze_dim(0);
-            let hr = h.clone().matmul(r_state.clone()).add(bias_state.clone());
-            let (h_new, c_new) = match options.cell {
-                Cell::Rnn => (act[0].apply(clip(columns(&xw, 0).add(columns(&hr, 0)))), c.clone()),
-                Cell::Gru { linear_before_reset } => {
-                    let z = act[0].apply(clip(columns(&xw, 0).add(columns(&hr, 0))));
-                    let rg = act[0].apply(clip(columns(&xw, 1).add(columns(&hr, 1))));
-                    let candidate = if linear_before_reset {
-                        columns(&xw, 2).add(rg.mul(columns(&hr, 2)))
-                    } else {
-                        let reset = rg.mul(h.clone());
-                        columns(&xw, 2).add(reset.matmul(gate(&r, 2, hidden).transpose())).add(bias_gate(
-                            &b,
-                            gates + 2,
-                            hidden,
-                        ))
-                    };
-                    let candidate = act[1].apply(clip(candidate));
-                    (z.clone().neg().add_scalar(1.0).mul(candidate).add(z.mul(h.clone())), c.clone())
-                }
-                Cell::Lstm { input_forget } => {
-                    let peephole = |k: usize| -> Option<Tensor<2>> {
-                        peepholes.clone().map(|p| {
-                            p.narrow(0, d, 1).squeeze_dim::<1>(0).narrow(0, k * hidden, hidden).unsqueeze::<2>()
-                        })
-                    };
-                    let with_peephole = |pre: Tensor<2>, k: usize, cell: &Tensor<2>| match peephole(k) {
-                        Some(p) => pre.add(p.mul(cell.clone())),
-                        None => pre,
-                    };
-                    let i = act[0].apply(clip(with_peephole(columns(&xw, 0).add(columns(&hr, 0)), 0, &c)));
-                    let f = act[0].apply(clip(with_peephole(columns(&xw, 2).add(columns(&hr, 2)), 2, &c)));
-                    let f = if input_forget { i.clone().neg().add_scalar(1.0) } else { f };
-                    let g = act[1].apply(clip(columns(&xw, 3).add(columns(&hr, 3))));
-                    let c_new = f.mul(c.clone()).add(i.mul(g));
-                    let o = act[0].apply(clip(with_peephole(columns(&xw, 1).add(columns(&hr, 1)), 1, &c_new)));
-                    (o.mul(act[2].apply(c_new.clone())), c_new)
-                }
-            };
-            // Past a batch entry's length its state stays and its output is zero.
-            match &lengths {
-                Some(lengths) => {
-                    let mask = lengths.clone().lower_equal_elem(t as i64).unsqueeze_dim::<2>(1).expand([batch, hidden]);
-                    outputs[t] = h_new.clone().mask_fill(mask.clone(), 0.0);
-                    h = h_new.mask_where(mask.clone(), h);
-                    c = c_new.mask_where(mask, c);
-                }
-                None => {
-                    outputs[t] = h_new.clone();
-                    h = h_new;
-                    c = c_new;
-                }
-            }
-        }
-        ys.push(Tensor::stack::<3>(outputs, 0));
+    for (y, h, c) in per_direction {
+        ys.push(y);
         hs.push(h);
         cs.push(c);
     }
@@ -224,4 +129,140 @@ pub fn recurrent(
     } else {
         (y, y_h, y_c)
     }
+}
+
+/// One direction of the recurrence: `Y [seq, batch, hidden]` and the last `h`, `c`.
+fn direction(
+    inputs: &Inputs,
+    options: &RecurrentOptions,
+    d: usize,
+    reverse: bool,
+) -> (Tensor<3>, Tensor<2>, Tensor<2>) {
+    let Inputs { x, w, r, b, lengths, initial_h, initial_c, peepholes } = *inputs;
+    let [steps, batch, _] = x.dims();
+    let hidden = options.hidden;
+    let device = x.device();
+    let gates = match options.cell {
+        Cell::Rnn => 1,
+        Cell::Gru { .. } => 3,
+        Cell::Lstm { .. } => 4,
+    };
+    let state = |t: &Option<Tensor<3>>| -> Tensor<2> {
+        let t = t.clone().map(|t| if options.batch_first { t.swap_dims(0, 1) } else { t });
+        match t {
+            Some(t) => t.narrow(0, d, 1).squeeze_dim(0),
+            None => Tensor::zeros([batch, hidden], &device),
+        }
+    };
+    let per_dir = match options.cell {
+        Cell::Rnn => 1,
+        Cell::Gru { .. } => 2,
+        Cell::Lstm { .. } => 3,
+    };
+    let w: Tensor<2> = w.clone().narrow(0, d, 1).squeeze_dim(0);
+    let r: Tensor<2> = r.clone().narrow(0, d, 1).squeeze_dim(0);
+    let b: Tensor<1> = match &b {
+        Some(b) => b.clone().narrow(0, d, 1).squeeze_dim(0),
+        None => Tensor::zeros([2 * gates * hidden], &device),
+    };
+    let act = &options.activations[d * per_dir..(d + 1) * per_dir];
+    let clip = |t: Tensor<2>| match options.clip {
+        Some(c) => t.clamp(-c, c),
+        None => t,
+    };
+    // The input projection of every step and gate is one matrix product before the loop
+    // (`[steps * batch, gates * hidden]`); each step then multiplies the state once, for
+    // all gates, and reads gate k's columns of both.
+    let [_, _, input] = x.dims();
+    let input_bias = b.clone().narrow(0, 0, gates * hidden).unsqueeze::<2>();
+    let recurrent_bias = b.clone().narrow(0, gates * hidden, gates * hidden).unsqueeze::<2>();
+    // GRU without linear_before_reset multiplies the reset state by gate h's weights
+    // itself: the per-step product then covers gates z and r only.
+    let state_gates = match options.cell {
+        Cell::Gru { linear_before_reset: false } => 2,
+        _ => gates,
+    };
+    let r_state = r.clone().narrow(0, 0, state_gates * hidden).transpose();
+    let bias_state = recurrent_bias.clone().narrow(1, 0, state_gates * hidden);
+    let projected: Tensor<3> = x
+        .clone()
+        .reshape([steps * batch, input])
+        .matmul(w.clone().transpose())
+        .add(input_bias)
+        .reshape([steps, batch, gates * hidden]);
+    let columns = |m: &Tensor<2>, k: usize| m.clone().narrow(1, k * hidden, hidden);
+    let mut h = state(initial_h);
+    let mut c = state(initial_c);
+    // Small states, or one sequence: there Burn's per-op cost dominates, or the step is a
+    // matrix-vector product that reads each row of R once; larger batches are matrix products
+    // that Burn's matmul does better than per-row dot products.
+    let default_lstm = options.cell == (Cell::Lstm { input_forget: false })
+        && (hidden <= 128 || batch == 1)
+        && act == [Activation::Sigmoid, Activation::Tanh, Activation::Tanh]
+        && options.clip.is_none()
+        && peepholes.is_none()
+        && lengths.is_none();
+    if default_lstm {
+        if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &recurrent_bias, (&h, &c), reverse) {
+            return done;
+        }
+    }
+    let mut outputs: Vec<Tensor<2>> = (0..steps).map(|_| Tensor::zeros([batch, hidden], &device)).collect();
+    let order: Vec<usize> = if reverse { (0..steps).rev().collect() } else { (0..steps).collect() };
+    for t in order {
+        let xw: Tensor<2> = projected.clone().narrow(0, t, 1).squeeze_dim(0);
+        let hr = h.clone().matmul(r_state.clone()).add(bias_state.clone());
+        let (h_new, c_new) = match options.cell {
+            Cell::Rnn => (act[0].apply(clip(columns(&xw, 0).add(columns(&hr, 0)))), c.clone()),
+            Cell::Gru { linear_before_reset } => {
+                let z = act[0].apply(clip(columns(&xw, 0).add(columns(&hr, 0))));
+                let rg = act[0].apply(clip(columns(&xw, 1).add(columns(&hr, 1))));
+                let candidate = if linear_before_reset {
+                    columns(&xw, 2).add(rg.mul(columns(&hr, 2)))
+                } else {
+                    let reset = rg.mul(h.clone());
+                    columns(&xw, 2).add(reset.matmul(gate(&r, 2, hidden).transpose())).add(bias_gate(
+                        &b,
+                        gates + 2,
+                        hidden,
+                    ))
+                };
+                let candidate = act[1].apply(clip(candidate));
+                (z.clone().neg().add_scalar(1.0).mul(candidate).add(z.mul(h.clone())), c.clone())
+            }
+            Cell::Lstm { input_forget } => {
+                let peephole = |k: usize| -> Option<Tensor<2>> {
+                    peepholes
+                        .clone()
+                        .map(|p| p.narrow(0, d, 1).squeeze_dim::<1>(0).narrow(0, k * hidden, hidden).unsqueeze::<2>())
+                };
+                let with_peephole = |pre: Tensor<2>, k: usize, cell: &Tensor<2>| match peephole(k) {
+                    Some(p) => pre.add(p.mul(cell.clone())),
+                    None => pre,
+                };
+                let i = act[0].apply(clip(with_peephole(columns(&xw, 0).add(columns(&hr, 0)), 0, &c)));
+                let f = act[0].apply(clip(with_peephole(columns(&xw, 2).add(columns(&hr, 2)), 2, &c)));
+                let f = if input_forget { i.clone().neg().add_scalar(1.0) } else { f };
+                let g = act[1].apply(clip(columns(&xw, 3).add(columns(&hr, 3))));
+                let c_new = f.mul(c.clone()).add(i.mul(g));
+                let o = act[0].apply(clip(with_peephole(columns(&xw, 1).add(columns(&hr, 1)), 1, &c_new)));
+                (o.mul(act[2].apply(c_new.clone())), c_new)
+            }
+        };
+        // Past a batch entry's length its state stays and its output is zero.
+        match lengths {
+            Some(lengths) => {
+                let mask = lengths.clone().lower_equal_elem(t as i64).unsqueeze_dim::<2>(1).expand([batch, hidden]);
+                outputs[t] = h_new.clone().mask_fill(mask.clone(), 0.0);
+                h = h_new.mask_where(mask.clone(), h);
+                c = c_new.mask_where(mask, c);
+            }
+            None => {
+                outputs[t] = h_new.clone();
+                h = h_new;
+                c = c_new;
+            }
+        }
+    }
+    (Tensor::stack::<3>(outputs, 0), h, c)
 }
