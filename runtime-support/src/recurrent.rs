@@ -107,14 +107,19 @@ pub fn recurrent(
     // The two directions of a bidirectional layer are independent recurrences: on two threads
     // they run side by side (each step is too small to split).
     let per_direction: Vec<(Tensor<3>, Tensor<2>, Tensor<2>)> = match options.directions[..] {
-        [forward, reverse] => {
+        [first_reversed, second_reversed] => {
             let (first, second) = crate::kernels::join(
-                || direction(&inputs, options, 0, forward),
-                || direction(&inputs, options, 1, reverse),
+                || direction(&inputs, options, 0, first_reversed),
+                || direction(&inputs, options, 1, second_reversed),
             );
             vec![first, second]
         }
-        _ => options.directions.iter().enumerate().map(|(d, &rev)| direction(&inputs, options, d, rev)).collect(),
+        _ => options
+            .directions
+            .iter()
+            .enumerate()
+            .map(|(d, &reversed)| direction(&inputs, options, d, reversed))
+            .collect(),
     };
     let (mut ys, mut hs, mut cs) = (vec![], vec![], vec![]);
     for (y, h, c) in per_direction {
