@@ -178,6 +178,24 @@ fn group_norm_per_group_falls_back() {
     insta::assert_snapshot!("group_norm_v18", code(&bytes, LoadStrategy::None, true, &[]));
 }
 
+/// A residual block's end (Conv, the Add or Sum of the shortcut, Relu) is one fused call, with
+/// constant weights (a `Conv2d` layer) and with weights computed at run time.
+#[test]
+fn conv_residual() {
+    use models::{attr_ints, input, model_with_outputs, node};
+    let nodes = vec![
+        node("Conv", &["x", "w", "b"], &["y"], vec![attr_ints("pads", &[1, 1, 1, 1])]),
+        node("Sum", &["y", "x"], &["s"], vec![]),
+        node("Relu", &["s"], &["block"], vec![]),
+        node("Conv", &["x", "runtime_w"], &["z"], vec![]),
+        node("Add", &["block", "z"], &["runtime"], vec![]),
+    ];
+    let inputs = vec![input("x", &[-1, 2, 4, 4]), input("runtime_w", &[2, 2, 1, 1])];
+    let inits = vec![init("w", &[2, 2, 3, 3]), init("b", &[2])];
+    let bytes = model_with_outputs(13, nodes, inputs, inits, &["runtime"]);
+    insta::assert_snapshot!("conv_residual", code(&bytes, LoadStrategy::None, true, &[]));
+}
+
 /// ConvTranspose with constant weights is a `ConvTranspose1d/2d/3d` (asymmetric pads cropped
 /// after it) and a 3-D Conv a `Conv3d`; with weights computed at run time, the functional forms.
 #[test]

@@ -109,6 +109,56 @@ fn the_activation_after_a_conv_is_fused_into_it() {
     assert!(matches!(&graph.nodes[0].op, Op::Conv(ConvConfig { activation: None, .. })));
 }
 
+#[test]
+fn a_residual_sum_after_a_conv_and_its_activation_are_fused_into_it() {
+    use onnx_ir::ops::ConvConfig;
+    let w = || floats_init("w", &[2, 2, 1, 1], &[1.0, -1.0, 0.5, 2.0]);
+    // ResNet's block end: Conv, Add of the shortcut, Relu.
+    let nodes = vec![
+        node("Conv", &["x", "w"], &["y"], vec![]),
+        node("Add", &["x", "y"], &["s"], vec![]),
+        node("Relu", &["s"], &["out"], vec![]),
+    ];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[1, 2, 3, 3])], vec![w()]));
+    assert_eq!(op_names(&graph), ["Conv"]);
+    let conv = &graph.nodes[0];
+    assert!(matches!(&conv.op, Op::Conv(ConvConfig { residual: true, activation: Some(UnaryOp::Relu), .. })));
+    assert_eq!(conv.inputs, vec![Some(graph.inputs[0]), conv.inputs[1], None, Some(graph.inputs[0])]);
+    assert_eq!(graph.outputs, conv.outputs);
+    // A Sum whose other operand (a shortcut Conv) comes after the first Conv: the fused node
+    // takes the Sum's place, after both.
+    let nodes = vec![
+        node("Conv", &["x", "w"], &["y"], vec![]),
+        node("Conv", &["x", "w"], &["shortcut"], vec![attr_ints("dilations", &[2, 2])]),
+        node("Sum", &["y", "shortcut"], &["out"], vec![]),
+    ];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[1, 2, 3, 3])], vec![w()]));
+    assert_eq!(op_names(&graph), ["Conv", "Conv"]);
+    assert!(matches!(&graph.nodes[0].op, Op::Conv(ConvConfig { residual: false, .. })));
+    assert!(matches!(&graph.nodes[1].op, Op::Conv(ConvConfig { residual: true, .. })));
+    assert_eq!(graph.nodes[1].inputs[3], Some(graph.nodes[0].outputs[0]));
+}
+
+#[test]
+fn a_sum_after_an_activation_or_of_another_shape_is_not_fused_into_the_conv() {
+    use onnx_ir::ops::ConvConfig;
+    let w = floats_init("w", &[2, 2, 1, 1], &[1.0, -1.0, 0.5, 2.0]);
+    // The activation comes first: it is fused, the sum stays.
+    let nodes = vec![
+        node("Conv", &["x", "w"], &["y"], vec![]),
+        node("Relu", &["y"], &["r"], vec![]),
+        node("Add", &["r", "x"], &["out"], vec![]),
+    ];
+    let graph = simplified(&model(13, nodes, vec![input("x", &[1, 2, 3, 3])], vec![w.clone()]));
+    assert_eq!(op_names(&graph), ["Conv", "Binary"]);
+    assert!(matches!(&graph.nodes[0].op, Op::Conv(ConvConfig { residual: false, .. })));
+    // The other operand broadcasts: the sum has another shape than the Conv's result.
+    let nodes = vec![node("Conv", &["x", "w"], &["y"], vec![]), node("Add", &["y", "z"], &["out"], vec![])];
+    let inputs = vec![input("x", &[1, 2, 3, 3]), input("z", &[1, 2, 1, 3])];
+    let graph = simplified(&model(13, nodes, inputs, vec![w]));
+    assert_eq!(op_names(&graph), ["Conv", "Binary"]);
+}
+
 /// Conv (2 output channels, 1x1 kernel, bias) then a Mul and an Add by per-channel constants
 /// of the given shapes.
 fn conv_mul_add(mul_dims: &[i64], mul: &[f32], add_dims: &[i64], add: &[f32]) -> Vec<u8> {

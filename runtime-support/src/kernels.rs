@@ -172,12 +172,42 @@ pub fn conv2d(
     options: ConvOptions<2>,
     activation: ConvActivation,
 ) -> Tensor<4> {
+    conv2d_then(x, weight, bias, options, None, activation)
+}
+
+/// `activation(conv2d(x, weight, bias) + residual)`: a residual connection (ResNet's sum of a
+/// block's last convolution and its shortcut) fused into the convolution, the sum made as each
+/// row of the result is finished. `residual` has the result's shape; other shapes broadcast
+/// through Burn's add.
+pub fn conv2d_residual(
+    x: Tensor<4>,
+    weight: Tensor<4>,
+    bias: Option<Tensor<1>>,
+    options: ConvOptions<2>,
+    residual: Tensor<4>,
+    activation: ConvActivation,
+) -> Tensor<4> {
+    conv2d_then(x, weight, bias, options, Some(residual), activation)
+}
+
+fn conv2d_then(
+    x: Tensor<4>,
+    weight: Tensor<4>,
+    bias: Option<Tensor<1>>,
+    options: ConvOptions<2>,
+    residual: Option<Tensor<4>>,
+    activation: ConvActivation,
+) -> Tensor<4> {
     #[cfg(feature = "flex")]
-    let (x, weight, bias) = match flex::conv2d(x, weight, bias, &options, activation) {
+    let (x, weight, bias, residual) = match flex::conv2d(x, weight, bias, &options, residual, activation) {
         Ok(y) => return y,
         Err(back) => back,
     };
-    activation.apply(burn::tensor::module::conv2d(x, weight, bias, options))
+    let y = burn::tensor::module::conv2d(x, weight, bias, options);
+    activation.apply(match residual {
+        Some(r) => y + r,
+        None => y,
+    })
 }
 
 /// `layer.forward(x)` (`x · W + b` over the last axis) through the AVX2 matrix product on flex,
@@ -485,13 +515,36 @@ mod flex {
         }
     }
 
-    type ConvOperands = (Tensor<4>, Tensor<4>, Option<Tensor<1>>);
+    type ConvOperands = (Tensor<4>, Tensor<4>, Option<Tensor<1>>, Option<Tensor<4>>);
+
+    /// The convolution's operands as flex tensors, or all of them back unchanged.
+    fn take_operands(
+        (x, weight, bias, residual): ConvOperands,
+    ) -> Result<(FlexTensor, FlexTensor, Option<FlexTensor>, Option<FlexTensor>), ConvOperands> {
+        let tx = match take(x) {
+            Ok(t) => t,
+            Err(x) => return Err((x, weight, bias, residual)),
+        };
+        let tw = match take(weight) {
+            Ok(t) => t,
+            Err(w) => return Err((give(tx), w, bias, residual)),
+        };
+        let tb = match bias.map(take).transpose() {
+            Ok(b) => b,
+            Err(b) => return Err((give(tx), give(tw), Some(b), residual)),
+        };
+        match residual.map(take).transpose() {
+            Ok(r) => Ok((tx, tw, tb, r)),
+            Err(r) => Err((give(tx), give(tw), tb.map(give), Some(r))),
+        }
+    }
 
     pub fn conv2d(
         x: Tensor<4>,
         weight: Tensor<4>,
         bias: Option<Tensor<1>>,
         options: &ConvOptions<2>,
+        residual: Option<Tensor<4>>,
         activation: super::ConvActivation,
     ) -> Result<Tensor<4>, ConvOperands> {
         // Grouped convolutions other than depthwise ones stay with flex: its per-group products
@@ -499,36 +552,31 @@ mod flex {
         let (groups, [ci, wci]) = (options.groups, [x.dims()[1], weight.dims()[1]]);
         let depthwise = wci == 1 && groups == ci && groups > 1;
         if groups != 1 && !depthwise || !crate::gemm::available() {
-            return Err((x, weight, bias));
+            return Err((x, weight, bias, residual));
         }
-        let tx = match take(x) {
-            Ok(t) => t,
-            Err(x) => return Err((x, weight, bias)),
+        let (tx, tw, tb, tr) = take_operands((x, weight, bias, residual))?;
+        let back = |tx, tw, tb: Option<FlexTensor>, tr: Option<FlexTensor>| {
+            Err((give(tx), give(tw), tb.map(give), tr.map(give)))
         };
-        let tw = match take(weight) {
-            Ok(t) => t,
-            Err(w) => return Err((give(tx), w, bias)),
-        };
-        let tb = match bias.map(take).transpose() {
-            Ok(b) => b,
-            Err(b) => return Err((give(tx), give(tw), Some(b))),
-        };
-        let back = |tx, tw, tb: Option<FlexTensor>| Err((give(tx), give(tw), tb.map(give)));
         let [n, ci, h, w]: [usize; 4] = tx.layout().shape().dims();
         let [co, wci, kh, kw]: [usize; 4] = tw.layout().shape().dims();
         let window =
             Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
-        let (Some(oh), Some(ow)) = (window.out_dim(h, 0), window.out_dim(w, 1)) else { return back(tx, tw, tb) };
+        let (Some(oh), Some(ow)) = (window.out_dim(h, 0), window.out_dim(w, 1)) else { return back(tx, tw, tb, tr) };
         let bias_ok = tb.as_ref().is_none_or(|b| b.as_slice::<f32>().is_some_and(|v| v.len() == co));
+        let residual_ok = tr
+            .as_ref()
+            .is_none_or(|r| r.layout().shape().dims::<4>() == [n, co, oh, ow] && r.as_slice::<f32>().is_some());
         let channels_ok = wci * groups == ci && co % groups == 0;
         // The depthwise kernel splits planes: empty ones (and zero strides) go to flex.
         let planes_ok = !depthwise || h * w * oh * ow > 0 && options.stride.iter().all(|&s| s > 0);
         let (Some(input), Some(weights), true, true) =
-            (tx.as_slice::<f32>(), tw.as_slice::<f32>(), bias_ok, channels_ok && planes_ok)
+            (tx.as_slice::<f32>(), tw.as_slice::<f32>(), bias_ok && residual_ok, channels_ok && planes_ok)
         else {
-            return back(tx, tw, tb);
+            return back(tx, tw, tb, tr);
         };
         let bias = tb.as_ref().and_then(|b| b.as_slice::<f32>());
+        let residual = tr.as_ref().and_then(|r| r.as_slice::<f32>());
         // A column-vector image (a 1-D convolution along H: w = kw = ow = 1) is, in memory, the
         // row-vector image of the transposed convolution, whose im2col rows are contiguous runs
         // rather than one pixel per output row.
@@ -538,10 +586,12 @@ mod flex {
             None => Geometry { h, w, kh, kw, oh, ow, options },
         };
         let mut output = vec![0.0f32; n * co * oh * ow];
-        let finish = |row: usize, values: &mut [f32]| {
+        // `values` are the outputs of channel `row` from `offset` in the whole output on.
+        let finish = |row: usize, offset: usize, values: &mut [f32]| {
+            let residual = residual.map(|r| &r[offset..][..values.len()]);
             vectorised(
                 #[inline(always)]
-                || add_bias_and_activate(values, bias.map(|b| b[row]), activation),
+                || finish_outputs(values, bias.map(|b| b[row]), residual, activation),
             )
         };
         if depthwise {
@@ -564,13 +614,26 @@ mod flex {
         }
     }
 
+    /// Bias, then the residual sum, then the activation, in the order of the ops they replace.
     #[inline(always)]
-    fn add_bias_and_activate(values: &mut [f32], bias: Option<f32>, activation: super::ConvActivation) {
+    fn finish_outputs(
+        values: &mut [f32],
+        bias: Option<f32>,
+        residual: Option<&[f32]>,
+        activation: super::ConvActivation,
+    ) {
         if let Some(b) = bias {
             values.iter_mut().for_each(|v| *v += b);
         }
+        if let Some(r) = residual {
+            values.iter_mut().zip(r).for_each(|(v, r)| *v += r);
+        }
         activation.apply_slice(values);
     }
+
+    /// What runs on each finished run of outputs: `(output channel, offset in the whole
+    /// output, values)`.
+    type Finish<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
 
     /// Sizes of one image's convolution.
     struct Geometry<'a> {
@@ -601,20 +664,15 @@ mod flex {
 
         /// Every image as one matrix product of the weights with its im2col columns (the image
         /// itself for a pointwise kernel), the weights read in place.
-        fn gemm(
-            &self,
-            input: &[f32],
-            weights: &[f32],
-            [ci, co]: [usize; 2],
-            output: &mut [f32],
-            finish: &(dyn Fn(usize, &mut [f32]) + Sync),
-        ) {
+        fn gemm(&self, input: &[f32], weights: &[f32], [ci, co]: [usize; 2], output: &mut [f32], finish: &Finish) {
             use crate::gemm::Matrix;
             let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
             let k = ci * self.kh * self.kw;
             let a = Matrix { data: weights, rows: co, cols: k, stride: k };
-            let finish = |row, _, values: &mut [f32]| finish(row, values);
-            for (image, out) in input.chunks(ci * plane).zip(output.chunks_mut(co * out_plane)) {
+            let images = input.chunks(ci * plane).zip(output.chunks_mut(co * out_plane));
+            for (index, (image, out)) in images.enumerate() {
+                let first = index * co * out_plane;
+                let finish = |row, column, values: &mut [f32]| finish(row, first + row * out_plane + column, values);
                 if self.is_pointwise() {
                     let b = Matrix { data: image, rows: ci, cols: plane, stride: plane };
                     crate::gemm::sgemm(a, &b, out, &finish);
@@ -652,7 +710,7 @@ mod flex {
             weights: &[f32],
             [channels, multiplier]: [usize; 2],
             output: &mut [f32],
-            finish: &(dyn Fn(usize, &mut [f32]) + Sync),
+            finish: &Finish,
         ) {
             let o = self.options;
             let ([sy, sx], [dy, dx]) = (o.stride, o.dilation);
@@ -673,10 +731,12 @@ mod flex {
             planes.enumerate().for_each(|(index, (image, out))| {
                 let oc = (index % channels) * multiplier;
                 let kernels = &weights[oc * phases.offsets.len()..][..multiplier * phases.offsets.len()];
+                let first = index * multiplier * out_plane;
+                let finish = |j, out: &mut [f32]| finish(oc + j, first + j * out_plane, out);
                 DEPTHWISE.with_borrow_mut(|buffers| {
                     vectorised(
                         #[inline(always)]
-                        || self.depthwise_plane(image, &phases, kernels, buffers, out, &|j, out| finish(oc + j, out)),
+                        || self.depthwise_plane(image, &phases, kernels, buffers, out, &finish),
                     )
                 })
             });

@@ -171,9 +171,24 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edg
         let b = with_bias.then(|| tensor([ws[0]], 300 + seed as u64, 1.0));
         let options = ConvOptions::new_with_padding(strides, pads, dilations, groups);
         let ours = ops::conv2d(x.clone(), w.clone(), b.clone(), options.clone(), ops::ConvActivation::None);
-        let burn = burn::tensor::module::conv2d(x, w, b, options);
-        assert_close(ours, burn, 1e-5, &format!("conv case {seed}: x {xs:?} w {ws:?} groups {groups}"));
+        let burn = burn::tensor::module::conv2d(x.clone(), w.clone(), b.clone(), options.clone());
+        let case = format!("conv case {seed}: x {xs:?} w {ws:?} groups {groups}");
+        assert_close(ours, burn.clone(), 1e-5, &case);
+        // A residual sum, then the activation, fused (the ResNet block's Add and Relu).
+        let residual = tensor(burn.dims(), 350 + seed as u64, 1.0);
+        let fused = ops::conv2d_residual(x, w, b, options, residual.clone(), ops::ConvActivation::Relu);
+        assert_close(fused, activation::relu(burn + residual), 1e-5, &format!("{case}, residual"));
     }
+}
+
+#[test]
+fn a_residual_of_another_shape_broadcasts_as_burns_add() {
+    use burn::tensor::ops::ConvOptions;
+    let options = ConvOptions::new_with_padding([1, 1], [(1, 1), (1, 1)], [1, 1], 1);
+    let (x, w, r) = (tensor([1, 3, 6, 6], 860, 1.0), tensor([4, 3, 3, 3], 861, 1.0), tensor([1, 4, 1, 6], 862, 1.0));
+    let plain = burn::tensor::module::conv2d(x.clone(), w.clone(), None, options.clone());
+    let fused = ops::conv2d_residual(x, w, None, options, r.clone(), ops::ConvActivation::None);
+    assert_close(fused, plain + r, 1e-5, "broadcast residual");
 }
 
 #[test]

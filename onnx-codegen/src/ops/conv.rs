@@ -13,7 +13,7 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
     let n = win.kernel.len();
     let fits = match n {
         1 | 2 => true,
-        3 => win.pads.iter().all(|(a, b)| a == b) && c.activation.is_none(),
+        3 => win.pads.iter().all(|(a, b)| a == b) && c.activation.is_none() && !c.residual,
         _ => false,
     };
     let weights = if fits { e.layer_weights(node, &[(1, "weight"), (2, "bias")]) } else { None };
@@ -79,13 +79,21 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
     // The layer holds the (trainable) parameters; burn_onnx's kernel runs them on flex.
     let w = quote! { self.#field.weight.val() };
     let b = quote! { self.#field.bias.as_ref().map(|b| b.val()) };
-    kernel_call(x, w, b, c)
+    kernel_call(e, node, x, w, b, c)
 }
 
-/// `burn_onnx::ops::conv1d/conv2d(x, w, b, options)`: the AVX2 kernel on flex, Burn's conv
-/// elsewhere.
-fn kernel_call(x: TokenStream, w: TokenStream, b: TokenStream, c: &ConvConfig) -> Result<TokenStream> {
-    let func = quote::format_ident!("conv{}d", c.window.kernel.len());
+/// `burn_onnx::ops::conv1d/conv2d(x, w, b, options, activation)`, or
+/// `conv2d_residual(.., residual, activation)` with a fused residual sum: the AVX2 kernel on
+/// flex, Burn's conv elsewhere.
+fn kernel_call(
+    e: &mut Emitter,
+    node: &Node,
+    x: TokenStream,
+    w: TokenStream,
+    b: TokenStream,
+    c: &ConvConfig,
+) -> Result<TokenStream> {
+    let n = c.window.kernel.len();
     let options = conv_options(c);
     let activation = match c.activation {
         None => quote! { None },
@@ -98,15 +106,16 @@ fn kernel_call(x: TokenStream, w: TokenStream, b: TokenStream, c: &ConvConfig) -
         Some(UnaryOp::Silu) => quote! { Silu },
         Some(other) => return Err(CodegenError::Unsupported(format!("activation {other:?} fused into a Conv"))),
     };
-    Ok(quote! {
-        burn_onnx::ops::#func(
-            #x,
-            #w,
-            #b,
-            #options,
-            burn_onnx::ops::ConvActivation::#activation,
-        )
-    })
+    let activation = quote! { burn_onnx::ops::ConvActivation::#activation };
+    if !c.residual {
+        let func = quote::format_ident!("conv{n}d");
+        return Ok(quote! { burn_onnx::ops::#func(#x, #w, #b, #options, #activation) });
+    }
+    if n != 2 {
+        return Err(CodegenError::Unsupported(format!("a residual sum fused into a {n}-D Conv")));
+    }
+    let residual = e.input(&node.inputs, 3)?;
+    Ok(quote! { burn_onnx::ops::conv2d_residual(#x, #w, #b, #options, #residual, #activation) })
 }
 
 /// Burn's `ConvOptions` for the window, with ONNX's per-side padding.
@@ -132,7 +141,10 @@ fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStrea
     let w = e.input(&node.inputs, 1)?;
     let bias = e.optional_input(&node.inputs, 2)?;
     if n <= 2 {
-        return kernel_call(x, w, bias, c);
+        return kernel_call(e, node, x, w, bias, c);
+    }
+    if c.activation.is_some() || c.residual {
+        return Err(CodegenError::Unsupported("an activation or residual sum fused into a 3-D Conv".into()));
     }
     let options = conv_options(c);
     Ok(quote! { burn::tensor::module::conv3d(#x, #w, #bias, #options) })

@@ -18,6 +18,9 @@ pub struct ConvConfig {
     /// An activation applied to the result, fused in by the `fuse_conv_activation` pass
     /// (`Relu`, `LeakyRelu`, `Sigmoid` or `Silu`); `None` as parsed.
     pub activation: Option<super::UnaryOp>,
+    /// Whether input 3 (after an absent or present bias) is added to the result before the
+    /// activation, fused in by the `fuse_conv_residual` pass; `false` as parsed.
+    pub residual: bool,
 }
 
 /// The data and weight types of a (transposed) convolution, checked, with the weight's
@@ -50,6 +53,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         out_channels: w_shape[0],
         has_bias,
         activation: None,
+        residual: false,
     };
     if let Some(c) = x.shape[1].as_static() {
         if c != config.in_channels {

@@ -111,6 +111,7 @@ pub fn infer_linear(c: &QuantizedLinearConfig, inputs: &[&TensorType]) -> Result
                 out_channels: b.shape[0].as_static().unwrap_or(0),
                 has_bias: false,
                 activation: None,
+                residual: false,
             };
             super::conv::infer(&config, &[&float(a)])?
         }

@@ -55,7 +55,7 @@ fn foldable(
     let from_conv = |v: ValueId| {
         let conv_index = *producer.get(&v)?;
         let conv = &graph.nodes[conv_index];
-        let fusable = matches!(conv.op, Op::Conv(_)) && single_use(graph, uses, v);
+        let fusable = matches!(&conv.op, Op::Conv(c) if !c.residual) && single_use(graph, uses, v);
         (fusable && graph.value(v).ty.dtype == DType::F32).then_some(conv_index)
     };
     let (conv_index, operand) = match &node.op {

@@ -6,6 +6,7 @@ pub mod fold;
 mod fold_into_conv;
 mod fuse_attention;
 mod fuse_conv_activation;
+mod fuse_conv_residual;
 mod fuse_gelu;
 mod fuse_layer_norm;
 mod fuse_matmul_bias;
@@ -23,6 +24,7 @@ pub use collapse_layout_chains::collapse_layout_chains;
 pub use fold_into_conv::fold_into_conv;
 pub use fuse_attention::fuse_attention;
 pub use fuse_conv_activation::fuse_conv_activation;
+pub use fuse_conv_residual::fuse_conv_residual;
 pub use fuse_gelu::fuse_gelu;
 pub use fuse_layer_norm::fuse_layer_norm;
 pub use fuse_matmul_bias::fuse_matmul_bias;
@@ -37,8 +39,9 @@ pub use remove_identity::remove_identity;
 ///   removes the nodes it absorbs, and none leaves one unread);
 /// - Identity nodes next, so that chains and patterns are contiguous;
 /// - layout chains collapse before the fusions, which then see one node where a chain was;
-/// - the fusions: folding into a Conv, and fusing SiLU, before fusing a Conv's activation
-///   (which follows the folded ops, and may be a SiLU); the others are independent;
+/// - the fusions: folding into a Conv, then its residual Add, and fusing SiLU, before fusing a
+///   Conv's activation (which follows the folded ops and the sum, and may be a SiLU); the
+///   others are independent;
 /// - common subexpressions merge last: a merged value is read more than once, which would
 ///   stop a fusion through it (a `ConstantOfShape` weight shared by two Convs can no longer
 ///   be scaled for one), while two copies fused alike still merge afterwards.
@@ -47,6 +50,7 @@ pub fn simplify(graph: &mut Graph) {
     remove_identity(graph);
     collapse_layout_chains(graph);
     fold_into_conv(graph);
+    fuse_conv_residual(graph);
     fuse_matmul_bias(graph);
     fuse_gelu(graph);
     fuse_silu(graph);
