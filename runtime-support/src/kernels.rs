@@ -614,7 +614,8 @@ mod flex {
         }
     }
 
-    /// Bias, then the residual sum, then the activation, in the order of the ops they replace.
+    /// Bias, then the residual sum, then the activation, in the order of the ops they replace:
+    /// one pass for the piecewise-linear activations, which select per element.
     #[inline(always)]
     fn finish_outputs(
         values: &mut [f32],
@@ -622,13 +623,27 @@ mod flex {
         residual: Option<&[f32]>,
         activation: super::ConvActivation,
     ) {
-        if let Some(b) = bias {
-            values.iter_mut().for_each(|v| *v += b);
+        use super::ConvActivation as A;
+        match activation {
+            A::None => add_then(values, bias, residual, |x| x),
+            A::Relu => add_then(values, bias, residual, |x| if x < 0.0 { 0.0 } else { x }),
+            A::LeakyRelu(alpha) => add_then(values, bias, residual, |x| if x < 0.0 { x * alpha } else { x }),
+            A::Sigmoid | A::Silu => {
+                add_then(values, bias, residual, |x| x);
+                activation.apply_slice(values)
+            }
         }
-        if let Some(r) = residual {
-            values.iter_mut().zip(r).for_each(|(v, r)| *v += r);
+    }
+
+    /// `v = f(v + bias + residual)` for each value, each loop specialised to the terms present.
+    #[inline(always)]
+    fn add_then(values: &mut [f32], bias: Option<f32>, residual: Option<&[f32]>, f: impl Fn(f32) -> f32) {
+        match (bias, residual) {
+            (Some(b), Some(r)) => values.iter_mut().zip(r).for_each(|(v, r)| *v = f(*v + b + r)),
+            (None, Some(r)) => values.iter_mut().zip(r).for_each(|(v, r)| *v = f(*v + r)),
+            (Some(b), None) => values.iter_mut().for_each(|v| *v = f(*v + b)),
+            (None, None) => values.iter_mut().for_each(|v| *v = f(*v)),
         }
-        activation.apply_slice(values);
     }
 
     /// What runs on each finished run of outputs: `(output channel, offset in the whole
@@ -974,17 +989,19 @@ mod flex {
         (identity, combine): (f32, impl Fn(f32, f32) -> f32 + Copy),
     ) {
         let (s, d, p) = (win.strides, win.dilations, win.pads);
+        // With a column stride, the windows are first reduced at every column (contiguous
+        // loops, vectorised), then every s-th kept: a strided gather per tap does not vectorise.
+        let dense_len = if s[1] > 1 { (ow - 1) * s[1] + 1 } else { 0 };
         columns.clear();
-        columns.resize(h * ow, identity);
+        columns.resize(h * ow + dense_len, identity);
+        let (columns, dense) = columns.split_at_mut(h * ow);
         for (line, maxima) in input.chunks(w).zip(columns.chunks_mut(ow)) {
-            for kx in 0..win.kernel[1] {
-                let (first, end) = valid_columns(kx * d[1], p[1].0, s[1], w, ow);
-                if first == end {
-                    continue;
-                }
-                let start = first * s[1] + kx * d[1] - p[1].0;
-                let taps = line[start..].iter().step_by(s[1]);
-                maxima[first..end].iter_mut().zip(taps).for_each(|(m, &v)| *m = combine(*m, v));
+            if s[1] > 1 {
+                dense.fill(identity);
+                reduce_columns(line, dense, win.kernel[1], d[1], p[1].0, combine);
+                maxima.iter_mut().zip(dense.iter().step_by(s[1])).for_each(|(m, &v)| *m = v);
+            } else {
+                reduce_columns(line, maxima, win.kernel[1], d[1], p[1].0, combine);
             }
         }
         for (y, row) in output.chunks_mut(ow).enumerate() {
@@ -992,6 +1009,27 @@ mod flex {
             for ky in taps(y, s[0], d[0], p[0].0, win.kernel[0], h) {
                 let maxima = &columns[(y * s[0] + ky * d[0] - p[0].0) * ow..][..ow];
                 row.iter_mut().zip(maxima).for_each(|(m, &v)| *m = combine(*m, v));
+            }
+        }
+    }
+
+    /// `out[o] = combine(out[o], line[o + kx·dilation - pad])` over the taps kx that fall inside
+    /// `line` (the padding is left out): contiguous runs, which LLVM vectorises.
+    #[inline(always)]
+    fn reduce_columns(
+        line: &[f32],
+        out: &mut [f32],
+        kernel: usize,
+        dilation: usize,
+        pad: usize,
+        combine: impl Fn(f32, f32) -> f32,
+    ) {
+        for kx in 0..kernel {
+            let (first, end) = valid_columns(kx * dilation, pad, 1, line.len(), out.len());
+            let start = first + kx * dilation;
+            if first < end {
+                let taps = &line[start - pad..][..end - first];
+                out[first..end].iter_mut().zip(taps).for_each(|(m, &v)| *m = combine(*m, v));
             }
         }
     }
