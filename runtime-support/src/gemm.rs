@@ -108,12 +108,23 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
     let (width_per_task, rows_per_task) = task_shape(m, n, threads());
     let tasks: Vec<(usize, usize)> =
         (0..n).step_by(width_per_task).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
+    // Tasks that share columns read one packing of B, made once by all threads, instead of
+    // each packing the same panels (YOLO's and ResNet's late layers: many rows, few columns).
+    let shared = (rows_per_task < m).then(|| SharedPanels::pack(b, width_per_task));
     let task = move |&(j0, i0): &(usize, usize)| {
         let (width, rows) = (width_per_task.min(n - j0), rows_per_task.min(m - i0));
         // SAFETY: AVX2 and FMA were checked; the task's rows i0..i0 + rows and columns
         // j0..j0 + width lie inside `c` and no other task writes them.
         unsafe {
-            PACKED_B.with_borrow_mut(|packed_b| block(a, b, j0, width, i0..i0 + rows, out.ptr(), n, packed_b));
+            match &shared {
+                Some(panels) => {
+                    let source = PanelsOfB::Packed(panels.of_block(j0));
+                    block(a, b, j0, width, i0..i0 + rows, out.ptr(), n, source)
+                }
+                None => PACKED_B.with_borrow_mut(|packed_b| {
+                    block(a, b, j0, width, i0..i0 + rows, out.ptr(), n, PanelsOfB::Pack(packed_b))
+                }),
+            }
             for i in i0..i0 + rows {
                 epilogue(i, j0, std::slice::from_raw_parts_mut(out.ptr().add(i * n + j0), width));
             }
@@ -313,30 +324,39 @@ unsafe fn block(
     rows: std::ops::Range<usize>,
     c: *mut f32,
     ldc: usize,
-    packed_b: &mut Aligned,
+    mut source: PanelsOfB<'_>,
 ) {
     let k = a.cols;
     let panels_b = width.div_ceil(NR);
-    let direct = b.matrix().filter(|_| a.rows <= DIRECT_B_ROWS);
-    packed_b.reserve(if direct.is_some() { NR * KC } else { panels_b * NR * KC });
+    let direct = b.matrix().filter(|_| a.rows <= DIRECT_B_ROWS && matches!(source, PanelsOfB::Pack(_)));
+    if let PanelsOfB::Pack(packed_b) = &mut source {
+        packed_b.reserve(if direct.is_some() { NR * KC } else { panels_b * NR * KC });
+    }
     for p0 in (0..k).step_by(KC) {
         let depth = KC.min(k - p0);
-        if direct.is_none() {
-            pack_b(b, p0, depth, j0, width, packed_b.as_mut_slice());
-        }
+        // This depth block's panels, packed here or by `SharedPanels`.
+        let packed: *const f32 = match &mut source {
+            PanelsOfB::Pack(packed_b) => {
+                if direct.is_none() {
+                    pack_b(b, p0, depth, j0, width, packed_b.as_mut_slice());
+                }
+                packed_b.as_slice().as_ptr()
+            }
+            PanelsOfB::Packed(all) => all[p0 * panels_b * NR..].as_ptr(),
+        };
         for i0 in rows.clone().step_by(MC) {
             let rows = MC.min(rows.end - i0);
             // The panel `jp` of B: in place (row stride of B) or packed (stride NR).
             let mut panel = |jp: usize| -> (*const f32, usize) {
                 let cols = NR.min(width - jp * NR);
-                match direct {
-                    None => (packed_b.as_slice().as_ptr().add(jp * NR * depth), NR),
-                    Some(m) if cols == NR => (m.data.as_ptr().add(p0 * m.stride + j0 + jp * NR), m.stride),
-                    Some(_) => {
+                match (direct, &mut source) {
+                    (Some(m), _) if cols == NR => (m.data.as_ptr().add(p0 * m.stride + j0 + jp * NR), m.stride),
+                    (Some(_), PanelsOfB::Pack(packed_b)) => {
                         // The last, partial panel is packed (zero-padded) so no read passes B's end.
                         pack_b(b, p0, depth, j0 + jp * NR, cols, packed_b.as_mut_slice());
                         (packed_b.as_slice().as_ptr(), NR)
                     }
+                    _ => (packed.add(jp * NR * depth), NR),
                 }
             };
             let tiles = Tiles { a, depth, p0, first_row: i0, rows, c, ldc, accumulate: p0 > 0 };
@@ -446,9 +466,63 @@ unsafe fn block(
     _: std::ops::Range<usize>,
     _: *mut f32,
     _: usize,
-    _: &mut Aligned,
+    _: PanelsOfB<'_>,
 ) {
     unreachable!("sgemm is only called where available() holds")
+}
+
+/// Where a block finds its panels of B: packed by the block itself into the thread's buffer
+/// (or read in place), or packed already (all depth blocks of its columns, one after the
+/// other, as `pack_b` lays them out).
+enum PanelsOfB<'a> {
+    Pack(&'a mut Aligned),
+    Packed(&'a [f32]),
+}
+
+/// B packed once for every column block of the tasks, shared by the tasks that split rows.
+struct SharedPanels {
+    packed: Vec<f32>,
+    /// Columns per block, and the offset of each block's panels in `packed`.
+    width: usize,
+    offsets: Vec<usize>,
+}
+
+impl SharedPanels {
+    /// Packs B's column blocks of `width` columns, each depth block of each in parallel.
+    fn pack(b: &impl Right, width: usize) -> Self {
+        let (k, n) = (b.rows(), b.cols());
+        let sizes: Vec<usize> = (0..n).step_by(width).map(|j0| width.min(n - j0).div_ceil(NR) * NR * k).collect();
+        let offsets: Vec<usize> = sizes.iter().scan(0, |at, &size| Some(std::mem::replace(at, *at + size))).collect();
+        let mut packed = vec![0.0f32; sizes.iter().sum()];
+        // Disjoint parts of `packed`, one per (column block, depth block).
+        let mut parts = vec![];
+        let mut rest = &mut packed[..];
+        for j0 in (0..n).step_by(width) {
+            let cols = width.min(n - j0);
+            for p0 in (0..k).step_by(KC) {
+                let depth = KC.min(k - p0);
+                let (part, tail) = std::mem::take(&mut rest).split_at_mut(cols.div_ceil(NR) * NR * depth);
+                parts.push((part, j0, cols, p0, depth));
+                rest = tail;
+            }
+        }
+        let pack = |(part, j0, cols, p0, depth): (&mut [f32], usize, usize, usize, usize)| {
+            pack_b(b, p0, depth, j0, cols, part)
+        };
+        #[cfg(feature = "flex")]
+        {
+            use rayon::prelude::*;
+            parts.into_par_iter().for_each(pack);
+        }
+        #[cfg(not(feature = "flex"))]
+        parts.into_iter().for_each(pack);
+        Self { packed, width, offsets }
+    }
+
+    /// The panels of the column block starting at column `j0`.
+    fn of_block(&self, j0: usize) -> &[f32] {
+        &self.packed[self.offsets[j0 / self.width]..]
+    }
 }
 
 /// An f32 buffer aligned to 32 bytes, so the kernel loads packed B with aligned loads.
@@ -684,5 +758,27 @@ mod tests {
             sgemm(am, &bm, &mut c, &|_, _, _| {});
             assert_eq!(c, naive(&a, &b, m, k, n), "{m}x{k}x{n}");
         }
+    }
+
+    /// With several threads, tall products split rows and share one packing of B; wide ones
+    /// split columns. Both, on edge sizes, against the naive product.
+    #[cfg(feature = "flex")]
+    #[test]
+    fn parallel_splits_match_the_naive_product() {
+        if !available() {
+            return;
+        }
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
+        for (m, k, n) in [(200, 300, 40), (97, 600, 33), (300, 20, 100), (48, 257, 1100), (25, 9, 17)] {
+            let shares_b = task_shape(m, n, 3).1 < m;
+            let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
+            let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();
+            let mut c = vec![f32::NAN; m * n];
+            let (am, bm) =
+                (Matrix { data: &a, rows: m, cols: k, stride: k }, Matrix { data: &b, rows: k, cols: n, stride: n });
+            pool.install(|| sgemm(am, &bm, &mut c, &|_, _, _| {}));
+            assert_eq!(c, naive(&a, &b, m, k, n), "{m}x{k}x{n}, B shared: {shares_b}");
+        }
+        assert!(task_shape(200, 40, 3).1 < 200, "the first case splits rows");
     }
 }
