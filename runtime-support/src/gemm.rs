@@ -298,6 +298,12 @@ const ROWS_PER_COLUMN: usize = 2;
 /// strided reads.
 const DIRECT_B_ROWS: usize = 4 * MR;
 
+/// ... and whose rows lie at most this many floats apart: farther, each row of a panel is pages
+/// away from the last, and the strided reads miss the TLB and the prefetcher (ddddocr_common's
+/// 1024 × 8210 output layer, 16 rows of A: the model took 2.0× ONNX Runtime's time with B read
+/// in place, 1.6× packed).
+const DIRECT_B_STRIDE: usize = 4096;
+
 thread_local! {
     /// Each thread's packed block of B, kept between products (packing overwrites what it reads).
     static PACKED_B: std::cell::RefCell<Aligned> = const { std::cell::RefCell::new(Aligned(Vec::new())) };
@@ -328,7 +334,9 @@ unsafe fn block(
 ) {
     let k = a.cols;
     let panels_b = width.div_ceil(NR);
-    let direct = b.matrix().filter(|_| a.rows <= DIRECT_B_ROWS && matches!(source, PanelsOfB::Pack(_)));
+    let direct = b
+        .matrix()
+        .filter(|m| a.rows <= DIRECT_B_ROWS && m.stride <= DIRECT_B_STRIDE && matches!(source, PanelsOfB::Pack(_)));
     if let PanelsOfB::Pack(packed_b) = &mut source {
         packed_b.reserve(if direct.is_some() { NR * KC } else { panels_b * NR * KC });
     }
