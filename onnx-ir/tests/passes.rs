@@ -139,6 +139,39 @@ fn a_residual_sum_after_a_conv_and_its_activation_are_fused_into_it() {
     assert_eq!(graph.nodes[1].inputs[3], Some(graph.nodes[0].outputs[0]));
 }
 
+/// Conv, then hard-swish as PaddlePaddle writes it: `Div(Mul(y, Clip(Add(y, 3), 0, 6)), 6)`.
+fn conv_hard_swish(three: f32, extra_use: bool) -> Vec<u8> {
+    let mut nodes = vec![
+        node("Conv", &["x", "w"], &["y"], vec![]),
+        node("Add", &["y", "three"], &["shifted"], vec![]),
+        node("Clip", &["shifted", "zero", "six"], &["clipped"], vec![]),
+        node("Mul", &["clipped", "y"], &["product"], vec![]),
+        node("Div", &["product", "six"], &["out"], vec![]),
+    ];
+    if extra_use {
+        nodes.push(node("Add", &["out", "clipped"], &["z"], vec![]));
+    }
+    let inits = vec![
+        floats_init("w", &[2, 1, 1, 1], &[1.0, -1.0]),
+        floats_init("three", &[], &[three]),
+        floats_init("zero", &[], &[0.0]),
+        floats_init("six", &[], &[6.0]),
+    ];
+    model(13, nodes, vec![input("x", &[1, 1, 3, 3])], inits)
+}
+
+#[test]
+fn decomposed_hard_swish_is_one_node_fused_into_the_conv() {
+    use onnx_ir::ops::ConvConfig;
+    let graph = simplified(&conv_hard_swish(3.0, false));
+    assert_eq!(op_names(&graph), ["Conv"]);
+    assert!(matches!(&graph.nodes[0].op, Op::Conv(ConvConfig { activation: Some(UnaryOp::HardSwish), .. })));
+    assert_eq!(graph.outputs, graph.nodes[0].outputs);
+    // Another constant, or an intermediate read elsewhere: left as it is.
+    assert_eq!(op_names(&simplified(&conv_hard_swish(2.0, false))), ["Conv", "Binary", "Clip", "Binary", "Binary"]);
+    assert_eq!(op_names(&simplified(&conv_hard_swish(3.0, true))).len(), 6);
+}
+
 #[test]
 fn a_sum_after_an_activation_or_of_another_shape_is_not_fused_into_the_conv() {
     use onnx_ir::ops::ConvConfig;

@@ -133,6 +133,10 @@ pub enum ConvActivation {
     LeakyRelu(f32),
     Sigmoid,
     Silu,
+    /// `clamp(alpha · x + beta, 0, 1)`.
+    HardSigmoid(f32, f32),
+    /// `x · clamp(x / 6 + 1/2, 0, 1)`.
+    HardSwish,
 }
 
 impl ConvActivation {
@@ -144,6 +148,8 @@ impl ConvActivation {
             Self::LeakyRelu(alpha) => activation::leaky_relu(x, alpha as f64),
             Self::Sigmoid => sigmoid(x),
             Self::Silu => silu(x),
+            Self::HardSigmoid(alpha, beta) => x.mul_scalar(alpha).add_scalar(beta).clamp(0.0, 1.0),
+            Self::HardSwish => x.clone().mul(x.mul_scalar(1.0 / 6.0).add_scalar(0.5).clamp(0.0, 1.0)),
         }
     }
 
@@ -157,6 +163,8 @@ impl ConvActivation {
             Self::LeakyRelu(alpha) => values.iter_mut().for_each(|v| *v = if *v < 0.0 { *v * alpha } else { *v }),
             Self::Sigmoid => simd::sigmoid(values),
             Self::Silu => simd::silu(values),
+            Self::HardSigmoid(alpha, beta) => values.iter_mut().for_each(|v| *v = hard_sigmoid(*v, alpha, beta)),
+            Self::HardSwish => values.iter_mut().for_each(|v| *v *= hard_sigmoid(*v, 1.0 / 6.0, 0.5)),
         }
     }
 }
@@ -628,6 +636,8 @@ mod flex {
             A::None => add_then(values, bias, residual, |x| x),
             A::Relu => add_then(values, bias, residual, |x| if x < 0.0 { 0.0 } else { x }),
             A::LeakyRelu(alpha) => add_then(values, bias, residual, |x| if x < 0.0 { x * alpha } else { x }),
+            A::HardSigmoid(alpha, beta) => add_then(values, bias, residual, |x| super::hard_sigmoid(x, alpha, beta)),
+            A::HardSwish => add_then(values, bias, residual, |x| x * super::hard_sigmoid(x, 1.0 / 6.0, 0.5)),
             A::Sigmoid | A::Silu => {
                 add_then(values, bias, residual, |x| x);
                 activation.apply_slice(values)
@@ -1194,4 +1204,11 @@ mod simd {
             }
         }
     }
+}
+
+/// `clamp(alpha · x + beta, 0, 1)` as Burn computes it (a product, a sum, then the bounds).
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+#[inline(always)]
+fn hard_sigmoid(x: f32, alpha: f32, beta: f32) -> f32 {
+    (x * alpha + beta).clamp(0.0, 1.0)
 }

@@ -226,7 +226,12 @@ fn fused_activations_match_burns_after_the_convolution() {
         (ops::ConvActivation::Relu, activation::relu(plain.clone())),
         (ops::ConvActivation::LeakyRelu(0.1), activation::leaky_relu(plain.clone(), 0.1)),
         (ops::ConvActivation::Sigmoid, activation::sigmoid(plain.clone())),
-        (ops::ConvActivation::Silu, activation::silu(plain)),
+        (ops::ConvActivation::Silu, activation::silu(plain.clone())),
+        (ops::ConvActivation::HardSigmoid(0.3, 0.4), plain.clone().mul_scalar(0.3).add_scalar(0.4).clamp(0.0, 1.0)),
+        (
+            ops::ConvActivation::HardSwish,
+            plain.clone().mul(plain.mul_scalar(1.0 / 6.0).add_scalar(0.5).clamp(0.0, 1.0)),
+        ),
     ];
     for (act, want) in expected {
         let ours = ops::conv2d(x.clone(), w.clone(), b.clone(), options.clone(), act);

@@ -104,6 +104,12 @@ fn kernel_call(
         }
         Some(UnaryOp::Sigmoid) => quote! { Sigmoid },
         Some(UnaryOp::Silu) => quote! { Silu },
+        Some(UnaryOp::HardSigmoid { alpha, beta }) => {
+            let (alpha, beta) =
+                (proc_macro2::Literal::f32_unsuffixed(alpha as f32), proc_macro2::Literal::f32_unsuffixed(beta as f32));
+            quote! { HardSigmoid(#alpha, #beta) }
+        }
+        Some(UnaryOp::HardSwish) => quote! { HardSwish },
         Some(other) => return Err(CodegenError::Unsupported(format!("activation {other:?} fused into a Conv"))),
     };
     let activation = quote! { burn_onnx::ops::ConvActivation::#activation };

@@ -16,7 +16,7 @@ pub struct ConvConfig {
     pub out_channels: usize,
     pub has_bias: bool,
     /// An activation applied to the result, fused in by the `fuse_conv_activation` pass
-    /// (`Relu`, `LeakyRelu`, `Sigmoid` or `Silu`); `None` as parsed.
+    /// (`Relu`, `LeakyRelu`, `Sigmoid`, `Silu`, `HardSigmoid` or `HardSwish`); `None` as parsed.
     pub activation: Option<super::UnaryOp>,
     /// Whether input 3 (after an absent or present bias) is added to the result before the
     /// activation, fused in by the `fuse_conv_residual` pass; `false` as parsed.

@@ -1,4 +1,5 @@
-//! Fuses the activation that follows a Conv (Relu, LeakyRelu, Sigmoid, SiLU) into the Conv, as
+//! Fuses the activation that follows a Conv (Relu, LeakyRelu, Sigmoid, SiLU, HardSigmoid,
+//! HardSwish) into the Conv, as
 //! ONNX Runtime does: the kernel applies it while each row of the result is still in cache,
 //! instead of a second pass over the whole tensor. The Conv's output must feed only it.
 
@@ -9,7 +10,15 @@ use std::collections::HashMap;
 
 /// Whether the conv kernel can apply `op` itself.
 fn fusable(op: &UnaryOp) -> bool {
-    matches!(op, UnaryOp::Relu | UnaryOp::LeakyRelu { .. } | UnaryOp::Sigmoid | UnaryOp::Silu)
+    matches!(
+        op,
+        UnaryOp::Relu
+            | UnaryOp::LeakyRelu { .. }
+            | UnaryOp::Sigmoid
+            | UnaryOp::Silu
+            | UnaryOp::HardSigmoid { .. }
+            | UnaryOp::HardSwish
+    )
 }
 
 pub fn fuse_conv_activation(graph: &mut Graph) {

@@ -8,6 +8,7 @@ mod fuse_attention;
 mod fuse_conv_activation;
 mod fuse_conv_residual;
 mod fuse_gelu;
+mod fuse_hard_swish;
 mod fuse_layer_norm;
 mod fuse_matmul_bias;
 mod fuse_silu;
@@ -26,6 +27,7 @@ pub use fuse_attention::fuse_attention;
 pub use fuse_conv_activation::fuse_conv_activation;
 pub use fuse_conv_residual::fuse_conv_residual;
 pub use fuse_gelu::fuse_gelu;
+pub use fuse_hard_swish::fuse_hard_swish;
 pub use fuse_layer_norm::fuse_layer_norm;
 pub use fuse_matmul_bias::fuse_matmul_bias;
 pub use fuse_silu::fuse_silu;
@@ -39,9 +41,9 @@ pub use remove_identity::remove_identity;
 ///   removes the nodes it absorbs, and none leaves one unread);
 /// - Identity nodes next, so that chains and patterns are contiguous;
 /// - layout chains collapse before the fusions, which then see one node where a chain was;
-/// - the fusions: folding into a Conv, then its residual Add, and fusing SiLU, before fusing a
-///   Conv's activation (which follows the folded ops and the sum, and may be a SiLU); the
-///   others are independent;
+/// - the fusions: folding into a Conv, then its residual Add, and fusing SiLU and hard-swish,
+///   before fusing a Conv's activation (which follows the folded ops and the sum, and may be
+///   one of those); the others are independent;
 /// - common subexpressions merge last: a merged value is read more than once, which would
 ///   stop a fusion through it (a `ConstantOfShape` weight shared by two Convs can no longer
 ///   be scaled for one), while two copies fused alike still merge afterwards.
@@ -54,6 +56,7 @@ pub fn simplify(graph: &mut Graph) {
     fuse_matmul_bias(graph);
     fuse_gelu(graph);
     fuse_silu(graph);
+    fuse_hard_swish(graph);
     fuse_conv_activation(graph);
     fuse_attention(graph);
     fuse_layer_norm(graph);
