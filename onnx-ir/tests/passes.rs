@@ -139,6 +139,35 @@ fn a_residual_sum_after_a_conv_and_its_activation_are_fused_into_it() {
     assert_eq!(graph.nodes[1].inputs[3], Some(graph.nodes[0].outputs[0]));
 }
 
+#[test]
+fn per_channel_mul_and_add_after_a_batch_norm_and_its_relu_join_it() {
+    use onnx_ir::ops::BatchNormConfig;
+    // DenseNet after a Concat: BatchNormalization, Mul and Add by [C, 1, 1] constants, Relu.
+    let nodes = vec![
+        node("BatchNormalization", &["x", "scale", "shift", "mean", "var"], &["y"], vec![]),
+        node("Mul", &["y", "s"], &["m"], vec![]),
+        node("Add", &["m", "t"], &["a"], vec![]),
+        node("Relu", &["a"], &["out"], vec![]),
+    ];
+    let inits = vec![
+        floats_init("scale", &[2], &[0.5, 2.0]),
+        floats_init("shift", &[2], &[10.0, 20.0]),
+        floats_init("mean", &[2], &[3.0, 1.0]),
+        floats_init("var", &[2], &[4.0, 16.0]),
+        floats_init("s", &[2, 1, 1], &[2.0, -1.0]),
+        floats_init("t", &[2, 1, 1], &[1.0, 0.5]),
+    ];
+    let graph = simplified(&model(15, nodes, vec![input("x", &[1, 2, 2, 2])], inits));
+    assert_eq!(op_names(&graph), ["BatchNorm"]);
+    let bn = &graph.nodes[0];
+    assert!(matches!(&bn.op, Op::BatchNorm(BatchNormConfig { activation: Some(UnaryOp::Relu), .. })));
+    // γ' = γ s, β' = β s + t; the statistics stay.
+    assert_eq!(floats(&graph, bn.inputs[1]), [1.0, -2.0]);
+    assert_eq!(floats(&graph, bn.inputs[2]), [21.0, -19.5]);
+    assert_eq!(floats(&graph, bn.inputs[3]), [3.0, 1.0]);
+    assert_eq!(graph.outputs, bn.outputs);
+}
+
 /// Conv, then hard-swish as PaddlePaddle writes it: `Div(Mul(y, Clip(Add(y, 3), 0, 6)), 6)`.
 fn conv_hard_swish(three: f32, extra_use: bool) -> Vec<u8> {
     let mut nodes = vec![

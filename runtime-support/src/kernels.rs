@@ -125,7 +125,8 @@ struct Lrn {
     bias: f32,
 }
 
-/// The activation a convolution applies to its result (fused by the importer).
+/// The activation a convolution or batch normalisation applies to its result (fused by the
+/// importer).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ConvActivation {
     None,
@@ -140,8 +141,8 @@ pub enum ConvActivation {
 }
 
 impl ConvActivation {
-    /// Burn's ops, for results no kernel fused it into.
-    fn apply<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
+    /// The activation through Burn's ops, for results no kernel fused it into.
+    pub fn apply<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
         match self {
             Self::None => x,
             Self::Relu => activation::relu(x),
@@ -216,6 +217,19 @@ fn conv2d_then(
         Some(r) => y + r,
         None => y,
     })
+}
+
+/// `activation(layer.forward(x))` for a BatchNorm in inference (running statistics): on flex
+/// outside autodiff, one pass over the planes in parallel, each channel's normalisation
+/// `(x - mean) · scale + β` with `scale = γ / √(var + ε)`, the activation applied with it;
+/// Burn's layer elsewhere (training and autodiff included).
+pub fn batch_norm<const D: usize>(layer: &burn::nn::BatchNorm, x: Tensor<D>, activation: ConvActivation) -> Tensor<D> {
+    #[cfg(feature = "flex")]
+    let x = match flex::batch_norm(layer, x, activation) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    activation.apply(layer.forward(x))
 }
 
 /// `layer.forward(x)` (`x · W + b` over the last axis) through the AVX2 matrix product on flex,
@@ -423,6 +437,41 @@ mod flex {
             });
         }
         Ok(from_vec(output, [n, c, oh, ow]))
+    }
+
+    pub fn batch_norm<const D: usize>(
+        layer: &burn::nn::BatchNorm,
+        x: Tensor<D>,
+        activation: super::ConvActivation,
+    ) -> Result<Tensor<D>, Tensor<D>> {
+        let statistics = [layer.gamma.val(), layer.beta.val(), layer.running_mean.value(), layer.running_var.value()];
+        let Some([gamma, beta, mean, var]) =
+            statistics.iter().map(values).collect::<Option<Vec<_>>>().and_then(|v| <[Vec<f32>; 4]>::try_from(v).ok())
+        else {
+            return Err(x);
+        };
+        let t = take(x)?;
+        let dims: [usize; D] = t.layout().shape().dims();
+        let channels = if D >= 2 { dims[1] } else { 0 };
+        let plane: usize = dims.iter().skip(2).product();
+        let sizes_ok = [&gamma, &beta, &mean, &var].iter().all(|v| v.len() == channels) && channels > 0;
+        let (Some(input), true) = (t.as_slice::<f32>(), sizes_ok && plane > 0) else { return Err(give(t)) };
+        let epsilon = layer.epsilon;
+        let scale: Vec<f32> =
+            gamma.iter().zip(&var).map(|(&g, &v)| (g as f64 / (v as f64 + epsilon).sqrt()) as f32).collect();
+        let mut output = vec![0.0f32; input.len()];
+        output.par_chunks_mut(plane).zip(input.par_chunks(plane)).enumerate().for_each(|(index, (out, x))| {
+            let c = index % channels;
+            let (m, s) = (mean[c], scale[c]);
+            vectorised(
+                #[inline(always)]
+                || {
+                    out.iter_mut().zip(x).for_each(|(o, &v)| *o = (v - m) * s);
+                    finish_outputs(out, Some(beta[c]), None, activation)
+                },
+            )
+        });
+        Ok(from_vec(output, dims))
     }
 
     pub fn local_response_norm<const D: usize>(x: Tensor<D>, lrn: super::Lrn) -> Result<Tensor<D>, Tensor<D>> {

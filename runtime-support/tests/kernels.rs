@@ -368,3 +368,24 @@ fn local_response_norm_matches_the_onnx_formula() {
     let ours = ops::local_response_norm(x.clone(), 2, 1.0, 0.75, 0.0);
     assert_close(ours, lrn_reference(x, 2, 1.0, 0.75, 0.0), 1e-5, "LRN at the edges of the float range");
 }
+
+#[test]
+fn batch_norm_matches_burns_layer_then_the_activation() {
+    use burn::module::{Param, RunningState};
+    for (seed, dims) in [[2, 5, 7, 3], [1, 3, 1, 1], [1, 16, 9, 9]].into_iter().enumerate() {
+        let seed = 900 + 10 * seed as u64;
+        let c = dims[1];
+        let mut layer = burn::nn::BatchNormConfig::new(c).with_epsilon(1e-3).init(&Device::flex());
+        layer.gamma = Param::from_tensor(tensor([c], seed, 2.0));
+        layer.beta = Param::from_tensor(tensor([c], seed + 1, 1.0));
+        layer.running_mean = RunningState::new(tensor([c], seed + 2, 3.0));
+        layer.running_var = RunningState::new(tensor([c], seed + 3, 1.0).abs().add_scalar(0.1));
+        let x = tensor(dims, seed + 4, 4.0);
+        for (act, burn) in [
+            (ops::ConvActivation::None, layer.forward(x.clone())),
+            (ops::ConvActivation::Relu, activation::relu(layer.forward(x.clone()))),
+        ] {
+            assert_close(ops::batch_norm(&layer, x.clone(), act), burn, 1e-5, &format!("{dims:?} {act:?}"));
+        }
+    }
+}

@@ -95,7 +95,21 @@ fn kernel_call(
 ) -> Result<TokenStream> {
     let n = c.window.kernel.len();
     let options = conv_options(c);
-    let activation = match c.activation {
+    let activation = activation(c.activation)?;
+    if !c.residual {
+        let func = quote::format_ident!("conv{n}d");
+        return Ok(quote! { burn_onnx::ops::#func(#x, #w, #b, #options, #activation) });
+    }
+    if n != 2 {
+        return Err(CodegenError::Unsupported(format!("a residual sum fused into a {n}-D Conv")));
+    }
+    let residual = e.input(&node.inputs, 3)?;
+    Ok(quote! { burn_onnx::ops::conv2d_residual(#x, #w, #b, #options, #residual, #activation) })
+}
+
+/// `burn_onnx::ops::ConvActivation::..` for an activation fused into a Conv or BatchNorm.
+pub(crate) fn activation(fused: Option<UnaryOp>) -> Result<TokenStream> {
+    let variant = match fused {
         None => quote! { None },
         Some(UnaryOp::Relu) => quote! { Relu },
         Some(UnaryOp::LeakyRelu { alpha }) => {
@@ -110,18 +124,11 @@ fn kernel_call(
             quote! { HardSigmoid(#alpha, #beta) }
         }
         Some(UnaryOp::HardSwish) => quote! { HardSwish },
-        Some(other) => return Err(CodegenError::Unsupported(format!("activation {other:?} fused into a Conv"))),
+        Some(other) => {
+            return Err(CodegenError::Unsupported(format!("activation {other:?} fused into a Conv or BatchNorm")))
+        }
     };
-    let activation = quote! { burn_onnx::ops::ConvActivation::#activation };
-    if !c.residual {
-        let func = quote::format_ident!("conv{n}d");
-        return Ok(quote! { burn_onnx::ops::#func(#x, #w, #b, #options, #activation) });
-    }
-    if n != 2 {
-        return Err(CodegenError::Unsupported(format!("a residual sum fused into a {n}-D Conv")));
-    }
-    let residual = e.input(&node.inputs, 3)?;
-    Ok(quote! { burn_onnx::ops::conv2d_residual(#x, #w, #b, #options, #residual, #activation) })
+    Ok(quote! { burn_onnx::ops::ConvActivation::#variant })
 }
 
 /// Burn's `ConvOptions` for the window, with ONNX's per-side padding.

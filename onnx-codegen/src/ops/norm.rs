@@ -20,7 +20,9 @@ pub fn batch_norm(e: &mut Emitter, node: &Node, c: &BatchNormConfig) -> Result<T
         weights,
     );
     let x = e.input(&node.inputs, 0)?;
-    Ok(quote! { self.#field.forward(#x) })
+    // The layer holds the (trainable) parameters; burn_onnx's kernel runs it on flex.
+    let activation = super::conv::activation(c.activation)?;
+    Ok(quote! { burn_onnx::ops::batch_norm(&self.#field, #x, #activation) })
 }
 
 /// LayerNormalization / RMSNormalization over the dims from `axis` on; LayerNorm also returns
@@ -262,7 +264,14 @@ fn group_norm_layer(e: &mut Emitter, node: &Node, kind: &GroupNormKind, epsilon:
 fn batch_norm_functional(e: &mut Emitter, node: &Node, c: &BatchNormConfig) -> Result<TokenStream> {
     let args = (0..5).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
     let epsilon = float_literal(c.epsilon);
-    Ok(quote! { burn::tensor::module::batch_norm(#(#args),*, #epsilon) })
+    let normalised = quote! { burn::tensor::module::batch_norm(#(#args),*, #epsilon) };
+    Ok(match c.activation {
+        None => normalised,
+        Some(_) => {
+            let activation = super::conv::activation(c.activation)?;
+            quote! { #activation.apply(#normalised) }
+        }
+    })
 }
 
 /// LRN through `burn_onnx::ops::local_response_norm` (one pass on flex).

@@ -10,6 +10,9 @@ use crate::types::{DType, Dim, Kind, TensorType};
 pub struct BatchNormConfig {
     pub epsilon: f64,
     pub channels: usize,
+    /// An activation applied to the result, fused in by the `fuse_conv_activation` pass (as
+    /// for a Conv); `None` as parsed.
+    pub activation: Option<super::UnaryOp>,
 }
 
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
@@ -37,7 +40,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         channels = ty.shape[0].as_static();
     }
     let epsilon = ctx.attrs.float_or("epsilon", 1e-5)? as f64;
-    Ok(Parsed::new(Op::BatchNorm(BatchNormConfig { epsilon, channels: channels.unwrap_or(0) }), 5))
+    Ok(Parsed::new(Op::BatchNorm(BatchNormConfig { epsilon, channels: channels.unwrap_or(0), activation: None }), 5))
 }
 
 /// LayerNormalization (opset 17) and RMSNormalization (opset 23): normalise over the dims from

@@ -55,7 +55,8 @@ fn foldable(
     let from_conv = |v: ValueId| {
         let conv_index = *producer.get(&v)?;
         let conv = &graph.nodes[conv_index];
-        let fusable = matches!(&conv.op, Op::Conv(c) if !c.residual) && single_use(graph, uses, v);
+        let fusable =
+            matches!(&conv.op, Op::Conv(c) if !c.residual && c.activation.is_none()) && single_use(graph, uses, v);
         (fusable && graph.value(v).ty.dtype == DType::F32).then_some(conv_index)
     };
     let (conv_index, operand) = match &node.op {
@@ -96,13 +97,13 @@ fn foldable(
 }
 
 /// An f32 vector of `len` elements as f64s.
-fn float_vector(t: &TensorData, len: usize) -> Option<Vec<f64>> {
+pub(super) fn float_vector(t: &TensorData, len: usize) -> Option<Vec<f64>> {
     (t.dtype == DType::F32 && t.num_elements() == len).then(|| t.to_f64s()).flatten()
 }
 
 /// A constant that broadcasts against a conv result of `rank` along the channel axis only
 /// (shapes `[]`, `[1]`, `[C, 1, 1]`, `[1, C, 1, 1]`, ...), as one value per channel.
-fn channel_values(t: &TensorData, channels: usize, rank: usize) -> Option<Vec<f64>> {
+pub(super) fn channel_values(t: &TensorData, channels: usize, rank: usize) -> Option<Vec<f64>> {
     if t.dtype != DType::F32 || t.shape.len() > rank {
         return None;
     }
@@ -195,6 +196,6 @@ fn scale_fill(
     }
 }
 
-fn f32_data(values: &[f64], shape: Vec<usize>) -> TensorData {
+pub(super) fn f32_data(values: &[f64], shape: Vec<usize>) -> TensorData {
     TensorData::new(DType::F32, shape, values.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect())
 }

@@ -1,14 +1,14 @@
-//! Fuses the activation that follows a Conv (Relu, LeakyRelu, Sigmoid, SiLU, HardSigmoid,
-//! HardSwish) into the Conv, as
-//! ONNX Runtime does: the kernel applies it while each row of the result is still in cache,
-//! instead of a second pass over the whole tensor. The Conv's output must feed only it.
+//! Fuses the activation that follows a Conv or a BatchNormalization (Relu, LeakyRelu, Sigmoid,
+//! SiLU, HardSigmoid, HardSwish) into it, as ONNX Runtime does for a Conv: the kernel applies
+//! it while each row of the result is still in cache, instead of a second pass over the whole
+//! tensor. The Conv's (BatchNorm's) output must feed only it.
 
 use super::{remove_nodes, single_use, use_counts};
 use crate::graph::{Graph, ValueId};
 use crate::ops::{Op, UnaryOp};
 use std::collections::HashMap;
 
-/// Whether the conv kernel can apply `op` itself.
+/// Whether the conv and batch-norm kernels can apply `op` themselves.
 fn fusable(op: &UnaryOp) -> bool {
     matches!(
         op,
@@ -27,7 +27,11 @@ pub fn fuse_conv_activation(graph: &mut Graph) {
         .nodes
         .iter()
         .enumerate()
-        .filter(|(_, n)| matches!(&n.op, Op::Conv(c) if c.activation.is_none() && c.window.kernel.len() <= 2))
+        .filter(|(_, n)| match &n.op {
+            Op::Conv(c) => c.activation.is_none() && c.window.kernel.len() <= 2,
+            Op::BatchNorm(c) => c.activation.is_none() && n.outputs.len() == 1,
+            _ => false,
+        })
         .map(|(i, n)| (n.outputs[0], i))
         .collect();
     let mut removed = vec![];
@@ -41,8 +45,10 @@ pub fn fuse_conv_activation(graph: &mut Graph) {
             continue;
         }
         let output = node.outputs[0];
-        if let Op::Conv(c) = &mut graph.nodes[conv].op {
-            c.activation = Some(op);
+        match &mut graph.nodes[conv].op {
+            Op::Conv(c) => c.activation = Some(op),
+            Op::BatchNorm(c) => c.activation = Some(op),
+            _ => {}
         }
         graph.nodes[conv].outputs[0] = output;
         removed.push(index);

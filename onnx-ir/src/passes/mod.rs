@@ -3,6 +3,7 @@
 
 mod collapse_layout_chains;
 pub mod fold;
+mod fold_into_batch_norm;
 mod fold_into_conv;
 mod fuse_attention;
 mod fuse_conv_activation;
@@ -22,6 +23,7 @@ use crate::tensor::TensorData;
 use std::collections::HashMap;
 
 pub use collapse_layout_chains::collapse_layout_chains;
+pub use fold_into_batch_norm::fold_into_batch_norm;
 pub use fold_into_conv::fold_into_conv;
 pub use fuse_attention::fuse_attention;
 pub use fuse_conv_activation::fuse_conv_activation;
@@ -41,7 +43,8 @@ pub use remove_identity::remove_identity;
 ///   removes the nodes it absorbs, and none leaves one unread);
 /// - Identity nodes next, so that chains and patterns are contiguous;
 /// - layout chains collapse before the fusions, which then see one node where a chain was;
-/// - the fusions: folding into a Conv, then its residual Add, and fusing SiLU and hard-swish,
+/// - the fusions: folding into a Conv (then what is left into a BatchNorm), then a Conv's
+///   residual Add, and fusing SiLU and hard-swish,
 ///   before fusing a Conv's activation (which follows the folded ops and the sum, and may be
 ///   one of those); the others are independent;
 /// - common subexpressions merge last: a merged value is read more than once, which would
@@ -52,6 +55,7 @@ pub fn simplify(graph: &mut Graph) {
     remove_identity(graph);
     collapse_layout_chains(graph);
     fold_into_conv(graph);
+    fold_into_batch_norm(graph);
     fuse_conv_residual(graph);
     fuse_matmul_bias(graph);
     fuse_gelu(graph);
