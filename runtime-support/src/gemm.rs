@@ -1,7 +1,7 @@
 //! Single-precision matrix product for x86-64 with AVX2 and FMA: `C = A · B` (row-major, unit
 //! column stride), blocked as in BLIS (packed panels of B in L1 and L2, A read in place, a 6×16
-//! register tile, two at once in 16-lane registers where the CPU has AVX-512), parallel over
-//! column blocks on rayon's pool. It is the core of the convolution kernel; `available()` says
+//! register tile; where the CPU has AVX-512, 8×48 tiles in 16-lane registers over three panels
+//! of B, and 12×16 at the edges), parallel over column blocks on rayon's pool. It is the core of the convolution kernel; `available()` says
 //! whether the CPU has the instructions (callers fall back to Burn otherwise).
 
 #[cfg(target_arch = "x86_64")]
@@ -10,6 +10,8 @@ use std::arch::x86_64::*;
 /// Rows and columns of the register tile.
 const MR: usize = 6;
 const NR: usize = 16;
+/// Rows of the AVX-512 tile over two panels of B (32 columns).
+const WIDE_ROWS: usize = 8;
 /// Depth of a block, rows of A per block, columns of B per task.
 const KC: usize = 256;
 const MC: usize = 72;
@@ -371,15 +373,23 @@ unsafe fn block(
             let mut jp = 0;
             while jp < panels_b {
                 let dst_column = j0 + jp * NR;
-                if avx512() && width - jp * NR >= 2 * NR {
-                    // Two whole panels side by side: 12×32 tiles, then the rows left per panel.
-                    let (pb0, ldb) = panel(jp);
-                    let (pb1, _) = panel(jp + 1);
-                    let wide_rows = rows / (2 * MR) * (2 * MR);
-                    tiles.wide(0..wide_rows, [pb0, pb1], ldb, dst_column);
-                    tiles.narrow(wide_rows, pb0, ldb, dst_column, NR);
-                    tiles.narrow(wide_rows, pb1, ldb, dst_column + NR, NR);
-                    jp += 2;
+                // Three (or two) whole panels side by side: 8×48 (8×32) tiles, then the rows
+                // left per panel.
+                let whole = (width - jp * NR) / NR;
+                if avx512() && whole >= 2 {
+                    let wide_rows = rows / WIDE_ROWS * WIDE_ROWS;
+                    let ldb = panel(jp).1;
+                    if whole >= 3 {
+                        let b = [panel(jp).0, panel(jp + 1).0, panel(jp + 2).0];
+                        tiles.wide(wide_rows, b, ldb, dst_column);
+                    } else {
+                        tiles.wide(wide_rows, [panel(jp).0, panel(jp + 1).0], ldb, dst_column);
+                    }
+                    let panels = whole.min(3);
+                    for k in 0..panels {
+                        tiles.narrow(wide_rows, panel(jp + k).0, ldb, dst_column + k * NR, NR);
+                    }
+                    jp += panels;
                 } else {
                     let (pb, ldb) = panel(jp);
                     tiles.narrow(0, pb, ldb, dst_column, NR.min(width - jp * NR));
@@ -418,11 +428,10 @@ impl Tiles<'_> {
         (pa, std::array::from_fn(|r| r.min(last) * self.a.stride))
     }
 
-    /// Rows `rows` (whole 12-row tiles) against two 16-column panels at once: 24 accumulators,
-    /// two loads of B and twelve broadcasts of A per 24 multiply-adds.
+    /// The first `rows` rows (whole tiles of WIDE_ROWS) against P 16-column panels at once.
     #[target_feature(enable = "avx512f")]
-    unsafe fn wide(&self, rows: std::ops::Range<usize>, b: [*const f32; 2], ldb: usize, column: usize) {
-        for row in rows.step_by(2 * MR) {
+    unsafe fn wide<const P: usize>(&self, rows: usize, b: [*const f32; P], ldb: usize, column: usize) {
+        for row in (0..rows).step_by(WIDE_ROWS) {
             let dst = self.c.add((self.first_row + row) * self.ldc + column);
             kernel_avx512_wide(self.depth, self.a_rows(row), b, ldb, dst, self.ldc, self.accumulate);
         }
@@ -636,28 +645,29 @@ unsafe fn kernel_avx512<const R: usize>(
     }
 }
 
-/// A 12×32 tile: each of A's twelve rows broadcast once and multiplied with two 16-lane rows
-/// of B (two adjacent panels, `ldb` apart row to row): 24 FMAs for 14 loads, where the 12×16
-/// tile makes 12 for 13 and waits on the load ports.
+/// An 8×16P tile (P = 2 or 3 adjacent panels of B, `ldb` apart row to row): each of A's eight
+/// rows broadcast once for P multiply-adds, 24 FMAs for 11 loads at P = 3, where the 12×16 tile
+/// makes 12 for 13 and waits on the load ports. Eight row pointers and 8P accumulators fit the
+/// registers (twelve rows spilled row pointers to the stack).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn kernel_avx512_wide(
+unsafe fn kernel_avx512_wide<const P: usize>(
     depth: usize,
-    (a, row_offsets): (*const f32, [usize; 2 * MR]),
-    b: [*const f32; 2],
+    (a, row_offsets): (*const f32, [usize; WIDE_ROWS]),
+    b: [*const f32; P],
     ldb: usize,
     c: *mut f32,
     ldc: usize,
     accumulate: bool,
 ) {
-    let mut acc = [[_mm512_setzero_ps(); 2]; 2 * MR];
+    let mut acc = [[_mm512_setzero_ps(); P]; WIDE_ROWS];
     for p in 0..depth {
-        let b0 = _mm512_loadu_ps(b[0].add(p * ldb));
-        let b1 = _mm512_loadu_ps(b[1].add(p * ldb));
+        let bv: [__m512; P] = std::array::from_fn(|k| _mm512_loadu_ps(b[k].add(p * ldb)));
         for (r, row) in acc.iter_mut().enumerate() {
             let av = _mm512_set1_ps(*a.add(row_offsets[r] + p));
-            row[0] = _mm512_fmadd_ps(av, b0, row[0]);
-            row[1] = _mm512_fmadd_ps(av, b1, row[1]);
+            for (acc, &b) in row.iter_mut().zip(&bv) {
+                *acc = _mm512_fmadd_ps(av, b, *acc);
+            }
         }
     }
     for (r, row) in acc.iter().enumerate() {
