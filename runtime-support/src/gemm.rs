@@ -400,6 +400,10 @@ unsafe fn block(
     }
 }
 
+/// Columns at B's edge at most this many are dot products (`Tiles::thin`): a 16-column tile
+/// would do 16 / cols times their work (a 7×7 map has 49 columns: three panels and one).
+const THIN_COLS: usize = 4;
+
 /// The register tiles of one block of rows of C against one depth block of A and B.
 #[cfg(target_arch = "x86_64")]
 struct Tiles<'a> {
@@ -428,6 +432,27 @@ impl Tiles<'_> {
         (pa, std::array::from_fn(|r| r.min(last) * self.a.stride))
     }
 
+    /// Rows from `row` on against the `cols <= THIN_COLS` columns of a panel: each column
+    /// copied out once, then four dot products per row of A (`dot4`, zero columns past `cols`).
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn thin(&self, row: usize, pb: *const f32, ldb: usize, column: usize, cols: usize) {
+        let mut columns = [[0.0f32; KC]; THIN_COLS];
+        for (c, values) in columns.iter_mut().enumerate().take(cols) {
+            for (p, v) in values[..self.depth].iter_mut().enumerate() {
+                *v = *pb.add(p * ldb + c);
+            }
+        }
+        let columns: [&[f32]; THIN_COLS] = std::array::from_fn(|c| &columns[c][..self.depth]);
+        for r in row..self.rows {
+            let a_row = &self.a.data[(self.first_row + r) * self.a.stride + self.p0..][..self.depth];
+            let sums = dot4(columns, a_row);
+            let dst = self.c.add((self.first_row + r) * self.ldc + column);
+            for (c, &sum) in sums.iter().enumerate().take(cols) {
+                *dst.add(c) = if self.accumulate { *dst.add(c) + sum } else { sum };
+            }
+        }
+    }
+
     /// The first `rows` rows (whole tiles of WIDE_ROWS) against P 16-column panels at once.
     #[target_feature(enable = "avx512f")]
     unsafe fn wide<const P: usize>(&self, rows: usize, b: [*const f32; P], ldb: usize, column: usize) {
@@ -441,6 +466,9 @@ impl Tiles<'_> {
     #[target_feature(enable = "avx2,fma")]
     unsafe fn narrow(&self, mut row: usize, pb: *const f32, ldb: usize, column: usize, cols: usize) {
         let (depth, ldc, accumulate) = (self.depth, self.ldc, self.accumulate);
+        if cols <= THIN_COLS {
+            return self.thin(row, pb, ldb, column, cols);
+        }
         let mut tile = [0.0f32; MR * NR];
         while row < self.rows {
             let dst = self.c.add((self.first_row + row) * ldc + column);
