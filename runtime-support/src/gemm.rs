@@ -271,8 +271,7 @@ pub type Epilogue<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
 /// Columns and rows of C per task, so that every thread gets about the same work: column blocks
 /// of at most `NC`, as many as a multiple of the threads when there are enough of them. With
 /// too few, narrower column blocks, unless C has many more rows than columns: then each block
-/// is also split into rows. Tasks that share columns each pack the same block of B, tasks that
-/// share rows each read the same rows of A in place, which costs less per element.
+/// is also split into rows, and the tasks of a block share one packing of B.
 fn task_shape(m: usize, n: usize, threads: usize) -> (usize, usize) {
     let round_up = |x: usize, to: usize| x.div_ceil(to) * to;
     let column_blocks = n.div_ceil(NC);
@@ -287,7 +286,12 @@ fn task_shape(m: usize, n: usize, threads: usize) -> (usize, usize) {
     if many_rows && m >= 2 * row_blocks * MR {
         return (round_up(n.div_ceil(column_blocks), NR), round_up(m.div_ceil(row_blocks), MR));
     }
-    (round_up(n.div_ceil(2 * threads), NR), m)
+    // One or two column tasks per thread, whichever finishes first in whole panels (13 panels
+    // on two threads: 7 + 6, not 4 + 4 + 4 + 1); two on a tie, for balance on a busy machine.
+    let panels = n.div_ceil(NR);
+    let makespan = |tasks: usize| tasks.div_ceil(threads) * panels.div_ceil(tasks);
+    let tasks = if makespan(threads) < makespan(2 * threads) { threads } else { 2 * threads };
+    (panels.div_ceil(tasks) * NR, m)
 }
 
 /// Rows of C per column above which tasks split rows rather than columns: packing an element
