@@ -290,7 +290,8 @@ fn task_shape(m: usize, n: usize, threads: usize) -> (usize, usize) {
     // on two threads: 7 + 6, not 4 + 4 + 4 + 1); two on a tie, for balance on a busy machine.
     let panels = n.div_ceil(NR);
     let makespan = |tasks: usize| tasks.div_ceil(threads) * panels.div_ceil(tasks);
-    let tasks = if makespan(threads) < makespan(2 * threads) { threads } else { 2 * threads };
+    let fewer = makespan(threads) < makespan(2 * threads) && panels.div_ceil(threads) * NR <= NC;
+    let tasks = if fewer { threads } else { 2 * threads };
     (panels.div_ceil(tasks) * NR, m)
 }
 
