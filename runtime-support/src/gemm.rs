@@ -773,8 +773,13 @@ mod tests {
                 assert!(width > 0 && width <= NC && width % NR == 0, "{m}x{n}, {threads} threads: width {width}");
                 assert!(rows == m || rows % MR == 0, "{m}x{n}, {threads} threads: rows {rows}");
                 let tasks = n.div_ceil(width) * m.div_ceil(rows);
-                // Enough tasks to keep every thread busy, whole rounds of them where they are many.
-                assert!(tasks >= threads.min(n.div_ceil(NR)), "{m}x{n}, {threads} threads: {tasks} tasks");
+                // Every thread busy: at most one task's panels more than an even split of them
+                // (fewer tasks than threads only where that finishes as soon).
+                let (panels, per_task) = (n.div_ceil(NR), width / NR);
+                let makespan = tasks.div_ceil(threads) * per_task.min(panels);
+                let even = panels.div_ceil(threads);
+                assert!(makespan <= even + per_task, "{m}x{n}, {threads} threads: {tasks} tasks of {width}");
+                assert!(rows < m || tasks >= threads.min(panels.div_ceil(per_task)), "{m}x{n}: {tasks} tasks");
                 if n.div_ceil(NC) >= 2 * threads {
                     assert_eq!(tasks % threads, 0, "{m}x{n}, {threads} threads: {tasks} tasks");
                 }
