@@ -61,7 +61,7 @@ fn computable(graph: &Graph, host: &HashMap<ValueId, usize>, node: &Node, len: u
     match &node.op {
         Op::Shape { .. } | Op::Size => true,
         Op::Unsqueeze { .. } | Op::Squeeze { .. } | Op::Reshape { .. } | Op::Flatten { .. } => host_input(0),
-        Op::Cast { to } => matches!(to, DType::I64 | DType::I32) && host_input(0),
+        Op::Cast { to, .. } => matches!(to, DType::I64 | DType::I32) && host_input(0),
         Op::Gather { axis: 0 } | Op::Slice(_) => host_input(0) && positions(graph, node, len).is_some(),
         Op::Concat { axis: 0 } => node.inputs.iter().all(|i| i.is_some_and(|id| elements(graph, host, id).is_some())),
         Op::Binary(c) => {

@@ -133,5 +133,7 @@ fn pack_dtype(dtype: DType) -> PackDType {
         DType::U32 => PackDType::U32,
         DType::U64 => PackDType::U64,
         DType::Bool => PackDType::Bool(burn_std::BoolStore::Native),
+        // Stored as their carriers (never reached: `storage_dtype` widens every type first).
+        low => pack_dtype(low.carrier()),
     }
 }

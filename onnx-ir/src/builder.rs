@@ -484,6 +484,22 @@ impl Builder<'_> {
                 types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
             ),
         })?;
+        if let Some(ty) = types
+            .iter()
+            .copied()
+            .chain(&out_types)
+            .find(|t| t.dtype.is_low_bit())
+            .filter(|_| !parsed.op.keeps_low_bit_values())
+        {
+            return Err(Error::Node {
+                node: name,
+                op: node.op_type().to_string(),
+                message: format!(
+                    "{} tensors are supported only by casts, quantization and data movement, not by this op",
+                    ty.dtype
+                ),
+            });
+        }
         // One check for every op: no tensor of a shape whose element count overflows can exist
         // (ConstantOfShape, Expand, Tile, Pad, ... of huge static dims).
         if let Some((i, ty)) = out_types

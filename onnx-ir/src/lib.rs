@@ -12,6 +12,7 @@ pub(crate) mod error;
 pub mod external;
 pub(crate) mod functions;
 pub(crate) mod graph;
+pub(crate) mod low_bit;
 pub mod ops;
 pub(crate) mod order;
 pub mod passes;

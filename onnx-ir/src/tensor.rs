@@ -93,6 +93,9 @@ impl TensorData {
             .iter()
             .try_fold(1usize, |acc, &d| acc.checked_mul(d))
             .ok_or_else(|| fail("element count overflows".into()))?;
+        if dtype.is_low_bit() {
+            return Self::from_low_bit_proto(proto, side, dtype, shape, count).map_err(fail);
+        }
         let expected = count.checked_mul(dtype.size()).ok_or_else(|| fail("byte size overflows".into()))?;
         if external::is_external(proto) {
             let ext = external::locate(proto, side.dir(), expected as u64).map_err(fail)?;
@@ -111,6 +114,38 @@ impl TensorData {
         if bytes.len() != expected {
             return Err(fail(format!("holds {} bytes of data, but {dtype} {shape:?} needs {expected}", bytes.len())));
         }
+        Ok(Self::new(dtype, shape, bytes))
+    }
+
+    /// A tensor of a low-bit type: its serialized (packed) bytes, from any field, decoded to the
+    /// carrier layout. A side file's are read whole, so only up to the resident bound.
+    fn from_low_bit_proto(
+        proto: &TensorProto,
+        side: &SideData,
+        dtype: DType,
+        shape: Vec<usize>,
+        count: usize,
+    ) -> Result<Self, String> {
+        let expected = crate::low_bit::packed_len(dtype, count).ok_or("byte size overflows")?;
+        let packed = if external::is_external(proto) {
+            if count > MAX_RESIDENT_EXTERNAL_ELEMENTS {
+                return Err(format!(
+                    "{dtype} tensors in a side file are read at import, and this one has more than \
+                     {MAX_RESIDENT_EXTERNAL_ELEMENTS} elements"
+                ));
+            }
+            let ext = external::locate(proto, side.dir(), expected as u64)?;
+            side.read(&ext)?
+        } else if !proto.raw_data().is_empty() || count == 0 {
+            proto.raw_data().to_vec()
+        } else {
+            // One serialized byte per int32 entry (one float8, two 4-bit or four 2-bit elements).
+            proto.int32_data.iter().map(|&v| v as u8).collect()
+        };
+        if packed.len() != expected {
+            return Err(format!("holds {} bytes of data, but {dtype} {shape:?} needs {expected}", packed.len()));
+        }
+        let bytes = crate::low_bit::unpack(dtype, &packed, count).ok_or("not a low-bit type")?;
         Ok(Self::new(dtype, shape, bytes))
     }
 
@@ -156,7 +191,7 @@ impl TensorData {
         let values = (0..n)
             .map(|i| {
                 let at = |w: usize| &b[i * w..(i + 1) * w];
-                match self.dtype {
+                match self.dtype.carrier() {
                     DType::F32 => f32::from_le_bytes(arr(at(4))) as f64,
                     DType::F64 => f64::from_le_bytes(arr(at(8))),
                     DType::F16 => half::f16::from_le_bytes(arr(at(2))).to_f64(),
@@ -170,6 +205,7 @@ impl TensorData {
                     DType::U32 => u32::from_le_bytes(arr(at(4))) as f64,
                     DType::I64 => i64::from_le_bytes(arr(at(8))) as f64,
                     DType::U64 => u64::from_le_bytes(arr(at(8))) as f64,
+                    low => unreachable!("{low} is not a carrier type"),
                 }
             })
             .collect();
@@ -183,7 +219,7 @@ impl TensorData {
         let n = self.num_elements();
         let read = |i: usize| -> Option<i64> {
             let at = |w: usize| &b[i * w..(i + 1) * w];
-            Some(match self.dtype {
+            Some(match self.dtype.carrier() {
                 DType::I8 => b[i] as i8 as i64,
                 DType::U8 => b[i] as i64,
                 DType::I16 => i16::from_le_bytes(arr(at(2))) as i64,
@@ -268,6 +304,16 @@ fn typed_field_bytes(p: &TensorProto, dtype: DType) -> Vec<u8> {
         DType::I8 | DType::U8 | DType::Bool => p.int32_data.iter().map(|&v| v as u8).collect(),
         DType::U32 => p.uint64_data.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
         DType::U64 => p.uint64_data.iter().flat_map(|v| v.to_le_bytes()).collect(),
+        // Decoded from their packed layout by `from_low_bit_proto`, never here.
+        DType::F8E4M3FN
+        | DType::F8E4M3FNUZ
+        | DType::F8E5M2
+        | DType::F8E5M2FNUZ
+        | DType::F4E2M1
+        | DType::U4
+        | DType::I4
+        | DType::U2
+        | DType::I2 => Vec::new(),
     }
 }
 
@@ -277,6 +323,31 @@ mod tests {
 
     fn halves(dtype: DType, bits: &[u16]) -> TensorData {
         TensorData::new(dtype, vec![bits.len()], bits.iter().flat_map(|h| h.to_le_bytes()).collect())
+    }
+
+    #[test]
+    fn low_bit_tensors_decode_from_either_field() {
+        // int4 [-1, -8, 7] packed as 0x8f, 0x07: in raw_data, or one byte per int32_data entry.
+        let proto = |raw: Option<Vec<u8>>, ints: Vec<i32>| TensorProto {
+            dims: vec![3],
+            data_type: Some(22),
+            raw_data: raw,
+            int32_data: ints,
+            ..Default::default()
+        };
+        let side = SideData::new(None);
+        for p in [proto(Some(vec![0x8f, 0x07]), vec![]), proto(None, vec![0x8f, 0x07])] {
+            let t = TensorData::from_proto(&p, &side).unwrap();
+            assert_eq!((t.dtype, t.to_i64s()), (DType::I4, Some(vec![-1, -8, 7])));
+        }
+        // float8e5m2 1.0 and -inf, widened through the f32 carrier.
+        let f8 =
+            TensorProto { dims: vec![2], data_type: Some(19), raw_data: Some(vec![0x3c, 0xfc]), ..Default::default() };
+        assert_eq!(TensorData::from_proto(&f8, &side).unwrap().to_f64s(), Some(vec![1.0, f64::NEG_INFINITY]));
+        // Three int4 elements need two bytes.
+        let short = proto(Some(vec![0x8f]), vec![]);
+        let message = TensorData::from_proto(&short, &side).unwrap_err().to_string();
+        assert!(message.contains("holds 1 bytes of data, but i4 [3] needs 2"), "{message}");
     }
 
     #[test]

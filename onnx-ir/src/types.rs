@@ -18,6 +18,19 @@ pub enum DType {
     U32,
     U64,
     Bool,
+    /// The ONNX 8-bit and 4-bit floats and 4-bit and 2-bit integers. No backend computes in
+    /// them: their values travel in a carrier type ([`DType::carrier`]), f32 for the floats
+    /// (each value exactly representable in the narrow type) and Burn's int for the integers.
+    /// Only casts, quantization and data movement touch them (see `ops::keeps_low_bit_values`).
+    F8E4M3FN,
+    F8E4M3FNUZ,
+    F8E5M2,
+    F8E5M2FNUZ,
+    F4E2M1,
+    U4,
+    I4,
+    U2,
+    I2,
 }
 
 /// The three tensor kinds Burn distinguishes.
@@ -29,7 +42,8 @@ pub enum Kind {
 }
 
 impl DType {
-    /// Maps `TensorProto.DataType`; `None` for types we cannot hold (strings, complex, fp8).
+    /// Maps `TensorProto.DataType`; `None` for types we cannot hold (strings, complex,
+    /// float8e8m0).
     pub fn from_onnx(code: i32) -> Option<Self> {
         Some(match code {
             1 => Self::F32,
@@ -45,21 +59,63 @@ impl DType {
             12 => Self::U32,
             13 => Self::U64,
             16 => Self::BF16,
+            17 => Self::F8E4M3FN,
+            18 => Self::F8E4M3FNUZ,
+            19 => Self::F8E5M2,
+            20 => Self::F8E5M2FNUZ,
+            21 => Self::U4,
+            22 => Self::I4,
+            23 => Self::F4E2M1,
+            25 => Self::U2,
+            26 => Self::I2,
             _ => return None,
         })
     }
 
-    /// Bytes per element in the little-endian raw layout.
+    /// Bytes per element in the little-endian layout of [`crate::TensorData`] (the carrier's,
+    /// for the low-bit types).
     pub fn size(self) -> usize {
         match self {
             Self::I8 | Self::U8 | Self::Bool => 1,
             Self::F16 | Self::BF16 | Self::I16 | Self::U16 => 2,
             Self::F32 | Self::I32 | Self::U32 => 4,
             Self::F64 | Self::I64 | Self::U64 => 8,
+            low => low.carrier().size(),
         }
     }
 
     pub fn kind(self) -> Kind {
+        self.carrier().kind_of_standard()
+    }
+
+    /// The type whose layout holds this type's values: the low-bit types' carriers (f32 for
+    /// the narrow floats, i8/u8 for the narrow integers), every other type itself.
+    pub fn carrier(self) -> DType {
+        match self {
+            Self::F8E4M3FN | Self::F8E4M3FNUZ | Self::F8E5M2 | Self::F8E5M2FNUZ | Self::F4E2M1 => Self::F32,
+            Self::I4 | Self::I2 => Self::I8,
+            Self::U4 | Self::U2 => Self::U8,
+            standard => standard,
+        }
+    }
+
+    /// One of the 8-, 4- and 2-bit types carried in a wider type.
+    pub fn is_low_bit(self) -> bool {
+        self.carrier() != self
+    }
+
+    /// Bits per element in ONNX's serialized layout (`raw_data`): 4- and 2-bit elements are
+    /// packed, first element in the least significant bits.
+    pub fn onnx_bits(self) -> usize {
+        match self {
+            Self::F8E4M3FN | Self::F8E4M3FNUZ | Self::F8E5M2 | Self::F8E5M2FNUZ => 8,
+            Self::F4E2M1 | Self::U4 | Self::I4 => 4,
+            Self::U2 | Self::I2 => 2,
+            standard => 8 * standard.size(),
+        }
+    }
+
+    fn kind_of_standard(self) -> Kind {
         match self {
             Self::F16 | Self::BF16 | Self::F32 | Self::F64 => Kind::Float,
             Self::Bool => Kind::Bool,

@@ -290,10 +290,15 @@ pub fn where_(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     Ok(quote! { burn_onnx::ops::where_op(#c, #x, #y) })
 }
 
-/// Cast between Burn's kinds; within a kind the element type stays Burn's default.
-pub fn cast(e: &mut Emitter, node: &Node, to: DType) -> Result<TokenStream> {
+/// Cast between Burn's kinds; within a kind the element type stays Burn's default. A low-bit
+/// target rounds or wraps into its carrier (see `low_bit`).
+pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<TokenStream> {
     let from = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind();
     let x = e.input(&node.inputs, 0)?;
+    if to.is_low_bit() {
+        return super::low_bit::cast_to(x, from, to, saturate)
+            .ok_or_else(|| e.error(format!("no run-time cast to {to}")));
+    }
     Ok(match (from, to.kind()) {
         // Narrower floats round through the narrow type and come back as Burn's default float.
         (Kind::Float, Kind::Float) if matches!(to, DType::F16 | DType::BF16) => {

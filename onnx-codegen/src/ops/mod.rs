@@ -10,6 +10,7 @@ mod elementwise;
 mod indexing;
 mod linear;
 mod loss;
+mod low_bit;
 mod norm;
 mod pool;
 mod quantize;
@@ -34,7 +35,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Unary(u) => elementwise::unary(e, node, *u),
         Op::Variadic(v) => elementwise::variadic(e, node, *v),
         Op::Where => elementwise::where_(e, node),
-        Op::Cast { to } => elementwise::cast(e, node, *to),
+        Op::Cast { to, saturate } => elementwise::cast(e, node, *to, *saturate),
         Op::Reduce(c) => reduce::reduce(e, node, c),
         Op::Shape { start, end } => indexing::shape(e, node, *start, *end),
         Op::Size => indexing::size(e, node),

@@ -28,18 +28,32 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
             align_rank(v, 1, rank)
         }))
     };
+    let x_kind = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind();
     let x = e.input(&node.inputs, 0)?;
     let scale = per_axis(1, e)?.ok_or_else(|| e.error("scale is required"))?;
     let zero = per_axis(2, e)?;
-    Ok(if c.quantize {
-        let (lo, hi) = int_range(c.int_type).unwrap_or((0.0, 255.0));
-        let (lo, hi) = (float_literal(lo), float_literal(hi));
-        let zero = zero.map(|z| quote! { .add(#z) });
-        quote! { #x.div(#scale).round() #zero .clamp(#lo, #hi).int() }
-    } else {
+    if !c.quantize {
         let zero = zero.map(|z| quote! { .sub(#z) });
-        quote! { #x.float() #zero .mul(#scale) }
-    })
+        // A float8 or float4 `x` is a float tensor already.
+        let x = if x_kind == Kind::Float {
+            x
+        } else {
+            quote! { #x.float() }
+        };
+        return Ok(quote! { #x #zero .mul(#scale) });
+    }
+    let zero = zero.map(|z| quote! { .add(#z) });
+    if c.quantized_type.kind() == Kind::Float {
+        // Narrow floats: x / scale + zero point, rounded once, as ONNX specifies (its reference
+        // adds the zero point for float4 only; a float8 zero point is 0 in practice).
+        let shifted = quote! { #x.div(#scale) #zero };
+        return super::low_bit::cast_to(shifted, Kind::Float, c.quantized_type, c.saturate)
+            .ok_or_else(|| e.error(format!("quantized type {}", c.quantized_type)));
+    }
+    let (lo, hi) =
+        int_range(c.quantized_type).ok_or_else(|| e.error(format!("quantized type {}", c.quantized_type)))?;
+    let (lo, hi) = (float_literal(lo), float_literal(hi));
+    Ok(quote! { #x.div(#scale).round() #zero .clamp(#lo, #hi).int() })
 }
 
 /// How a per-axis (vector) quantization parameter lines up with its operand.

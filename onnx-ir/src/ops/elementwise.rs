@@ -371,8 +371,10 @@ pub fn infer_where(inputs: &[&TensorType]) -> Result<TensorType, String> {
 
 /// Cast (target from the `to` attribute) and CastLike (target from the second input's type).
 pub fn parse_cast(ctx: &NodeCtx) -> Result<Parsed> {
-    // Both concern float8 targets only, which `DType::from_onnx` refuses.
-    ctx.attrs.ignore(&["saturate", "round_mode"]);
+    // Concerns float8e8m0 targets only, which `DType::from_onnx` refuses.
+    ctx.attrs.ignore(&["round_mode"]);
+    // Concerns float8 targets only (other casts wrap or round as they always do).
+    let saturate = ctx.attrs.int_or("saturate", 1)? != 0;
     let to = if ctx.op_type == "CastLike" {
         ctx.input_type(1)?.dtype
     } else {
@@ -383,7 +385,7 @@ pub fn parse_cast(ctx: &NodeCtx) -> Result<Parsed> {
         };
         DType::from_onnx(code as i32).ok_or_else(|| ctx.error(format!("cast to type code {code} is not supported")))?
     };
-    Ok(Parsed::new(Op::Cast { to }, 1))
+    Ok(Parsed::new(Op::Cast { to, saturate }, 1))
 }
 
 /// A Clip bound: absent, known now, or read from the input tensor at run time.

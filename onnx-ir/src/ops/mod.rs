@@ -85,6 +85,9 @@ pub enum Op {
     Where,
     Cast {
         to: DType,
+        /// For a float8 target: an out-of-range value becomes the largest value of its sign
+        /// (else infinity or NaN, per type).
+        saturate: bool,
     },
     Reduce(ReduceConfig),
     /// Run-time `Shape` of dims `start..end` (static shapes are folded at import).
@@ -453,6 +456,36 @@ impl<'a> NodeCtx<'a> {
 }
 
 impl Op {
+    /// Whether the op may read or produce values of a low-bit type ([`DType::is_low_bit`]):
+    /// the casts and quantization, which round into them, and the ops that only move, select or
+    /// measure values, which the carrier type keeps exact. Any other op on them is an import
+    /// error (ONNX allows them almost nowhere else, and the carrier would compute wrong values).
+    pub fn keeps_low_bit_values(&self) -> bool {
+        matches!(
+            self,
+            Op::Cast { .. }
+                | Op::Quantize(_)
+                | Op::Identity
+                | Op::Reshape { .. }
+                | Op::ReshapeRuntime { .. }
+                | Op::Flatten { .. }
+                | Op::Squeeze { .. }
+                | Op::Unsqueeze { .. }
+                | Op::SqueezeRuntime { .. }
+                | Op::UnsqueezeRuntime { .. }
+                | Op::Transpose { .. }
+                | Op::Concat { .. }
+                | Op::Gather { .. }
+                | Op::Slice(_)
+                | Op::Split { .. }
+                | Op::Expand { .. }
+                | Op::Tile { .. }
+                | Op::Shape { .. }
+                | Op::Size
+                | Op::ConstantOfShape { .. }
+        )
+    }
+
     /// Output types from input types. The error message names the types seen.
     pub fn infer(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
         let one = |t: TensorType| Ok(vec![t]);
@@ -504,7 +537,7 @@ impl Op {
             Op::GatherNd => one(indexing::infer_gather_nd(inputs[0], inputs[1])),
             Op::Scatter { .. } | Op::ScatterNd { .. } => one(inputs[0].clone()),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
-            Op::Cast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
+            Op::Cast { to, .. } => one(TensorType::new(*to, inputs[0].shape.clone())),
             Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),
             Op::Softmax(_) => one(inputs[0].clone()),
             Op::Gemm(c) => one(linear::infer_gemm(c, inputs)?),

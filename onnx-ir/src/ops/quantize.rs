@@ -14,8 +14,11 @@ pub struct QuantizeConfig {
     pub axis: usize,
     /// Quantize (float to integer) or dequantize.
     pub quantize: bool,
-    /// Integer type of the quantized side.
-    pub int_type: DType,
+    /// Type of the quantized side: an integer type of [`int_range`], or a float8 or float4.
+    pub quantized_type: DType,
+    /// For a float8 quantized type: an out-of-range value becomes the largest value of its sign
+    /// (else infinity or NaN, per type).
+    pub saturate: bool,
 }
 
 /// Saturation bounds of a quantized integer type.
@@ -26,6 +29,10 @@ pub fn int_range(dtype: DType) -> Option<(f64, f64)> {
         DType::U16 => (0.0, 65535.0),
         DType::I16 => (-32768.0, 32767.0),
         DType::I32 => (i32::MIN as f64, i32::MAX as f64),
+        DType::U4 => (0.0, 15.0),
+        DType::I4 => (-8.0, 7.0),
+        DType::U2 => (0.0, 3.0),
+        DType::I2 => (-2.0, 1.0),
         _ => return None,
     })
 }
@@ -42,14 +49,14 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let axis = if per_axis { normalize_axis(axis, x.rank()).map_err(|e| ctx.error(e))? } else { 0 };
     let scale_type = ctx.input_type(1)?.dtype;
     let zero_point = ctx.inputs.get(2).copied().flatten().map(|v| v.ty.dtype);
-    // Saturation concerns float8 outputs only, which `int_range` refuses below.
-    ctx.attrs.ignore(&["saturate"]);
+    // Concerns float8 outputs only.
+    let saturate = ctx.attrs.int_or("saturate", 1)? != 0;
     // The division by the scale, and a dequantized output, are in the scale's type.
     ctx.check_precision("precision", &[scale_type])?;
     if !quantize {
         ctx.check_precision("output_dtype", &[scale_type])?;
     }
-    let int_type = if quantize {
+    let quantized_type = if quantize {
         match (ctx.attrs.int("output_dtype")?.filter(|&c| c != 0), zero_point) {
             (Some(code), _) => DType::from_onnx(code as i32)
                 .ok_or_else(|| ctx.error(format!("output type code {code} is not supported")))?,
@@ -59,14 +66,15 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     } else {
         x.dtype
     };
-    if int_type.kind() != Kind::Int || int_range(int_type).is_none() {
-        return Err(ctx.error(format!("quantized type {int_type} is not supported")));
+    let narrow_float = quantized_type.kind() == Kind::Float && quantized_type.is_low_bit();
+    if !narrow_float && (quantized_type.kind() != Kind::Int || int_range(quantized_type).is_none()) {
+        return Err(ctx.error(format!("quantized type {quantized_type} is not supported")));
     }
-    Ok(Parsed::new(Op::Quantize(QuantizeConfig { axis, quantize, int_type }), 3))
+    Ok(Parsed::new(Op::Quantize(QuantizeConfig { axis, quantize, quantized_type, saturate }), 3))
 }
 
 pub fn infer(c: &QuantizeConfig, inputs: &[&TensorType]) -> TensorType {
-    let dtype = if c.quantize { c.int_type } else { inputs[1].dtype };
+    let dtype = if c.quantize { c.quantized_type } else { inputs[1].dtype };
     TensorType::new(dtype, inputs[0].shape.clone())
 }
 

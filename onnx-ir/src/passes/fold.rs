@@ -62,8 +62,8 @@ fn encode(values: &[f64], shape: Vec<usize>, dtype: DType) -> TensorData {
         DType::I8 => values.iter().map(|&v| v as i8 as u8).collect(),
         DType::U8 => values.iter().map(|&v| v as u8).collect(),
         DType::Bool => values.iter().map(|&v| (v != 0.0) as u8).collect(),
-        // Half floats are not folded (see `foldable_dtype`).
-        DType::F16 | DType::BF16 => Vec::new(),
+        // Half floats and the low-bit types are not folded (see `foldable_dtype`).
+        _ => Vec::new(),
     };
     TensorData::new(dtype, shape, bytes)
 }
@@ -75,8 +75,10 @@ fn within_budget(shape: &[usize]) -> bool {
     shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d.max(1))).is_some_and(|n| n <= MAX_ELEMENTS)
 }
 
+/// Not the half floats, nor the low-bit types (a cast to them rounds in ways f64 arithmetic
+/// does not).
 fn foldable_dtype(dtype: DType) -> bool {
-    !matches!(dtype, DType::F16 | DType::BF16)
+    !matches!(dtype, DType::F16 | DType::BF16) && !dtype.is_low_bit()
 }
 
 fn binary(op: BinaryOp, a: f64, b: f64, int: bool) -> Option<f64> {
@@ -234,7 +236,7 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
         | Op::Unsqueeze { .. }
         | Op::Flatten { .. }
         | Op::ReshapeRuntime { .. } => Array { shape: out_shape?, values: arrays[0].values.clone() },
-        Op::Cast { to } => {
+        Op::Cast { to, .. } => {
             let values =
                 arrays[0].values.iter().map(|&v| if to.kind() == Kind::Float { v } else { v.trunc() }).collect();
             Array { shape: arrays[0].shape.clone(), values }

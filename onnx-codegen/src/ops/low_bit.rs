@@ -1,0 +1,49 @@
+//! Casts into ONNX's low-bit types, whose values run in carrier tensors (f32 for the 8- and
+//! 4-bit floats, Int for the 4- and 2-bit integers): runtime-support rounds or wraps each value
+//! as ONNX does. Casts out of them need nothing: a carrier already holds the exact values.
+
+use onnx_ir::{DType, Kind};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// The `burn_onnx::ops::MiniFloat` variant of a narrow float type.
+pub fn mini_float(dtype: DType) -> Option<TokenStream> {
+    Some(match dtype {
+        DType::F8E4M3FN => quote! { E4M3FN },
+        DType::F8E4M3FNUZ => quote! { E4M3FNUZ },
+        DType::F8E5M2 => quote! { E5M2 },
+        DType::F8E5M2FNUZ => quote! { E5M2FNUZ },
+        DType::F4E2M1 => quote! { E2M1 },
+        _ => return None,
+    })
+}
+
+fn narrow_int(dtype: DType) -> Option<TokenStream> {
+    Some(match dtype {
+        DType::U4 => quote! { U4 },
+        DType::I4 => quote! { I4 },
+        DType::U2 => quote! { U2 },
+        DType::I2 => quote! { I2 },
+        _ => return None,
+    })
+}
+
+/// `x`, a tensor of Burn kind `from`, cast to the low-bit type `to` (`saturate`: see
+/// `Op::Cast`); `None` when `to` is not low-bit.
+pub fn cast_to(x: TokenStream, from: Kind, to: DType, saturate: bool) -> Option<TokenStream> {
+    if let Some(format) = mini_float(to) {
+        let x = if from == Kind::Float {
+            x
+        } else {
+            quote! { #x.float() }
+        };
+        return Some(quote! { burn_onnx::ops::cast_to_mini_float(#x, burn_onnx::ops::MiniFloat::#format, #saturate) });
+    }
+    let to = narrow_int(to)?;
+    Some(match from {
+        Kind::Float => quote! { burn_onnx::ops::cast_float_to_narrow_int(#x, burn_onnx::ops::NarrowInt::#to) },
+        Kind::Int => quote! { burn_onnx::ops::cast_int_to_narrow_int(#x, burn_onnx::ops::NarrowInt::#to) },
+        // 0 and 1 are in every narrow integer's range but int2's, where 1 still is.
+        Kind::Bool => quote! { #x.int() },
+    })
+}

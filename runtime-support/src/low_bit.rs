@@ -1,0 +1,217 @@
+//! ONNX's 8- and 4-bit floats and 4- and 2-bit integers at run time. No backend computes in
+//! them: a tensor of a narrow float is an f32 tensor whose every value is representable in the
+//! narrow type, one of a narrow integer an Int tensor of values in its range. A cast to one
+//! rounds or wraps each value as ONNX's `Cast` does (for the floats: round to nearest, ties to
+//! even; overflow, infinities and NaN per type and `saturate`).
+
+use burn::tensor::{Int, Tensor, TensorData};
+
+/// One of the narrow float types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MiniFloat {
+    /// FLOAT8E4M3FN: no infinities, NaN, largest 448.
+    E4M3FN,
+    /// FLOAT8E4M3FNUZ: no infinities, no -0, NaN, largest 240.
+    E4M3FNUZ,
+    /// FLOAT8E5M2: infinities and NaN as IEEE 754, largest 57344.
+    E5M2,
+    /// FLOAT8E5M2FNUZ: no infinities, no -0, NaN, largest 57344.
+    E5M2FNUZ,
+    /// FLOAT4E2M1: no infinities, no NaN, largest 6.
+    E2M1,
+}
+
+struct Layout {
+    mantissa_bits: i32,
+    /// Exponent of the smallest normal value (the subnormals' spacing is
+    /// `2^(min_exponent - mantissa_bits)`).
+    min_exponent: i32,
+    max: f64,
+    infinities: bool,
+    negative_zero: bool,
+    nan: bool,
+}
+
+impl MiniFloat {
+    fn layout(self) -> Layout {
+        let (mantissa_bits, bias, max, infinities, negative_zero, nan) = match self {
+            Self::E4M3FN => (3, 7, 448.0, false, true, true),
+            Self::E4M3FNUZ => (3, 8, 240.0, false, false, true),
+            Self::E5M2 => (2, 15, 57344.0, true, true, true),
+            Self::E5M2FNUZ => (2, 16, 57344.0, false, false, true),
+            Self::E2M1 => (1, 1, 6.0, false, true, false),
+        };
+        Layout { mantissa_bits, min_exponent: 1 - bias, max, infinities, negative_zero, nan }
+    }
+
+    /// `x` rounded to this type, as ONNX's Cast: ties to even; a magnitude beyond the largest
+    /// value (infinities included) becomes the largest value with `saturate`, else infinity
+    /// where the type has one and NaN where it has not. FLOAT4E2M1, with neither, always
+    /// saturates, and takes NaN to a zero of the opposite sign, as ONNX's reference (ml_dtypes)
+    /// does.
+    pub fn round(self, x: f32, saturate: bool) -> f32 {
+        let layout = self.layout();
+        if x.is_nan() {
+            return match (layout.nan, x.is_sign_negative()) {
+                (true, _) => f32::NAN,
+                (false, true) => 0.0,
+                (false, false) => -0.0,
+            };
+        }
+        let negative = x.is_sign_negative();
+        let magnitude = f64::from(x).abs();
+        let rounded = if magnitude.is_infinite() {
+            magnitude
+        } else {
+            // The spacing of the narrow type's values around `magnitude` (exact powers of two;
+            // an f32 is always a normal f64, so its exponent field is its binary exponent).
+            let exponent = ((magnitude.to_bits() >> 52) as i32 - 1023).max(layout.min_exponent);
+            let spacing = 2f64.powi(exponent - layout.mantissa_bits);
+            (magnitude / spacing).round_ties_even() * spacing
+        };
+        let value = if rounded > layout.max {
+            if saturate || !(layout.nan || layout.infinities) {
+                layout.max
+            } else if layout.infinities {
+                f64::INFINITY
+            } else {
+                return f32::NAN;
+            }
+        } else if rounded == 0.0 && !layout.negative_zero {
+            return 0.0;
+        } else {
+            rounded
+        };
+        let value = value as f32;
+        if negative {
+            -value
+        } else {
+            value
+        }
+    }
+}
+
+/// ONNX `Cast` to a narrow float: every element rounded (see [`MiniFloat::round`]). Read back
+/// to the host: these casts are rare, and exact rounding is not a Burn op.
+pub fn cast_to_mini_float<const D: usize>(x: Tensor<D>, format: MiniFloat, saturate: bool) -> Tensor<D> {
+    let device = x.device();
+    let shape = x.shape();
+    let values: Vec<f32> = x.into_data().iter::<f32>().map(|v| format.round(v, saturate)).collect();
+    Tensor::from_data(TensorData::new(values, shape), &device)
+}
+
+/// One of the 4- and 2-bit integer types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NarrowInt {
+    U4,
+    I4,
+    U2,
+    I2,
+}
+
+impl NarrowInt {
+    /// `v` modulo 2^bits, in the type's range (two's complement for the signed types): ONNX's
+    /// Cast to these types wraps, as to the other integer types.
+    pub fn wrap(self, v: i64) -> i64 {
+        let (bits, signed) = match self {
+            Self::U4 => (4, false),
+            Self::I4 => (4, true),
+            Self::U2 => (2, false),
+            Self::I2 => (2, true),
+        };
+        let low = v & ((1 << bits) - 1);
+        if signed && low >= 1 << (bits - 1) {
+            low - (1 << bits)
+        } else {
+            low
+        }
+    }
+
+    /// A float cast as ONNX's reference does: truncated toward zero, then wrapped. NaN, the
+    /// infinities and magnitudes of 2^31 or more (whose f32 values are multiples of 256, so
+    /// wrapped they are 0 too) give 0.
+    pub fn from_float(self, x: f32) -> i64 {
+        if !x.is_finite() || x.abs() >= 2f32.powi(31) {
+            return 0;
+        }
+        self.wrap(x.trunc() as i64)
+    }
+}
+
+/// ONNX `Cast` of a float tensor to a 4- or 2-bit integer type (see [`NarrowInt::from_float`]).
+pub fn cast_float_to_narrow_int<const D: usize>(x: Tensor<D>, to: NarrowInt) -> Tensor<D, Int> {
+    let device = x.device();
+    let shape = x.shape();
+    let values: Vec<i64> = x.into_data().iter::<f32>().map(|v| to.from_float(v)).collect();
+    Tensor::from_data(TensorData::new(values, shape), &device)
+}
+
+/// ONNX `Cast` of an integer tensor to a 4- or 2-bit integer type: wrapped.
+pub fn cast_int_to_narrow_int<const D: usize>(x: Tensor<D, Int>, to: NarrowInt) -> Tensor<D, Int> {
+    let device = x.device();
+    let shape = x.shape();
+    let values: Vec<i64> = x.into_data().iter::<i64>().map(|v| to.wrap(v)).collect();
+    Tensor::from_data(TensorData::new(values, shape), &device)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rows of `low_bit_reference.txt`: an input, then ONNX's reference Cast of it to each
+    /// narrow float (f32 bits) and to each narrow integer.
+    fn reference() -> impl Iterator<Item = (f32, Vec<f32>, Vec<i64>)> {
+        include_str!("low_bit_reference.txt").lines().filter(|l| !l.starts_with('#')).map(|line| {
+            let fields: Vec<&str> = line.split(' ').collect();
+            let float = |f: &str| f32::from_bits(u32::from_str_radix(f, 16).unwrap());
+            let floats = fields[1..10].iter().map(|f| float(f)).collect();
+            let ints = fields[10..].iter().map(|f| f.parse().unwrap()).collect();
+            (float(fields[0]), floats, ints)
+        })
+    }
+
+    /// Same value, NaN matching any NaN, zeros matched by sign.
+    fn same(a: f32, b: f32) -> bool {
+        (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+    }
+
+    #[test]
+    fn narrow_floats_round_as_onnx_reference() {
+        let columns = [
+            (MiniFloat::E4M3FN, true),
+            (MiniFloat::E4M3FN, false),
+            (MiniFloat::E4M3FNUZ, true),
+            (MiniFloat::E4M3FNUZ, false),
+            (MiniFloat::E5M2, true),
+            (MiniFloat::E5M2, false),
+            (MiniFloat::E5M2FNUZ, true),
+            (MiniFloat::E5M2FNUZ, false),
+            (MiniFloat::E2M1, true),
+        ];
+        let mut rows = 0;
+        for (x, expected, _) in reference() {
+            for (&(format, saturate), &want) in columns.iter().zip(&expected) {
+                let got = format.round(x, saturate);
+                assert!(
+                    same(got, want),
+                    "{format:?} saturate={saturate}: {x:e} ({:#x}) -> {got:e}, ONNX {want:e}",
+                    x.to_bits()
+                );
+            }
+            rows += 1;
+        }
+        assert!(rows > 1000, "only {rows} reference rows");
+    }
+
+    #[test]
+    fn narrow_ints_wrap_as_onnx_reference() {
+        for (x, _, expected) in reference() {
+            for (to, &want) in [NarrowInt::U4, NarrowInt::I4, NarrowInt::U2, NarrowInt::I2].iter().zip(&expected) {
+                assert_eq!(to.from_float(x), want, "{to:?}: {x:e}");
+            }
+        }
+        // From integers (ml_dtypes, which ONNX's reference casts with): 200 = 0b1100_1000.
+        assert_eq!([NarrowInt::U4.wrap(200), NarrowInt::I4.wrap(200), NarrowInt::I4.wrap(-9)], [8, -8, 7]);
+        assert_eq!([NarrowInt::U2.wrap(-1), NarrowInt::I2.wrap(2), NarrowInt::I2.wrap(-3)], [3, -2, 1]);
+    }
+}
