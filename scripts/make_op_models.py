@@ -1481,8 +1481,62 @@ def gen_layout():
     return cases
 
 
+def gen_int_wrapping():
+    """Integer arithmetic wraps in its type's width, as do integer casts to narrower types (the spec: "discard higher bits and reinterpret"),
+    at run time and when the pass folds a constant; a float cast to bool is true for any
+    non-zero value, 0.5 included, folded or not."""
+    cases = []
+    wide = [-(2**31), -65537, -300, -129, -128, -1, 0, 1, 127, 128, 200, 255, 256, 300, 32768,
+            65535, 65536, 2**31 - 1]
+    narrow = [("u8", TensorProto.UINT8), ("i8", TensorProto.INT8), ("u16", TensorProto.UINT16),
+              ("i16", TensorProto.INT16), ("u32", TensorProto.UINT32)]
+    c = Case("Cast", 21, "int32_wraps")
+    c.given_input("x", np.array(wide, np.int32))
+    for name, elem in narrow:
+        c.node("Cast", ["x"], [name], to=elem).output(name, elem)
+    cases.append(c)
+    c = Case("Cast", 21, "int64_wraps")
+    # (within int32: Burn's default integer on flex is 32-bit, so larger inputs do not load)
+    c.given_input("x", np.array(wide, np.int64))
+    for name, elem in narrow + [("i32", I32)]:
+        c.node("Cast", ["x"], [name], to=elem).output(name, elem)
+    cases.append(c)
+    # uint8 -> int8 reinterprets the top half; int8 -> uint16 sign-extends then wraps.
+    c = Case("Cast", 21, "small_ints_wrap")
+    c.given_input("x", np.array([0, 1, 127, 128, 200, 255], np.uint8))
+    c.node("Cast", ["x"], ["i8"], to=TensorProto.INT8).output("i8", TensorProto.INT8)
+    c.node("Cast", ["i8"], ["u16"], to=TensorProto.UINT16).output("u16", TensorProto.UINT16)
+    c.node("Cast", ["x"], ["i32"], to=I32).output("i32", I32)
+    cases.append(c)
+    # the same casts of constants, folded at import, then used at run time (uint8 2 + 255
+    # wraps to 1)
+    c = Case("Cast", 21, "folded_int_wraps")
+    c.given_input("x", np.array([1, 2, 3, 4], np.uint8))
+    c.init("k", np.array([300, -1, 256, 511], np.int32))
+    c.node("Cast", ["k"], ["k8"], to=TensorProto.UINT8)
+    c.node("Add", ["x", "k8"], ["y"]).output("y", TensorProto.UINT8)
+    c.node("Cast", ["k"], ["k_i8"], to=TensorProto.INT8).output("k_i8", TensorProto.INT8)
+    cases.append(c)
+    for name, dtype in (("uint8", np.uint8), ("int8", np.int8), ("int16", np.int16)):
+        info = np.iinfo(dtype)
+        c = Case("Add", 14, f"{name}_wraps")
+        c.given_input("a", np.array([info.max, info.min, info.max, 3, info.min, 100], dtype))
+        c.given_input("b", np.array([1, info.max, 2, info.max, 1, 100], dtype))
+        elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+        for op in ("Add", "Sub", "Mul"):
+            c.node(op, ["a", "b"], [op.lower()]).output(op.lower(), elem)
+        cases.append(c)
+    c = Case("Cast", 21, "float_to_bool")
+    c.given_input("x", np.array([0.5, -0.25, 0.0, -0.0, 2.0, np.nan], np.float32))
+    c.init("k", np.array([0.5, -0.25, 0.0, -0.0, 2.0, np.nan], np.float32))
+    c.node("Cast", ["x"], ["b"], to=TensorProto.BOOL).output("b", TensorProto.BOOL)
+    c.node("Cast", ["k"], ["kb"], to=TensorProto.BOOL).output("kb", TensorProto.BOOL)
+    cases.append(c)
+    return cases
+
+
 def gen_patterns():
-    return gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout()
+    return gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
 
 
 GENERATORS = {

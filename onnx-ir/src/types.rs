@@ -115,6 +115,37 @@ impl DType {
         }
     }
 
+    /// Width in bits and signedness of an integer type (the narrow ones included); `None`
+    /// for floats and bool.
+    pub fn int_bits(self) -> Option<(u32, bool)> {
+        Some(match self {
+            Self::I2 => (2, true),
+            Self::U2 => (2, false),
+            Self::I4 => (4, true),
+            Self::U4 => (4, false),
+            Self::I8 => (8, true),
+            Self::U8 => (8, false),
+            Self::I16 => (16, true),
+            Self::U16 => (16, false),
+            Self::I32 => (32, true),
+            Self::U32 => (32, false),
+            Self::I64 => (64, true),
+            Self::U64 => (64, false),
+            _ => return None,
+        })
+    }
+
+    /// Whether every value of integer type `self` is a value of integer type `wider` (so a
+    /// cast between them changes no value).
+    pub fn int_range_within(self, wider: DType) -> bool {
+        match (self.int_bits(), wider.int_bits()) {
+            (Some((bits, signed)), Some((wider_bits, wider_signed))) => {
+                (signed == wider_signed && bits <= wider_bits) || (!signed && wider_signed && bits < wider_bits)
+            }
+            _ => false,
+        }
+    }
+
     fn kind_of_standard(self) -> Kind {
         match self {
             Self::F16 | Self::BF16 | Self::F32 | Self::F64 => Kind::Float,
@@ -200,5 +231,21 @@ impl fmt::Display for TensorType {
             write!(f, "{d}")?;
         }
         f.write_str("]")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DType;
+
+    #[test]
+    fn int_ranges_nest_by_width_and_sign() {
+        assert!(DType::U8.int_range_within(DType::I16));
+        assert!(DType::U8.int_range_within(DType::U8));
+        assert!(DType::I4.int_range_within(DType::I8));
+        assert!(!DType::U8.int_range_within(DType::I8));
+        assert!(!DType::I8.int_range_within(DType::U64));
+        assert!(!DType::I64.int_range_within(DType::I32));
+        assert!(!DType::F32.int_range_within(DType::I64));
     }
 }

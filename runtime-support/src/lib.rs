@@ -127,9 +127,7 @@ pub mod ops {
         avg_pool2d, batch_norm, conv1d, conv2d, conv2d_residual, exp, linear, local_response_norm, max_pool2d, sigmoid,
         silu, tanh, ConvActivation,
     };
-    pub use crate::low_bit::{
-        cast_float_to_narrow_int, cast_int_to_narrow_int, cast_to_mini_float, MiniFloat, NarrowInt,
-    };
+    pub use crate::low_bit::{cast_float_to_narrow_int, cast_to_mini_float, wrap_int, MiniFloat, NarrowInt};
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
 

@@ -1,10 +1,11 @@
-//! ONNX's 8- and 4-bit floats and 4- and 2-bit integers at run time. No backend computes in
+//! ONNX's 8- and 4-bit floats and 4- and 2-bit integers at run time, and integer casts that
+//! wrap values into a narrower integer type. No backend computes in
 //! them: a tensor of a narrow float is an f32 tensor whose every value is representable in the
 //! narrow type, one of a narrow integer an Int tensor of values in its range. A cast to one
 //! rounds or wraps each value as ONNX's `Cast` does (for the floats: round to nearest, ties to
 //! even; overflow, infinities and NaN per type and `saturate`).
 
-use burn::tensor::{Int, Tensor, TensorData};
+use burn::tensor::{Int, IntDType, Tensor, TensorData};
 
 /// One of the narrow float types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,12 +147,25 @@ pub fn cast_float_to_narrow_int<const D: usize>(x: Tensor<D>, to: NarrowInt) -> 
     Tensor::from_data(TensorData::new(values, shape), &device)
 }
 
-/// ONNX `Cast` of an integer tensor to a 4- or 2-bit integer type: wrapped.
-pub fn cast_int_to_narrow_int<const D: usize>(x: Tensor<D, Int>, to: NarrowInt) -> Tensor<D, Int> {
-    let device = x.device();
-    let shape = x.shape();
-    let values: Vec<i64> = x.into_data().iter::<i64>().map(|v| to.wrap(v)).collect();
-    Tensor::from_data(TensorData::new(values, shape), &device)
+/// ONNX `Cast` of an integer tensor to an integer type of `bits` bits (`signed`: two's
+/// complement), the narrow ones included: each value modulo 2^bits, in the type's range (the
+/// spec's "discard higher bits and reinterpret": 300 to uint8 is 44, 200 to int8 is -56). On
+/// the device, in the tensor's own storage: a shift pair sign-extends, a mask keeps the low bits.
+/// A 32-bit unsigned target in storage of 32 bits or fewer widens to i64 first, since its
+/// values past 2^31 do not fit a signed 32-bit integer.
+pub fn wrap_int<const D: usize>(x: Tensor<D, Int>, bits: u32, signed: bool) -> Tensor<D, Int> {
+    let storage_bits = |x: &Tensor<D, Int>| 8 * x.dtype().size() as u32;
+    let x = if !signed && bits >= storage_bits(&x) && bits < 64 { x.cast(IntDType::I64) } else { x };
+    let storage = storage_bits(&x);
+    if bits >= storage {
+        return x;
+    }
+    if signed {
+        let unused = storage - bits;
+        x.bitwise_left_shift_scalar(unused).bitwise_right_shift_scalar(unused)
+    } else {
+        x.bitwise_and_scalar((1i64 << bits) - 1)
+    }
 }
 
 #[cfg(test)]

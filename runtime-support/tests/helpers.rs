@@ -181,3 +181,24 @@ fn forward_runs_on_the_calling_thread_as_a_worker_of_its_pool() {
     let threads = ops::on_pool(rayon::current_num_threads);
     assert_eq!(threads, rayon::ThreadPoolBuilder::new().build().unwrap().current_num_threads());
 }
+
+/// ONNX Cast's "discard higher bits and reinterpret" (the spec's example: 200 as int16 to
+/// int8 is -56), in both storages a model's integers come in: 32-bit computed tensors and
+/// 64-bit weights.
+#[test]
+fn wrap_int_discards_higher_bits_in_either_storage() {
+    let values = [200, -1, 300, -129, 65_536 + 7, i32::MIN as i64];
+    for storage in [burn::tensor::IntDType::I32, burn::tensor::IntDType::I64] {
+        let x = || ints(&values, [6]).cast(storage);
+        assert_eq!(int_values(ops::wrap_int(x(), 8, true)).1, [-56, -1, 44, 127, 7, 0]);
+        assert_eq!(int_values(ops::wrap_int(x(), 8, false)).1, [200, 255, 44, 127, 7, 0]);
+        assert_eq!(int_values(ops::wrap_int(x(), 16, true)).1, [200, -1, 300, -129, 7, 0]);
+        assert_eq!(int_values(ops::wrap_int(x(), 4, true)).1, [-8, -1, -4, -1, 7, 0]);
+        // uint32 widens 32-bit storage: -1 is 2^32 - 1.
+        assert_eq!(
+            int_values(ops::wrap_int(x(), 32, false)).1,
+            [200, 4_294_967_295, 300, 4_294_967_167, 65_543, 2_147_483_648]
+        );
+        assert_eq!(int_values(ops::wrap_int(x(), 32, true)).1, values);
+    }
+}

@@ -35,6 +35,23 @@ fn binary_methods(op: BinaryOp, float: bool) -> (&'static str, Option<&'static s
 }
 
 pub fn binary(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<TokenStream> {
+    let value = binary_in_storage(e, node, c)?;
+    let can_overflow = matches!(
+        c.op,
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Pow | BinaryOp::BitShift { left: true }
+    );
+    // Integers are computed in wider storage; ONNX Runtime's (and numpy's) arithmetic wraps in
+    // the type's own width: uint8 200 + 100 is 44.
+    Ok(match e.ty(node.outputs[0]).dtype.int_bits() {
+        Some((bits, signed)) if can_overflow && bits < 64 => {
+            quote! { burn_onnx::ops::wrap_int(#value, #bits, #signed) }
+        }
+        _ => value,
+    })
+}
+
+/// A binary op's result, integers in Burn's storage type (not wrapped to the ONNX type).
+fn binary_in_storage(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<TokenStream> {
     let (a, b) = (e.input_id(&node.inputs, 0)?, e.input_id(&node.inputs, 1)?);
     let rank = e.rank(node.outputs[0]).max(1);
     let a_type = e.ty(a);
@@ -290,13 +307,15 @@ pub fn where_(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     Ok(quote! { burn_onnx::ops::where_op(#c, #x, #y) })
 }
 
-/// Cast between Burn's kinds; within a kind the element type stays Burn's default. A low-bit
-/// target rounds or wraps into its carrier (see `low_bit`).
+/// Cast between Burn's kinds; within a kind the element type stays Burn's default, integers
+/// wrapped into the target's range. A low-bit target rounds or wraps into its carrier (see
+/// `low_bit`).
 pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<TokenStream> {
-    let from = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind();
+    let from_dtype = e.ty(e.input_id(&node.inputs, 0)?).dtype;
+    let from = from_dtype.kind();
     let x = e.input(&node.inputs, 0)?;
     if to.is_low_bit() {
-        return super::low_bit::cast_to(x, from, to, saturate)
+        return super::low_bit::cast_to(x, from_dtype, to, saturate)
             .ok_or_else(|| e.error(format!("no run-time cast to {to}")));
     }
     Ok(match (from, to.kind()) {
@@ -309,6 +328,7 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<T
             };
             quote! { #x.cast(burn::tensor::FloatDType::#narrow).cast(burn::tensor::FloatDType::F32) }
         }
+        (Kind::Int, Kind::Int) => super::low_bit::int_to_int(x, from_dtype, to),
         (a, b) if a == b => x,
         (_, Kind::Float) => quote! { #x.float() },
         (_, Kind::Int) => quote! { #x.int() },

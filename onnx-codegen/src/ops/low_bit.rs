@@ -1,6 +1,7 @@
 //! Casts into ONNX's low-bit types, whose values run in carrier tensors (f32 for the 8- and
 //! 4-bit floats, Int for the 4- and 2-bit integers): runtime-support rounds or wraps each value
 //! as ONNX does. Casts out of them need nothing: a carrier already holds the exact values.
+//! Integer-to-integer casts wrap here too, whatever the width.
 
 use onnx_ir::{DType, Kind};
 use proc_macro2::TokenStream;
@@ -28,22 +29,33 @@ fn narrow_int(dtype: DType) -> Option<TokenStream> {
     })
 }
 
-/// `x`, a tensor of Burn kind `from`, cast to the low-bit type `to` (`saturate`: see
-/// `Op::Cast`); `None` when `to` is not low-bit.
-pub fn cast_to(x: TokenStream, from: Kind, to: DType, saturate: bool) -> Option<TokenStream> {
+/// `x`, a tensor of type `from`, cast to the low-bit type `to` (`saturate`: see `Op::Cast`);
+/// `None` when `to` is not low-bit.
+pub fn cast_to(x: TokenStream, from: DType, to: DType, saturate: bool) -> Option<TokenStream> {
     if let Some(format) = mini_float(to) {
-        let x = if from == Kind::Float {
+        let x = if from.kind() == Kind::Float {
             x
         } else {
             quote! { #x.float() }
         };
         return Some(quote! { burn_onnx::ops::cast_to_mini_float(#x, burn_onnx::ops::MiniFloat::#format, #saturate) });
     }
-    let to = narrow_int(to)?;
-    Some(match from {
-        Kind::Float => quote! { burn_onnx::ops::cast_float_to_narrow_int(#x, burn_onnx::ops::NarrowInt::#to) },
-        Kind::Int => quote! { burn_onnx::ops::cast_int_to_narrow_int(#x, burn_onnx::ops::NarrowInt::#to) },
+    let variant = narrow_int(to)?;
+    Some(match from.kind() {
+        Kind::Float => quote! { burn_onnx::ops::cast_float_to_narrow_int(#x, burn_onnx::ops::NarrowInt::#variant) },
+        Kind::Int => int_to_int(x, from, to),
         // 0 and 1 are in every narrow integer's range but int2's, where 1 still is.
         Kind::Bool => quote! { #x.int() },
     })
+}
+
+/// `x`, a tensor of integer type `from`, cast to integer type `to`: values outside `to`'s
+/// range wrap (see `burn_onnx::ops::wrap_int`); nothing to do when `to` holds all of `from`.
+pub fn int_to_int(x: TokenStream, from: DType, to: DType) -> TokenStream {
+    match to.int_bits() {
+        Some((bits, signed)) if bits < 64 && !from.int_range_within(to) => {
+            quote! { burn_onnx::ops::wrap_int(#x, #bits, #signed) }
+        }
+        _ => x,
+    }
 }

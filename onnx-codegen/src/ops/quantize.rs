@@ -3,7 +3,7 @@ use crate::emitter::{dims_literal, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::quantize::int_range;
 use onnx_ir::ops::{QuantizeConfig, QuantizedLinearConfig};
-use onnx_ir::{Kind, Node, ValueId};
+use onnx_ir::{DType, Kind, Node, ValueId};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -47,7 +47,7 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
         // Narrow floats: x / scale + zero point, rounded once, as ONNX specifies (its reference
         // adds the zero point for float4 only; a float8 zero point is 0 in practice).
         let shifted = quote! { #x.div(#scale) #zero };
-        return super::low_bit::cast_to(shifted, Kind::Float, c.quantized_type, c.saturate)
+        return super::low_bit::cast_to(shifted, DType::F32, c.quantized_type, c.saturate)
             .ok_or_else(|| e.error(format!("quantized type {}", c.quantized_type)));
     }
     let (lo, hi) =

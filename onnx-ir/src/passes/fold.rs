@@ -50,17 +50,20 @@ impl Array {
 }
 
 fn encode(values: &[f64], shape: Vec<usize>, dtype: DType) -> TensorData {
+    // Integers go through i64 and then wrap into narrower types, as ONNX's integer casts and
+    // arithmetic do (a direct `f64 as u8` would saturate: 300 would become 255, not 44).
+    let int = |v: f64| v as i64;
     let bytes = match dtype {
         DType::F32 => values.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect(),
         DType::F64 => values.iter().flat_map(|&v| v.to_le_bytes()).collect(),
-        DType::I64 => values.iter().flat_map(|&v| (v as i64).to_le_bytes()).collect(),
-        DType::I32 => values.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect(),
-        DType::I16 => values.iter().flat_map(|&v| (v as i16).to_le_bytes()).collect(),
-        DType::U16 => values.iter().flat_map(|&v| (v as u16).to_le_bytes()).collect(),
-        DType::U32 => values.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect(),
-        DType::U64 => values.iter().flat_map(|&v| (v as u64).to_le_bytes()).collect(),
-        DType::I8 => values.iter().map(|&v| v as i8 as u8).collect(),
-        DType::U8 => values.iter().map(|&v| v as u8).collect(),
+        DType::I64 => values.iter().flat_map(|&v| int(v).to_le_bytes()).collect(),
+        DType::I32 => values.iter().flat_map(|&v| (int(v) as i32).to_le_bytes()).collect(),
+        DType::I16 => values.iter().flat_map(|&v| (int(v) as i16).to_le_bytes()).collect(),
+        DType::U16 => values.iter().flat_map(|&v| (int(v) as u16).to_le_bytes()).collect(),
+        DType::U32 => values.iter().flat_map(|&v| (int(v) as u32).to_le_bytes()).collect(),
+        DType::U64 => values.iter().flat_map(|&v| (int(v) as u64).to_le_bytes()).collect(),
+        DType::I8 => values.iter().map(|&v| int(v) as i8 as u8).collect(),
+        DType::U8 => values.iter().map(|&v| int(v) as u8).collect(),
         DType::Bool => values.iter().map(|&v| (v != 0.0) as u8).collect(),
         // Half floats and the low-bit types are not folded (see `foldable_dtype`).
         _ => Vec::new(),
@@ -237,8 +240,8 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
         | Op::Flatten { .. }
         | Op::ReshapeRuntime { .. } => Array { shape: out_shape?, values: arrays[0].values.clone() },
         Op::Cast { to, .. } => {
-            let values =
-                arrays[0].values.iter().map(|&v| if to.kind() == Kind::Float { v } else { v.trunc() }).collect();
+            // To bool every non-zero value is true (0.5 too), so only integer targets truncate.
+            let values = arrays[0].values.iter().map(|&v| if to.kind() == Kind::Int { v.trunc() } else { v }).collect();
             Array { shape: arrays[0].shape.clone(), values }
         }
         Op::Binary(c) if c.legacy_axis.is_none() => {
