@@ -4,7 +4,7 @@
 //! under [`ops`]) → simplify ([`passes`]). Nothing here knows about Burn: the code generator
 //! consumes the resulting [`Graph`]. All failures are [`Error`] values, never panics.
 
-pub mod attributes;
+pub(crate) mod attributes;
 pub(crate) mod builder;
 pub(crate) mod constant;
 pub mod domain;
@@ -20,6 +20,7 @@ pub mod proto;
 pub(crate) mod tensor;
 pub(crate) mod types;
 
+pub use attributes::Spelled;
 pub use error::{Error, Result, UnsupportedOp};
 pub use graph::{Graph, ModelInfo, Node, Value, ValueId};
 pub use ops::Op;
