@@ -3,7 +3,7 @@
 
 use crate::error::{CodegenError, Result};
 use crate::names::Names;
-use onnx_ir::attributes::Spelled;
+use onnx_ir::Spelled;
 use onnx_ir::{DType, Graph, Kind, Node, TensorData, TensorType, ValueId};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;

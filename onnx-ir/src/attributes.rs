@@ -167,7 +167,7 @@ macro_rules! spelled_enum {
     }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        $vis enum $name { $($(#[$vmeta])* $variant),+ }
+        $vis enum $name { $($(#[$vmeta])* #[doc = concat!("\n\nONNX spelling: ", $("`", $spelling, "` "),+)] $variant),+ }
 
         impl $crate::attributes::Spelled for $name {
             const SPELLINGS: &'static [(&'static str, Self)] = &[$($(($spelling, Self::$variant)),+),+];

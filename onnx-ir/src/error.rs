@@ -4,28 +4,83 @@ use std::fmt;
 /// enough context (node name, op, the types seen) for a person to act on the message.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum Error {
+    /// The bytes are not a `ModelProto` (the protobuf decoder's message).
     #[error("not a valid ONNX model (protobuf decoding failed: {0})")]
     Decode(String),
+    /// The `ModelProto` has no `graph` field.
     #[error("the ONNX model has no graph")]
     NoGraph,
+    /// An `opset_import` entry is missing, repeated or out of the supported range.
     #[error("invalid opset import: {0}")]
     Opset(String),
+    /// A graph input whose declared type cannot be used (no tensor type, unsupported dtype, ...).
     #[error("graph input `{name}`: {message}")]
-    GraphInput { name: String, message: String },
+    GraphInput {
+        /// The input's ONNX name.
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// An initializer or constant tensor whose data cannot be read (size mismatch, bad external data, ...).
     #[error("tensor `{name}`: {message}")]
-    Tensor { name: String, message: String },
+    Tensor {
+        /// The tensor's ONNX name.
+        name: String,
+        /// What is wrong with its data.
+        message: String,
+    },
+    /// A node reads a value that nothing before it defines (the graph is not topologically sorted or is incomplete).
     #[error("node `{node}` ({op}): input `{input}` is not produced by any earlier node, initializer or graph input")]
-    DanglingInput { node: String, op: String, input: String },
+    DanglingInput {
+        /// The reading node's name.
+        node: String,
+        /// Its op type.
+        op: String,
+        /// The name of the undefined value.
+        input: String,
+    },
+    /// A graph output names a value that nothing defines.
     #[error("graph output `{0}` is not produced by any node, initializer or graph input")]
     DanglingOutput(String),
+    /// A node that cannot be parsed or typed: bad attribute, unsupported dtype or opset, wrong input count, ...
     #[error("node `{node}` ({op}): {message}")]
-    Node { node: String, op: String, message: String },
+    Node {
+        /// The node's name.
+        node: String,
+        /// Its op type.
+        op: String,
+        /// Why it was rejected.
+        message: String,
+    },
+    /// The two branches of an `If` compute outputs of different dtype or rank.
     #[error("node `{node}` (If): branch outputs differ: {then_type} and {else_type}")]
-    BranchTypes { node: String, then_type: String, else_type: String },
+    BranchTypes {
+        /// The `If` node's name.
+        node: String,
+        /// The `then_branch` output's type, as displayed.
+        then_type: String,
+        /// The `else_branch` output's type, as displayed.
+        else_type: String,
+    },
+    /// A graph output's declared type contradicts the type inferred for it.
     #[error("graph output `{name}`: the model declares {declared} but the graph computes {inferred}")]
-    DeclaredOutput { name: String, declared: String, inferred: String },
+    DeclaredOutput {
+        /// The output's ONNX name.
+        name: String,
+        /// The type the model declares, as displayed.
+        declared: String,
+        /// The type inference computed, as displayed.
+        inferred: String,
+    },
+    /// A model-local function (`FunctionProto`) that cannot be inlined.
     #[error("model-local function `{function}`: {message}")]
-    Function { function: String, message: String },
+    Function {
+        /// The function's name (`domain::name`).
+        function: String,
+        /// Why it cannot be inlined.
+        message: String,
+    },
+    /// Ops with no parser and no user hook, all of them at once, one entry per `(domain, op_type)`.
     #[error("{}", UnsupportedList(.0))]
     UnsupportedOps(Vec<UnsupportedOp>),
 }
@@ -33,8 +88,11 @@ pub enum Error {
 /// One operator with no implementation, and how many nodes of the model use it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnsupportedOp {
+    /// The op's domain as the model spells it (`""` for the default domain).
     pub domain: String,
+    /// The ONNX op type.
     pub op_type: String,
+    /// How many nodes of the model (subgraphs included) use it.
     pub nodes: usize,
 }
 
@@ -62,4 +120,5 @@ impl fmt::Display for UnsupportedList<'_> {
     }
 }
 
+/// `Result` with this crate's [`Error`] as the default error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -17,7 +17,9 @@ pub struct ExternalBytes {
     pub tensor: String,
     /// The side file, canonical (symlinks resolved).
     pub path: PathBuf,
+    /// Where the tensor's bytes start in the side file (`offset` of `external_data`).
     pub offset: u64,
+    /// How many bytes it has (`length` of `external_data`).
     pub length: u64,
 }
 
@@ -79,6 +81,7 @@ impl<'a> SideData<'a> {
         Self { dir, resident: Cell::new(0) }
     }
 
+    /// The folder side files are read from and confined to; `None` when there is none.
     pub fn dir(&self) -> Option<&'a Path> {
         self.dir
     }

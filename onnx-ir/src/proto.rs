@@ -15,19 +15,33 @@ pub use generated::*;
 pub mod attribute_type {
     use super::attribute_proto::AttributeType;
 
+    /// `AttributeProto.AttributeType.FLOAT`.
     pub const FLOAT: i32 = AttributeType::Float as i32;
+    /// `AttributeProto.AttributeType.INT`.
     pub const INT: i32 = AttributeType::Int as i32;
+    /// `AttributeProto.AttributeType.STRING`.
     pub const STRING: i32 = AttributeType::String as i32;
+    /// `AttributeProto.AttributeType.TENSOR`.
     pub const TENSOR: i32 = AttributeType::Tensor as i32;
+    /// `AttributeProto.AttributeType.GRAPH`.
     pub const GRAPH: i32 = AttributeType::Graph as i32;
+    /// `AttributeProto.AttributeType.FLOATS`.
     pub const FLOATS: i32 = AttributeType::Floats as i32;
+    /// `AttributeProto.AttributeType.INTS`.
     pub const INTS: i32 = AttributeType::Ints as i32;
+    /// `AttributeProto.AttributeType.STRINGS`.
     pub const STRINGS: i32 = AttributeType::Strings as i32;
+    /// `AttributeProto.AttributeType.TENSORS`.
     pub const TENSORS: i32 = AttributeType::Tensors as i32;
+    /// `AttributeProto.AttributeType.GRAPHS`.
     pub const GRAPHS: i32 = AttributeType::Graphs as i32;
+    /// `AttributeProto.AttributeType.SPARSE_TENSOR`.
     pub const SPARSE_TENSOR: i32 = AttributeType::SparseTensor as i32;
+    /// `AttributeProto.AttributeType.SPARSE_TENSORS`.
     pub const SPARSE_TENSORS: i32 = AttributeType::SparseTensors as i32;
+    /// `AttributeProto.AttributeType.TYPE_PROTO`.
     pub const TYPE_PROTO: i32 = AttributeType::TypeProto as i32;
+    /// `AttributeProto.AttributeType.TYPE_PROTOS`.
     pub const TYPE_PROTOS: i32 = AttributeType::TypeProtos as i32;
 }
 

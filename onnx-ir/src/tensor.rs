@@ -8,9 +8,12 @@ use crate::types::{DType, TensorType};
 use prost::Message;
 use std::borrow::Cow;
 
+/// A tensor whose values are known at import time, in memory or left in its side file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TensorData {
+    /// The element type.
     pub dtype: DType,
+    /// The (static) shape, outermost axis first; empty for a scalar.
     pub shape: Vec<usize>,
     /// Little-endian elements, `shape.product() * dtype.size()` bytes.
     pub storage: Storage,
@@ -39,6 +42,7 @@ pub const MAX_FOLDED_ELEMENTS: usize = 1 << 16;
 pub const MAX_RESIDENT_EXTERNAL_ELEMENTS: usize = MAX_FOLDED_ELEMENTS;
 
 impl TensorData {
+    /// A resident tensor from little-endian bytes (`shape.product() * dtype.size()` of them).
     pub fn new(dtype: DType, shape: Vec<usize>, bytes: Vec<u8>) -> Self {
         Self { dtype, shape, storage: Storage::Resident(bytes) }
     }
@@ -68,6 +72,7 @@ impl TensorData {
         self.shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).unwrap_or(usize::MAX)
     }
 
+    /// Its [`TensorType`], every dimension static.
     pub fn tensor_type(&self) -> TensorType {
         TensorType::from_static(self.dtype, &self.shape)
     }

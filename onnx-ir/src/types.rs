@@ -5,39 +5,65 @@ use std::fmt;
 /// Element type of a tensor, restricted to the ONNX types the importer can represent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DType {
+    /// IEEE half precision (`FLOAT16`).
     F16,
+    /// bfloat16 (`BFLOAT16`).
     BF16,
+    /// `FLOAT`.
     F32,
+    /// `DOUBLE`.
     F64,
+    /// `INT8`.
     I8,
+    /// `INT16`.
     I16,
+    /// `INT32`.
     I32,
+    /// `INT64`.
     I64,
+    /// `UINT8`.
     U8,
+    /// `UINT16`.
     U16,
+    /// `UINT32`.
     U32,
+    /// `UINT64`.
     U64,
+    /// `BOOL`.
     Bool,
     /// The ONNX 8-bit and 4-bit floats and 4-bit and 2-bit integers. No backend computes in
     /// them: their values travel in a carrier type ([`DType::carrier`]), f32 for the floats
     /// (each value exactly representable in the narrow type) and Burn's int for the integers.
     /// Only casts, quantization and data movement touch them (see `ops::keeps_low_bit_values`).
+    ///
+    /// This one is `FLOAT8E4M3FN`: 4 exponent, 3 mantissa bits, no infinities.
     F8E4M3FN,
+    /// `FLOAT8E4M3FNUZ`: as [`DType::F8E4M3FN`] with no negative zero (its pattern is NaN).
     F8E4M3FNUZ,
+    /// `FLOAT8E5M2`: 5 exponent, 2 mantissa bits, with infinities.
     F8E5M2,
+    /// `FLOAT8E5M2FNUZ`: 5 exponent, 2 mantissa bits, no infinities, no negative zero.
     F8E5M2FNUZ,
+    /// `FLOAT4E2M1`: 2 exponent, 1 mantissa bit.
     F4E2M1,
+    /// `UINT4`, carried in u8.
     U4,
+    /// `INT4`, carried in i8.
     I4,
+    /// `UINT2`, carried in u8.
     U2,
+    /// `INT2`, carried in i8.
     I2,
 }
 
 /// The three tensor kinds Burn distinguishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
+    /// Floating point, any width.
     Float,
+    /// Signed or unsigned integer, any width.
     Int,
+    /// Boolean.
     Bool,
 }
 
@@ -84,6 +110,7 @@ impl DType {
         }
     }
 
+    /// The tensor kind holding this type (a low-bit type's carrier's kind).
     pub fn kind(self) -> Kind {
         self.carrier().kind_of_standard()
     }
@@ -165,13 +192,16 @@ impl fmt::Display for DType {
 /// One dimension of a shape.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Dim {
+    /// A size known at import time (`dim_value`).
     Static(usize),
     /// A named dimension (`dim_param`), such as a dynamic batch.
     Symbolic(String),
+    /// Neither a size nor a name: the model leaves it open, or inference cannot tell.
     Unknown,
 }
 
 impl Dim {
+    /// The size, when known at import time.
     pub fn as_static(&self) -> Option<usize> {
         match self {
             Self::Static(n) => Some(*n),
@@ -193,19 +223,24 @@ impl fmt::Display for Dim {
 /// Element type and shape of a tensor value; the rank is always known.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TensorType {
+    /// The element type.
     pub dtype: DType,
+    /// One entry per axis, outermost first; empty for a scalar.
     pub shape: Vec<Dim>,
 }
 
 impl TensorType {
+    /// A type from its parts.
     pub fn new(dtype: DType, shape: Vec<Dim>) -> Self {
         Self { dtype, shape }
     }
 
+    /// A type whose every dimension is known.
     pub fn from_static(dtype: DType, dims: &[usize]) -> Self {
         Self::new(dtype, dims.iter().map(|&d| Dim::Static(d)).collect())
     }
 
+    /// The number of axes.
     pub fn rank(&self) -> usize {
         self.shape.len()
     }

@@ -20,7 +20,7 @@ pub(crate) mod pool;
 pub mod quantize;
 pub mod recurrent;
 pub(crate) mod reduce;
-pub mod registry;
+pub(crate) mod registry;
 pub mod resize;
 pub(crate) mod shape;
 pub(crate) mod softmax;
@@ -44,6 +44,11 @@ pub use recurrent::{CellKind, RecurrentConfig};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
 pub use softmax::SoftmaxConfig;
+
+/// Whether an op of the default domain (`""` or `ai.onnx`) is supported (has a parser).
+pub fn is_supported(domain: &str, op_type: &str) -> bool {
+    registry::lookup(domain, op_type).is_some()
+}
 
 /// The index of a value in [`crate::Graph::values`].
 pub type ValueId = usize;

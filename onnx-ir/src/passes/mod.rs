@@ -22,20 +22,20 @@ use crate::ops::{BinaryOp, Op};
 use crate::tensor::TensorData;
 use std::collections::HashMap;
 
-pub use collapse_layout_chains::collapse_layout_chains;
-pub use fold_into_batch_norm::fold_into_batch_norm;
-pub use fold_into_conv::fold_into_conv;
-pub use fuse_attention::fuse_attention;
-pub use fuse_conv_activation::fuse_conv_activation;
-pub use fuse_conv_residual::fuse_conv_residual;
-pub use fuse_gelu::fuse_gelu;
-pub use fuse_hard_swish::fuse_hard_swish;
-pub use fuse_layer_norm::fuse_layer_norm;
-pub use fuse_matmul_bias::fuse_matmul_bias;
-pub use fuse_silu::fuse_silu;
-pub use merge_common_subexpressions::merge_common_subexpressions;
-pub use remove_dead_nodes::remove_dead_nodes;
-pub use remove_identity::remove_identity;
+pub(crate) use collapse_layout_chains::collapse_layout_chains;
+pub(crate) use fold_into_batch_norm::fold_into_batch_norm;
+pub(crate) use fold_into_conv::fold_into_conv;
+pub(crate) use fuse_attention::fuse_attention;
+pub(crate) use fuse_conv_activation::fuse_conv_activation;
+pub(crate) use fuse_conv_residual::fuse_conv_residual;
+pub(crate) use fuse_gelu::fuse_gelu;
+pub(crate) use fuse_hard_swish::fuse_hard_swish;
+pub(crate) use fuse_layer_norm::fuse_layer_norm;
+pub(crate) use fuse_matmul_bias::fuse_matmul_bias;
+pub(crate) use fuse_silu::fuse_silu;
+pub(crate) use merge_common_subexpressions::merge_common_subexpressions;
+pub(crate) use remove_dead_nodes::remove_dead_nodes;
+pub(crate) use remove_identity::remove_identity;
 
 /// Runs every pass, in an order where each one leaves the next the most to do:
 /// - dead nodes go first, since a dead reader makes a value look used twice, and fusions
