@@ -421,6 +421,27 @@ pub mod ops {
         x.pad(pairs, mode)
     }
 
+    /// ONNX `CenterCropPad`: each of `axes` cropped or zero-padded about its centre to the size
+    /// in `sizes` (an odd difference puts the extra element at the end), as a Pad with negative
+    /// pads where it crops.
+    pub fn center_crop_pad<const D: usize, K: burn::tensor::kind::Numeric>(
+        x: Tensor<D, K>,
+        sizes: &[i64],
+        axes: &[usize],
+    ) -> Tensor<D, K> {
+        let dims = x.dims();
+        let mut pads = vec![0i64; 2 * axes.len()];
+        for (i, (&axis, &size)) in axes.iter().zip(sizes).enumerate() {
+            assert!(size >= 0, "CenterCropPad: target size {size} of axis {axis} is negative");
+            let diff = size - dims[axis] as i64;
+            // Half the difference (rounded towards zero) before, the rest after.
+            pads[i] = diff / 2;
+            pads[i + axes.len()] = diff - diff / 2;
+        }
+        let axes: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+        pad(x, &pads, &axes, burn::tensor::ops::PadMode::Constant(0.0))
+    }
+
     /// The attention mask input: boolean (true keeps a position) or added to the scores.
     pub enum AttentionMask {
         Keep(Tensor<4, Bool>),

@@ -404,6 +404,13 @@ pub fn pad(e: &mut Emitter, node: &Node, c: &PadConfig) -> Result<TokenStream> {
     Ok(quote! { burn_onnx::ops::pad(#x, #pads, #axes, #mode) })
 }
 
+pub fn center_crop_pad(e: &mut Emitter, node: &Node, axes: &[usize], shape: &IntsInput) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let sizes = ints(e, node, 1, shape)?;
+    let axes = axes.iter().map(|&a| lit(a));
+    Ok(quote! { burn_onnx::ops::center_crop_pad(#x, #sizes, &[#(#axes),*]) })
+}
+
 pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {
     let data = e.input(&node.inputs, 0)?;
     let indices = e.input(&node.inputs, 1)?;

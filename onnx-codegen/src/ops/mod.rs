@@ -56,6 +56,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::TopK { axis, k, largest } => indexing::topk(e, node, *axis, k, *largest),
         Op::OneHot { axis, depth } => indexing::one_hot(e, node, *axis, *depth),
         Op::Pad(c) => indexing::pad(e, node, c),
+        Op::CenterCropPad { axes, shape } => indexing::center_crop_pad(e, node, axes, shape),
         Op::Quantize(c) => quantize::quantize(e, node, c),
         Op::QuantizedLinear(c) => quantize::quantized_linear(e, node, c),
         Op::DynamicQuantize => quantize::dynamic_quantize(e, node),

@@ -512,6 +512,49 @@ pub fn infer_pad(c: &PadConfig, x: &TensorType) -> Result<TensorType, String> {
     Ok(TensorType::new(x.dtype, shape))
 }
 
+/// CenterCropPad (opset 18): each listed axis (all axes when `axes` is absent) centre-cropped or
+/// zero-padded to its target size; an odd difference puts the extra element at the end.
+pub fn parse_center_crop_pad(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    if x.dtype.kind() == Kind::Bool {
+        return Err(ctx.error(format!("CenterCropPad of a bool tensor is not supported yet, got {x}")));
+    }
+    let axes = match ctx.attrs.ints("axes")? {
+        None => (0..x.rank()).collect(),
+        Some(axes) => {
+            let normalized = axes.iter().map(|&a| normalize_axis(a, x.rank())).collect::<Result<Vec<_>, _>>();
+            let normalized = normalized.map_err(|e| ctx.error(e))?;
+            let mut unique = normalized.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            if unique.len() != normalized.len() {
+                return Err(ctx.error(format!("attribute `axes` {axes:?} repeats an axis")));
+            }
+            normalized
+        }
+    };
+    let shape = ctx.ints_input(1, "shape")?.ok_or_else(|| ctx.error("input `shape` is required"))?;
+    if shape.len() != axes.len() {
+        return Err(ctx.error(format!("{} target sizes for {} axes", shape.len(), axes.len())));
+    }
+    if let Some(negative) = shape.as_static().and_then(|s| s.iter().find(|&&n| n < 0)) {
+        return Err(ctx.error(format!("target size {negative} is negative")));
+    }
+    Ok(Parsed::new(Op::CenterCropPad { axes, shape }, 2))
+}
+
+/// The target sizes on the listed axes (unknown when read at run time), the input's elsewhere.
+pub fn infer_center_crop_pad(axes: &[usize], shape: &IntsInput, x: &TensorType) -> TensorType {
+    let mut dims = x.shape.clone();
+    for (i, &axis) in axes.iter().enumerate() {
+        dims[axis] = match shape.as_static() {
+            Some(sizes) => Dim::Static(sizes[i] as usize),
+            None => Dim::Unknown,
+        };
+    }
+    TensorType::new(x.dtype, dims)
+}
+
 spelled_enum! {
     /// How Scatter* combines an update with the existing value.
     pub enum ScatterReduction {

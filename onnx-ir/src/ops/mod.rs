@@ -152,6 +152,11 @@ pub enum Op {
         depth: Option<usize>,
     },
     Pad(PadConfig),
+    /// Listed axes (normalised, in the model's order) centre-cropped or zero-padded to `shape`.
+    CenterCropPad {
+        axes: Vec<usize>,
+        shape: IntsInput,
+    },
     Quantize(QuantizeConfig),
     QuantizedLinear(QuantizedLinearConfig),
     /// Outputs: quantized uint8 values, scale, zero point.
@@ -527,6 +532,7 @@ impl Op {
                 one(indexing::infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1]))
             }
             Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])?),
+            Op::CenterCropPad { axes, shape } => one(indexing::infer_center_crop_pad(axes, shape, inputs[0])),
             Op::Quantize(c) => one(quantize::infer(c, inputs)),
             Op::QuantizedLinear(c) => one(quantize::infer_linear(c, inputs)?),
             Op::DynamicQuantize => Ok(quantize::infer_dynamic(inputs[0])),

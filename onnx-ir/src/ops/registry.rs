@@ -44,6 +44,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "TopK" => indexing::parse_topk,
         "OneHot" => indexing::parse_one_hot,
         "Pad" => indexing::parse_pad,
+        "CenterCropPad" => indexing::parse_center_crop_pad,
         "QuantizeLinear" | "DequantizeLinear" => quantize::parse,
         "MatMulInteger" | "ConvInteger" | "QLinearMatMul" | "QLinearConv" => quantize::parse_linear,
         "DynamicQuantizeLinear" => quantize::parse_dynamic,
