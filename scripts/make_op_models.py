@@ -1526,6 +1526,11 @@ def gen_int_wrapping():
         for op in ("Add", "Sub", "Mul"):
             c.node(op, ["a", "b"], [op.lower()]).output(op.lower(), elem)
         cases.append(c)
+    c = Case("Neg", 13, "int8_wraps")
+    c.given_input("x", np.array([-128, -127, 0, 127], np.int8))
+    c.node("Neg", ["x"], ["neg"]).output("neg", TensorProto.INT8)
+    c.node("Abs", ["x"], ["abs"]).output("abs", TensorProto.INT8)
+    cases.append(c)
     c = Case("Cast", 21, "float_to_bool")
     c.given_input("x", np.array([0.5, -0.25, 0.0, -0.0, 2.0, np.nan], np.float32))
     c.init("k", np.array([0.5, -0.25, 0.0, -0.0, 2.0, np.nan], np.float32))

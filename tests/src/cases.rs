@@ -337,6 +337,7 @@ op_case!(mul_v7, "models/mul_v7/model.onnx", [0, 1]);
 op_case!(mul_v7_broadcast, "models/mul_v7_broadcast/model.onnx", [0, 1]);
 op_case!(mul_v7_broadcast_both, "models/mul_v7_broadcast_both/model.onnx", [0, 1]);
 op_case!(mul_v7_const, "models/mul_v7_const/model.onnx", [0]);
+op_case!(neg_v13_int8_wraps, "models/neg_v13_int8_wraps/model.onnx", [0]);
 op_case!(relu_v1, "models/relu_v1/model.onnx", [0]);
 op_case!(relu_v13, "models/relu_v13/model.onnx", [0]);
 op_case!(relu_v14, "models/relu_v14/model.onnx", [0]);

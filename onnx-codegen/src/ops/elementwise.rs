@@ -40,14 +40,17 @@ pub fn binary(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<TokenStr
         c.op,
         BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Pow | BinaryOp::BitShift { left: true }
     );
-    // Integers are computed in wider storage; ONNX Runtime's (and numpy's) arithmetic wraps in
-    // the type's own width: uint8 200 + 100 is 44.
-    Ok(match e.ty(node.outputs[0]).dtype.int_bits() {
-        Some((bits, signed)) if can_overflow && bits < 64 => {
-            quote! { burn_onnx::ops::wrap_int(#value, #bits, #signed) }
-        }
+    Ok(if can_overflow { wrapped_to_output_type(e, node, value) } else { value })
+}
+
+/// `value`, an integer result computed in Burn's wider storage, wrapped into the node's output
+/// type as ONNX Runtime's (and numpy's) arithmetic does: uint8 200 + 100 is 44, int8 -(-128)
+/// is -128. Other results unchanged.
+fn wrapped_to_output_type(e: &Emitter, node: &Node, value: TokenStream) -> TokenStream {
+    match e.ty(node.outputs[0]).dtype.int_bits() {
+        Some((bits, signed)) if bits < 64 => quote! { burn_onnx::ops::wrap_int(#value, #bits, #signed) },
         _ => value,
-    })
+    }
 }
 
 /// A binary op's result, integers in Burn's storage type (not wrapped to the ONNX type).
@@ -112,6 +115,11 @@ fn binary_in_storage(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<T
 }
 
 pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
+    let value = unary_in_storage(e, node, op)?;
+    Ok(if matches!(op, UnaryOp::Neg | UnaryOp::Abs) { wrapped_to_output_type(e, node, value) } else { value })
+}
+
+fn unary_in_storage(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
     let dtype = e.ty(e.input_id(&node.inputs, 0)?).dtype;
     let float = dtype.kind() == Kind::Float;
     let x = e.input(&node.inputs, 0)?;
