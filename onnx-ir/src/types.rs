@@ -145,21 +145,8 @@ impl DType {
     /// Width in bits and signedness of an integer type (the narrow ones included); `None`
     /// for floats and bool.
     pub fn int_bits(self) -> Option<(u32, bool)> {
-        Some(match self {
-            Self::I2 => (2, true),
-            Self::U2 => (2, false),
-            Self::I4 => (4, true),
-            Self::U4 => (4, false),
-            Self::I8 => (8, true),
-            Self::U8 => (8, false),
-            Self::I16 => (16, true),
-            Self::U16 => (16, false),
-            Self::I32 => (32, true),
-            Self::U32 => (32, false),
-            Self::I64 => (64, true),
-            Self::U64 => (64, false),
-            _ => return None,
-        })
+        let signed = matches!(self, Self::I2 | Self::I4 | Self::I8 | Self::I16 | Self::I32 | Self::I64);
+        (self.kind() == Kind::Int).then(|| (self.onnx_bits() as u32, signed))
     }
 
     /// Whether every value of integer type `self` is a value of integer type `wider` (so a

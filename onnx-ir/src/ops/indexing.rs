@@ -3,7 +3,9 @@
 //! constants or run-time tensors of known length. Shape, Size and Range of known values are
 //! folded into constants.
 
-use super::common::{add_dims, broadcast_shapes, checked_product, mul_dims, normalize_axis, SHAPE_LIMIT};
+use super::common::{
+    add_dims, broadcast_shapes, checked_product, mul_dims, normalize_axes, normalize_axis, SHAPE_LIMIT,
+};
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
@@ -522,15 +524,14 @@ pub fn parse_center_crop_pad(ctx: &NodeCtx) -> Result<Parsed> {
     let axes = match ctx.attrs.ints("axes")? {
         None => (0..x.rank()).collect(),
         Some(axes) => {
-            let normalized = axes.iter().map(|&a| normalize_axis(a, x.rank())).collect::<Result<Vec<_>, _>>();
-            let normalized = normalized.map_err(|e| ctx.error(e))?;
-            let mut unique = normalized.clone();
-            unique.sort_unstable();
-            unique.dedup();
-            if unique.len() != normalized.len() {
+            if normalize_axes(&axes, x.rank()).map_err(|e| ctx.error(e))?.len() != axes.len() {
                 return Err(ctx.error(format!("attribute `axes` {axes:?} repeats an axis")));
             }
-            normalized
+            // In the model's order: each axis pairs with its target size.
+            axes.iter()
+                .map(|&a| normalize_axis(a, x.rank()))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| ctx.error(e))?
         }
     };
     let shape = ctx.ints_input(1, "shape")?.ok_or_else(|| ctx.error("input `shape` is required"))?;
