@@ -4,6 +4,7 @@
 //! of B, and 12×16 at the edges), parallel over column blocks on rayon's pool. It is the core of the convolution kernel; `available()` says
 //! whether the CPU has the instructions (callers fall back to Burn otherwise).
 
+use crate::parallel::PARALLEL_MIN_FMAS;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
@@ -107,7 +108,9 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
         return;
     }
     let out = Output(c.as_mut_ptr());
-    let (width_per_task, rows_per_task) = task_shape(m, n, threads());
+    // A small product is one task on the calling thread (see `PARALLEL_MIN_FMAS`).
+    let threads = if m.saturating_mul(n).saturating_mul(k) >= PARALLEL_MIN_FMAS { threads() } else { 1 };
+    let (width_per_task, rows_per_task) = task_shape(m, n, threads);
     let tasks: Vec<(usize, usize)> =
         (0..n).step_by(width_per_task).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
     // Tasks that share columns read one packing of B, made once by all threads, instead of
@@ -136,6 +139,7 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
     #[cfg(feature = "flex")]
     if tasks.len() > 1 {
         use rayon::prelude::*;
+        crate::parallel::start_polling();
         tasks.par_iter().for_each(task);
         return;
     }
@@ -182,8 +186,9 @@ fn narrow(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
         epilogue(i, 0, out);
     };
     #[cfg(feature = "flex")]
-    if m * k * n >= 1 << 15 && threads() > 1 {
+    if m * k * n >= PARALLEL_MIN_FMAS && threads() > 1 {
         use rayon::prelude::*;
+        crate::parallel::start_polling();
         c.par_chunks_mut(n).enumerate().for_each(row);
         return;
     }
@@ -562,7 +567,10 @@ impl SharedPanels {
         #[cfg(feature = "flex")]
         {
             use rayon::prelude::*;
-            parts.into_par_iter().for_each(pack);
+            // Packing copies each element of a part once.
+            let per_part =
+                crate::parallel::job_len(parts.len(), width * KC.min(k), crate::parallel::PARALLEL_MIN_ELEMENTS);
+            parts.into_par_iter().with_min_len(per_part).for_each(pack);
         }
         #[cfg(not(feature = "flex"))]
         parts.into_iter().for_each(pack);
@@ -820,7 +828,8 @@ mod tests {
     }
 
     /// With several threads, tall products split rows and share one packing of B; wide ones
-    /// split columns. Both, on edge sizes, against the naive product.
+    /// split columns; the last, below `PARALLEL_MIN_FMAS`, stays one task. All on edge sizes,
+    /// against the naive product.
     #[cfg(feature = "flex")]
     #[test]
     fn parallel_splits_match_the_naive_product() {
@@ -828,7 +837,7 @@ mod tests {
             return;
         }
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
-        for (m, k, n) in [(200, 300, 40), (97, 600, 33), (300, 20, 100), (48, 257, 1100), (25, 9, 17)] {
+        for (m, k, n) in [(200, 300, 40), (97, 600, 33), (300, 40, 100), (48, 257, 1100), (25, 9, 17)] {
             let shares_b = task_shape(m, n, 3).1 < m;
             let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
             let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();

@@ -282,14 +282,6 @@ pub(crate) fn lstm_sequence(
     }
 }
 
-/// `a` and `b` side by side on rayon's pool (flex's threads), else one after the other.
-pub(crate) fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-    #[cfg(feature = "flex")]
-    return rayon::join(a, b);
-    #[cfg(not(feature = "flex"))]
-    (a(), b())
-}
-
 /// A 2-D pooling or convolution window.
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]
 #[derive(Clone, Copy)]
@@ -316,6 +308,7 @@ impl Window {
 #[allow(clippy::result_large_err)]
 mod flex {
     use super::Window;
+    use crate::parallel::{job_len, PARALLEL_MIN_ELEMENTS};
     use burn::backend::flex::{FlexTensor, Layout};
     use burn::backend::{BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind};
     use burn::tensor::ops::ConvOptions;
@@ -378,14 +371,19 @@ mod flex {
         let n = t.layout().shape().num_elements();
         if t.is_contiguous() && t.layout().start_offset() == 0 {
             if let Some(values) = t.try_storage_mut::<f32>().filter(|v| v.len() == n) {
-                values.par_chunks_mut(CHUNK).for_each(kernel);
+                values
+                    .par_chunks_mut(CHUNK)
+                    .with_min_len(job_len(n.div_ceil(CHUNK), CHUNK, PARALLEL_MIN_ELEMENTS))
+                    .for_each(kernel);
                 return Ok(give(t));
             }
         }
         let shape: [usize; D] = t.layout().shape().dims();
         let Some(values) = t.as_slice::<f32>() else { return Err(give(t)) };
         let mut out = values.to_vec();
-        out.par_chunks_mut(CHUNK).for_each(kernel);
+        out.par_chunks_mut(CHUNK)
+            .with_min_len(job_len(n.div_ceil(CHUNK), CHUNK, PARALLEL_MIN_ELEMENTS))
+            .for_each(kernel);
         Ok(from_vec(out, shape))
     }
 
@@ -426,7 +424,10 @@ mod flex {
         };
         let mut output = vec![0.0f32; n * c * oh * ow];
         if h * w > 0 && oh * ow > 0 {
-            input.par_chunks(h * w).zip(output.par_chunks_mut(oh * ow)).for_each(|(plane, out)| {
+            // A separable window visits each input element about twice and each output once.
+            let planes = input.par_chunks(h * w).zip(output.par_chunks_mut(oh * ow));
+            let jobs = job_len(planes.len(), 2 * h * w + oh * ow, PARALLEL_MIN_ELEMENTS);
+            planes.with_min_len(jobs).for_each(|(plane, out)| {
                 POOL_ROWS.with_borrow_mut(|columns| {
                     vectorised(
                         #[inline(always)]
@@ -460,7 +461,9 @@ mod flex {
         let scale: Vec<f32> =
             gamma.iter().zip(&var).map(|(&g, &v)| (g as f64 / (v as f64 + epsilon).sqrt()) as f32).collect();
         let mut output = vec![0.0f32; input.len()];
-        output.par_chunks_mut(plane).zip(input.par_chunks(plane)).enumerate().for_each(|(index, (out, x))| {
+        let planes = output.par_chunks_mut(plane).zip(input.par_chunks(plane)).enumerate();
+        let jobs = job_len(planes.len(), plane, PARALLEL_MIN_ELEMENTS);
+        planes.with_min_len(jobs).for_each(|(index, (out, x))| {
             let c = index % channels;
             let (m, s) = (mean[c], scale[c]);
             vectorised(
@@ -481,7 +484,9 @@ mod flex {
         let (channels, plane) = (dims[1], dims[2..].iter().product::<usize>());
         let mut output = vec![0.0f32; input.len()];
         if plane > 0 {
-            output.par_chunks_mut(plane).enumerate().for_each(|(index, out)| {
+            let planes = output.par_chunks_mut(plane).enumerate();
+            let jobs = job_len(planes.len(), plane * lrn.size, PARALLEL_MIN_ELEMENTS);
+            planes.with_min_len(jobs).for_each(|(index, out)| {
                 let (image, c) = (index / channels, index % channels);
                 let planes = &input[image * channels * plane..][..channels * plane];
                 let window = c.saturating_sub((lrn.size - 1) / 2)..(c + lrn.size / 2 + 1).min(channels);
@@ -801,8 +806,12 @@ mod flex {
             let grid = (self.oh * wq).div_ceil(REGISTER_BLOCK) * REGISTER_BLOCK;
             let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
             let phases = Phases { strides: [sy, sx], width: wq, len: phase_len, grid, offsets };
-            let planes = input.par_chunks(plane).zip(output.par_chunks_mut(multiplier * out_plane));
-            planes.enumerate().for_each(|(index, (image, out))| {
+            // A tap costs about what an element visit of a memory-bound op does (it reloads the
+            // shifted phase), far more than a multiply-add of the matrix product.
+            let per_plane = multiplier * out_plane * phases.offsets.len();
+            let planes = input.par_chunks(plane).zip(output.par_chunks_mut(multiplier * out_plane)).enumerate();
+            let jobs = job_len(planes.len(), per_plane, PARALLEL_MIN_ELEMENTS);
+            planes.with_min_len(jobs).for_each(|(index, (image, out))| {
                 let oc = (index % channels) * multiplier;
                 let kernels = &weights[oc * phases.offsets.len()..][..multiplier * phases.offsets.len()];
                 let first = index * multiplier * out_plane;

@@ -118,6 +118,7 @@ pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<T
 mod gemm;
 mod kernels;
 mod low_bit;
+mod parallel;
 mod recurrent;
 mod resize;
 
@@ -136,22 +137,30 @@ pub mod ops {
     /// until it is done: two context switches per op, most of a small model's time at two
     /// threads. Each calling thread gets a pool of its own (`RAYON_NUM_THREADS` threads, itself
     /// included), as ONNX Runtime's caller joins its pool: ops then run where they are called
-    /// and the other threads steal from them. Inside a pool already, `forward` just runs: a
-    /// program calling models from many threads at once shares one pool by calling them in
-    /// `pool.install(..)`.
+    /// and the other threads steal from them. While `forward` runs, the pool's other threads
+    /// keep polling for work instead of going to sleep between ops (as ONNX Runtime's threads
+    /// spin): waking a sleeping thread for each op costs more than many ops take. Inside a pool
+    /// already, `forward` runs there: a program calling models from many threads at once shares
+    /// one pool by calling them in `pool.install(..)`.
     pub fn on_pool<R: Send>(forward: impl FnOnce() -> R + Send) -> R {
         #[cfg(feature = "flex")]
-        if rayon::current_thread_index().is_none() {
-            thread_local! {
-                /// `None` when the pool cannot start (no threads): then ops hand over as before.
-                static POOL: Option<rayon::ThreadPool> =
-                    rayon::ThreadPoolBuilder::new().use_current_thread().build().ok();
+        {
+            if rayon::current_thread_index().is_none() {
+                thread_local! {
+                    /// `None` when the pool cannot start (no threads): then ops hand over as before.
+                    /// Built with `use_current_thread`, the calling thread stays its worker 0 from
+                    /// then on, so later calls find themselves on a pool already.
+                    static POOL: Option<rayon::ThreadPool> =
+                        rayon::ThreadPoolBuilder::new().use_current_thread().build().ok();
+                }
+                return POOL.with(|pool| match pool {
+                    Some(pool) => pool.install(|| crate::parallel::run_forward(forward)),
+                    None => forward(),
+                });
             }
-            return POOL.with(|pool| match pool {
-                Some(pool) => pool.install(forward),
-                None => forward(),
-            });
+            crate::parallel::run_forward(forward)
         }
+        #[cfg(not(feature = "flex"))]
         forward()
     }
 

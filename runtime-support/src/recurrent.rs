@@ -45,6 +45,17 @@ pub enum Cell {
     Lstm { input_forget: bool },
 }
 
+impl Cell {
+    /// Gates per step: one for RNN, three for GRU, four for LSTM.
+    fn gates(self) -> usize {
+        match self {
+            Cell::Rnn => 1,
+            Cell::Gru { .. } => 3,
+            Cell::Lstm { .. } => 4,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct RecurrentOptions {
     pub cell: Cell,
@@ -108,7 +119,11 @@ pub fn recurrent(
     // they run side by side (each step is too small to split).
     let per_direction: Vec<(Tensor<3>, Tensor<2>, Tensor<2>)> = match options.directions[..] {
         [first_reversed, second_reversed] => {
-            let (first, second) = crate::kernels::join(
+            // Multiply-adds of one direction.
+            let [steps, batch, input] = x.dims();
+            let per_step = batch * options.cell.gates() * options.hidden * (input + options.hidden);
+            let (first, second) = crate::parallel::join(
+                steps.saturating_mul(per_step),
                 || direction(&inputs, options, 0, first_reversed),
                 || direction(&inputs, options, 1, second_reversed),
             );
@@ -147,11 +162,7 @@ fn direction(
     let [steps, batch, _] = x.dims();
     let hidden = options.hidden;
     let device = x.device();
-    let gates = match options.cell {
-        Cell::Rnn => 1,
-        Cell::Gru { .. } => 3,
-        Cell::Lstm { .. } => 4,
-    };
+    let gates = options.cell.gates();
     let state = |t: &Option<Tensor<3>>| -> Tensor<2> {
         let t = t.clone().map(|t| if options.batch_first { t.swap_dims(0, 1) } else { t });
         match t {
