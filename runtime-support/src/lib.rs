@@ -125,8 +125,8 @@ mod resize;
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
 pub mod ops {
     pub use crate::kernels::{
-        avg_pool2d, batch_norm, conv1d, conv2d, conv2d_residual, exp, linear, local_response_norm, max_pool2d, sigmoid,
-        silu, tanh, ConvActivation,
+        avg_pool2d, batch_norm, cat, conv1d, conv2d, conv2d_residual, exp, linear, local_response_norm, max_pool2d,
+        sigmoid, silu, tanh, ConvActivation,
     };
     pub use crate::low_bit::{cast_float_to_narrow_int, cast_to_mini_float, wrap_int, MiniFloat, NarrowInt};
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};

@@ -389,3 +389,19 @@ fn batch_norm_matches_burns_layer_then_the_activation() {
         }
     }
 }
+
+/// Concatenation along every axis, of inputs of different sizes along it, a strided view among
+/// them, and one large enough to be copied in several jobs (DenseNet's channel concatenation).
+#[test]
+fn cat_matches_burn_along_every_axis() {
+    for dim in 0..4 {
+        let shape = |size: usize| std::array::from_fn::<usize, 4, _>(|d| if d == dim { size } else { [2, 3, 4, 5][d] });
+        let inputs = vec![tensor(shape(1), 1, 1.0), tensor(shape(3), 2, 1.0), tensor(shape(2), 3, 1.0)];
+        assert_close(ops::cat(inputs.clone(), dim), Tensor::cat(inputs, dim), 0.0, &format!("axis {dim}"));
+    }
+    let view = tensor([2, 5, 4, 3], 4, 1.0).swap_dims(1, 3);
+    let inputs = vec![tensor([2, 3, 4, 5], 5, 1.0), view];
+    assert_close(ops::cat(inputs.clone(), 0), Tensor::cat(inputs, 0), 0.0, "a transposed view");
+    let inputs = vec![tensor([1, 96, 56, 56], 6, 1.0), tensor([1, 32, 56, 56], 7, 1.0), tensor([1, 1, 56, 56], 8, 1.0)];
+    assert_close(ops::cat(inputs.clone(), 1), Tensor::cat(inputs, 1), 0.0, "DenseNet's channels");
+}

@@ -1,6 +1,6 @@
 use crate::emitter::{ints_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::Node;
+use onnx_ir::{Kind, Node};
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::ops::Range;
@@ -45,7 +45,11 @@ pub fn transpose(e: &mut Emitter, node: &Node, perm: &[usize]) -> Result<TokenSt
 pub fn concat(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {
     let items = (0..node.inputs.len()).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
     let axis = lit(axis);
-    Ok(quote! { Tensor::cat(vec![#(#items),*], #axis) })
+    // Float concatenations copy in parallel on flex (the runtime falls back to Burn's elsewhere).
+    Ok(match e.ty(node.outputs[0]).dtype.kind() {
+        Kind::Float => quote! { burn_onnx::ops::cat(vec![#(#items),*], #axis) },
+        _ => quote! { Tensor::cat(vec![#(#items),*], #axis) },
+    })
 }
 
 pub fn squeeze(e: &mut Emitter, node: &Node, axes: &[usize]) -> Result<TokenStream> {
