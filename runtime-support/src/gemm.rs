@@ -146,9 +146,100 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
     tasks.iter().for_each(task);
 }
 
-/// Products with fewer rows than this take Burn's matmul in `burn_onnx::ops::linear`
-/// (measured, benches/kernels.rs: MiniLM's 8-row and AlexNet's 1-row layers ran faster there,
-/// ddddocr's 16 × 1024 → 8210 output layer 1.2–1.7× faster here).
+/// Products with at most this many rows take [`skinny`] in `burn_onnx::ops::linear`: reading B
+/// is all their cost (openwakeword's one-row layers: 0.04–0.05 → 0.03 ms a model). At eight rows
+/// (MiniLM) the product is no longer bound by B, and `skinny`, which passes over C once per four
+/// rows of B, took 1.4× Burn's time.
+pub const SKINNY_MAX_ROWS: usize = 4;
+
+/// `C = A · B + bias` for an A of few rows (a batch of one, a short sequence: a Linear's
+/// input), B a matrix in memory (the Linear's weights). Bound by reading B, so each task owns a
+/// range of C's columns and streams its part of every row of B once, in long runs that the
+/// prefetcher follows, four rows of B per pass over its part of C (which stays in cache).
+/// Burn's matrix-vector product runs on one thread; this one splits the columns across the pool
+/// when there is enough work.
+///
+/// # Panics
+/// If the shapes do not agree, a view reaches past its slice, or `available()` is false.
+pub fn skinny(a: Matrix, b: Matrix, bias: Option<&[f32]>, c: &mut [f32]) {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    assert!(b.rows == k && c.len() == m * n && a.fits() && b.fits(), "skinny: shapes do not agree");
+    assert!(bias.is_none_or(|bias| bias.len() == n), "skinny: bias length");
+    assert!(available(), "skinny needs AVX2 and FMA");
+    if m == 0 || n == 0 {
+        return;
+    }
+    let threads = if m.saturating_mul(n).saturating_mul(k) >= PARALLEL_MIN_FMAS { threads() } else { 1 };
+    let width = n.div_ceil(threads).next_multiple_of(NR);
+    let out = Output(c.as_mut_ptr());
+    let task = move |j0: usize| {
+        let width = width.min(n - j0);
+        // SAFETY: AVX2 and FMA were checked; the task writes only columns j0..j0 + width of
+        // C's m rows, which no other task writes.
+        unsafe {
+            let rows: Vec<&mut [f32]> =
+                (0..m).map(|i| std::slice::from_raw_parts_mut(out.ptr().add(i * n + j0), width)).collect();
+            skinny_columns(a, b, bias.map(|bias| &bias[j0..j0 + width]), j0, rows)
+        }
+    };
+    #[cfg(feature = "flex")]
+    if threads > 1 {
+        use rayon::prelude::*;
+        crate::parallel::start_polling();
+        (0..n).into_par_iter().step_by(width).for_each(task);
+        return;
+    }
+    (0..n).step_by(width).for_each(task);
+}
+
+/// Columns `j0..j0 + rows[i].len()` of every row of `C = A · B + bias` (see [`skinny`]),
+/// compiled with FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn skinny_columns(a: Matrix, b: Matrix, bias: Option<&[f32]>, j0: usize, rows: Vec<&mut [f32]>) {
+    skinny_columns_body(a, b, bias, j0, rows)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn skinny_columns(a: Matrix, b: Matrix, bias: Option<&[f32]>, j0: usize, rows: Vec<&mut [f32]>) {
+    skinny_columns_body(a, b, bias, j0, rows)
+}
+
+#[inline(always)]
+fn skinny_columns_body(a: Matrix, b: Matrix, bias: Option<&[f32]>, j0: usize, mut rows: Vec<&mut [f32]>) {
+    let width = rows.first().map_or(0, |row| row.len());
+    for row in rows.iter_mut() {
+        match bias {
+            Some(bias) => row.copy_from_slice(bias),
+            None => row.fill(0.0),
+        }
+    }
+    let b_row = |p: usize| &b.data[p * b.stride + j0..][..width];
+    let mut p = 0;
+    while p + 4 <= a.cols {
+        let (b0, b1, b2, b3) = (b_row(p), b_row(p + 1), b_row(p + 2), b_row(p + 3));
+        for (i, row) in rows.iter_mut().enumerate() {
+            let x = &a.data[i * a.stride + p..][..4];
+            for ((((c, &v0), &v1), &v2), &v3) in row.iter_mut().zip(b0).zip(b1).zip(b2).zip(b3) {
+                *c = x[3].mul_add(v3, x[2].mul_add(v2, x[1].mul_add(v1, x[0].mul_add(v0, *c))));
+            }
+        }
+        p += 4;
+    }
+    for p in p..a.cols {
+        let bp = b_row(p);
+        for (i, row) in rows.iter_mut().enumerate() {
+            let x = a.data[i * a.stride + p];
+            for (c, &v) in row.iter_mut().zip(bp) {
+                *c = x.mul_add(v, *c);
+            }
+        }
+    }
+}
+
+/// Products with fewer rows than this do not take the register tiles in
+/// `burn_onnx::ops::linear` (MiniLM's 8-row and AlexNet's 1-row layers ran slower on them than
+/// on Burn's matmul; ddddocr's 16 × 1024 → 8210 output layer 1.2–1.7× faster there).
 pub const LINEAR_MIN_ROWS: usize = 16;
 
 /// Whether a matrix operand lies inside its slice (computed operands always do).

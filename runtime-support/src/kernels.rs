@@ -603,14 +603,18 @@ mod flex {
             return Err(x);
         }
         let m = input.len() / k.max(1);
-        // Few rows (a batch of one, a short sequence) waste most of the 6-row register tile:
-        // Burn's product, with its matrix-vector kernels, is faster there.
-        if m < crate::gemm::LINEAR_MIN_ROWS {
+        // Between the few rows that only stream B and the many that fill the register tile,
+        // Burn's product (its register kernels for a few rows) is the fastest measured.
+        if (crate::gemm::SKINNY_MAX_ROWS + 1..crate::gemm::LINEAR_MIN_ROWS).contains(&m) {
             return Err(x);
         }
         let mut output = vec![0.0f32; m * n];
         if k == 0 {
             output.chunks_mut(n.max(1)).for_each(|row| add_bias(bias, row));
+        } else if m <= crate::gemm::SKINNY_MAX_ROWS {
+            let a = crate::gemm::Matrix { data: input, rows: m, cols: k, stride: k };
+            let b = crate::gemm::Matrix { data: w, rows: k, cols: n, stride: n };
+            crate::gemm::skinny(a, b, bias, &mut output);
         } else {
             let a = crate::gemm::Matrix { data: input, rows: m, cols: k, stride: k };
             let b = crate::gemm::Matrix { data: w, rows: k, cols: n, stride: n };

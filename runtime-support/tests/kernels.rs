@@ -289,10 +289,15 @@ fn lstm_fast_path_matches_the_general_recurrence(hidden: usize) {
 #[test]
 fn linear_matches_burns_layer_on_ranks_row_counts_and_wide_outputs() {
     use burn::module::Param;
-    // Row counts on both sides of the in-place-B threshold; widths past one column block (the
-    // bias offset of later blocks) and not a multiple of the register tile.
+    // Row counts on both sides of the in-place-B threshold and of the few-row product (split
+    // across threads from 2^20 multiply-adds); widths past
+    // one column block (the bias offset of later blocks) and not a multiple of the register
+    // tile; depths not a multiple of four.
     for (seed, (lead, k, n, with_bias)) in [
         (vec![1], 7, 5, true),
+        (vec![1], 1001, 2050, true),
+        (vec![4], 384, 1536, false),
+        (vec![15], 130, 70, true),
         (vec![3, 8], 384, 600, true),
         (vec![50], 33, 1030, false),
         (vec![2, 2, 31], 16, 17, true),
