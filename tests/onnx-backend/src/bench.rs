@@ -160,28 +160,36 @@ fn machine() -> String {
     format!("{} ({cores} logical cores, {simd})", model.unwrap_or("unknown CPU"))
 }
 
-/// The results as markdown: one row per model, the geometric mean of the ratios per thread
-/// count, and how it was measured.
-pub fn markdown(timings: &[Timing], options: &BenchOptions, burn_features: &str) -> String {
+/// The results as markdown: one row per model (with its import time, `import_ms`, by name), the
+/// geometric mean of the ratios per thread count, and how it was measured.
+pub fn markdown(
+    timings: &[Timing],
+    import_ms: &dyn Fn(&str) -> Option<f64>,
+    options: &BenchOptions,
+    burn_features: &str,
+) -> String {
     let mut out = format!(
         "<!-- Written by `scripts/bench.sh` (`onnx-backend --bench ... --bench-report`); do not edit by hand. -->\n\n\
          Machine: {}. Ours: release build, burn features `{burn_features}`, `RAYON_NUM_THREADS` threads. ORT: \
          onnxruntime (CPU provider, default graph optimisations, `intra_op_num_threads`). Each time is the median over \
-         {} interleaved rounds of the median forward (data set 0, outputs read back) in the round; ratio = ours / ORT.\n\n",
+         {} interleaved rounds of the median forward (data set 0, outputs read back) in the round; ratio = ours / ORT. \
+         Import: what `#[onnx_model]` does on a first expansion (parsing, inference, optimisation, code generation), \
+         timed in this release-built runner, as the macro runs with the README's `build-override` advice.\n\n",
         machine(),
         options.rounds
     );
-    out.push_str("| model |");
+    out.push_str("| model | import |");
     for t in &options.threads {
         out.push_str(&format!(" ours {t}T | ORT {t}T | ratio {t}T |"));
     }
-    out.push_str("\n|---|");
+    out.push_str("\n|---|---|");
     out.push_str(&"---|---|---|".repeat(options.threads.len()));
     out.push('\n');
     let mut log_sums = vec![0.0; options.threads.len()];
     let mut worst = vec![(0.0f64, String::new()); options.threads.len()];
     for timing in timings {
-        out.push_str(&format!("| {} |", timing.name));
+        let import = import_ms(&timing.name).map_or("–".to_string(), |v| format!("{} ms", ms(v)));
+        out.push_str(&format!("| {} | {import} |", timing.name));
         for (t, &(a, b)) in timing.per_threads.iter().enumerate() {
             let ratio = a / b;
             log_sums[t] += ratio.ln();
@@ -192,7 +200,7 @@ pub fn markdown(timings: &[Timing], options: &BenchOptions, burn_features: &str)
         }
         out.push('\n');
     }
-    out.push_str(&format!("| **geometric mean ({} models)** |", timings.len()));
+    out.push_str(&format!("| **geometric mean ({} models)** | |", timings.len()));
     for sum in &log_sums {
         out.push_str(&format!(" | | **{:.2}×** |", (sum / timings.len().max(1) as f64).exp()));
     }

@@ -255,7 +255,8 @@ fn run() -> Result<i32, String> {
         let passing: Vec<&cases::Case> =
             compiled.iter().map(|(c, _)| *c).filter(|c| outcomes.get(&c.name).is_some_and(Outcome::passed)).collect();
         let timings = bench::run(&suite, &target, &passing, options)?;
-        let table = bench::markdown(&timings, options, suite::BURN_FEATURES);
+        let import_ms = |name: &str| generated.get(name).map(|g| g.import_ms);
+        let table = bench::markdown(&timings, &import_ms, options, suite::BURN_FEATURES);
         println!("{table}");
         if let Some(path) = &args.bench_report {
             write_report(path, &table, BENCH_START, BENCH_END)?;
