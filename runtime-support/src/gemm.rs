@@ -133,7 +133,6 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
         }
     };
     // One task runs here: handing it to the pool and waiting costs more than small products.
-    #[cfg(feature = "flex")]
     if tasks.len() > 1 {
         use rayon::prelude::*;
         tasks.par_iter().for_each(task);
@@ -181,7 +180,6 @@ fn narrow(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
         }
         epilogue(i, 0, out);
     };
-    #[cfg(feature = "flex")]
     if m * k * n >= 1 << 15 && threads() > 1 {
         use rayon::prelude::*;
         c.par_chunks_mut(n).enumerate().for_each(row);
@@ -316,12 +314,9 @@ thread_local! {
     static PACKED_B: std::cell::RefCell<Aligned> = const { std::cell::RefCell::new(Aligned(Vec::new())) };
 }
 
-/// Threads of rayon's pool (1 without it).
+/// Threads of rayon's pool.
 pub fn threads() -> usize {
-    #[cfg(feature = "flex")]
-    return rayon::current_num_threads();
-    #[cfg(not(feature = "flex"))]
-    1
+    rayon::current_num_threads()
 }
 
 /// One block: `C[rows, j0..j0 + width] = A[rows, :] · B[:, j0..j0 + width]`, C with row stride
@@ -559,13 +554,8 @@ impl SharedPanels {
         let pack = |(part, j0, cols, p0, depth): (&mut [f32], usize, usize, usize, usize)| {
             pack_b(b, p0, depth, j0, cols, part)
         };
-        #[cfg(feature = "flex")]
-        {
-            use rayon::prelude::*;
-            parts.into_par_iter().for_each(pack);
-        }
-        #[cfg(not(feature = "flex"))]
-        parts.into_iter().for_each(pack);
+        use rayon::prelude::*;
+        parts.into_par_iter().for_each(pack);
         Self { packed, width, offsets }
     }
 
@@ -821,7 +811,6 @@ mod tests {
 
     /// With several threads, tall products split rows and share one packing of B; wide ones
     /// split columns. Both, on edge sizes, against the naive product.
-    #[cfg(feature = "flex")]
     #[test]
     fn parallel_splits_match_the_naive_product() {
         if !available() {

@@ -1119,7 +1119,7 @@ mod simd {
     /// polynomial, exponent bits; within 2 ulp on [-87, 88], clamped outside).
     #[inline(always)]
     pub(super) fn exp_one(x: f32) -> f32 {
-        const LOG2E: f32 = std::f32::consts::LOG2_E;
+        const LOG2E: f32 = core::f32::consts::LOG2_E;
         const LN2_HI: f32 = 0.693_359_4;
         const LN2_LO: f32 = -2.121_944_4e-4;
         let x = x.clamp(-87.0, 88.0);
@@ -1150,7 +1150,7 @@ mod simd {
         // x = m · 2^e with m in [0.5, 1), then moved to [√½, √2).
         let e = ((bits >> 23) as i32 - 126) as f32;
         let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000);
-        let small = m < std::f32::consts::FRAC_1_SQRT_2;
+        let small = m < core::f32::consts::FRAC_1_SQRT_2;
         let (e, m) = if small { (e - 1.0, m + m - 1.0) } else { (e, m - 1.0) };
         let z = m * m;
         let p = 7.037_683_6e-2f32;
@@ -1180,7 +1180,8 @@ mod simd {
                         *v = $body(*v);
                     }
                 }
-                #[cfg(target_arch = "x86_64")]
+                // Detecting the CPU's features at run time needs std.
+                #[cfg(all(target_arch = "x86_64", feature = "std"))]
                 {
                     #[target_feature(enable = "avx2,fma")]
                     unsafe fn avx2(values: &mut [f32]) {

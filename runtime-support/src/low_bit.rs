@@ -5,6 +5,7 @@
 //! rounds or wraps each value as ONNX's `Cast` does (for the floats: round to nearest, ties to
 //! even; overflow, infinities and NaN per type and `saturate`).
 
+use alloc::vec::Vec;
 use burn::tensor::{Int, IntDType, Tensor, TensorData};
 
 /// One of the narrow float types.

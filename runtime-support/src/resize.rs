@@ -4,6 +4,8 @@
 //! linear and cubic (with `exclude_outside` and antialiasing) and `tf_crop_and_resize`
 //! extrapolation.
 
+use alloc::vec;
+use alloc::vec::Vec;
 use burn::tensor::{Tensor, TensorData};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -116,7 +118,7 @@ fn neighbours(x: f64, n: usize, limit: i64) -> Vec<i64> {
     let mut candidates: Vec<i64> =
         (centre - n as i64 - 1..=centre + n as i64 + 1).filter(|&i| (0..limit).contains(&i)).collect();
     candidates.sort_by(|&a, &b| {
-        ((x - a as f64).abs(), a).partial_cmp(&((x - b as f64).abs(), b)).unwrap_or(std::cmp::Ordering::Equal)
+        ((x - a as f64).abs(), a).partial_cmp(&((x - b as f64).abs(), b)).unwrap_or(core::cmp::Ordering::Equal)
     });
     candidates.truncate(n);
     candidates.sort_unstable();
