@@ -94,9 +94,11 @@ pub fn avg_pool2d(
 /// `size / 2` after, missing channels counting 0). One vectorised pass on flex; Burn's ops (the
 /// window sum as an average pool over channels) elsewhere.
 pub fn local_response_norm<const D: usize>(x: Tensor<D>, size: usize, alpha: f64, beta: f64, bias: f64) -> Tensor<D> {
-    let lrn = Lrn { size, scale: (alpha / size as f64) as f32, beta: beta as f32, bias: bias as f32 };
     #[cfg(feature = "flex")]
-    let x = match flex::local_response_norm(x, lrn) {
+    let x = match flex::local_response_norm(
+        x,
+        Lrn { size, scale: (alpha / size as f64) as f32, beta: beta as f32, bias: bias as f32 },
+    ) {
         Ok(y) => return y,
         Err(x) => x,
     };
@@ -1144,6 +1146,7 @@ mod simd {
     /// `ln x` for a positive normal f32 (Cephes' `logf`: x = m · 2^e with m in [√½, √2), a
     /// degree-9 polynomial in m - 1, e · ln 2 in two parts; within 2 ulp). Plain float and
     /// integer ops, so LLVM vectorises it.
+    #[cfg_attr(not(feature = "flex"), allow(dead_code))]
     #[inline(always)]
     pub(super) fn ln_one(x: f32) -> f32 {
         let bits = x.to_bits();

@@ -153,6 +153,7 @@ pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<T
     )
 }
 
+mod float;
 // The flex kernels' matrix product (threads, CPU features detected at run time: std).
 #[cfg(feature = "flex")]
 mod gemm;
@@ -200,6 +201,7 @@ pub mod ops {
         values.into_data().iter::<f64>().collect()
     }
 
+    use crate::float::{ceil, sqrt};
     use alloc::vec;
     use alloc::vec::Vec;
     use burn::tensor::kind::Basic;
@@ -277,7 +279,7 @@ pub mod ops {
     }
 
     fn range_values(start: f64, limit: f64, delta: f64) -> Vec<f64> {
-        let n = ((limit - start) / delta).ceil().max(0.0) as usize;
+        let n = ceil((limit - start) / delta).max(0.0) as usize;
         (0..n).map(|i| start + i as f64 * delta).collect()
     }
 
@@ -573,7 +575,7 @@ pub mod ops {
         } else {
             (k, v)
         };
-        let root = options.scale.unwrap_or(1.0 / (head as f64).sqrt()).sqrt();
+        let root = sqrt(options.scale.unwrap_or(1.0 / sqrt(head as f64)));
         let mut qk = q.mul_scalar(root).matmul(k.swap_dims(2, 3).mul_scalar(root));
         if options.softcap > 0.0 {
             qk = qk.div_scalar(options.softcap).tanh().mul_scalar(options.softcap);

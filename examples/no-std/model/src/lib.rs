@@ -28,7 +28,7 @@ pub fn logits(model: &Digits, pixels: &[f32]) -> Vec<f32> {
     let images = pixels.len() / PIXELS;
     let data = TensorData::new(pixels[..images * PIXELS].to_vec(), [images, 1, 8, 8]);
     let logits = model.forward(Tensor::from_data(data, &Device::flex()));
-    logits.into_data().into_vec::<f32>().expect("the model's logits are f32")
+    logits.into_data().try_into_vec::<f32>().expect("the model's logits are f32")
 }
 
 /// The most likely digit of each image (the first of equal logits).
