@@ -4,8 +4,8 @@
 //! linear and cubic (with `exclude_outside` and antialiasing) and `tf_crop_and_resize`
 //! extrapolation.
 
-use alloc::vec;
 use crate::float::{floor, fract};
+use alloc::vec;
 use alloc::vec::Vec;
 use burn::tensor::{Tensor, TensorData};
 
