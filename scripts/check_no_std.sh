@@ -39,7 +39,7 @@ for target in host thumbv7em-none-eabihf; do
     done
     if leaks="$(grep -E ' feature "(std|use_std|use-std)"' <<<"$tree")"; then
         echo "std is enabled in the no_std graph (cargo tree -e features -i CRATE in examples/no-std says by whom):"
-        sort -u <<<"$leaks"
+        sed 's/ (\*)$//' <<<"$leaks" | sort -u
         exit 1
     fi
     echo "none of its $(wc -l <<<"$crates") crates has std enabled"
