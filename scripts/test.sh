@@ -19,7 +19,9 @@
 #      scripts/bench.sh are the full ones);
 #   7. the runner's --dir mode on a fixture of passing and deliberately failing tests;
 #   8. Burn modules exported to ONNX (examples/export): onnx.checker, ONNX Runtime against Burn's
-#      outputs, and the files imported back with #[onnx_model].
+#      outputs, and the files imported back with #[onnx_model];
+#   9. the no_std build (scripts/check_no_std.sh): examples/no-std, its own workspace, has no
+#      `std` feature in its graph, links as a #![no_std] staticlib, and matches ONNX Runtime.
 # It starts with `cargo fmt --check` and `cargo clippy -- -D warnings`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +44,9 @@ PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
 # Also runs the macro-expansion and kernel benchmarks once at smoke size (`test = true`): one
 # invocation, so that every crate resolves the same dependency features and burn builds once.
 cargo test --workspace
+
+# The no_std library (burn-onnx without default features, embedded weights) in its own workspace.
+scripts/check_no_std.sh
 
 BACKEND_DATA="$("$PY" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data"))')"
 # The runner as `cargo test --workspace` built it (its integration test needs the binary).

@@ -65,13 +65,16 @@ pub struct GeneratedModel {
 
 pub use crate::names::type_name;
 
-/// The `use` lines generated code relies on.
+/// The `use` lines generated code relies on. `Vec` and `vec!` come from `alloc` (the same
+/// items std's prelude has) so that the code also compiles in `#![no_std]` crates.
 pub fn prelude() -> TokenStream {
     quote! {
         #[allow(unused_imports)]
         use burn_onnx::burn;
         #[allow(unused_imports)]
         use burn_onnx::burn::tensor::{Bool, Device, Int, Tensor};
+        #[allow(unused_imports)]
+        use burn_onnx::__private::alloc::{vec, vec::Vec};
     }
 }
 

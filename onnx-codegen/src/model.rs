@@ -143,8 +143,8 @@ impl Lowered {
     }
 
     /// The module struct and its impls: the user's attributes, then a doc comment saying where
-    /// the model came from. Paths assume `burn`, `burn_onnx`, `Tensor`, `Int`,
-    /// `Bool` and `Device` are in scope (see [`crate::prelude`]).
+    /// the model came from. Paths assume `burn`, `burn_onnx`, `Tensor`, `Int`, `Bool`,
+    /// `Device`, `Vec` and `vec!` are in scope (see [`crate::prelude`]).
     pub fn items(&self, spec: &StructSpec, source: &WeightsSource) -> TokenStream {
         let StructSpec { name, vis, attrs } = spec;
         // The model's own fields, then one per part, boxed (see `crate::partition`): each is
@@ -181,9 +181,9 @@ impl Lowered {
                 /// Builds the module structure; parameters are uninitialised until weights load.
                 #new
 
-                /// Loads the weights from a Burnpack (`.bpk`) file.
-                pub fn from_file(path: impl AsRef<std::path::Path>, device: &Device) -> Result<Self, burn_onnx::LoadError> {
-                    burn_onnx::load_file(Self::new(device), path.as_ref())
+                /// Loads the weights from a Burnpack (`.bpk`) file (a path; needs burn-onnx's `std`).
+                pub fn from_file(path: impl burn_onnx::WeightsPath, device: &Device) -> Result<Self, burn_onnx::LoadError> {
+                    burn_onnx::load_file(Self::new(device), path)
                 }
 
                 /// Loads the weights from Burnpack bytes.

@@ -3,6 +3,8 @@
 //! model of some thousand layers held in place overflows the 8 MB main thread. Burn implements
 //! `Module` for `Option`, `Vec` and arrays, not for `Box`.
 
+use alloc::boxed::Box;
+use alloc::string::String;
 use burn::module::{
     Content, Devices, DisplaySettings, Module, ModuleDisplay, ModuleDisplayDefault, ModuleMapper, ModuleVisitor,
 };
@@ -27,7 +29,7 @@ impl<M> Boxed<M> {
     }
 }
 
-impl<M> std::ops::Deref for Boxed<M> {
+impl<M> core::ops::Deref for Boxed<M> {
     type Target = M;
 
     fn deref(&self) -> &M {

@@ -136,7 +136,6 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
         }
     };
     // One task runs here: handing it to the pool and waiting costs more than small products.
-    #[cfg(feature = "flex")]
     if tasks.len() > 1 {
         use rayon::prelude::*;
         crate::parallel::start_polling();
@@ -182,7 +181,6 @@ pub fn skinny(a: Matrix, b: Matrix, bias: Option<&[f32]>, c: &mut [f32]) {
             skinny_columns(a, b, bias.map(|bias| &bias[j0..j0 + width]), j0, rows)
         }
     };
-    #[cfg(feature = "flex")]
     if threads > 1 {
         use rayon::prelude::*;
         crate::parallel::start_polling();
@@ -276,7 +274,6 @@ fn narrow(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
         }
         epilogue(i, 0, out);
     };
-    #[cfg(feature = "flex")]
     if m * k * n >= PARALLEL_MIN_FMAS && threads() > 1 {
         use rayon::prelude::*;
         crate::parallel::start_polling();
@@ -412,12 +409,9 @@ thread_local! {
     static PACKED_B: std::cell::RefCell<Aligned> = const { std::cell::RefCell::new(Aligned(Vec::new())) };
 }
 
-/// Threads of rayon's pool (1 without it).
+/// Threads of rayon's pool.
 pub fn threads() -> usize {
-    #[cfg(feature = "flex")]
-    return rayon::current_num_threads();
-    #[cfg(not(feature = "flex"))]
-    1
+    rayon::current_num_threads()
 }
 
 /// One block: `C[rows, j0..j0 + width] = A[rows, :] · B[:, j0..j0 + width]`, C with row stride
@@ -655,16 +649,10 @@ impl SharedPanels {
         let pack = |(part, j0, cols, p0, depth): (&mut [f32], usize, usize, usize, usize)| {
             pack_b(b, p0, depth, j0, cols, part)
         };
-        #[cfg(feature = "flex")]
-        {
-            use rayon::prelude::*;
-            // Packing copies each element of a part once.
-            let per_part =
-                crate::parallel::job_len(parts.len(), width * KC.min(k), crate::parallel::PARALLEL_MIN_ELEMENTS);
-            parts.into_par_iter().with_min_len(per_part).for_each(pack);
-        }
-        #[cfg(not(feature = "flex"))]
-        parts.into_iter().for_each(pack);
+        use rayon::prelude::*;
+        // Packing copies each element of a part once.
+        let per_part = crate::parallel::job_len(parts.len(), width * KC.min(k), crate::parallel::PARALLEL_MIN_ELEMENTS);
+        parts.into_par_iter().with_min_len(per_part).for_each(pack);
         Self { packed, width, offsets }
     }
 
@@ -921,7 +909,6 @@ mod tests {
     /// With several threads, tall products split rows and share one packing of B; wide ones
     /// split columns; the last, below `PARALLEL_MIN_FMAS`, stays one task. All on edge sizes,
     /// against the naive product.
-    #[cfg(feature = "flex")]
     #[test]
     fn parallel_splits_match_the_naive_product() {
         if !available() {

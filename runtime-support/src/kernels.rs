@@ -5,6 +5,7 @@
 //! generated code runs everywhere.
 
 use burn::tensor::ops::ConvOptions;
+use alloc::vec::Vec;
 use burn::tensor::{activation, Tensor};
 
 /// `1 / (1 + e^-x)`.
@@ -94,9 +95,11 @@ pub fn avg_pool2d(
 /// `size / 2` after, missing channels counting 0). One vectorised pass on flex; Burn's ops (the
 /// window sum as an average pool over channels) elsewhere.
 pub fn local_response_norm<const D: usize>(x: Tensor<D>, size: usize, alpha: f64, beta: f64, bias: f64) -> Tensor<D> {
-    let lrn = Lrn { size, scale: (alpha / size as f64) as f32, beta: beta as f32, bias: bias as f32 };
     #[cfg(feature = "flex")]
-    let x = match flex::local_response_norm(x, lrn) {
+    let x = match flex::local_response_norm(
+        x,
+        Lrn { size, scale: (alpha / size as f64) as f32, beta: beta as f32, bias: bias as f32 },
+    ) {
         Ok(y) => return y,
         Err(x) => x,
     };
@@ -1181,7 +1184,7 @@ mod simd {
     /// polynomial, exponent bits; within 2 ulp on [-87, 88], clamped outside).
     #[inline(always)]
     pub(super) fn exp_one(x: f32) -> f32 {
-        const LOG2E: f32 = std::f32::consts::LOG2_E;
+        const LOG2E: f32 = core::f32::consts::LOG2_E;
         const LN2_HI: f32 = 0.693_359_4;
         const LN2_LO: f32 = -2.121_944_4e-4;
         let x = x.clamp(-87.0, 88.0);
@@ -1206,13 +1209,14 @@ mod simd {
     /// `ln x` for a positive normal f32 (Cephes' `logf`: x = m · 2^e with m in [√½, √2), a
     /// degree-9 polynomial in m - 1, e · ln 2 in two parts; within 2 ulp). Plain float and
     /// integer ops, so LLVM vectorises it.
+    #[cfg_attr(not(feature = "flex"), allow(dead_code))]
     #[inline(always)]
     pub(super) fn ln_one(x: f32) -> f32 {
         let bits = x.to_bits();
         // x = m · 2^e with m in [0.5, 1), then moved to [√½, √2).
         let e = ((bits >> 23) as i32 - 126) as f32;
         let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000);
-        let small = m < std::f32::consts::FRAC_1_SQRT_2;
+        let small = m < core::f32::consts::FRAC_1_SQRT_2;
         let (e, m) = if small { (e - 1.0, m + m - 1.0) } else { (e, m - 1.0) };
         let z = m * m;
         let p = 7.037_683_6e-2f32;
@@ -1242,7 +1246,8 @@ mod simd {
                         *v = $body(*v);
                     }
                 }
-                #[cfg(target_arch = "x86_64")]
+                // Detecting the CPU's features at run time needs std.
+                #[cfg(all(target_arch = "x86_64", feature = "std"))]
                 {
                     #[target_feature(enable = "avx2,fma")]
                     unsafe fn avx2(values: &mut [f32]) {

@@ -12,6 +12,17 @@
 //!
 //! This crate re-exports the macro and everything generated code needs, so a user depends on
 //! it alone.
+//!
+//! Without the default feature `std` it is `#![no_std]` + `alloc`: models with embedded weights
+//! (and `from_bytes`) work; reading weights from files needs `std`.
+
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 
 pub use burn;
 pub use burn_store;
@@ -24,10 +35,16 @@ pub use boxed::Boxed;
 #[cfg(feature = "export")]
 pub mod export;
 
+/// What generated code names through `burn_onnx` rather than the standard library, so that it
+/// compiles in `#![no_std]` crates too (`Vec` and `vec!` come from `alloc`; std re-exports them).
+#[doc(hidden)]
+pub mod __private {
+    pub extern crate alloc;
+}
+
 use burn::module::{Param, ParamId};
 use burn::tensor::{Bool, Device, Int, Tensor};
 use burn_store::{BurnpackStore, ModuleSnapshot};
-use std::path::Path;
 
 /// Why weights could not be loaded into a generated model.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +55,7 @@ pub enum LoadError {
          .bpk with the program and load it with `from_file(path, device)`"
     )]
     Missing { path: String },
+    #[cfg(feature = "std")]
     #[error("cannot read weights file `{path}`: {source}")]
     Io { path: String, source: std::io::Error },
     #[error("invalid Burnpack weights: {0}")]
@@ -70,16 +88,36 @@ pub fn load_bytes<M: ModuleSnapshot>(module: M, bytes: Vec<u8>) -> Result<M, Loa
     load_from_store(module, BurnpackStore::from_bytes(Some(bytes)))
 }
 
-/// Loads weights from a `.bpk` file.
-pub fn load_file<M: ModuleSnapshot>(module: M, path: &Path) -> Result<M, LoadError> {
-    if let Err(source) = std::fs::metadata(path) {
-        let path = path.display().to_string();
-        return Err(match source.kind() {
-            std::io::ErrorKind::NotFound => LoadError::Missing { path },
-            _ => LoadError::Io { path, source },
-        });
+/// Loads weights from a `.bpk` file (`from_file` of generated models).
+pub fn load_file<M: ModuleSnapshot>(module: M, path: impl WeightsPath) -> Result<M, LoadError> {
+    path.load(module)
+}
+
+/// Where `from_file` reads weights: with `std`, any path (`AsRef<std::path::Path>`). Generated
+/// code names this trait rather than `std::path::Path` so that it also compiles in `#![no_std]`
+/// crates, where no type implements it: there is no file system to read from.
+#[diagnostic::on_unimplemented(
+    message = "`from_file` reads weights from a file path: it needs burn-onnx's `std` feature",
+    label = "not a path burn-onnx can read (`AsRef<std::path::Path>` with the `std` feature)"
+)]
+pub trait WeightsPath {
+    /// Loads the Burnpack weights at this path into `module`.
+    fn load<M: ModuleSnapshot>(self, module: M) -> Result<M, LoadError>;
+}
+
+#[cfg(feature = "std")]
+impl<P: AsRef<std::path::Path>> WeightsPath for P {
+    fn load<M: ModuleSnapshot>(self, module: M) -> Result<M, LoadError> {
+        let path = self.as_ref();
+        if let Err(source) = std::fs::metadata(path) {
+            let path = path.display().to_string();
+            return Err(match source.kind() {
+                std::io::ErrorKind::NotFound => LoadError::Missing { path },
+                _ => LoadError::Io { path, source },
+            });
+        }
+        load_from_store(module, BurnpackStore::from_file(path).auto_extension(false))
     }
-    load_from_store(module, BurnpackStore::from_file(path).auto_extension(false))
 }
 
 /// A float parameter of `shape`, allocated lazily (weights usually overwrite it first).
@@ -115,6 +153,9 @@ pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<T
     )
 }
 
+mod float;
+// The flex kernels' matrix product (threads, CPU features detected at run time: std).
+#[cfg(feature = "flex")]
 mod gemm;
 mod kernels;
 mod low_bit;
@@ -169,6 +210,9 @@ pub mod ops {
         values.into_data().iter::<f64>().collect()
     }
 
+    use crate::float::{ceil, sqrt};
+    use alloc::vec;
+    use alloc::vec::Vec;
     use burn::tensor::kind::Basic;
     use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 
@@ -244,7 +288,7 @@ pub mod ops {
     }
 
     fn range_values(start: f64, limit: f64, delta: f64) -> Vec<f64> {
-        let n = ((limit - start) / delta).ceil().max(0.0) as usize;
+        let n = ceil((limit - start) / delta).max(0.0) as usize;
         (0..n).map(|i| start + i as f64 * delta).collect()
     }
 
@@ -270,7 +314,7 @@ pub mod ops {
 
     /// The dims `Expand` produces: `shape` broadcast with the input dims (right-aligned).
     pub fn expand_dims<const D: usize, const D2: usize>(dims: [usize; D], shape: &[i64]) -> [usize; D2] {
-        std::array::from_fn(|i| {
+        core::array::from_fn(|i| {
             let from_input = (i + D).checked_sub(D2).map_or(1, |j| dims[j]);
             let from_shape = (i + shape.len()).checked_sub(D2).map_or(1, |j| shape[j].max(0) as usize);
             if from_shape == 1 {
@@ -540,7 +584,7 @@ pub mod ops {
         } else {
             (k, v)
         };
-        let root = options.scale.unwrap_or(1.0 / (head as f64).sqrt()).sqrt();
+        let root = sqrt(options.scale.unwrap_or(1.0 / sqrt(head as f64)));
         let mut qk = q.mul_scalar(root).matmul(k.swap_dims(2, 3).mul_scalar(root));
         if options.softcap > 0.0 {
             qk = qk.div_scalar(options.softcap).tanh().mul_scalar(options.softcap);

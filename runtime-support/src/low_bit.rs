@@ -5,6 +5,8 @@
 //! rounds or wraps each value as ONNX's `Cast` does (for the floats: round to nearest, ties to
 //! even; overflow, infinities and NaN per type and `saturate`).
 
+use crate::float::{exp2i, round_ties_even};
+use alloc::vec::Vec;
 use burn::tensor::{Int, IntDType, Tensor, TensorData};
 
 /// One of the narrow float types.
@@ -67,8 +69,8 @@ impl MiniFloat {
             // The spacing of the narrow type's values around `magnitude` (exact powers of two;
             // an f32 is always a normal f64, so its exponent field is its binary exponent).
             let exponent = ((magnitude.to_bits() >> 52) as i32 - 1023).max(layout.min_exponent);
-            let spacing = 2f64.powi(exponent - layout.mantissa_bits);
-            (magnitude / spacing).round_ties_even() * spacing
+            let spacing = exp2i(exponent - layout.mantissa_bits);
+            round_ties_even(magnitude / spacing) * spacing
         };
         let value = if rounded > layout.max {
             if saturate || !(layout.nan || layout.infinities) {
@@ -132,10 +134,11 @@ impl NarrowInt {
     /// infinities and magnitudes of 2^31 or more (whose f32 values are multiples of 256, so
     /// wrapped they are 0 too) give 0.
     pub fn from_float(self, x: f32) -> i64 {
-        if !x.is_finite() || x.abs() >= 2f32.powi(31) {
+        if !x.is_finite() || x.abs() >= 2_147_483_648.0 {
             return 0;
         }
-        self.wrap(x.trunc() as i64)
+        // `as` truncates toward zero.
+        self.wrap(x as i64)
     }
 }
 

@@ -2,6 +2,8 @@
 //! Weights keep ONNX's layout (`W [dirs, gates * hidden, input]`, `R [dirs, gates * hidden,
 //! hidden]`, `B [dirs, 2 * gates * hidden]`); gate order is ONNX's (LSTM i, o, f, c; GRU z, r, h).
 
+use alloc::vec;
+use alloc::vec::Vec;
 use burn::tensor::{Int, Tensor};
 
 #[derive(Debug, Clone, Copy, PartialEq)]

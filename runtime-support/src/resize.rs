@@ -4,6 +4,9 @@
 //! linear and cubic (with `exclude_outside` and antialiasing) and `tf_crop_and_resize`
 //! extrapolation.
 
+use crate::float::{floor, fract};
+use alloc::vec;
+use alloc::vec::Vec;
 use burn::tensor::{Tensor, TensorData};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -72,7 +75,7 @@ fn coefficients(mode: ResizeMode, ratio: f64, scale: f64, antialias: bool) -> Ve
         }
         ResizeMode::Linear if antialias => {
             let scale = scale.min(1.0);
-            let start = (-1.0 / scale).floor() as i64 + 1;
+            let start = floor(-1.0 / scale) as i64 + 1;
             let footprint = 2 - 2 * start;
             let c: Vec<f64> = (start..start + footprint)
                 .map(|i| (1.0 - ((i as f64 - ratio) * scale).abs()).clamp(0.0, 1.0))
@@ -93,7 +96,7 @@ fn coefficients(mode: ResizeMode, ratio: f64, scale: f64, antialias: bool) -> Ve
                     0.0
                 }
             };
-            let start = (-2.0 / scale).floor() as i64 + 1;
+            let start = floor(-2.0 / scale) as i64 + 1;
             let c: Vec<f64> = (start..2 - start).map(|i| kernel(scale * (i as f64 - ratio))).collect();
             let sum: f64 = c.iter().sum();
             c.into_iter().map(|v| v / sum).collect()
@@ -112,11 +115,11 @@ fn coefficients(mode: ResizeMode, ratio: f64, scale: f64, antialias: bool) -> Ve
 
 /// The `n` indexes of `0..limit` nearest to `x` (ties to the smaller), ascending.
 fn neighbours(x: f64, n: usize, limit: i64) -> Vec<i64> {
-    let centre = x.floor() as i64;
+    let centre = floor(x) as i64;
     let mut candidates: Vec<i64> =
         (centre - n as i64 - 1..=centre + n as i64 + 1).filter(|&i| (0..limit).contains(&i)).collect();
     candidates.sort_by(|&a, &b| {
-        ((x - a as f64).abs(), a).partial_cmp(&((x - b as f64).abs(), b)).unwrap_or(std::cmp::Ordering::Equal)
+        ((x - a as f64).abs(), a).partial_cmp(&((x - b as f64).abs(), b)).unwrap_or(core::cmp::Ordering::Equal)
     });
     candidates.truncate(n);
     candidates.sort_unstable();
@@ -154,7 +157,7 @@ fn axis_matrix(input: usize, output: usize, scale: f64, roi: (f64, f64), o: &Res
                 offset + (xf + 0.5) / scale - 0.5
             }
         };
-        let ratio = if x_ori.fract() == 0.0 { 1.0 } else { x_ori - x_ori.floor() };
+        let ratio = if fract(x_ori) == 0.0 { 1.0 } else { x_ori - floor(x_ori) };
         let mut c = coefficients(o.mode, ratio, scale, o.antialias);
         let n = c.len();
         let pad = n.div_ceil(2) as i64;

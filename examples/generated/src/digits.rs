@@ -4,6 +4,8 @@
 use burn_onnx::burn;
 #[allow(unused_imports)]
 use burn_onnx::burn::tensor::{Bool, Device, Int, Tensor};
+#[allow(unused_imports)]
+use burn_onnx::__private::alloc::{vec, vec::Vec};
 /// Imported from ONNX: opset 17.
 #[derive(burn::module::Module, Debug)]
 pub struct Digits {
@@ -26,12 +28,12 @@ impl Digits {
             linear1: burn::nn::LinearConfig::new(128, 10).with_bias(true).init(device),
         }
     }
-    /// Loads the weights from a Burnpack (`.bpk`) file.
+    /// Loads the weights from a Burnpack (`.bpk`) file (a path; needs burn-onnx's `std`).
     pub fn from_file(
-        path: impl AsRef<std::path::Path>,
+        path: impl burn_onnx::WeightsPath,
         device: &Device,
     ) -> Result<Self, burn_onnx::LoadError> {
-        burn_onnx::load_file(Self::new(device), path.as_ref())
+        burn_onnx::load_file(Self::new(device), path)
     }
     /// Loads the weights from Burnpack bytes.
     pub fn from_bytes(
