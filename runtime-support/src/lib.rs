@@ -278,6 +278,23 @@ pub mod ops {
         indices.clone().mask_where(negative, indices.add_scalar(size as i64))
     }
 
+    /// ONNX `OneHot`'s mask: true where the class along the new axis `axis` (of length `depth`)
+    /// is the index (negatives counted from the end). An index outside `-depth..depth` matches
+    /// no class, so its row is all "off", as ONNX asks (Burn's `one_hot` scatters it out of
+    /// bounds).
+    pub fn one_hot<const D: usize, const D2: usize>(
+        indices: Tensor<D, Int>,
+        depth: usize,
+        axis: usize,
+    ) -> Tensor<D2, Bool> {
+        let indices: Tensor<D2, Int> = default_int(wrap_indices(indices, depth)).unsqueeze_dim(axis);
+        let mut class_dims = [1; D2];
+        class_dims[axis] = depth;
+        let classes = Tensor::<1, Int>::arange(0..depth as i64, &indices.device()).reshape(class_dims);
+        let dims = broadcast_dims(&[indices.dims(), class_dims]);
+        indices.expand(dims).equal(default_int(classes).expand(dims))
+    }
+
     /// ONNX `Gather`: `indices` (flattened, negatives counted from the end) picked along `axis`;
     /// the result has the data dims with `axis` replaced by `index_dims`.
     pub fn gather<const D: usize, const D2: usize, K: Basic>(
@@ -291,6 +308,45 @@ pub mod ops {
         let mut out: Vec<usize> = dims[..axis].to_vec();
         out.extend_from_slice(index_dims);
         out.extend_from_slice(&dims[axis + 1..]);
+        if out.is_empty() {
+            out.push(1);
+        }
+        picked.reshape(burn::tensor::Shape::from(out))
+    }
+
+    /// ONNX `GatherND`: the last axis of `indices` (length k) picks, per position, a slice of
+    /// `data` along the k axes after the `batch_dims` leading ones, which data and indices share;
+    /// negative indices count from the end of their axis. Computed as one Burn `gather_nd` of
+    /// rank-3 indices (`[batch, positions, 1 + k]`, the batch number first) into the data seen
+    /// as `[batch, k indexed dims, the rest]`, of rank `F` = k + 2.
+    pub fn gather_nd<const D: usize, const M: usize, const F: usize, const OUT: usize, K: Basic>(
+        data: Tensor<D, K>,
+        indices: Tensor<M, Int>,
+        batch_dims: usize,
+    ) -> Tensor<OUT, K> {
+        let device = data.device();
+        let (data_dims, index_dims) = (data.dims(), indices.dims());
+        let depth = index_dims[M - 1];
+        let indexed = &data_dims[batch_dims..batch_dims + depth];
+        let batch: usize = data_dims[..batch_dims].iter().product();
+        let positions: usize = index_dims[batch_dims..M - 1].iter().product();
+        let rest: usize = data_dims[batch_dims + depth..].iter().product();
+        let mut size_dims = [1; M];
+        size_dims[M - 1] = depth;
+        let sizes: Vec<i64> = indexed.iter().map(|&d| d as i64).collect();
+        let sizes = default_int(ints_tensor(&sizes, &device).reshape(size_dims)).expand(index_dims);
+        let indices = default_int(indices);
+        let negative = indices.clone().lower_elem(0);
+        let indices = indices.clone().mask_where(negative, indices.add(sizes)).reshape([batch, positions, depth]);
+        let batch_numbers =
+            Tensor::<1, Int>::arange(0..batch as i64, &device).reshape([batch, 1, 1]).expand([batch, positions, 1]);
+        let indices = Tensor::cat(vec![default_int(batch_numbers), indices], 2);
+        let mut flat_dims = vec![batch];
+        flat_dims.extend_from_slice(indexed);
+        flat_dims.push(rest);
+        let picked: Tensor<3, K> = data.reshape::<F, _>(burn::tensor::Shape::from(flat_dims)).gather_nd(indices);
+        let mut out: Vec<usize> = index_dims[..M - 1].to_vec();
+        out.extend_from_slice(&data_dims[batch_dims + depth..]);
         if out.is_empty() {
             out.push(1);
         }
@@ -344,7 +400,8 @@ pub mod ops {
         let mut start = 0;
         core::array::from_fn(|i| {
             let len = sizes.get(i).copied().unwrap_or(0);
-            let part = x.clone().narrow(axis, start, len);
+            // A slice, not `narrow`, which refuses the empty parts ONNX allows.
+            let part = x.clone().slice_dim(axis, start..start + len);
             start += len;
             part
         })
@@ -379,6 +436,27 @@ pub mod ops {
         };
         let weight = weight.mask_fill(ignored, 0.0);
         (picked.neg().mul(weight.clone()), weight)
+    }
+
+    /// ONNX `ReduceMax` (`max`) or `ReduceMin` along `axis`, kept as length 1. Over an empty
+    /// axis (where Burn's `max_dim`/`min_dim` panic) every result is `identity`, the
+    /// reduction's identity (-inf/+inf, an integer type's extreme); an integer identity beyond
+    /// 32 bits is stored in 64 (int64's extremes do not fit Burn's 32-bit integers).
+    pub fn extreme_dim<const D: usize, K: burn::tensor::kind::Numeric, E: burn::tensor::ElementConversion + Copy>(
+        x: Tensor<D, K>,
+        axis: usize,
+        max: bool,
+        identity: E,
+    ) -> Tensor<D, K> {
+        let mut dims = x.dims();
+        if dims[axis] > 0 {
+            return if max { x.max_dim(axis) } else { x.min_dim(axis) };
+        }
+        dims[axis] = 1;
+        let dtype = x.dtype();
+        let wide = dtype.is_int() && i32::try_from(identity.elem::<i64>()).is_err();
+        let dtype = if wide { burn::tensor::DType::I64 } else { dtype };
+        Tensor::full(dims, identity, (&x.device(), dtype))
     }
 
     /// ONNX `Hardmax`: 1 at the first maximum along `axis`, 0 elsewhere.
@@ -455,7 +533,7 @@ pub mod ops {
         pub causal: bool,
         /// `softcap * tanh(qk / softcap)` when positive.
         pub softcap: f64,
-        /// The fourth output: 0/1 QK (after softcap), 2 with the mask added, 3 after softmax.
+        /// The fourth output: 0 QK, 1 after softcap, 2 with the mask also added, 3 after softmax.
         pub qk_output_mode: usize,
     }
 
@@ -532,15 +610,19 @@ pub mod ops {
             (k, v)
         };
         let root = options.scale.unwrap_or(1.0 / (head as f64).sqrt()).sqrt();
-        let mut qk = q.mul_scalar(root).matmul(k.swap_dims(2, 3).mul_scalar(root));
-        if options.softcap > 0.0 {
-            qk = qk.div_scalar(options.softcap).tanh().mul_scalar(options.softcap);
-        }
-        let dims = broadcast_dims(&[qk.dims(), bias.dims()]);
-        let with_bias = qk.clone().expand(dims).add(bias.expand(dims));
+        let qk = q.mul_scalar(root).matmul(k.swap_dims(2, 3).mul_scalar(root));
+        // Softcap before the mask, so that masked scores stay -inf.
+        let capped = if options.softcap > 0.0 {
+            qk.clone().div_scalar(options.softcap).tanh().mul_scalar(options.softcap)
+        } else {
+            qk.clone()
+        };
+        let dims = broadcast_dims(&[capped.dims(), bias.dims()]);
+        let with_bias = capped.clone().expand(dims).add(bias.expand(dims));
         let probs = burn::tensor::activation::softmax(with_bias.clone(), 3);
         let y = probs.clone().matmul(v);
         let qk_output = match options.qk_output_mode {
+            1 => capped,
             2 => with_bias,
             3 => probs,
             _ => qk,

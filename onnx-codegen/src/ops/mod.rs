@@ -91,7 +91,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Recurrent(c) => recurrent::recurrent(e, node, c),
         Op::GridSample(c) => resize::grid_sample(e, node, c),
         Op::GatherElements { axis } => indexing::gather_elements(e, node, *axis),
-        Op::GatherNd => indexing::gather_nd(e, node),
+        Op::GatherNd { batch_dims } => indexing::gather_nd(e, node, *batch_dims),
         Op::Scatter { axis, reduction } => indexing::scatter(e, node, *axis, *reduction),
         Op::ScatterNd { reduction } => indexing::scatter_nd(e, node, *reduction),
         Op::Flatten { axis } => shape::flatten(e, node, *axis),

@@ -585,21 +585,39 @@ pub fn parse_scatter(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(op, 3))
 }
 
+/// GatherND: the last axis of `indices` (static length k) indexes `k` data axes after the
+/// `batch_dims` leading axes that data and indices share.
 pub fn parse_gather_nd(ctx: &NodeCtx) -> Result<Parsed> {
-    if ctx.attrs.int_or("batch_dims", 0)? != 0 {
-        return Err(ctx.error("GatherND with batch_dims is not supported yet"));
+    let (data, indices) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    let depth = match indices.shape.last().and_then(Dim::as_static) {
+        Some(depth) if indices.dtype.kind() == Kind::Int => depth,
+        _ => return Err(ctx.error(format!("indices must be integers with a static last dim, got {indices}"))),
+    };
+    let batch_dims = ctx.attrs.int_or("batch_dims", 0)?;
+    let batch_dims = usize::try_from(batch_dims)
+        .ok()
+        .filter(|&b| b < data.rank().min(indices.rank()))
+        .ok_or_else(|| ctx.error(format!("batch_dims {batch_dims} is not below the ranks of {data} and {indices}")))?;
+    if depth > data.rank() - batch_dims {
+        return Err(ctx.error(format!(
+            "indices of depth {depth} after {batch_dims} batch dims index more axes than data {data} has"
+        )));
     }
-    let indices = ctx.input_type(1)?;
-    match indices.shape.last().and_then(Dim::as_static) {
-        Some(_) if indices.dtype.kind() == Kind::Int => Ok(Parsed::new(Op::GatherNd, 2)),
-        _ => Err(ctx.error(format!("indices must be integers with a static last dim, got {indices}"))),
+    for axis in 0..batch_dims {
+        if let (Some(a), Some(b)) = (data.shape[axis].as_static(), indices.shape[axis].as_static()) {
+            if a != b {
+                return Err(ctx.error(format!("batch axis {axis} differs: data {data}, indices {indices}")));
+            }
+        }
     }
+    Ok(Parsed::new(Op::GatherNd { batch_dims }, 2))
 }
 
-pub fn infer_gather_nd(data: &TensorType, indices: &TensorType) -> TensorType {
-    let k = indices.shape.last().and_then(Dim::as_static).unwrap_or(0);
+/// The index dims but the last, then the data dims past the batch and indexed ones.
+pub fn infer_gather_nd(batch_dims: usize, data: &TensorType, indices: &TensorType) -> TensorType {
+    let depth = indices.shape.last().and_then(Dim::as_static).unwrap_or(0);
     let mut shape = indices.shape[..indices.rank() - 1].to_vec();
-    shape.extend(data.shape.iter().skip(k).cloned());
+    shape.extend(data.shape.iter().skip(batch_dims + depth).cloned());
     TensorType::new(data.dtype, shape)
 }
 

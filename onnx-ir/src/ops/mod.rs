@@ -202,7 +202,10 @@ pub enum Op {
     GatherElements {
         axis: usize,
     },
-    GatherNd,
+    /// GatherND after `batch_dims` shared leading axes.
+    GatherNd {
+        batch_dims: usize,
+    },
     Scatter {
         axis: usize,
         reduction: ScatterReduction,
@@ -545,7 +548,7 @@ impl Op {
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),
-            Op::GatherNd => one(indexing::infer_gather_nd(inputs[0], inputs[1])),
+            Op::GatherNd { batch_dims } => one(indexing::infer_gather_nd(*batch_dims, inputs[0], inputs[1])),
             Op::Scatter { .. } | Op::ScatterNd { .. } => one(inputs[0].clone()),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
             Op::Cast { to, .. } => one(TensorType::new(*to, inputs[0].shape.clone())),
