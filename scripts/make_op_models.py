@@ -1622,10 +1622,40 @@ def gen_runtime_edges():
     return cases
 
 
+def gen_new_ops():
+    """Compress, NonZero, Swish and Col2Im beyond the backend suite's examples."""
+    cases = []
+    c = Case("Compress", 11, "edges")
+    c.given_input("x", np.arange(24, dtype=np.int64).reshape(2, 3, 4))
+    c.given_input("none", np.zeros(3, bool))
+    c.given_input("some", np.array([True, False, False, True, True]))
+    c.node("Compress", ["x", "none"], ["empty"], axis=-2).output("empty", I64)
+    c.node("Compress", ["x", "some"], ["flat"]).output("flat", I64)
+    cases.append(c)
+    c = Case("NonZero", 13, "float_int")
+    c.given_input("x", np.array([[0.0, np.nan, -0.0], [2.5, 0.0, -1.0]], np.float32))
+    c.given_input("n", np.array([[[0, 3], [-1, 0]], [[0, 0], [0, 7]]], np.int32))
+    c.node("NonZero", ["x"], ["xi"]).output("xi", I64)
+    c.node("NonZero", ["n"], ["ni"]).output("ni", I64)
+    cases.append(c)
+    c = Case("Swish", 24, "alpha")
+    c.input("x", (2, 3, 4), -4.0, 4.0)
+    c.node("Swish", ["x"], ["y"], alpha=0.5).output("y")
+    c.node("Swish", ["x"], ["silu"]).output("silu")
+    cases.append(c)
+    c = Case("Col2Im", 18, "window")
+    c.input("x", (2, 3 * 4, 8))
+    c.ints("image", [4, 5])
+    c.ints("block", [2, 2])
+    c.node("Col2Im", ["x", "image", "block"], ["y"], strides=[2, 1], dilations=[1, 2], pads=[1, 0, 0, 1]).output("y")
+    cases.append(c)
+    return cases
+
+
 def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
-        + gen_runtime_edges()
+        + gen_runtime_edges() + gen_new_ops()
     )
 
 

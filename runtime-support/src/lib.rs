@@ -353,6 +353,24 @@ pub mod ops {
         picked.reshape(burn::tensor::Shape::from(out))
     }
 
+    /// ONNX `Compress`: the slices of `data` along `axis` where `condition` holds. A condition
+    /// shorter than the axis leaves the rest out; a longer one may only add false entries.
+    pub fn compress<const D: usize, K: Basic>(
+        data: Tensor<D, K>,
+        condition: Tensor<1, Bool>,
+        axis: usize,
+    ) -> Tensor<D, K> {
+        let size = data.dims()[axis];
+        let kept: Vec<i64> =
+            condition.into_data().iter::<bool>().enumerate().filter(|&(_, c)| c).map(|(i, _)| i as i64).collect();
+        if let Some(&last) = kept.last() {
+            assert!(last < size as i64, "Compress: condition selects index {last} of an axis of {size}");
+        }
+        let count = kept.len();
+        let indices = Tensor::<1, Int>::from_data(TensorData::new(kept, [count]), &data.device());
+        data.select(axis, indices)
+    }
+
     /// ONNX `Slice`: per listed axis (all axes in order when `axes` is empty), elements from
     /// `start` towards `end` (exclusive) by `step` (1 when `steps` is empty), bounds clamped
     /// like ONNX. Negative steps walk the flipped axis.
@@ -457,6 +475,84 @@ pub mod ops {
         let wide = dtype.is_int() && i32::try_from(identity.elem::<i64>()).is_err();
         let dtype = if wide { burn::tensor::DType::I64 } else { dtype };
         Tensor::full(dims, identity, (&x.device(), dtype))
+    }
+
+    /// Col2Im's per-axis attributes: `pads` holds all begins, then all ends.
+    pub struct Col2ImWindow<'a> {
+        pub strides: &'a [usize],
+        pub dilations: &'a [usize],
+        pub pads: &'a [usize],
+    }
+
+    /// ONNX `Col2Im`: columns `[N, C * prod(block), L]` summed into images `[N, C, image...]`
+    /// (`D` = 2 + the spatial rank). Column `l` is the block at the `l`-th sliding position (row
+    /// major) over the padded image, entry `c * prod(block) + k` its element `k` of channel `c`;
+    /// overlapping entries add up. One scatter-add into the flattened padded image, whose
+    /// positions are computed here, then the padding cropped.
+    pub fn col2im<const D: usize>(columns: Tensor<3>, image: &[i64], block: &[i64], window: Col2ImWindow) -> Tensor<D> {
+        let [batch, rows, count] = columns.dims();
+        let spatial = image.len();
+        assert!(
+            spatial + 2 == D && block.len() == spatial && image.iter().chain(block).all(|&d| d > 0),
+            "Col2Im: image_shape {image:?} and block_shape {block:?} must give {} positive dims",
+            D - 2
+        );
+        let (image, block) = (to_usizes(image), to_usizes(block));
+        let padded: Vec<usize> = (0..spatial).map(|i| image[i] + window.pads[i] + window.pads[i + spatial]).collect();
+        let blocks_along: Vec<usize> = (0..spatial)
+            .map(|i| {
+                let span = window.dilations[i] * (block[i] - 1) + 1;
+                assert!(span <= padded[i], "Col2Im: block {block:?} does not fit the padded image {padded:?}");
+                (padded[i] - span) / window.strides[i] + 1
+            })
+            .collect();
+        let block_size: usize = block.iter().product();
+        assert!(
+            rows % block_size == 0 && blocks_along.iter().product::<usize>() == count,
+            "Col2Im: columns [{batch}, {rows}, {count}] do not hold blocks {block:?} at {blocks_along:?} positions"
+        );
+        // The row-major coordinates of `index` in a grid of `dims`.
+        let coordinates = |mut index: usize, dims: &[usize]| {
+            let mut at = vec![0; dims.len()];
+            for (a, &d) in at.iter_mut().zip(dims).rev() {
+                *a = index % d;
+                index /= d;
+            }
+            at
+        };
+        let mut positions = Vec::with_capacity(block_size * count);
+        for k in 0..block_size {
+            let offset = coordinates(k, &block);
+            for l in 0..count {
+                let start = coordinates(l, &blocks_along);
+                let flat = (0..spatial).fold(0, |flat, i| {
+                    flat * padded[i] + start[i] * window.strides[i] + offset[i] * window.dilations[i]
+                });
+                positions.push(flat as i64);
+            }
+        }
+        let channels = rows / block_size;
+        let device = columns.device();
+        let entries = block_size * count;
+        let positions = Tensor::<1, Int>::from_data(TensorData::new(positions, [entries]), &device)
+            .reshape([1, 1, entries])
+            .expand([batch, channels, entries]);
+        let pixels: usize = padded.iter().product();
+        let summed = Tensor::<3>::zeros([batch, channels, pixels], &device).scatter(
+            2,
+            positions,
+            columns.reshape([batch, channels, entries]),
+            burn::tensor::ops::IndexingUpdateOp::Add,
+        );
+        let mut dims = vec![batch, channels];
+        dims.extend_from_slice(&padded);
+        let mut crop: Vec<burn::tensor::Slice> = vec![burn::tensor::Slice::full(); 2];
+        crop.extend(
+            (0..spatial).map(|i| {
+                burn::tensor::Slice::new(window.pads[i] as isize, Some((window.pads[i] + image[i]) as isize), 1)
+            }),
+        );
+        summed.reshape::<D, _>(burn::tensor::Shape::from(dims)).slice(crop.as_slice())
     }
 
     /// ONNX `Hardmax`: 1 at the first maximum along `axis`, 0 elsewhere.

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 /// An `&[i64]` expression for an integer-list input: a literal, or read back at run time.
-fn ints(e: &mut Emitter, node: &Node, index: usize, input: &IntsInput) -> Result<TokenStream> {
+pub(super) fn ints(e: &mut Emitter, node: &Node, index: usize, input: &IntsInput) -> Result<TokenStream> {
     Ok(match input {
         IntsInput::Static(v) => {
             let v = ints_literal(v);
@@ -406,6 +406,36 @@ pub fn center_crop_pad(e: &mut Emitter, node: &Node, axes: &[usize], shape: &Int
     let sizes = ints(e, node, 1, shape)?;
     let axes = axes.iter().map(|&a| lit(a));
     Ok(quote! { burn_onnx::ops::center_crop_pad(#x, #sizes, &[#(#axes),*]) })
+}
+
+pub fn compress(e: &mut Emitter, node: &Node, axis: Option<usize>) -> Result<TokenStream> {
+    let data = e.input(&node.inputs, 0)?;
+    let condition = e.input(&node.inputs, 1)?;
+    Ok(match axis {
+        Some(axis) => {
+            let axis = lit(axis);
+            quote! { burn_onnx::ops::compress(#data, #condition, #axis) }
+        }
+        // The elements of the flattened data.
+        None => quote! {{
+            let data = #data;
+            let count: usize = data.dims().iter().product();
+            burn_onnx::ops::compress(data.reshape([count]), #condition, 0)
+        }},
+    })
+}
+
+pub fn non_zero(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    let kind = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind();
+    let x = e.input(&node.inputs, 0)?;
+    // NaN is not zero, as in numpy.
+    let mask = match kind {
+        Kind::Bool => x,
+        Kind::Int => quote! { #x.not_equal_elem(0) },
+        Kind::Float => quote! { #x.not_equal_elem(0.0) },
+    };
+    // `argwhere` gives one row per element, ONNX one column.
+    Ok(quote! { #mask.argwhere().transpose() })
 }
 
 pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {

@@ -621,6 +621,43 @@ pub fn infer_gather_nd(batch_dims: usize, data: &TensorType, indices: &TensorTyp
     TensorType::new(data.dtype, shape)
 }
 
+/// Compress (opsets 9 and 11): the slices along `axis` (of the flattened input when absent)
+/// where the 1-D bool condition holds; a shorter condition leaves the rest out.
+pub fn parse_compress(ctx: &NodeCtx) -> Result<Parsed> {
+    let (x, condition) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if condition.dtype != DType::Bool || condition.rank() != 1 {
+        return Err(ctx.error(format!("condition must be a 1-D bool tensor, got {condition}")));
+    }
+    let axis = match ctx.attrs.int("axis")? {
+        Some(axis) => Some(normalize_axis(axis, x.rank()).map_err(|e| ctx.error(e))?),
+        None => None,
+    };
+    Ok(Parsed::new(Op::Compress { axis }, 2))
+}
+
+/// The selected axis (or the flattened input) has a length known at run time only.
+pub fn infer_compress(axis: Option<usize>, x: &TensorType) -> TensorType {
+    let shape = match axis {
+        Some(axis) => {
+            let mut shape = x.shape.clone();
+            shape[axis] = Dim::Unknown;
+            shape
+        }
+        None => vec![Dim::Unknown],
+    };
+    TensorType::new(x.dtype, shape)
+}
+
+/// NonZero (opsets 9 and 13): the int64 `[rank, count]` coordinates of the non-zero elements,
+/// in row-major order.
+pub fn parse_non_zero(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    if x.rank() == 0 {
+        return Err(ctx.error(format!("NonZero of a scalar is not supported yet, got {x}")));
+    }
+    Ok(Parsed::new(Op::NonZero, 1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,7 +31,7 @@ use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 
 pub use attention::AttentionConfig;
-pub use conv::{ConvConfig, ConvTransposeConfig};
+pub use conv::{Col2ImConfig, ConvConfig, ConvTransposeConfig};
 pub use custom::{AttrValue, CustomOp};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
@@ -152,6 +152,12 @@ pub enum Op {
         depth: Option<usize>,
     },
     Pad(PadConfig),
+    /// `Compress(data, condition)` along `axis`, or over the flattened data when `None`.
+    Compress {
+        axis: Option<usize>,
+    },
+    /// The `[rank, count]` coordinates of the non-zero elements.
+    NonZero,
     /// Listed axes (normalised, in the model's order) centre-cropped or zero-padded to `shape`.
     CenterCropPad {
         axes: Vec<usize>,
@@ -179,6 +185,7 @@ pub enum Op {
     },
     Conv(ConvConfig),
     ConvTranspose(ConvTransposeConfig),
+    Col2Im(Col2ImConfig),
     Pool(PoolConfig),
     GlobalAveragePool,
     GlobalMaxPool,
@@ -536,6 +543,8 @@ impl Op {
             }
             Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])?),
             Op::CenterCropPad { axes, shape } => one(indexing::infer_center_crop_pad(axes, shape, inputs[0])),
+            Op::Compress { axis } => one(indexing::infer_compress(*axis, inputs[0])),
+            Op::NonZero => one(TensorType::new(DType::I64, vec![Dim::Static(inputs[0].rank()), Dim::Unknown])),
             Op::Quantize(c) => one(quantize::infer(c, inputs)),
             Op::QuantizedLinear(c) => one(quantize::infer_linear(c, inputs)?),
             Op::DynamicQuantize => Ok(quantize::infer_dynamic(inputs[0])),
@@ -562,6 +571,7 @@ impl Op {
             }
             Op::Conv(c) => one(conv::infer(c, inputs)?),
             Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])?),
+            Op::Col2Im(c) => one(conv::infer_col2im(c, inputs[0])),
             Op::Pool(c) => one(pool::infer(c, inputs)?),
             Op::GlobalAveragePool | Op::GlobalMaxPool => one(pool::infer_global(inputs)?),
             Op::GroupNorm { .. } | Op::Lrn(_) => one(inputs[0].clone()),
