@@ -460,7 +460,7 @@ pub mod ops {
     /// axis (where Burn's `max_dim`/`min_dim` panic) every result is `identity`, the
     /// reduction's identity (-inf/+inf, an integer type's extreme); an integer identity beyond
     /// 32 bits is stored in 64 (int64's extremes do not fit Burn's 32-bit integers).
-    pub fn extreme_dim<const D: usize, K: burn::tensor::kind::Numeric, E: burn::tensor::ElementConversion + Copy>(
+    pub fn extreme_dim<const D: usize, K: burn::tensor::kind::Ordered, E: burn::tensor::ElementConversion + Copy>(
         x: Tensor<D, K>,
         axis: usize,
         max: bool,
