@@ -1540,8 +1540,123 @@ def gen_int_wrapping():
     return cases
 
 
+def gen_runtime_edges():
+    """Inputs at the edges of an operator's domain that made the generated code panic or compute
+    wrong values (issue 13): empty parts and axes, out-of-range and negative indices, bools
+    where Burn only offers numbers, integer masks."""
+    cases = []
+    # Split with empty parts: narrow() refused length 0.
+    c = Case("Split", 18, "zero_size_parts")
+    c.input("x", (2, 5))
+    c.ints("split", [0, 5, 0])
+    c.node("Split", ["x", "split"], ["a", "b", "d"], axis=1)
+    cases.append(c.output("a").output("b").output("d"))
+    # Exclusive CumSum over an axis of length 1 (the result is 0), reverse too.
+    c = Case("CumSum", 14, "exclusive_len1")
+    c.input("x", (3, 1))
+    c.ints("axis", 1)
+    c.node("CumSum", ["x", "axis"], ["y"], exclusive=1).output("y")
+    c.node("CumSum", ["x", "axis"], ["r"], exclusive=1, reverse=1).output("r")
+    cases.append(c)
+    # OneHot: indices outside -depth..depth give an all-off row; negative ones count from the end.
+    c = Case("OneHot", 11, "out_of_range")
+    c.given_input("indices", np.array([[0, 3, -1], [5, -4, 2]], np.int64))
+    c.init("depth", np.array(3, np.int64))
+    c.init("values", np.array([2.0, 7.0], np.float32))
+    c.init("int_values", np.array([-1, 4], np.int64))
+    c.node("OneHot", ["indices", "depth", "values"], ["y"], axis=1).output("y")
+    c.node("OneHot", ["indices", "depth", "int_values"], ["yi"]).output("yi", I64)
+    cases.append(c)
+    # GatherND: negative indices, batch_dims, bool data.
+    c = Case("GatherND", 13, "negative_indices")
+    c.input("data", (2, 3, 4))
+    c.given_input("indices", np.array([[-1, 0], [1, -3], [-2, 2]], np.int64))
+    c.node("GatherND", ["data", "indices"], ["y"]).output("y")
+    cases.append(c)
+    c = Case("GatherND", 13, "batch_dims")
+    c.input("data", (2, 3, 4, 2))
+    c.given_input("indices", np.array([[[1, -1], [0, 2]], [[2, 3], [-3, 0]]], np.int64))
+    c.node("GatherND", ["data", "indices"], ["y"], batch_dims=1).output("y")
+    c.given_input("flags", c.rng.uniform(size=(2, 3, 4)) < 0.5)
+    c.given_input("rows", np.array([[[2]], [[0]]], np.int64))
+    c.node("GatherND", ["flags", "rows"], ["b"], batch_dims=1).output("b", TensorProto.BOOL)
+    cases.append(c)
+    # Scatters of bools (Burn scatters numbers only).
+    c = Case("ScatterND", 18, "bool")
+    c.given_input("data", c.rng.uniform(size=(4, 3)) < 0.5)
+    c.given_input("indices", np.array([[1], [3]], np.int64))
+    c.given_input("updates", c.rng.uniform(size=(2, 3)) < 0.5)
+    c.node("ScatterND", ["data", "indices", "updates"], ["y"]).output("y", TensorProto.BOOL)
+    cases.append(c)
+    c = Case("ScatterElements", 18, "bool")
+    c.given_input("data", c.rng.uniform(size=(3, 4)) < 0.5)
+    c.given_input("indices", np.array([[2, 0], [1, -1]], np.int64))
+    c.given_input("updates", np.array([[True, False], [False, True]]))
+    c.node("ScatterElements", ["data", "indices", "updates"], ["y"], axis=1).output("y", TensorProto.BOOL)
+    cases.append(c)
+    # ReduceMax/ReduceMin over an empty axis: the identity (-inf/+inf, the integer type's extremes).
+    for op in ("ReduceMax", "ReduceMin"):
+        c = Case(op, 20, "empty_axis")
+        c.input("x", (2, 0, 3))
+        c.given_input("n", np.zeros((0, 3), np.int32))
+        c.given_input("w", np.zeros((2, 0), np.int64))
+        c.ints("axes", [1])
+        c.node(op, ["x", "axes"], ["y"], keepdims=1).output("y")
+        c.node(op, ["x"], ["all"], keepdims=0).output("all")
+        c.node(op, ["n"], ["ni"], keepdims=0).output("ni", I32)
+        c.node(op, ["w", "axes"], ["wi"], keepdims=0).output("wi", I64)
+        cases.append(c)
+    # Attention: an integer mask is added to the scores like a float one; with a softcap, the QK
+    # output of mode 0 is the raw product (ONNX Runtime; the reference gives the softcapped one).
+    c = Case("Attention", 23, "int_mask")
+    for name in ("q", "k", "v"):
+        c.input(name, (1, 2, 3, 4), -2.0, 2.0)
+    c.given_input("mask", np.array([[0, -1, 2], [1, 0, 0], [0, -3, 0]], np.int32))
+    c.node("Attention", ["q", "k", "v", "mask"], ["y"]).output("y")
+    cases.append(c)
+    c = Case("Attention", 23, "softcap_qk_raw")
+    for name in ("q", "k", "v"):
+        c.input(name, (1, 2, 3, 4), -2.0, 2.0)
+    c.node("Attention", ["q", "k", "v"], ["y", "pk", "pv", "qk"], softcap=0.5, qk_matmul_output_mode=0)
+    cases.append(c.output("y").output("qk"))
+    return cases
+
+
+def gen_new_ops():
+    """Compress, NonZero, Swish and Col2Im beyond the backend suite's examples."""
+    cases = []
+    c = Case("Compress", 11, "edges")
+    c.given_input("x", np.arange(24, dtype=np.int64).reshape(2, 3, 4))
+    c.given_input("none", np.zeros(3, bool))
+    c.given_input("some", np.array([True, False, False, True, True]))
+    c.node("Compress", ["x", "none"], ["empty"], axis=-2).output("empty", I64)
+    c.node("Compress", ["x", "some"], ["flat"]).output("flat", I64)
+    cases.append(c)
+    c = Case("NonZero", 13, "float_int")
+    c.given_input("x", np.array([[0.0, np.nan, -0.0], [2.5, 0.0, -1.0]], np.float32))
+    c.given_input("n", np.array([[[0, 3], [-1, 0]], [[0, 0], [0, 7]]], np.int32))
+    c.node("NonZero", ["x"], ["xi"]).output("xi", I64)
+    c.node("NonZero", ["n"], ["ni"]).output("ni", I64)
+    cases.append(c)
+    c = Case("Swish", 24, "alpha")
+    c.input("x", (2, 3, 4), -4.0, 4.0)
+    c.node("Swish", ["x"], ["y"], alpha=0.5).output("y")
+    c.node("Swish", ["x"], ["silu"]).output("silu")
+    cases.append(c)
+    c = Case("Col2Im", 18, "window")
+    c.input("x", (2, 3 * 4, 8))
+    c.ints("image", [4, 5])
+    c.ints("block", [2, 2])
+    c.node("Col2Im", ["x", "image", "block"], ["y"], strides=[2, 1], dilations=[1, 2], pads=[1, 0, 0, 1]).output("y")
+    cases.append(c)
+    return cases
+
+
 def gen_patterns():
-    return gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
+    return (
+        gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
+        + gen_runtime_edges() + gen_new_ops()
+    )
 
 
 GENERATORS = {
@@ -1621,6 +1736,10 @@ KNOWN_REFERENCE_BUGS = [
      "AveragePool-1 counts padding in the average"),
     ("Gemm", lambda v, a: v == 6 and a.get("broadcast", 0) == 0,
      "Gemm-6 with broadcast=0 ignores beta"),
+    ("OneHot", lambda v, a: True,
+     "OneHot wraps indices outside -depth..depth modulo depth (the schema: an all-off row)"),
+    ("Attention", lambda v, a: a.get("softcap", 0.0) > 0 and a.get("qk_matmul_output_mode", 0) == 0,
+     "Attention's QK output of mode 0 is the softcapped product (the schema: the raw one)"),
 ]
 
 

@@ -331,6 +331,23 @@ pub mod ops {
         indices.clone().mask_where(negative, indices.add_scalar(size as i64))
     }
 
+    /// ONNX `OneHot`'s mask: true where the class along the new axis `axis` (of length `depth`)
+    /// is the index (negatives counted from the end). An index outside `-depth..depth` matches
+    /// no class, so its row is all "off", as ONNX asks (Burn's `one_hot` scatters it out of
+    /// bounds).
+    pub fn one_hot<const D: usize, const D2: usize>(
+        indices: Tensor<D, Int>,
+        depth: usize,
+        axis: usize,
+    ) -> Tensor<D2, Bool> {
+        let indices: Tensor<D2, Int> = default_int(wrap_indices(indices, depth)).unsqueeze_dim(axis);
+        let mut class_dims = [1; D2];
+        class_dims[axis] = depth;
+        let classes = Tensor::<1, Int>::arange(0..depth as i64, &indices.device()).reshape(class_dims);
+        let dims = broadcast_dims(&[indices.dims(), class_dims]);
+        indices.expand(dims).equal(default_int(classes).expand(dims))
+    }
+
     /// ONNX `Gather`: `indices` (flattened, negatives counted from the end) picked along `axis`;
     /// the result has the data dims with `axis` replaced by `index_dims`.
     pub fn gather<const D: usize, const D2: usize, K: Basic>(
@@ -348,6 +365,63 @@ pub mod ops {
             out.push(1);
         }
         picked.reshape(burn::tensor::Shape::from(out))
+    }
+
+    /// ONNX `GatherND`: the last axis of `indices` (length k) picks, per position, a slice of
+    /// `data` along the k axes after the `batch_dims` leading ones, which data and indices share;
+    /// negative indices count from the end of their axis. Computed as one Burn `gather_nd` of
+    /// rank-3 indices (`[batch, positions, 1 + k]`, the batch number first) into the data seen
+    /// as `[batch, k indexed dims, the rest]`, of rank `F` = k + 2.
+    pub fn gather_nd<const D: usize, const M: usize, const F: usize, const OUT: usize, K: Basic>(
+        data: Tensor<D, K>,
+        indices: Tensor<M, Int>,
+        batch_dims: usize,
+    ) -> Tensor<OUT, K> {
+        let device = data.device();
+        let (data_dims, index_dims) = (data.dims(), indices.dims());
+        let depth = index_dims[M - 1];
+        let indexed = &data_dims[batch_dims..batch_dims + depth];
+        let batch: usize = data_dims[..batch_dims].iter().product();
+        let positions: usize = index_dims[batch_dims..M - 1].iter().product();
+        let rest: usize = data_dims[batch_dims + depth..].iter().product();
+        let mut size_dims = [1; M];
+        size_dims[M - 1] = depth;
+        let sizes: Vec<i64> = indexed.iter().map(|&d| d as i64).collect();
+        let sizes = default_int(ints_tensor(&sizes, &device).reshape(size_dims)).expand(index_dims);
+        let indices = default_int(indices);
+        let negative = indices.clone().lower_elem(0);
+        let indices = indices.clone().mask_where(negative, indices.add(sizes)).reshape([batch, positions, depth]);
+        let batch_numbers =
+            Tensor::<1, Int>::arange(0..batch as i64, &device).reshape([batch, 1, 1]).expand([batch, positions, 1]);
+        let indices = Tensor::cat(vec![default_int(batch_numbers), indices], 2);
+        let mut flat_dims = vec![batch];
+        flat_dims.extend_from_slice(indexed);
+        flat_dims.push(rest);
+        let picked: Tensor<3, K> = data.reshape::<F, _>(burn::tensor::Shape::from(flat_dims)).gather_nd(indices);
+        let mut out: Vec<usize> = index_dims[..M - 1].to_vec();
+        out.extend_from_slice(&data_dims[batch_dims + depth..]);
+        if out.is_empty() {
+            out.push(1);
+        }
+        picked.reshape(burn::tensor::Shape::from(out))
+    }
+
+    /// ONNX `Compress`: the slices of `data` along `axis` where `condition` holds. A condition
+    /// shorter than the axis leaves the rest out; a longer one may only add false entries.
+    pub fn compress<const D: usize, K: Basic>(
+        data: Tensor<D, K>,
+        condition: Tensor<1, Bool>,
+        axis: usize,
+    ) -> Tensor<D, K> {
+        let size = data.dims()[axis];
+        let kept: Vec<i64> =
+            condition.into_data().iter::<bool>().enumerate().filter(|&(_, c)| c).map(|(i, _)| i as i64).collect();
+        if let Some(&last) = kept.last() {
+            assert!(last < size as i64, "Compress: condition selects index {last} of an axis of {size}");
+        }
+        let count = kept.len();
+        let indices = Tensor::<1, Int>::from_data(TensorData::new(kept, [count]), &data.device());
+        data.select(axis, indices)
     }
 
     /// ONNX `Slice`: per listed axis (all axes in order when `axes` is empty), elements from
@@ -397,7 +471,8 @@ pub mod ops {
         let mut start = 0;
         core::array::from_fn(|i| {
             let len = sizes.get(i).copied().unwrap_or(0);
-            let part = x.clone().narrow(axis, start, len);
+            // A slice, not `narrow`, which refuses the empty parts ONNX allows.
+            let part = x.clone().slice_dim(axis, start..start + len);
             start += len;
             part
         })
@@ -432,6 +507,105 @@ pub mod ops {
         };
         let weight = weight.mask_fill(ignored, 0.0);
         (picked.neg().mul(weight.clone()), weight)
+    }
+
+    /// ONNX `ReduceMax` (`max`) or `ReduceMin` along `axis`, kept as length 1. Over an empty
+    /// axis (where Burn's `max_dim`/`min_dim` panic) every result is `identity`, the
+    /// reduction's identity (-inf/+inf, an integer type's extreme); an integer identity beyond
+    /// 32 bits is stored in 64 (int64's extremes do not fit Burn's 32-bit integers).
+    pub fn extreme_dim<const D: usize, K: burn::tensor::kind::Ordered, E: burn::tensor::ElementConversion + Copy>(
+        x: Tensor<D, K>,
+        axis: usize,
+        max: bool,
+        identity: E,
+    ) -> Tensor<D, K> {
+        let mut dims = x.dims();
+        if dims[axis] > 0 {
+            return if max { x.max_dim(axis) } else { x.min_dim(axis) };
+        }
+        dims[axis] = 1;
+        let dtype = x.dtype();
+        let wide = dtype.is_int() && i32::try_from(identity.elem::<i64>()).is_err();
+        let dtype = if wide { burn::tensor::DType::I64 } else { dtype };
+        Tensor::full(dims, identity, (&x.device(), dtype))
+    }
+
+    /// Col2Im's per-axis attributes: `pads` holds all begins, then all ends.
+    pub struct Col2ImWindow<'a> {
+        pub strides: &'a [usize],
+        pub dilations: &'a [usize],
+        pub pads: &'a [usize],
+    }
+
+    /// ONNX `Col2Im`: columns `[N, C * prod(block), L]` summed into images `[N, C, image...]`
+    /// (`D` = 2 + the spatial rank). Column `l` is the block at the `l`-th sliding position (row
+    /// major) over the padded image, entry `c * prod(block) + k` its element `k` of channel `c`;
+    /// overlapping entries add up. One scatter-add into the flattened padded image, whose
+    /// positions are computed here, then the padding cropped.
+    pub fn col2im<const D: usize>(columns: Tensor<3>, image: &[i64], block: &[i64], window: Col2ImWindow) -> Tensor<D> {
+        let [batch, rows, count] = columns.dims();
+        let spatial = image.len();
+        assert!(
+            spatial + 2 == D && block.len() == spatial && image.iter().chain(block).all(|&d| d > 0),
+            "Col2Im: image_shape {image:?} and block_shape {block:?} must give {} positive dims",
+            D - 2
+        );
+        let (image, block) = (to_usizes(image), to_usizes(block));
+        let padded: Vec<usize> = (0..spatial).map(|i| image[i] + window.pads[i] + window.pads[i + spatial]).collect();
+        let blocks_along: Vec<usize> = (0..spatial)
+            .map(|i| {
+                let span = window.dilations[i] * (block[i] - 1) + 1;
+                assert!(span <= padded[i], "Col2Im: block {block:?} does not fit the padded image {padded:?}");
+                (padded[i] - span) / window.strides[i] + 1
+            })
+            .collect();
+        let block_size: usize = block.iter().product();
+        assert!(
+            rows % block_size == 0 && blocks_along.iter().product::<usize>() == count,
+            "Col2Im: columns [{batch}, {rows}, {count}] do not hold blocks {block:?} at {blocks_along:?} positions"
+        );
+        // The row-major coordinates of `index` in a grid of `dims`.
+        let coordinates = |mut index: usize, dims: &[usize]| {
+            let mut at = vec![0; dims.len()];
+            for (a, &d) in at.iter_mut().zip(dims).rev() {
+                *a = index % d;
+                index /= d;
+            }
+            at
+        };
+        let mut positions = Vec::with_capacity(block_size * count);
+        for k in 0..block_size {
+            let offset = coordinates(k, &block);
+            for l in 0..count {
+                let start = coordinates(l, &blocks_along);
+                let flat = (0..spatial).fold(0, |flat, i| {
+                    flat * padded[i] + start[i] * window.strides[i] + offset[i] * window.dilations[i]
+                });
+                positions.push(flat as i64);
+            }
+        }
+        let channels = rows / block_size;
+        let device = columns.device();
+        let entries = block_size * count;
+        let positions = Tensor::<1, Int>::from_data(TensorData::new(positions, [entries]), &device)
+            .reshape([1, 1, entries])
+            .expand([batch, channels, entries]);
+        let pixels: usize = padded.iter().product();
+        let summed = Tensor::<3>::zeros([batch, channels, pixels], &device).scatter(
+            2,
+            positions,
+            columns.reshape([batch, channels, entries]),
+            burn::tensor::ops::IndexingUpdateOp::Add,
+        );
+        let mut dims = vec![batch, channels];
+        dims.extend_from_slice(&padded);
+        let mut crop: Vec<burn::tensor::Slice> = vec![burn::tensor::Slice::full(); 2];
+        crop.extend(
+            (0..spatial).map(|i| {
+                burn::tensor::Slice::new(window.pads[i] as isize, Some((window.pads[i] + image[i]) as isize), 1)
+            }),
+        );
+        summed.reshape::<D, _>(burn::tensor::Shape::from(dims)).slice(crop.as_slice())
     }
 
     /// ONNX `Hardmax`: 1 at the first maximum along `axis`, 0 elsewhere.
@@ -508,7 +682,7 @@ pub mod ops {
         pub causal: bool,
         /// `softcap * tanh(qk / softcap)` when positive.
         pub softcap: f64,
-        /// The fourth output: 0/1 QK (after softcap), 2 with the mask added, 3 after softmax.
+        /// The fourth output: 0 QK, 1 after softcap, 2 with the mask also added, 3 after softmax.
         pub qk_output_mode: usize,
     }
 
@@ -585,15 +759,19 @@ pub mod ops {
             (k, v)
         };
         let root = sqrt(options.scale.unwrap_or(1.0 / sqrt(head as f64)));
-        let mut qk = q.mul_scalar(root).matmul(k.swap_dims(2, 3).mul_scalar(root));
-        if options.softcap > 0.0 {
-            qk = qk.div_scalar(options.softcap).tanh().mul_scalar(options.softcap);
-        }
-        let dims = broadcast_dims(&[qk.dims(), bias.dims()]);
-        let with_bias = qk.clone().expand(dims).add(bias.expand(dims));
+        let qk = q.mul_scalar(root).matmul(k.swap_dims(2, 3).mul_scalar(root));
+        // Softcap before the mask, so that masked scores stay -inf.
+        let capped = if options.softcap > 0.0 {
+            qk.clone().div_scalar(options.softcap).tanh().mul_scalar(options.softcap)
+        } else {
+            qk.clone()
+        };
+        let dims = broadcast_dims(&[capped.dims(), bias.dims()]);
+        let with_bias = capped.clone().expand(dims).add(bias.expand(dims));
         let probs = burn::tensor::activation::softmax(with_bias.clone(), 3);
         let y = probs.clone().matmul(v);
         let qk_output = match options.qk_output_mode {
+            1 => capped,
             2 => with_bias,
             3 => probs,
             _ => qk,

@@ -22,12 +22,13 @@ pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<To
     let v = split(e.input(&node.inputs, 2)?, &kvh);
     let mask = match node.inputs.get(3).copied().flatten() {
         Some(id) => {
-            let (rank, bool_mask) = (e.rank(id).max(1), e.ty(id).dtype.kind() == Kind::Bool);
+            let (rank, kind) = (e.rank(id).max(1), e.ty(id).dtype.kind());
             let m = align_rank(e.use_value(id)?, rank, 4);
-            if bool_mask {
-                quote! { Some(burn_onnx::ops::AttentionMask::Keep(#m)) }
-            } else {
-                quote! { Some(burn_onnx::ops::AttentionMask::Add(#m)) }
+            match kind {
+                Kind::Bool => quote! { Some(burn_onnx::ops::AttentionMask::Keep(#m)) },
+                // An integer mask is added to the scores as numbers, as a float one is.
+                Kind::Int => quote! { Some(burn_onnx::ops::AttentionMask::Add(#m.float())) },
+                Kind::Float => quote! { Some(burn_onnx::ops::AttentionMask::Add(#m)) },
             }
         }
         None => quote! { None },

@@ -1,6 +1,6 @@
 use crate::emitter::{dims_literal, lit, Emitter};
 use crate::error::{CodegenError, Result};
-use onnx_ir::ops::{ConvConfig, ConvTransposeConfig, UnaryOp};
+use onnx_ir::ops::{Col2ImConfig, ConvConfig, ConvTransposeConfig, UnaryOp};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -237,4 +237,17 @@ fn conv_transpose_layer(
             .init(device)
     };
     e.add_layer(&format!("convtranspose{n}d"), quote! { burn::nn::conv::#ty }, init, weights)
+}
+
+pub fn col2im(e: &mut Emitter, node: &Node, c: &Col2ImConfig) -> Result<TokenStream> {
+    let out = lit(e.rank(node.outputs[0]));
+    let x = e.input(&node.inputs, 0)?;
+    let image = super::indexing::ints(e, node, 1, &c.image_shape)?;
+    let block = super::indexing::ints(e, node, 2, &c.block_shape)?;
+    let (strides, dilations, pads) = (dims_literal(&c.strides), dims_literal(&c.dilations), dims_literal(&c.pads));
+    Ok(quote! {
+        burn_onnx::ops::col2im::<#out>(#x, #image, #block, burn_onnx::ops::Col2ImWindow {
+            strides: &#strides, dilations: &#dilations, pads: &#pads
+        })
+    })
 }

@@ -130,6 +130,13 @@ fn unary_in_storage(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenSt
         UnaryOp::Relu => quote! { #x.clamp_min(0) },
         UnaryOp::Sigmoid => quote! { burn_onnx::ops::sigmoid(#x) },
         UnaryOp::Silu => quote! { burn_onnx::ops::silu(#x) },
+        UnaryOp::Swish { alpha } => {
+            let alpha = f(alpha);
+            quote! {{
+                let x = #x;
+                x.clone().mul(burn_onnx::ops::sigmoid(x.mul_scalar(#alpha)))
+            }}
+        }
         UnaryOp::Tanh => quote! { burn_onnx::ops::tanh(#x) },
         UnaryOp::LeakyRelu { alpha } => {
             let alpha = f(alpha);

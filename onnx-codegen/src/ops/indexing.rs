@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 /// An `&[i64]` expression for an integer-list input: a literal, or read back at run time.
-fn ints(e: &mut Emitter, node: &Node, index: usize, input: &IntsInput) -> Result<TokenStream> {
+pub(super) fn ints(e: &mut Emitter, node: &Node, index: usize, input: &IntsInput) -> Result<TokenStream> {
     Ok(match input {
         IntsInput::Static(v) => {
             let v = ints_literal(v);
@@ -272,12 +272,13 @@ pub fn cumsum(
     };
     let (method, identity) =
         if product { (quote! { cumprod }, quote! { ones_like }) } else { (quote! { cumsum }, quote! { zeros_like }) };
-    // Exclusive: shift the inclusive result by one, starting from the identity.
+    // Exclusive: shift the inclusive result by one, starting from the identity (slices, not
+    // `narrow`, which refuses the empty ones of an axis of length 0 or 1).
     let shift = if exclusive {
         quote! {
             let n = y.dims()[axis];
-            let first = y.clone().narrow(axis, 0, 1).#identity();
-            let y = Tensor::cat(vec![first, y.narrow(axis, 0, n - 1)], axis);
+            let first = y.clone().slice_dim(axis, 0..n.min(1)).#identity();
+            let y = Tensor::cat(vec![first, y.slice_dim(axis, 0..n.saturating_sub(1))], axis);
         }
     } else {
         quote! {}
@@ -351,7 +352,7 @@ pub fn topk(e: &mut Emitter, node: &Node, axis: usize, k: &IntsInput, largest: b
 pub fn one_hot(e: &mut Emitter, node: &Node, axis: usize, depth: Option<usize>) -> Result<TokenStream> {
     let out = e.ty(node.outputs[0]);
     let rank = lit(out.rank());
-    let float_out = out.dtype.kind() == Kind::Float;
+    let out_kind = out.dtype.kind();
     let float_indices = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind() == Kind::Float;
     let indices = e.input(&node.inputs, 0)?;
     let indices = if float_indices {
@@ -361,24 +362,20 @@ pub fn one_hot(e: &mut Emitter, node: &Node, axis: usize, depth: Option<usize>) 
     };
     let depth = known_or_read(e, node, depth, |t| quote! { #t.into_scalar::<f64>() as usize })?;
     let values = e.input(&node.inputs, 2)?;
-    let values = if float_out {
-        values
+    // Bools are filled as 0/1 integers.
+    let kind = kind_tokens(if out_kind == Kind::Bool { Kind::Int } else { out_kind });
+    let filled = quote! { Tensor::<#rank, #kind>::full(hot.dims(), off, &hot.device()).mask_fill(hot, on) };
+    let result = if out_kind == Kind::Bool {
+        quote! { #filled.bool() }
     } else {
-        quote! { #values.float() }
-    };
-    let result = quote! { hot.float().mul_scalar(on - off).add_scalar(off) };
-    let result = if float_out {
-        result
-    } else {
-        quote! { #result.round().int() }
+        filled
     };
     let axis = lit(axis);
     Ok(quote! {{
         let depth = #depth;
         let values: Vec<f64> = #values.into_data().iter::<f64>().collect();
         let (off, on) = (values[0], values[1]);
-        let indices = burn_onnx::ops::wrap_indices(#indices, depth);
-        let hot: Tensor<#rank, Int> = indices.one_hot_fill(depth, 1.0, 0.0, #axis);
+        let hot: Tensor<#rank, Bool> = burn_onnx::ops::one_hot(#indices, depth, #axis);
         #result
     }})
 }
@@ -411,6 +408,36 @@ pub fn center_crop_pad(e: &mut Emitter, node: &Node, axes: &[usize], shape: &Int
     Ok(quote! { burn_onnx::ops::center_crop_pad(#x, #sizes, &[#(#axes),*]) })
 }
 
+pub fn compress(e: &mut Emitter, node: &Node, axis: Option<usize>) -> Result<TokenStream> {
+    let data = e.input(&node.inputs, 0)?;
+    let condition = e.input(&node.inputs, 1)?;
+    Ok(match axis {
+        Some(axis) => {
+            let axis = lit(axis);
+            quote! { burn_onnx::ops::compress(#data, #condition, #axis) }
+        }
+        // The elements of the flattened data.
+        None => quote! {{
+            let data = #data;
+            let count: usize = data.dims().iter().product();
+            burn_onnx::ops::compress(data.reshape([count]), #condition, 0)
+        }},
+    })
+}
+
+pub fn non_zero(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    let kind = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind();
+    let x = e.input(&node.inputs, 0)?;
+    // NaN is not zero, as in numpy.
+    let mask = match kind {
+        Kind::Bool => x,
+        Kind::Int => quote! { #x.not_equal_elem(0) },
+        Kind::Float => quote! { #x.not_equal_elem(0.0) },
+    };
+    // `argwhere` gives one row per element, ONNX one column.
+    Ok(quote! { #mask.argwhere().transpose() })
+}
+
 pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {
     let data = e.input(&node.inputs, 0)?;
     let indices = e.input(&node.inputs, 1)?;
@@ -439,29 +466,70 @@ fn update_op(r: ScatterReduction) -> TokenStream {
     }
 }
 
+/// Bools as 0/1 integers, for the ops Burn does not offer on bools (scatter, scatter_nd,
+/// gather_nd); the result is turned back into bools by [`from_int_if_bool`]. An integer sum
+/// or product of 0/1 values read back as bools is ONNX's (numpy's) `or`/`and` of bools.
+fn as_int_if_bool(boolean: bool, x: TokenStream) -> TokenStream {
+    if boolean {
+        quote! { #x.int() }
+    } else {
+        x
+    }
+}
+
+fn from_int_if_bool(boolean: bool, x: TokenStream) -> TokenStream {
+    if boolean {
+        quote! { #x.bool() }
+    } else {
+        x
+    }
+}
+
+fn is_bool(e: &Emitter, node: &Node) -> bool {
+    e.ty(node.outputs[0]).dtype.kind() == Kind::Bool
+}
+
 pub fn scatter(e: &mut Emitter, node: &Node, axis: usize, reduction: ScatterReduction) -> Result<TokenStream> {
-    let data = e.input(&node.inputs, 0)?;
+    let boolean = is_bool(e, node);
+    let data = as_int_if_bool(boolean, e.input(&node.inputs, 0)?);
     let indices = e.input(&node.inputs, 1)?;
-    let updates = e.input(&node.inputs, 2)?;
+    let updates = as_int_if_bool(boolean, e.input(&node.inputs, 2)?);
     let (axis, update) = (lit(axis), update_op(reduction));
+    let scattered = from_int_if_bool(
+        boolean,
+        quote! { data.scatter(#axis, indices, #updates, burn::tensor::ops::IndexingUpdateOp::#update) },
+    );
     Ok(quote! {{
         let data = #data;
         let indices = burn_onnx::ops::wrap_indices(#indices, data.dims()[#axis]);
-        data.scatter(#axis, indices, #updates, burn::tensor::ops::IndexingUpdateOp::#update)
+        #scattered
     }})
 }
 
 pub fn scatter_nd(e: &mut Emitter, node: &Node, reduction: ScatterReduction) -> Result<TokenStream> {
-    let data = e.input(&node.inputs, 0)?;
+    let boolean = is_bool(e, node);
+    let data = as_int_if_bool(boolean, e.input(&node.inputs, 0)?);
     let indices = e.input(&node.inputs, 1)?;
-    let updates = e.input(&node.inputs, 2)?;
+    let updates = as_int_if_bool(boolean, e.input(&node.inputs, 2)?);
     let update = update_op(reduction);
-    Ok(quote! { #data.scatter_nd(#indices, #updates, burn::tensor::ops::IndexingUpdateOp::#update) })
+    Ok(from_int_if_bool(
+        boolean,
+        quote! { #data.scatter_nd(#indices, #updates, burn::tensor::ops::IndexingUpdateOp::#update) },
+    ))
 }
 
-pub fn gather_nd(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+pub fn gather_nd(e: &mut Emitter, node: &Node, batch_dims: usize) -> Result<TokenStream> {
+    let boolean = is_bool(e, node);
     let out = lit(e.rank(node.outputs[0]).max(1));
-    let data = e.input(&node.inputs, 0)?;
+    let indices_id = e.input_id(&node.inputs, 1)?;
+    let depth = e.ty(indices_id).shape.last().and_then(onnx_ir::Dim::as_static).unwrap_or(0);
+    // The data as [batch, the `depth` indexed dims, the rest].
+    let flat_rank = lit(depth + 2);
+    let data = as_int_if_bool(boolean, e.input(&node.inputs, 0)?);
     let indices = e.input(&node.inputs, 1)?;
-    Ok(quote! { #data.gather_nd::<_, #out>(#indices) })
+    let b = lit(batch_dims);
+    Ok(from_int_if_bool(
+        boolean,
+        quote! { burn_onnx::ops::gather_nd::<_, _, #flat_rank, #out, _>(#data, #indices, #b) },
+    ))
 }

@@ -1,24 +1,81 @@
-use crate::emitter::{dims_literal, lit, Emitter};
+use crate::emitter::{dims_literal, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
-use onnx_ir::Node;
-use proc_macro2::TokenStream;
-use quote::quote;
+use onnx_ir::{DType, Kind, Node};
+use proc_macro2::{Literal, TokenStream};
+use quote::{quote, ToTokens};
 
-/// `(before, per-axis method, all-axes method, after)` for each reduction.
-fn parts(op: ReduceOp) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+/// How the values are reduced: along one axis (kept as length 1), or all of them.
+enum Reduction {
+    /// Burn methods: along one axis (`sum_dim`) and over all elements (`sum`).
+    Method { per_axis: TokenStream, all: TokenStream },
+    /// ReduceMax (`max`) or ReduceMin through `burn_onnx::ops::extreme_dim`, which gives the
+    /// identity (tokens of an `f64` or `i64`) over an empty axis, where `max_dim` panics.
+    Extreme { max: bool, identity: TokenStream },
+}
+
+impl Reduction {
+    fn along(&self, y: TokenStream, axis: TokenStream) -> TokenStream {
+        match self {
+            Reduction::Method { per_axis, .. } => quote! { #y.#per_axis(#axis) },
+            Reduction::Extreme { max, identity } => {
+                quote! { burn_onnx::ops::extreme_dim(#y, #axis, #max, #identity) }
+            }
+        }
+    }
+}
+
+/// ONNX's ReduceMax/ReduceMin over an empty set: -inf/+inf for floats, the type's minimum or
+/// maximum for integers (the reference evaluator's and ONNX Runtime's values), and for bools,
+/// reduced as 0/1 integers, false/true (the schema's "minimum/maximum value of the type"; ONNX
+/// Runtime refuses it and the reference evaluator gives true for both).
+fn extreme_identity(max: bool, dtype: DType) -> TokenStream {
+    match dtype.int_bits() {
+        _ if dtype.kind() == Kind::Bool => int_tokens(i64::from(!max)),
+        Some((bits, signed)) => {
+            let (min, top) =
+                if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+            // uint64's maximum is stored as its bits, as Burn's i64 carries uint64 values.
+            int_tokens(if max { min } else { top } as i64)
+        }
+        None => float_literal(if max { f64::NEG_INFINITY } else { f64::INFINITY }),
+    }
+}
+
+/// An `i64` literal, `i64::MIN` included (a negative literal is a negation of a positive one).
+fn int_tokens(v: i64) -> TokenStream {
+    if v == i64::MIN {
+        return quote! { i64::MIN };
+    }
+    let abs = Literal::i64_suffixed(v.abs());
+    if v < 0 {
+        quote! { (-#abs) }
+    } else {
+        quote! { #abs }
+    }
+}
+
+/// `(before, reduction, after)` for each op; `dtype` is the input's (bools are reduced as
+/// integers).
+fn parts(op: ReduceOp, dtype: DType) -> (TokenStream, Reduction, TokenStream) {
     let none = quote! {};
+    let sum = || Reduction::Method { per_axis: quote! { sum_dim }, all: quote! { sum } };
+    let extreme = |max: bool| Reduction::Extreme { max, identity: extreme_identity(max, dtype) };
     match op {
-        ReduceOp::Sum => (none.clone(), quote! { sum_dim }, quote! { sum }, none),
-        ReduceOp::Mean => (none.clone(), quote! { mean_dim }, quote! { mean }, none),
-        ReduceOp::Max => (none.clone(), quote! { max_dim }, quote! { max }, none),
-        ReduceOp::Min => (none.clone(), quote! { min_dim }, quote! { min }, none),
-        ReduceOp::Prod => (none.clone(), quote! { prod_dim }, quote! { prod }, none),
-        ReduceOp::L1 => (quote! { .abs() }, quote! { sum_dim }, quote! { sum }, none),
-        ReduceOp::L2 => (quote! { .square() }, quote! { sum_dim }, quote! { sum }, quote! { .sqrt() }),
-        ReduceOp::SumSquare => (quote! { .square() }, quote! { sum_dim }, quote! { sum }, none),
-        ReduceOp::LogSum => (none, quote! { sum_dim }, quote! { sum }, quote! { .log() }),
-        ReduceOp::LogSumExp => (quote! { .exp() }, quote! { sum_dim }, quote! { sum }, quote! { .log() }),
+        ReduceOp::Sum => (none.clone(), sum(), none),
+        ReduceOp::Mean => {
+            (none.clone(), Reduction::Method { per_axis: quote! { mean_dim }, all: quote! { mean } }, none)
+        }
+        ReduceOp::Max => (none.clone(), extreme(true), none),
+        ReduceOp::Min => (none.clone(), extreme(false), none),
+        ReduceOp::Prod => {
+            (none.clone(), Reduction::Method { per_axis: quote! { prod_dim }, all: quote! { prod } }, none)
+        }
+        ReduceOp::L1 => (quote! { .abs() }, sum(), none),
+        ReduceOp::L2 => (quote! { .square() }, sum(), quote! { .sqrt() }),
+        ReduceOp::SumSquare => (quote! { .square() }, sum(), none),
+        ReduceOp::LogSum => (none, sum(), quote! { .log() }),
+        ReduceOp::LogSumExp => (quote! { .exp() }, sum(), quote! { .log() }),
     }
 }
 
@@ -56,10 +113,22 @@ fn reduce_values(
     rank: usize,
     out_rank: usize,
 ) -> Result<TokenStream> {
-    let (pre, per_axis, all, post) = parts(c.op);
+    let dtype = e.ty(e.input_id(&node.inputs, 0)?).dtype;
+    let (pre, reduction, post) = parts(c.op, dtype);
     Ok(match &c.axes {
         ReduceAxes::All => {
-            let y = quote! { #x #pre.#all() #post };
+            let y = match &reduction {
+                Reduction::Method { all, .. } => quote! { #x #pre.#all() #post },
+                // All elements as one axis, so that an empty tensor gives the identity too.
+                Reduction::Extreme { .. } => {
+                    let flat = reduction.along(quote! { x.reshape([count]) }, quote! { 0 });
+                    quote! {{
+                        let x = #x #pre;
+                        let count: usize = x.dims().iter().product();
+                        #flat #post
+                    }}
+                }
+            };
             if c.keepdims && rank > 1 {
                 let ones = dims_literal(&vec![1; rank]);
                 quote! { #y.reshape(#ones) }
@@ -68,22 +137,20 @@ fn reduce_values(
             }
         }
         ReduceAxes::Static(axes) => {
-            let calls = axes.iter().map(|&a| {
-                let a = lit(a);
-                quote! { .#per_axis(#a) }
-            });
+            let y = axes.iter().fold(quote! { #x #pre }, |y, &a| reduction.along(y, lit(a).into_token_stream()));
             let list = axes.iter().map(|&a| lit(a));
-            drop_axes(quote! { #x #pre #(#calls)* #post }, quote! { &[#(#list),*] }, out_rank, c.keepdims)
+            drop_axes(quote! { #y #post }, quote! { &[#(#list),*] }, out_rank, c.keepdims)
         }
         ReduceAxes::Runtime { .. } => {
             let axes = e.input(&node.inputs, 1)?;
             let rank = lit(rank);
             let y = drop_axes(quote! { reduced }, quote! { &axes }, out_rank, c.keepdims);
+            let step = reduction.along(quote! { reduced }, quote! { axis });
             quote! {{
                 let axes = burn_onnx::ops::runtime_axes(#axes, #rank);
                 let mut reduced = #x #pre;
                 for &axis in &axes {
-                    reduced = reduced.#per_axis(axis);
+                    reduced = #step;
                 }
                 let reduced = reduced #post;
                 #y

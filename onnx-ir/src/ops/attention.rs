@@ -13,7 +13,7 @@ pub struct AttentionConfig {
     pub scale: Option<f64>,
     pub causal: bool,
     pub softcap: f64,
-    /// Which intermediate the fourth output holds: 0/1 QK (after softcap), 2 with the mask
+    /// Which intermediate the fourth output holds: 0 QK, 1 after softcap, 2 with the mask also
     /// added, 3 after softmax.
     pub qk_output_mode: u8,
 }
@@ -32,7 +32,10 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         scale: ctx.attrs.float("scale")?.map(f64::from),
         causal: ctx.attrs.int_or("is_causal", 0)? != 0,
         softcap: ctx.attrs.float_or("softcap", 0.0)? as f64,
-        qk_output_mode: ctx.attrs.int_or("qk_matmul_output_mode", 0)?.clamp(0, 3) as u8,
+        qk_output_mode: match ctx.attrs.int_or("qk_matmul_output_mode", 0)? {
+            mode @ 0..=3 => mode as u8,
+            mode => return Err(ctx.error(format!("qk_matmul_output_mode {mode} is not one of 0, 1, 2, 3"))),
+        },
     };
     if q.rank() == 3 && (config.q_heads.is_none() || config.kv_heads.is_none()) {
         return Err(ctx.error("3-D inputs need q_num_heads and kv_num_heads"));

@@ -1,12 +1,14 @@
 //! Conv (opsets 1, 11, 22) over 1-D, 2-D and 3-D inputs; the weight gives the kernel shape when
-//! `kernel_shape` is absent.
+//! `kernel_shape` is absent. ConvTranspose, and Col2Im (the sum of sliding blocks back into an
+//! image).
 
 use super::common::{
-    add_dims, check_pads_agree, mul_dims, read_window, spatial_attr, window_output_type, AutoPad, Window,
+    add_dims, check_pads_agree, checked_product, mul_dims, read_window, spatial_attr, window_output_type, AutoPad,
+    Window,
 };
-use super::{NodeCtx, Op, Parsed};
+use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::error::Result;
-use crate::types::{Dim, TensorType};
+use crate::types::{Dim, Kind, TensorType};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConvConfig {
@@ -169,4 +171,63 @@ pub fn infer_transpose(c: &ConvTransposeConfig, x: &TensorType) -> Result<Tensor
         });
     }
     Ok(TensorType::new(x.dtype, shape))
+}
+
+/// Col2Im (opset 18): the columns `[N, C * prod(block), L]` summed back into images
+/// `[N, C, image...]`, each column a block placed at its sliding-window position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Col2ImConfig {
+    /// The image's spatial dims (input 1), known now or read at run time.
+    pub image_shape: IntsInput,
+    /// The block's spatial dims (input 2), known now or read at run time.
+    pub block_shape: IntsInput,
+    pub strides: Vec<usize>,
+    pub dilations: Vec<usize>,
+    /// All begins, then all ends (ONNX's order).
+    pub pads: Vec<usize>,
+}
+
+pub fn parse_col2im(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    if x.rank() != 3 || x.dtype.kind() == Kind::Bool {
+        return Err(ctx.error(format!("input must be a 3-D tensor of numbers [N, C * block size, L], got {x}")));
+    }
+    let required =
+        |i: usize, what: &str| ctx.ints_input(i, what)?.ok_or_else(|| ctx.error(format!("input `{what}` is required")));
+    let (image_shape, block_shape) = (required(1, "image_shape")?, required(2, "block_shape")?);
+    let spatial = image_shape.len();
+    if spatial == 0 || block_shape.len() != spatial {
+        return Err(ctx.error(format!(
+            "image_shape ({spatial} dims) and block_shape ({} dims) must give the same, non-zero number of dims",
+            block_shape.len()
+        )));
+    }
+    for (what, shape) in [("image_shape", &image_shape), ("block_shape", &block_shape)] {
+        if let Some(bad) = shape.as_static().and_then(|dims| dims.iter().find(|&&d| d < 1)) {
+            return Err(ctx.error(format!("{what} has a dim {bad} below 1")));
+        }
+    }
+    let config = Col2ImConfig {
+        image_shape,
+        block_shape,
+        strides: spatial_attr(ctx, "strides", spatial, 1, 1)?,
+        dilations: spatial_attr(ctx, "dilations", spatial, 1, 1)?,
+        pads: spatial_attr(ctx, "pads", 2 * spatial, 0, 0)?,
+    };
+    Ok(Parsed::new(Op::Col2Im(config), 3))
+}
+
+/// `[N, C, image...]`: C is the columns' dim 1 over the block size, when both are known.
+pub fn infer_col2im(c: &Col2ImConfig, x: &TensorType) -> TensorType {
+    let block_size = c.block_shape.as_static().and_then(|b| checked_product(b.iter().map(|&d| d as usize)));
+    let channels = match (x.shape[1].as_static(), block_size) {
+        (Some(n), Some(block)) if block > 0 && n % block == 0 => Dim::Static(n / block),
+        _ => Dim::Unknown,
+    };
+    let mut shape = vec![x.shape[0].clone(), channels];
+    match c.image_shape.as_static() {
+        Some(dims) => shape.extend(dims.iter().map(|&d| Dim::Static(d as usize))),
+        None => shape.extend(vec![Dim::Unknown; c.image_shape.len()]),
+    }
+    TensorType::new(x.dtype, shape)
 }

@@ -163,9 +163,13 @@ pub fn infer_binary(c: &BinaryConfig, inputs: &[&TensorType]) -> Result<TensorTy
 pub enum UnaryOp {
     Relu,
     Sigmoid,
-    /// `x * sigmoid(x)`: not an ONNX op of its own before Swish (opset 24); made by the
-    /// `fuse_silu` pass from Sigmoid + Mul.
+    /// `x * sigmoid(x)`: Swish (opset 24) with `alpha` 1, and made by the `fuse_silu` pass from
+    /// Sigmoid + Mul.
     Silu,
+    /// `x * sigmoid(alpha * x)`, Swish with another `alpha`.
+    Swish {
+        alpha: f64,
+    },
     Tanh,
     LeakyRelu {
         alpha: f64,
@@ -281,6 +285,14 @@ pub fn parse_unary(ctx: &NodeCtx) -> Result<Parsed> {
         "Celu" => UnaryOp::Celu { alpha: f("alpha", 1.0)? },
         "HardSigmoid" => UnaryOp::HardSigmoid { alpha: f("alpha", 0.2)?, beta: f("beta", 0.5)? },
         "HardSwish" => UnaryOp::HardSwish,
+        "Swish" => {
+            let alpha = f("alpha", 1.0)?;
+            if alpha == 1.0 {
+                UnaryOp::Silu
+            } else {
+                UnaryOp::Swish { alpha }
+            }
+        }
         "Mish" => UnaryOp::Mish,
         "Gelu" => {
             UnaryOp::Gelu { tanh: a.choice_or("approximate", GeluApproximation::None)? == GeluApproximation::Tanh }

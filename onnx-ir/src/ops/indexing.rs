@@ -585,22 +585,77 @@ pub fn parse_scatter(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(op, 3))
 }
 
+/// GatherND: the last axis of `indices` (static length k) indexes `k` data axes after the
+/// `batch_dims` leading axes that data and indices share.
 pub fn parse_gather_nd(ctx: &NodeCtx) -> Result<Parsed> {
-    if ctx.attrs.int_or("batch_dims", 0)? != 0 {
-        return Err(ctx.error("GatherND with batch_dims is not supported yet"));
+    let (data, indices) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    let depth = match indices.shape.last().and_then(Dim::as_static) {
+        Some(depth) if indices.dtype.kind() == Kind::Int => depth,
+        _ => return Err(ctx.error(format!("indices must be integers with a static last dim, got {indices}"))),
+    };
+    let batch_dims = ctx.attrs.int_or("batch_dims", 0)?;
+    let batch_dims = usize::try_from(batch_dims)
+        .ok()
+        .filter(|&b| b < data.rank().min(indices.rank()))
+        .ok_or_else(|| ctx.error(format!("batch_dims {batch_dims} is not below the ranks of {data} and {indices}")))?;
+    if depth > data.rank() - batch_dims {
+        return Err(ctx.error(format!(
+            "indices of depth {depth} after {batch_dims} batch dims index more axes than data {data} has"
+        )));
     }
-    let indices = ctx.input_type(1)?;
-    match indices.shape.last().and_then(Dim::as_static) {
-        Some(_) if indices.dtype.kind() == Kind::Int => Ok(Parsed::new(Op::GatherNd, 2)),
-        _ => Err(ctx.error(format!("indices must be integers with a static last dim, got {indices}"))),
+    for axis in 0..batch_dims {
+        if let (Some(a), Some(b)) = (data.shape[axis].as_static(), indices.shape[axis].as_static()) {
+            if a != b {
+                return Err(ctx.error(format!("batch axis {axis} differs: data {data}, indices {indices}")));
+            }
+        }
     }
+    Ok(Parsed::new(Op::GatherNd { batch_dims }, 2))
 }
 
-pub fn infer_gather_nd(data: &TensorType, indices: &TensorType) -> TensorType {
-    let k = indices.shape.last().and_then(Dim::as_static).unwrap_or(0);
+/// The index dims but the last, then the data dims past the batch and indexed ones.
+pub fn infer_gather_nd(batch_dims: usize, data: &TensorType, indices: &TensorType) -> TensorType {
+    let depth = indices.shape.last().and_then(Dim::as_static).unwrap_or(0);
     let mut shape = indices.shape[..indices.rank() - 1].to_vec();
-    shape.extend(data.shape.iter().skip(k).cloned());
+    shape.extend(data.shape.iter().skip(batch_dims + depth).cloned());
     TensorType::new(data.dtype, shape)
+}
+
+/// Compress (opsets 9 and 11): the slices along `axis` (of the flattened input when absent)
+/// where the 1-D bool condition holds; a shorter condition leaves the rest out.
+pub fn parse_compress(ctx: &NodeCtx) -> Result<Parsed> {
+    let (x, condition) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if condition.dtype != DType::Bool || condition.rank() != 1 {
+        return Err(ctx.error(format!("condition must be a 1-D bool tensor, got {condition}")));
+    }
+    let axis = match ctx.attrs.int("axis")? {
+        Some(axis) => Some(normalize_axis(axis, x.rank()).map_err(|e| ctx.error(e))?),
+        None => None,
+    };
+    Ok(Parsed::new(Op::Compress { axis }, 2))
+}
+
+/// The selected axis (or the flattened input) has a length known at run time only.
+pub fn infer_compress(axis: Option<usize>, x: &TensorType) -> TensorType {
+    let shape = match axis {
+        Some(axis) => {
+            let mut shape = x.shape.clone();
+            shape[axis] = Dim::Unknown;
+            shape
+        }
+        None => vec![Dim::Unknown],
+    };
+    TensorType::new(x.dtype, shape)
+}
+
+/// NonZero (opsets 9 and 13): the int64 `[rank, count]` coordinates of the non-zero elements,
+/// in row-major order.
+pub fn parse_non_zero(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    if x.rank() == 0 {
+        return Err(ctx.error(format!("NonZero of a scalar is not supported yet, got {x}")));
+    }
+    Ok(Parsed::new(Op::NonZero, 1))
 }
 
 #[cfg(test)]

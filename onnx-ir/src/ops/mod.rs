@@ -31,7 +31,7 @@ use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 
 pub use attention::AttentionConfig;
-pub use conv::{ConvConfig, ConvTransposeConfig};
+pub use conv::{Col2ImConfig, ConvConfig, ConvTransposeConfig};
 pub use custom::{AttrValue, CustomOp};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
@@ -152,6 +152,12 @@ pub enum Op {
         depth: Option<usize>,
     },
     Pad(PadConfig),
+    /// `Compress(data, condition)` along `axis`, or over the flattened data when `None`.
+    Compress {
+        axis: Option<usize>,
+    },
+    /// The `[rank, count]` coordinates of the non-zero elements.
+    NonZero,
     /// Listed axes (normalised, in the model's order) centre-cropped or zero-padded to `shape`.
     CenterCropPad {
         axes: Vec<usize>,
@@ -179,6 +185,7 @@ pub enum Op {
     },
     Conv(ConvConfig),
     ConvTranspose(ConvTransposeConfig),
+    Col2Im(Col2ImConfig),
     Pool(PoolConfig),
     GlobalAveragePool,
     GlobalMaxPool,
@@ -202,7 +209,10 @@ pub enum Op {
     GatherElements {
         axis: usize,
     },
-    GatherNd,
+    /// GatherND after `batch_dims` shared leading axes.
+    GatherNd {
+        batch_dims: usize,
+    },
     Scatter {
         axis: usize,
         reduction: ScatterReduction,
@@ -533,6 +543,8 @@ impl Op {
             }
             Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])?),
             Op::CenterCropPad { axes, shape } => one(indexing::infer_center_crop_pad(axes, shape, inputs[0])),
+            Op::Compress { axis } => one(indexing::infer_compress(*axis, inputs[0])),
+            Op::NonZero => one(TensorType::new(DType::I64, vec![Dim::Static(inputs[0].rank()), Dim::Unknown])),
             Op::Quantize(c) => one(quantize::infer(c, inputs)),
             Op::QuantizedLinear(c) => one(quantize::infer_linear(c, inputs)?),
             Op::DynamicQuantize => Ok(quantize::infer_dynamic(inputs[0])),
@@ -545,7 +557,7 @@ impl Op {
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),
-            Op::GatherNd => one(indexing::infer_gather_nd(inputs[0], inputs[1])),
+            Op::GatherNd { batch_dims } => one(indexing::infer_gather_nd(*batch_dims, inputs[0], inputs[1])),
             Op::Scatter { .. } | Op::ScatterNd { .. } => one(inputs[0].clone()),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
             Op::Cast { to, .. } => one(TensorType::new(*to, inputs[0].shape.clone())),
@@ -559,6 +571,7 @@ impl Op {
             }
             Op::Conv(c) => one(conv::infer(c, inputs)?),
             Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])?),
+            Op::Col2Im(c) => one(conv::infer_col2im(c, inputs[0])),
             Op::Pool(c) => one(pool::infer(c, inputs)?),
             Op::GlobalAveragePool | Op::GlobalMaxPool => one(pool::infer_global(inputs)?),
             Op::GroupNorm { .. } | Op::Lrn(_) => one(inputs[0].clone()),

@@ -20,9 +20,8 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Relu" | "Sigmoid" | "Tanh" | "LeakyRelu" | "Abs" | "Neg" | "Exp" | "Log" | "Sqrt" | "Reciprocal" | "Ceil"
         | "Floor" | "Round" | "Sin" | "Cos" | "Tan" | "Asin" | "Acos" | "Atan" | "Sinh" | "Cosh" | "Asinh"
         | "Acosh" | "Atanh" | "Erf" | "Sign" | "Softplus" | "Softsign" | "Elu" | "Selu" | "Celu" | "HardSigmoid"
-        | "HardSwish" | "Mish" | "Gelu" | "ThresholdedRelu" | "Shrink" | "IsNaN" | "IsInf" | "Not" | "BitwiseNot" => {
-            elementwise::parse_unary
-        }
+        | "HardSwish" | "Swish" | "Mish" | "Gelu" | "ThresholdedRelu" | "Shrink" | "IsNaN" | "IsInf" | "Not"
+        | "BitwiseNot" => elementwise::parse_unary,
         "Max" | "Min" | "Sum" | "Mean" => elementwise::parse_variadic,
         "Where" => elementwise::parse_where,
         "Cast" | "CastLike" => elementwise::parse_cast,
@@ -45,6 +44,9 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "OneHot" => indexing::parse_one_hot,
         "Pad" => indexing::parse_pad,
         "CenterCropPad" => indexing::parse_center_crop_pad,
+        "Compress" => indexing::parse_compress,
+        "NonZero" => indexing::parse_non_zero,
+        "Col2Im" => conv::parse_col2im,
         "QuantizeLinear" | "DequantizeLinear" => quantize::parse,
         "MatMulInteger" | "ConvInteger" | "QLinearMatMul" | "QLinearConv" => quantize::parse_linear,
         "DynamicQuantizeLinear" => quantize::parse_dynamic,
