@@ -411,6 +411,25 @@ pub fn center_crop_pad(e: &mut Emitter, node: &Node, axes: &[usize], shape: &Int
     Ok(quote! { burn_onnx::ops::center_crop_pad(#x, #sizes, &[#(#axes),*]) })
 }
 
+/// Unique's outputs, as many as the node lists.
+pub fn unique(e: &mut Emitter, node: &Node, axis: Option<usize>, sorted: bool) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let y_rank = lit(e.rank(node.outputs[0]));
+    let axis = match axis {
+        Some(a) => {
+            let a = lit(a);
+            quote! { Some(#a) }
+        }
+        None => quote! { None },
+    };
+    let outputs = [quote! { y }, quote! { indices }, quote! { inverse_indices }, quote! { counts }];
+    let outputs = crate::emitter::tuple_or_single(outputs[..node.outputs.len()].to_vec());
+    Ok(quote! {{
+        let (y, indices, inverse_indices, counts) = burn_onnx::ops::unique::<_, #y_rank, _>(#x, #axis, #sorted);
+        #outputs
+    }})
+}
+
 pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {
     let data = e.input(&node.inputs, 0)?;
     let indices = e.input(&node.inputs, 1)?;
