@@ -422,10 +422,14 @@ pub fn unique(e: &mut Emitter, node: &Node, axis: Option<usize>, sorted: bool) -
         }
         None => quote! { None },
     };
+    let all = quote! { burn_onnx::ops::unique::<_, #y_rank, _>(#x, #axis, #sorted) };
+    if node.outputs.len() == 4 {
+        return Ok(all);
+    }
     let outputs = [quote! { y }, quote! { indices }, quote! { inverse_indices }, quote! { counts }];
     let outputs = crate::emitter::tuple_or_single(outputs[..node.outputs.len()].to_vec());
     Ok(quote! {{
-        let (y, indices, inverse_indices, counts) = burn_onnx::ops::unique::<_, #y_rank, _>(#x, #axis, #sorted);
+        let (y, indices, inverse_indices, counts) = #all;
         #outputs
     }})
 }
