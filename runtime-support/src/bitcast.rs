@@ -2,7 +2,7 @@
 //! on the host (no backend reinterprets a tensor's storage in place).
 
 use burn::tensor::kind::Basic;
-use burn::tensor::{bf16, f16, Tensor, TensorData};
+use burn::tensor::{bf16, f16, DType, Tensor, TensorData};
 
 /// An element type whose values Burn's tensors hold exactly, named as `onnx_ir::DType` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,5 +56,10 @@ pub fn bit_cast<const D: usize, K: Basic, K2: Basic>(x: Tensor<D, K>, from: BitT
         // every other u64 value the generated code computes.
         BitType::U64 | BitType::I64 => TensorData::new(bits.iter().map(|&b| b as i64).collect::<Vec<_>>(), shape),
     };
-    Tensor::from_data(out, &device)
+    // Int results in i64 storage: Burn's default int (i32 on some backends) cannot hold
+    // every u32, i64 or u64 bit pattern.
+    match to {
+        BitType::Bool | BitType::F16 | BitType::BF16 | BitType::F32 | BitType::F64 => Tensor::from_data(out, &device),
+        _ => Tensor::from_data(out, (&device, DType::I64)),
+    }
 }
