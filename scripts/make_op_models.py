@@ -470,6 +470,11 @@ def gen_MaxPool(v):
         cases.append(unary("MaxPool", v, "ceil_pads", shape=(1, 2, 6, 6), kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1))
         cases.append(unary("MaxPool", v, "dilations", shape=(1, 2, 8, 8), kernel_shape=[2, 2], dilations=[2, 2]))
         cases.append(unary("MaxPool", v, "1d_dilations", shape=(2, 2, 10), kernel_shape=[3], dilations=[2], strides=[2]))
+    if v >= 22:
+        # 3-D windows (one strided slice per kernel tap) with what the node tests leave out:
+        # asymmetric pads with ceil mode, and dilations with pads.
+        cases.append(unary("MaxPool", v, "3d_pads_ceil", shape=(1, 2, 5, 6, 5), kernel_shape=[2, 3, 2], strides=[2, 2, 2], pads=[1, 0, 1, 0, 1, 1], ceil_mode=1))
+        cases.append(unary("MaxPool", v, "3d_dilations_pads", shape=(1, 2, 6, 5, 6), kernel_shape=[2, 2, 2], dilations=[2, 1, 2], pads=[1, 1, 1, 1, 1, 1]))
     return cases
 
 
@@ -488,6 +493,11 @@ def gen_AveragePool(v):
         cases.append(unary("AveragePool", v, "ceil_pads", shape=(1, 2, 6, 6), kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1))
     if v >= 19:
         cases.append(unary("AveragePool", v, "dilations", shape=(1, 2, 8, 8), kernel_shape=[2, 2], dilations=[2, 2]))
+        # 3-D windows with pads: counted or not, with ceil mode, with dilations (v22 is trimmed
+        # to its base and dilations cases).
+        cases.append(unary("AveragePool", v, "3d_pads_ceil_count_include_pad", shape=(1, 2, 5, 6, 5), kernel_shape=[3, 2, 3], strides=[2, 2, 2], pads=[1, 1, 0, 1, 0, 1], count_include_pad=1, ceil_mode=1))
+        cases.append(unary("AveragePool", v, "3d_dilations_pads", shape=(1, 2, 6, 5, 6), kernel_shape=[2, 2, 2], dilations=[2, 1, 2], pads=[1, 1, 1, 1, 1, 1]))
+        cases.append(unary("AveragePool", v, "dilations_pads_count_include_pad", shape=(1, 2, 7, 7), kernel_shape=[3, 2], dilations=[2, 3], pads=[1, 2, 2, 1], count_include_pad=1))
     return cases
 
 
@@ -1652,10 +1662,21 @@ def gen_new_ops():
     return cases
 
 
+def gen_rotary():
+    # The node tests rotate 4-D inputs, and 3-D ones only whole and split in halves: a 3-D input
+    # rotated in pairs over part of each head, with per-position caches (no position ids).
+    c = Case("RotaryEmbedding", 23, "3d_interleaved_rotary_dim")
+    c.input("x", (2, 3, 12))
+    c.input("cos", (2, 3, 2))
+    c.input("sin", (2, 3, 2))
+    c.node("RotaryEmbedding", ["x", "cos", "sin"], ["y"], num_heads=2, interleaved=1, rotary_embedding_dim=4).output("y")
+    return [c]
+
+
 def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
-        + gen_runtime_edges() + gen_new_ops()
+        + gen_runtime_edges() + gen_new_ops() + gen_rotary()
     )
 
 

@@ -4,8 +4,8 @@
 //! autodiff (another backend, a tracked tensor, a strided view) takes Burn's own op, so the
 //! generated code runs everywhere.
 
-use burn::tensor::ops::ConvOptions;
 use alloc::vec::Vec;
+use burn::tensor::ops::ConvOptions;
 use burn::tensor::{activation, Tensor};
 
 /// `1 / (1 + e^-x)`.

@@ -29,7 +29,9 @@ pub use burn_store;
 pub use include_bytes_aligned::include_bytes_aligned;
 pub use onnx_macro::{onnx_custom_op, onnx_model};
 
+mod bitcast;
 mod boxed;
+mod detection;
 pub use boxed::Boxed;
 
 #[cfg(feature = "export")]
@@ -160,18 +162,26 @@ mod gemm;
 mod kernels;
 mod low_bit;
 mod parallel;
+mod pool;
 mod recurrent;
 mod resize;
+mod rotary;
+mod unique;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
 pub mod ops {
+    pub use crate::bitcast::{bit_cast, BitType};
+    pub use crate::detection::non_max_suppression;
     pub use crate::kernels::{
         avg_pool2d, batch_norm, cat, conv1d, conv2d, conv2d_residual, exp, linear, local_response_norm, max_pool2d,
         sigmoid, silu, tanh, ConvActivation,
     };
     pub use crate::low_bit::{cast_float_to_narrow_int, cast_to_mini_float, wrap_int, MiniFloat, NarrowInt};
+    pub use crate::pool::{pool, PoolReduce, PoolWindow};
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
+    pub use crate::rotary::rotary_embedding;
+    pub use crate::unique::unique;
 
     /// Runs a model's forward with the calling thread as one of rayon's workers (flex's
     /// threads). A parallel op called from outside a pool hands its work to the pool and sleeps
@@ -462,7 +472,8 @@ pub mod ops {
         (0..count).map(|i| part.min(dim.saturating_sub(i * part))).collect()
     }
 
-    /// ONNX `Split` into `N` parts of `sizes` along `axis`.
+    /// ONNX `Split` into `N` parts of `sizes` along `axis` (a part may be empty, which Burn's
+    /// `narrow` refuses and `slice` allows).
     pub fn split<const D: usize, const N: usize, K: Basic>(
         x: Tensor<D, K>,
         sizes: &[usize],

@@ -1,7 +1,7 @@
 use super::align_rank;
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::AttentionConfig;
+use onnx_ir::ops::{AttentionConfig, RotaryConfig};
 use onnx_ir::{Kind, Node};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -76,4 +76,37 @@ pub fn scaled_dot_product(e: &mut Emitter, node: &Node, scale: f64) -> Result<To
     };
     let scale = float_literal(scale);
     Ok(quote! { burn_onnx::ops::scaled_dot_product_attention(#q, #key_t, #v, #mask, #scale) })
+}
+
+/// RotaryEmbedding on `[batch, heads, seq, head_size]`: a 3-D X is split into its heads and
+/// joined back.
+pub fn rotary_embedding(e: &mut Emitter, node: &Node, c: &RotaryConfig) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let (cos, sin) = (e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
+    let ids = match node.inputs.get(3).copied().flatten() {
+        Some(id) => {
+            let ids = e.use_value(id)?;
+            quote! { Some(#ids) }
+        }
+        None => quote! { None },
+    };
+    let rotary_dim = match c.rotary_dim {
+        Some(d) => {
+            let d = lit(d);
+            quote! { Some(#d) }
+        }
+        None => quote! { None },
+    };
+    let interleaved = c.interleaved;
+    let rotate = |x: TokenStream| {
+        quote! { burn_onnx::ops::rotary_embedding(#x, #cos, #sin, #ids, #rotary_dim, #interleaved) }
+    };
+    Ok(match c.num_heads {
+        Some(heads) if e.rank(node.outputs[0]) == 3 => {
+            let heads = lit(heads);
+            let rotated = rotate(quote! { #x.reshape([0, 0, #heads, -1]).swap_dims(1, 2) });
+            quote! { #rotated.swap_dims(1, 2).reshape([0, 0, -1]) }
+        }
+        _ => rotate(x),
+    })
 }

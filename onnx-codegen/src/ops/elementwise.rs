@@ -351,6 +351,22 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<T
     })
 }
 
+/// BitCast between types the IR accepted (`burn_onnx::ops::BitType` names them as `DType`).
+pub fn bit_cast(e: &mut Emitter, node: &Node, to: DType) -> Result<TokenStream> {
+    let from = e.ty(e.input_id(&node.inputs, 0)?).dtype;
+    let x = e.input(&node.inputs, 0)?;
+    let rank = lit(e.rank(node.outputs[0]).max(1));
+    let kind = match to.kind() {
+        Kind::Float => quote! { burn::tensor::Float },
+        Kind::Int => quote! { burn::tensor::Int },
+        Kind::Bool => quote! { burn::tensor::Bool },
+    };
+    let (from, to) = (format_ident!("{from:?}"), format_ident!("{to:?}"));
+    Ok(quote! {
+        burn_onnx::ops::bit_cast::<#rank, _, #kind>(#x, burn_onnx::ops::BitType::#from, burn_onnx::ops::BitType::#to)
+    })
+}
+
 pub fn clip(e: &mut Emitter, node: &Node, c: &ClipConfig) -> Result<TokenStream> {
     let dtype = e.ty(node.outputs[0]).dtype;
     let x = e.input(&node.inputs, 0)?;

@@ -438,6 +438,29 @@ pub fn non_zero(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     Ok(quote! { #mask.argwhere().transpose() })
 }
 
+/// Unique's outputs, as many as the node lists.
+pub fn unique(e: &mut Emitter, node: &Node, axis: Option<usize>, sorted: bool) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let y_rank = lit(e.rank(node.outputs[0]));
+    let axis = match axis {
+        Some(a) => {
+            let a = lit(a);
+            quote! { Some(#a) }
+        }
+        None => quote! { None },
+    };
+    let all = quote! { burn_onnx::ops::unique::<_, #y_rank, _>(#x, #axis, #sorted) };
+    if node.outputs.len() == 4 {
+        return Ok(all);
+    }
+    let outputs = [quote! { y }, quote! { indices }, quote! { inverse_indices }, quote! { counts }];
+    let outputs = crate::emitter::tuple_or_single(outputs[..node.outputs.len()].to_vec());
+    Ok(quote! {{
+        let (y, indices, inverse_indices, counts) = #all;
+        #outputs
+    }})
+}
+
 pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<TokenStream> {
     let data = e.input(&node.inputs, 0)?;
     let indices = e.input(&node.inputs, 1)?;

@@ -6,6 +6,7 @@ mod attention;
 mod control;
 mod conv;
 mod custom;
+mod detection;
 mod elementwise;
 mod indexing;
 mod linear;
@@ -36,6 +37,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Variadic(v) => elementwise::variadic(e, node, *v),
         Op::Where => elementwise::where_(e, node),
         Op::Cast { to, saturate } => elementwise::cast(e, node, *to, *saturate),
+        Op::BitCast { to } => elementwise::bit_cast(e, node, *to),
         Op::Reduce(c) => reduce::reduce(e, node, c),
         Op::Shape { start, end } => indexing::shape(e, node, *start, *end),
         Op::Size => indexing::size(e, node),
@@ -56,6 +58,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::TopK { axis, k, largest } => indexing::topk(e, node, *axis, k, *largest),
         Op::OneHot { axis, depth } => indexing::one_hot(e, node, *axis, *depth),
         Op::Pad(c) => indexing::pad(e, node, c),
+        Op::Unique { axis, sorted } => indexing::unique(e, node, *axis, *sorted),
         Op::CenterCropPad { axes, shape } => indexing::center_crop_pad(e, node, axes, shape),
         Op::Compress { axis } => indexing::compress(e, node, *axis),
         Op::NonZero => indexing::non_zero(e, node),
@@ -86,6 +89,8 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Loss(c) => loss::loss(e, node, c),
         Op::Attention(c) => attention::attention(e, node, c),
         Op::ScaledDotProductAttention { scale } => attention::scaled_dot_product(e, node, *scale),
+        Op::RotaryEmbedding(c) => attention::rotary_embedding(e, node, c),
+        Op::NonMaxSuppression { center_point_box } => detection::non_max_suppression(e, node, *center_point_box),
         Op::Custom(c) => custom::custom(e, node, c),
         Op::If(c) => control::if_(e, node, c),
         Op::Scan(c) => control::scan(e, node, c),

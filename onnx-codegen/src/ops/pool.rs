@@ -29,7 +29,34 @@ fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
     let pads = w.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
     let pads = quote! { [#(#pads),*] };
     let ceil = c.ceil_mode;
+    let dilated = w.dilations.iter().any(|&d| d != 1);
     match c.kind {
+        // Burn pools 1-D and 2-D windows, average and Lp only undilated: the rest as one strided
+        // slice per kernel tap.
+        kind if n > 2 || (dilated && kind != PoolKind::Max) => {
+            let reduce = match kind {
+                PoolKind::Max => quote! { Max },
+                PoolKind::Average { count_include_pad } => quote! { Average { count_include_pad: #count_include_pad } },
+                PoolKind::Lp { p } => {
+                    let p = proc_macro2::Literal::u32_unsuffixed(p);
+                    quote! { Lp { p: #p } }
+                }
+            };
+            let dilations = dims_literal(&w.dilations);
+            quote! {
+                burn_onnx::ops::pool(
+                    #x,
+                    burn_onnx::ops::PoolReduce::#reduce,
+                    burn_onnx::ops::PoolWindow {
+                        kernel: &#kernel,
+                        strides: &#strides,
+                        dilations: &#dilations,
+                        pads: &#pads,
+                        ceil_mode: #ceil,
+                    },
+                )
+            }
+        }
         // Floor-mode 2-D max pooling without the indices Burn's flex kernel computes.
         PoolKind::Max if n == 2 && !ceil => {
             let dilations = dims_literal(&w.dilations);

@@ -61,3 +61,76 @@ pub fn infer_fused(q: &TensorType, v: &TensorType) -> TensorType {
     }
     TensorType::new(q.dtype, shape)
 }
+
+/// RotaryEmbedding (opset 23) on `[batch, heads, seq, head_size]` inputs, or on
+/// `[batch, seq, hidden]` ones split into `num_heads` heads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RotaryConfig {
+    /// Set for 3-D inputs (required there).
+    pub num_heads: Option<usize>,
+    /// How many leading features of each head rotate; `None` for all of them.
+    pub rotary_dim: Option<usize>,
+    /// Rotate pairs of neighbouring features rather than the two halves.
+    pub interleaved: bool,
+}
+
+/// Inputs: X, cos_cache, sin_cache and optional position_ids. With position ids the caches are
+/// `[max_position + 1, rotary_dim / 2]` tables indexed by them; without, they are
+/// `[batch, seq, rotary_dim / 2]` already.
+pub fn parse_rotary(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    if x.dtype.kind() != Kind::Float || !(3..=4).contains(&x.rank()) {
+        return Err(ctx.error(format!("X must be a 3-D or 4-D float tensor, got {x}")));
+    }
+    let positive = |name: &str| -> Result<Option<usize>> {
+        match ctx.attrs.int(name)? {
+            None | Some(0) => Ok(None),
+            Some(n) if n > 0 => Ok(Some(n as usize)),
+            Some(n) => Err(ctx.error(format!("attribute `{name}` = {n} is negative"))),
+        }
+    };
+    let config = RotaryConfig {
+        num_heads: positive("num_heads")?,
+        rotary_dim: positive("rotary_embedding_dim")?,
+        interleaved: ctx.attrs.int_or("interleaved", 0)? != 0,
+    };
+    let last = x.shape[x.rank() - 1].as_static();
+    let head_size = match (x.rank(), config.num_heads) {
+        (3, None) => return Err(ctx.error(format!("a 3-D X ({x}) needs the attribute `num_heads`"))),
+        (3, Some(heads)) => match last {
+            Some(hidden) if hidden % heads != 0 => {
+                return Err(ctx.error(format!("hidden size {hidden} of X is not a multiple of num_heads {heads}")))
+            }
+            hidden => hidden.map(|h| h / heads),
+        },
+        _ => last,
+    };
+    if let (Some(rotary), Some(head)) = (config.rotary_dim, head_size) {
+        if rotary > head {
+            return Err(ctx.error(format!("rotary_embedding_dim {rotary} exceeds the head size {head}")));
+        }
+    }
+    // The rotated features split into two halves (or pairs).
+    if let Some(rotary) = config.rotary_dim.or(head_size).filter(|r| r % 2 != 0) {
+        return Err(ctx.error(format!("{rotary} features to rotate, an odd number")));
+    }
+    let with_positions = ctx.inputs.get(3).copied().flatten().is_some();
+    let cache_rank = if with_positions { 2 } else { 3 };
+    for (index, name) in [(1, "cos_cache"), (2, "sin_cache")] {
+        let cache = ctx.input_type(index)?;
+        if cache.rank() != cache_rank || cache.dtype != x.dtype {
+            let positions = if with_positions { "with" } else { "without" };
+            return Err(ctx.error(format!(
+                "{name} must be a {cache_rank}-D {} tensor {positions} position_ids, got {cache}",
+                x.dtype
+            )));
+        }
+    }
+    if with_positions {
+        let ids = ctx.input_type(3)?;
+        if ids.dtype != DType::I64 || ids.rank() != 2 {
+            return Err(ctx.error(format!("position_ids must be a 2-D int64 tensor, got {ids}")));
+        }
+    }
+    Ok(Parsed::new(Op::RotaryEmbedding(config), ctx.inputs.len()))
+}

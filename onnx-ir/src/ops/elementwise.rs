@@ -400,6 +400,32 @@ pub fn parse_cast(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Cast { to, saturate }, 1))
 }
 
+/// BitCast (opset 26): the input's bits read as type `to`, of the same width. Supported
+/// between the types whose values the generated code holds exactly (every value of f16, bf16
+/// and f32 in Burn's float, of the integers in its int, bool as bool; f64 travels in the float
+/// tensor like any f64 value); not the 8-, 4- and 2-bit floats and integers, whose carriers
+/// keep the value, not the bits, and not to bool from another type, whose other bit patterns
+/// have no bool value.
+pub fn parse_bitcast(ctx: &NodeCtx) -> Result<Parsed> {
+    let from = ctx.input_type(0)?.dtype;
+    let code = ctx.attrs.int("to")?.ok_or_else(|| ctx.error("attribute `to` is required"))?;
+    let to = i32::try_from(code)
+        .ok()
+        .and_then(DType::from_onnx)
+        .ok_or_else(|| ctx.error(format!("BitCast to type code {code} is not supported")))?;
+    if from.onnx_bits() != to.onnx_bits() {
+        return Err(ctx.error(format!(
+            "BitCast from {from} ({} bits) to {to} ({} bits): the widths differ",
+            from.onnx_bits(),
+            to.onnx_bits()
+        )));
+    }
+    if from.is_low_bit() || to.is_low_bit() || (to == DType::Bool && from != DType::Bool) {
+        return Err(ctx.error(format!("BitCast from {from} to {to} is not supported")));
+    }
+    Ok(Parsed::new(Op::BitCast { to }, 1))
+}
+
 /// A Clip bound: absent, known now, or read from the input tensor at run time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Bound {

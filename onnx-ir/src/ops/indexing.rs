@@ -4,7 +4,7 @@
 //! folded into constants.
 
 use super::common::{
-    add_dims, broadcast_shapes, checked_product, mul_dims, normalize_axes, normalize_axis, SHAPE_LIMIT,
+    add_dims, broadcast_shapes, checked_product, dims_product, mul_dims, normalize_axes, normalize_axis, SHAPE_LIMIT,
 };
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
@@ -554,6 +554,33 @@ pub fn infer_center_crop_pad(axes: &[usize], shape: &IntsInput, x: &TensorType) 
         };
     }
     TensorType::new(x.dtype, dims)
+}
+
+/// Unique (opset 11): the distinct elements (or, along `axis`, the distinct slices), sorted
+/// or in order of first occurrence.
+pub fn parse_unique(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    let axis = ctx.attrs.int("axis")?.map(|a| normalize_axis(a, x.rank())).transpose().map_err(|e| ctx.error(e))?;
+    if axis.is_none() && x.rank() == 0 {
+        return Err(ctx.error(format!("Unique of a scalar, got {x}")));
+    }
+    let sorted = ctx.attrs.int_or("sorted", 1)? != 0;
+    Ok(Parsed::new(Op::Unique { axis, sorted }, 1))
+}
+
+/// Y (X's rank along an axis, else 1-D; its length known only at run time), then the int64
+/// first-occurrence indices, inverse indices (one per element or slice of X) and counts.
+pub fn infer_unique(axis: Option<usize>, x: &TensorType) -> Vec<TensorType> {
+    let (y, sliced) = match axis {
+        Some(axis) => {
+            let mut dims = x.shape.clone();
+            dims[axis] = Dim::Unknown;
+            (dims, x.shape[axis].clone())
+        }
+        None => (vec![Dim::Unknown], dims_product(&x.shape).unwrap_or(Dim::Unknown)),
+    };
+    let per_unique = TensorType::new(DType::I64, vec![Dim::Unknown]);
+    vec![TensorType::new(x.dtype, y), per_unique.clone(), TensorType::new(DType::I64, vec![sliced]), per_unique]
 }
 
 spelled_enum! {

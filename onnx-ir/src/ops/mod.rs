@@ -10,6 +10,7 @@ pub(crate) mod common;
 pub(crate) mod control;
 pub(crate) mod conv;
 pub(crate) mod custom;
+pub(crate) mod detection;
 pub(crate) mod elementwise;
 pub(crate) mod indexing;
 pub(crate) mod linear;
@@ -30,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 
-pub use attention::AttentionConfig;
+pub use attention::{AttentionConfig, RotaryConfig};
 pub use conv::{Col2ImConfig, ConvConfig, ConvTransposeConfig};
 pub use custom::{AttrValue, CustomOp};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
@@ -93,6 +94,10 @@ pub enum Op {
         /// For a float8 target: an out-of-range value becomes the largest value of its sign
         /// (else infinity or NaN, per type).
         saturate: bool,
+    },
+    /// The input's bits read as `to`, a type of the same width.
+    BitCast {
+        to: DType,
     },
     Reduce(ReduceConfig),
     /// Run-time `Shape` of dims `start..end` (static shapes are folded at import).
@@ -158,6 +163,12 @@ pub enum Op {
     },
     /// The `[rank, count]` coordinates of the non-zero elements.
     NonZero,
+    /// Outputs: the distinct elements (or slices along `axis`), first-occurrence indices,
+    /// inverse indices and counts.
+    Unique {
+        axis: Option<usize>,
+        sorted: bool,
+    },
     /// Listed axes (normalised, in the model's order) centre-cropped or zero-padded to `shape`.
     CenterCropPad {
         axes: Vec<usize>,
@@ -229,7 +240,16 @@ pub enum Op {
     ScaledDotProductAttention {
         scale: f64,
     },
+    /// `RotaryEmbedding(X, cos_cache, sin_cache, position_ids?)`: X rotated pairwise by the
+    /// cached angles of each position; the output has X's type.
+    RotaryEmbedding(RotaryConfig),
     Resize(ResizeConfig),
+    /// `NonMaxSuppression(boxes, scores, max_output_boxes_per_class?, iou_threshold?,
+    /// score_threshold?)`; boxes as corners `[y1, x1, y2, x2]`, or `center_point_box` as
+    /// `[x_center, y_center, width, height]`.
+    NonMaxSuppression {
+        center_point_box: bool,
+    },
     /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
     Recurrent(RecurrentConfig),
     GridSample(GridSampleConfig),
@@ -542,6 +562,7 @@ impl Op {
                 one(indexing::infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1]))
             }
             Op::Pad(c) => one(indexing::infer_pad(c, inputs[0])?),
+            Op::Unique { axis, .. } => Ok(indexing::infer_unique(*axis, inputs[0])),
             Op::CenterCropPad { axes, shape } => one(indexing::infer_center_crop_pad(axes, shape, inputs[0])),
             Op::Compress { axis } => one(indexing::infer_compress(*axis, inputs[0])),
             Op::NonZero => one(TensorType::new(DType::I64, vec![Dim::Static(inputs[0].rank()), Dim::Unknown])),
@@ -551,16 +572,18 @@ impl Op {
             Op::Loss(c) => Ok(loss::infer(c, inputs)),
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::ScaledDotProductAttention { .. } => one(attention::infer_fused(inputs[0], inputs[2])),
+            Op::RotaryEmbedding(_) => one(inputs[0].clone()),
             Op::Custom(c) => Ok(c.outputs.clone()),
             // Typed from their subgraphs as they are built (see `control`).
             Op::If(_) | Op::Scan(_) | Op::Loop(_) => Err("If, Scan and Loop are typed from their subgraphs".into()),
             Op::Resize(_) => one(resize::infer(inputs[0])),
+            Op::NonMaxSuppression { .. } => one(detection::infer_non_max_suppression()),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),
             Op::GatherNd { batch_dims } => one(indexing::infer_gather_nd(*batch_dims, inputs[0], inputs[1])),
             Op::Scatter { .. } | Op::ScatterNd { .. } => one(inputs[0].clone()),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
-            Op::Cast { to, .. } => one(TensorType::new(*to, inputs[0].shape.clone())),
+            Op::Cast { to, .. } | Op::BitCast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
             Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),
             Op::Softmax(_) => one(inputs[0].clone()),
             Op::Gemm(c) => one(linear::infer_gemm(c, inputs)?),

@@ -1,5 +1,6 @@
-//! MaxPool and AveragePool (1-D and 2-D, every opset: ceil_mode from 10, dilations for
-//! MaxPool from 10 and AveragePool from 19, count_include_pad from 7) and GlobalAveragePool.
+//! MaxPool, AveragePool and LpPool (any number of spatial axes, every opset: ceil_mode from
+//! 10, dilations for MaxPool from 10, AveragePool from 19 and LpPool from 18,
+//! count_include_pad from 7) and GlobalAveragePool.
 
 use super::common::{read_window, window_output_type, Window};
 use super::{NodeCtx, Op, Parsed};
@@ -28,8 +29,8 @@ pub struct PoolConfig {
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
     let kernel = ctx.attrs.ints("kernel_shape")?.ok_or_else(|| ctx.error("attribute `kernel_shape` is required"))?;
-    if !(1..=2).contains(&kernel.len()) || x.rank() != kernel.len() + 2 {
-        return Err(ctx.error(format!("only 1-D and 2-D pooling is supported, input {x}, kernel {kernel:?}")));
+    if kernel.is_empty() || x.rank() != kernel.len() + 2 {
+        return Err(ctx.error(format!("kernel_shape {kernel:?} does not fit the input {x} ([N, C, spatial...])")));
     }
     if kernel.iter().any(|&k| k < 1) {
         return Err(ctx.error(format!("kernel_shape {kernel:?} must be positive")));
@@ -41,16 +42,22 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         }
         PoolKind::Max
     } else if ctx.op_type == "LpPool" {
-        if window.dilations.iter().any(|&d| d != 1) {
-            return Err(ctx.error("LpPool with dilations is not supported by Burn"));
-        }
         // LpPool-1 has a float `p`; later versions an integer.
-        let p = if ctx.opset < 2 { ctx.attrs.float_or("p", 2.0)? as i64 } else { ctx.attrs.int_or("p", 2)? };
-        PoolKind::Lp { p: p.max(1) as u32 }
+        let p = if ctx.opset < 2 {
+            let p = ctx.attrs.float_or("p", 2.0)?;
+            if p.fract() != 0.0 {
+                return Err(ctx.error(format!("p = {p} is not an integer, which is not supported")));
+            }
+            p as i64
+        } else {
+            ctx.attrs.int_or("p", 2)?
+        };
+        let p = u32::try_from(p)
+            .ok()
+            .filter(|&p| p >= 1)
+            .ok_or_else(|| ctx.error(format!("p = {p} must be at least 1")))?;
+        PoolKind::Lp { p }
     } else {
-        if window.dilations.iter().any(|&d| d != 1) {
-            return Err(ctx.error("AveragePool with dilations is not supported by Burn"));
-        }
         PoolKind::Average { count_include_pad: ctx.attrs.int_or("count_include_pad", 0)? != 0 }
     };
     let ceil_mode = ctx.attrs.int_or("ceil_mode", 0)? != 0;

@@ -1,8 +1,8 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
 use super::{
-    attention, conv, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent, reduce, resize,
-    shape, softmax, NodeCtx, Parsed,
+    attention, conv, detection, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent,
+    reduce, resize, shape, softmax, NodeCtx, Parsed,
 };
 use crate::error::Result;
 
@@ -25,6 +25,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Max" | "Min" | "Sum" | "Mean" => elementwise::parse_variadic,
         "Where" => elementwise::parse_where,
         "Cast" | "CastLike" => elementwise::parse_cast,
+        "BitCast" => elementwise::parse_bitcast,
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1" | "ReduceL2"
         | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => reduce::parse_reduce,
         "ArgMax" | "ArgMin" => reduce::parse_arg,
@@ -43,6 +44,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "TopK" => indexing::parse_topk,
         "OneHot" => indexing::parse_one_hot,
         "Pad" => indexing::parse_pad,
+        "Unique" => indexing::parse_unique,
         "CenterCropPad" => indexing::parse_center_crop_pad,
         "Compress" => indexing::parse_compress,
         "NonZero" => indexing::parse_non_zero,
@@ -53,8 +55,10 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "LpNormalization" => norm::parse_lp_norm,
         "LRN" => norm::parse_lrn,
         "Attention" => attention::parse,
+        "RotaryEmbedding" => attention::parse_rotary,
         "Resize" | "Upsample" => resize::parse,
         "GridSample" => resize::parse_grid_sample,
+        "NonMaxSuppression" => detection::parse_non_max_suppression,
         "RNN" | "GRU" | "LSTM" => recurrent::parse,
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,

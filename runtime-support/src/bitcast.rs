@@ -1,0 +1,65 @@
+//! ONNX `BitCast` (opset 26): the bits of each element read as another type of the same width,
+//! on the host (no backend reinterprets a tensor's storage in place).
+
+use burn::tensor::kind::Basic;
+use burn::tensor::{bf16, f16, DType, Tensor, TensorData};
+
+/// An element type whose values Burn's tensors hold exactly, named as `onnx_ir::DType` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BitType {
+    Bool,
+    U8,
+    I8,
+    U16,
+    I16,
+    F16,
+    BF16,
+    U32,
+    I32,
+    F32,
+    U64,
+    I64,
+    F64,
+}
+
+/// `x`'s elements, of ONNX type `from`, with their bits read as type `to` (of the same width).
+pub fn bit_cast<const D: usize, K: Basic, K2: Basic>(x: Tensor<D, K>, from: BitType, to: BitType) -> Tensor<D, K2> {
+    let device = x.device();
+    let data = x.into_data();
+    let shape = data.shape().clone();
+    let bits: Vec<u64> = match from {
+        BitType::F16 => data.iter::<f32>().map(|v| f16::from_f32(v).to_bits().into()).collect(),
+        BitType::BF16 => data.iter::<f32>().map(|v| bf16::from_f32(v).to_bits().into()).collect(),
+        BitType::F32 => data.iter::<f32>().map(|v| v.to_bits().into()).collect(),
+        BitType::F64 => data.iter::<f64>().map(f64::to_bits).collect(),
+        // Bools read as 0 or 1; integers in two's complement, whose low bits are their bit
+        // pattern at any width.
+        _ => data.iter::<i64>().map(|v| v as u64).collect(),
+    };
+    let out = match to {
+        BitType::Bool => TensorData::new(bits.iter().map(|&b| b != 0).collect::<Vec<_>>(), shape),
+        BitType::F16 => {
+            TensorData::new(bits.iter().map(|&b| f16::from_bits(b as u16).to_f32()).collect::<Vec<_>>(), shape)
+        }
+        BitType::BF16 => {
+            TensorData::new(bits.iter().map(|&b| bf16::from_bits(b as u16).to_f32()).collect::<Vec<_>>(), shape)
+        }
+        BitType::F32 => TensorData::new(bits.iter().map(|&b| f32::from_bits(b as u32)).collect::<Vec<_>>(), shape),
+        BitType::F64 => TensorData::new(bits.iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>(), shape),
+        BitType::U8 => TensorData::new(bits.iter().map(|&b| i64::from(b as u8)).collect::<Vec<_>>(), shape),
+        BitType::I8 => TensorData::new(bits.iter().map(|&b| i64::from(b as i8)).collect::<Vec<_>>(), shape),
+        BitType::U16 => TensorData::new(bits.iter().map(|&b| i64::from(b as u16)).collect::<Vec<_>>(), shape),
+        BitType::I16 => TensorData::new(bits.iter().map(|&b| i64::from(b as i16)).collect::<Vec<_>>(), shape),
+        BitType::U32 => TensorData::new(bits.iter().map(|&b| i64::from(b as u32)).collect::<Vec<_>>(), shape),
+        BitType::I32 => TensorData::new(bits.iter().map(|&b| i64::from(b as i32)).collect::<Vec<_>>(), shape),
+        // Burn's ints are signed: a u64 past i64::MAX is held as its two's complement, as in
+        // every other u64 value the generated code computes.
+        BitType::U64 | BitType::I64 => TensorData::new(bits.iter().map(|&b| b as i64).collect::<Vec<_>>(), shape),
+    };
+    // Int results in i64 storage: Burn's default int (i32 on some backends) cannot hold
+    // every u32, i64 or u64 bit pattern.
+    match to {
+        BitType::Bool | BitType::F16 | BitType::BF16 | BitType::F32 | BitType::F64 => Tensor::from_data(out, &device),
+        _ => Tensor::from_data(out, (&device, DType::I64)),
+    }
+}
