@@ -535,10 +535,58 @@ pub mod ops {
             return if max { x.max_dim(axis) } else { x.min_dim(axis) };
         }
         dims[axis] = 1;
-        let dtype = x.dtype();
-        let wide = dtype.is_int() && i32::try_from(identity.elem::<i64>()).is_err();
+        filled_like(&x, dims, identity)
+    }
+
+    /// ONNX ScatterElements: `indices` may be smaller than `data` on the other axes (Burn's
+    /// scatter wants them equal): the corner they cover is scattered into, then put back.
+    pub fn scatter_elements<const D: usize, K: burn::tensor::kind::Basic>(
+        data: Tensor<D, K>,
+        axis: usize,
+        indices: Tensor<D, Int>,
+        updates: Tensor<D, K>,
+        update: burn::tensor::ops::IndexingUpdateOp,
+    ) -> Tensor<D, K> {
+        let (dims, covered) = (data.dims(), indices.dims());
+        if (0..D).all(|a| a == axis || dims[a] == covered[a]) {
+            return data.scatter(axis, indices, updates, update);
+        }
+        let corner: [core::ops::Range<usize>; D] =
+            core::array::from_fn(|a| if a == axis { 0..dims[a] } else { 0..covered[a] });
+        let part = data.clone().slice(corner.clone()).scatter(axis, indices, updates, update);
+        data.slice_assign(corner, part)
+    }
+
+    /// ReduceMax/ReduceMin over all of `x`'s elements, as `[1]`: `identity` when there are none.
+    /// (Flattening an empty tensor does not work: Burn's reshape reads a 0 as "keep this dim".)
+    pub fn extreme_all<const D: usize, K: burn::tensor::kind::Ordered, E: burn::tensor::ElementConversion + Copy>(
+        x: Tensor<D, K>,
+        max: bool,
+        identity: E,
+    ) -> Tensor<1, K> {
+        let count: usize = x.dims().iter().product();
+        if count == 0 {
+            return filled_like(&x, [1], identity);
+        }
+        extreme_dim(x.reshape([count]), 0, max, identity)
+    }
+
+    /// A tensor of `dims` filled with `value`, on `like`'s device in its dtype (i64 for an integer
+    /// value that its 32-bit storage cannot hold).
+    fn filled_like<
+        const D: usize,
+        const R: usize,
+        K: burn::tensor::kind::Ordered,
+        E: burn::tensor::ElementConversion + Copy,
+    >(
+        like: &Tensor<D, K>,
+        dims: [usize; R],
+        value: E,
+    ) -> Tensor<R, K> {
+        let dtype = like.dtype();
+        let wide = dtype.is_int() && i32::try_from(value.elem::<i64>()).is_err();
         let dtype = if wide { burn::tensor::DType::I64 } else { dtype };
-        Tensor::full(dims, identity, (&x.device(), dtype))
+        Tensor::full(dims, value, (&like.device(), dtype))
     }
 
     /// Col2Im's per-axis attributes: `pads` holds all begins, then all ends.

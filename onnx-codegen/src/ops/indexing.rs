@@ -520,7 +520,9 @@ pub fn scatter(e: &mut Emitter, node: &Node, axis: usize, reduction: ScatterRedu
     let (axis, update) = (lit(axis), update_op(reduction));
     let scattered = from_int_if_bool(
         boolean,
-        quote! { data.scatter(#axis, indices, #updates, burn::tensor::ops::IndexingUpdateOp::#update) },
+        quote! {
+            burn_onnx::ops::scatter_elements(data, #axis, indices, #updates, burn::tensor::ops::IndexingUpdateOp::#update)
+        },
     );
     Ok(quote! {{
         let data = #data;

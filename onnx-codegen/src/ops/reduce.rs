@@ -119,14 +119,9 @@ fn reduce_values(
         ReduceAxes::All => {
             let y = match &reduction {
                 Reduction::Method { all, .. } => quote! { #x #pre.#all() #post },
-                // All elements as one axis, so that an empty tensor gives the identity too.
-                Reduction::Extreme { .. } => {
-                    let flat = reduction.along(quote! { x.reshape([count]) }, quote! { 0 });
-                    quote! {{
-                        let x = #x #pre;
-                        let count: usize = x.dims().iter().product();
-                        #flat #post
-                    }}
+                // An empty tensor gives the identity too.
+                Reduction::Extreme { max, identity } => {
+                    quote! { burn_onnx::ops::extreme_all(#x #pre, #max, #identity) #post }
                 }
             };
             if c.keepdims && rank > 1 {
