@@ -1,6 +1,7 @@
 //! ONNX `BitCast` (opset 26): the bits of each element read as another type of the same width,
 //! on the host (no backend reinterprets a tensor's storage in place).
 
+use alloc::vec::Vec;
 use burn::tensor::kind::Basic;
 use burn::tensor::{bf16, f16, DType, Tensor, TensorData};
 

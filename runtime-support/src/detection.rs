@@ -1,8 +1,10 @@
 //! ONNX `NonMaxSuppression` (opsets 10 and 11), on the host in f32 as ONNX's reference
 //! evaluator computes it (the IoU is compared with the threshold in f32).
 
+use alloc::vec;
+use alloc::vec::Vec;
 use burn::tensor::{Int, Tensor, TensorData};
-use std::cmp::Ordering;
+use core::cmp::Ordering;
 
 /// Per batch and class, the boxes kept greedily by descending score (equal scores: lower box
 /// index first) while fewer than `max_output_boxes_per_class` (none without it) are kept,

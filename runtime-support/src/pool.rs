@@ -3,6 +3,8 @@
 //! every window) and the slices combined. Burn's own pooling covers 1-D and 2-D windows
 //! without dilations (average, Lp); this covers the rest, on every backend.
 
+use alloc::vec;
+use alloc::vec::Vec;
 use burn::tensor::ops::PadMode;
 use burn::tensor::{Slice, Tensor};
 

@@ -1,5 +1,6 @@
 //! ONNX `RotaryEmbedding` (opset 23), as ONNX's reference evaluator computes it.
 
+use alloc::vec;
 use burn::tensor::{Int, Tensor};
 
 /// `x` (`[batch, heads, seq, head_size]`) with its first `rotary_dim` features (all when

@@ -1,9 +1,11 @@
 //! ONNX `Unique` (opset 11): which elements (or slices along an axis) are distinct is decided
 //! on the host; Y is then those slices of X, selected on the device.
 
+use alloc::vec;
+use alloc::vec::Vec;
 use burn::tensor::kind::Basic;
 use burn::tensor::{Int, Tensor, TensorData};
-use std::cmp::Ordering;
+use core::cmp::Ordering;
 
 /// The distinct elements of `x` (flattened; `DY` is 1) or, with `axis`, its distinct slices
 /// along it (`DY` is `D`), in ascending lexicographic order if `sorted`, else in order of first
