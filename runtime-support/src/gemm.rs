@@ -4,7 +4,7 @@
 //! of B, and 12×16 at the edges), parallel over column blocks on rayon's pool. It is the core of the convolution kernel; `available()` says
 //! whether the CPU has the instructions (callers fall back to Burn otherwise).
 
-use crate::parallel::PARALLEL_MIN_FMAS;
+use crate::parallel::threads_for;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
@@ -108,8 +108,8 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
         return;
     }
     let out = Output(c.as_mut_ptr());
-    // A small product is one task on the calling thread (see `PARALLEL_MIN_FMAS`).
-    let threads = if m.saturating_mul(n).saturating_mul(k) >= PARALLEL_MIN_FMAS { threads() } else { 1 };
+    // A small product is one task on the calling thread.
+    let threads = threads_for(m.saturating_mul(n).saturating_mul(k));
     let (width_per_task, rows_per_task) = task_shape(m, n, threads);
     let tasks: Vec<(usize, usize)> =
         (0..n).step_by(width_per_task).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
@@ -168,7 +168,7 @@ pub fn skinny(a: Matrix, b: Matrix, bias: Option<&[f32]>, c: &mut [f32]) {
     if m == 0 || n == 0 {
         return;
     }
-    let threads = if m.saturating_mul(n).saturating_mul(k) >= PARALLEL_MIN_FMAS { threads() } else { 1 };
+    let threads = threads_for(m.saturating_mul(n).saturating_mul(k));
     let width = n.div_ceil(threads).next_multiple_of(NR);
     let out = Output(c.as_mut_ptr());
     let task = move |j0: usize| {
@@ -236,8 +236,11 @@ fn skinny_columns_body(a: Matrix, b: Matrix, bias: Option<&[f32]>, j0: usize, mu
 }
 
 /// Products with fewer rows than this do not take the register tiles in
-/// `burn_onnx::ops::linear` (MiniLM's 8-row and AlexNet's 1-row layers ran slower on them than
-/// on Burn's matmul; ddddocr's 16 × 1024 → 8210 output layer 1.2–1.7× faster there).
+/// `burn_onnx::ops::linear`: MiniLM's 8-row and AlexNet's 1-row layers ran slower on them than
+/// on Burn's matmul. ddddocr's 16 × 1024 → 8210 output layer, right at the threshold, measured
+/// 1.2–1.7× faster on the tiles in whole-model runs (stop 22), but in `benches/kernels.rs` the
+/// tiles take 1.7× Burn's time at one thread and 0.85× at two: where to draw the line depends
+/// on the thread count, which this constant does not yet.
 pub const LINEAR_MIN_ROWS: usize = 16;
 
 /// Whether a matrix operand lies inside its slice (computed operands always do).
@@ -274,7 +277,7 @@ fn narrow(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
         }
         epilogue(i, 0, out);
     };
-    if m * k * n >= PARALLEL_MIN_FMAS && threads() > 1 {
+    if threads_for(m.saturating_mul(n).saturating_mul(k)) > 1 {
         use rayon::prelude::*;
         crate::parallel::start_polling();
         c.par_chunks_mut(n).enumerate().for_each(row);
@@ -407,11 +410,6 @@ const DIRECT_B_STRIDE: usize = 4096;
 thread_local! {
     /// Each thread's packed block of B, kept between products (packing overwrites what it reads).
     static PACKED_B: std::cell::RefCell<Aligned> = const { std::cell::RefCell::new(Aligned(Vec::new())) };
-}
-
-/// Threads of rayon's pool.
-pub fn threads() -> usize {
-    rayon::current_num_threads()
 }
 
 /// One block: `C[rows, j0..j0 + width] = A[rows, :] · B[:, j0..j0 + width]`, C with row stride

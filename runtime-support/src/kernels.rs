@@ -614,14 +614,14 @@ mod flex {
         let mut output = vec![0.0f32; m * n];
         if k == 0 {
             output.chunks_mut(n.max(1)).for_each(|row| add_bias(bias, row));
-        } else if m <= crate::gemm::SKINNY_MAX_ROWS {
-            let a = crate::gemm::Matrix { data: input, rows: m, cols: k, stride: k };
-            let b = crate::gemm::Matrix { data: w, rows: k, cols: n, stride: n };
-            crate::gemm::skinny(a, b, bias, &mut output);
         } else {
             let a = crate::gemm::Matrix { data: input, rows: m, cols: k, stride: k };
             let b = crate::gemm::Matrix { data: w, rows: k, cols: n, stride: n };
-            crate::gemm::sgemm(a, &b, &mut output, &|_, j0, row| add_bias(bias.map(|b| &b[j0..]), row));
+            if m <= crate::gemm::SKINNY_MAX_ROWS {
+                crate::gemm::skinny(a, b, bias, &mut output);
+            } else {
+                crate::gemm::sgemm(a, &b, &mut output, &|_, j0, row| add_bias(bias.map(|b| &b[j0..]), row));
+            }
         }
         shape[D - 1] = n;
         Ok(from_vec(output, shape))

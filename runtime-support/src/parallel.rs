@@ -31,6 +31,17 @@ pub(crate) fn job_len(items: usize, work_per_item: usize, min_work: usize) -> us
     len
 }
 
+/// Threads a product of `fmas` multiply-adds is split across: the pool's when it has at least
+/// `PARALLEL_MIN_FMAS`, else only the calling one.
+#[cfg(feature = "flex")]
+pub(crate) fn threads_for(fmas: usize) -> usize {
+    if fmas >= PARALLEL_MIN_FMAS {
+        rayon::current_num_threads()
+    } else {
+        1
+    }
+}
+
 /// `a` and `b` side by side on rayon's pool when `work` (multiply-adds of each) is at least
 /// `PARALLEL_MIN_FMAS`, else one after the other.
 pub(crate) fn join<A: Send, B: Send>(
@@ -39,7 +50,7 @@ pub(crate) fn join<A: Send, B: Send>(
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
     #[cfg(feature = "flex")]
-    if work >= PARALLEL_MIN_FMAS && rayon::current_num_threads() > 1 {
+    if threads_for(work) > 1 {
         start_polling();
         return rayon::join(a, b);
     }
