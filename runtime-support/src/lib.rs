@@ -538,23 +538,49 @@ pub mod ops {
         filled_like(&x, dims, identity)
     }
 
-    /// ONNX ScatterElements: `indices` may be smaller than `data` on the other axes (Burn's
-    /// scatter wants them equal): the corner they cover is scattered into, then put back.
-    pub fn scatter_elements<const D: usize, K: burn::tensor::kind::Basic>(
+    /// The part of `data` that ONNX's GatherElements/ScatterElements `indices` address: all of
+    /// `axis`, and on the other axes only as far as `indices` reaches (ONNX lets it be smaller
+    /// there; Burn's gather and scatter want equal sizes). `None` when that is all of `data`.
+    fn indexed_corner<const D: usize, K: Basic>(
+        data: &Tensor<D, K>,
+        axis: usize,
+        indices: &Tensor<D, Int>,
+    ) -> Option<[core::ops::Range<usize>; D]> {
+        let (dims, covered) = (data.dims(), indices.dims());
+        if (0..D).all(|a| a == axis || dims[a] == covered[a]) {
+            return None;
+        }
+        Some(core::array::from_fn(|a| if a == axis { 0..dims[a] } else { 0..covered[a] }))
+    }
+
+    /// ONNX GatherElements (see [`indexed_corner`]).
+    pub fn gather_elements<const D: usize, K: Basic>(
+        data: Tensor<D, K>,
+        axis: usize,
+        indices: Tensor<D, Int>,
+    ) -> Tensor<D, K> {
+        match indexed_corner(&data, axis, &indices) {
+            Some(corner) => data.slice(corner).gather(axis, indices),
+            None => data.gather(axis, indices),
+        }
+    }
+
+    /// ONNX ScatterElements: the corner `indices` address (see [`indexed_corner`]) is scattered
+    /// into, then put back.
+    pub fn scatter_elements<const D: usize, K: Basic>(
         data: Tensor<D, K>,
         axis: usize,
         indices: Tensor<D, Int>,
         updates: Tensor<D, K>,
         update: burn::tensor::ops::IndexingUpdateOp,
     ) -> Tensor<D, K> {
-        let (dims, covered) = (data.dims(), indices.dims());
-        if (0..D).all(|a| a == axis || dims[a] == covered[a]) {
-            return data.scatter(axis, indices, updates, update);
+        match indexed_corner(&data, axis, &indices) {
+            Some(corner) => {
+                let part = data.clone().slice(corner.clone()).scatter(axis, indices, updates, update);
+                data.slice_assign(corner, part)
+            }
+            None => data.scatter(axis, indices, updates, update),
         }
-        let corner: [core::ops::Range<usize>; D] =
-            core::array::from_fn(|a| if a == axis { 0..dims[a] } else { 0..covered[a] });
-        let part = data.clone().slice(corner.clone()).scatter(axis, indices, updates, update);
-        data.slice_assign(corner, part)
     }
 
     /// ReduceMax/ReduceMin over all of `x`'s elements, as `[1]`: `identity` when there are none.

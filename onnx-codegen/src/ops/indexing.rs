@@ -468,14 +468,7 @@ pub fn gather_elements(e: &mut Emitter, node: &Node, axis: usize) -> Result<Toke
     Ok(quote! {{
         let data = #data;
         let indices = burn_onnx::ops::wrap_indices(#indices, data.dims()[#axis]);
-        // Indices may be smaller than the data on the other axes: gather from that corner.
-        let mut corner = data.dims().map(|d| 0..d);
-        for (axis, (range, &n)) in corner.iter_mut().zip(&indices.dims()).enumerate() {
-            if axis != #axis {
-                *range = 0..n;
-            }
-        }
-        data.slice(corner).gather(#axis, indices)
+        burn_onnx::ops::gather_elements(data, #axis, indices)
     }})
 }
 
