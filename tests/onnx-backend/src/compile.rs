@@ -138,6 +138,7 @@ pub fn run_suite(
     let mut skip = 0;
     while skip < lines.len() {
         let mut child = Command::new(&binary)
+            .env("BURN_DEVICE", suite.backend.device_name())
             .arg(&manifest)
             .arg(skip.to_string())
             .stdout(Stdio::piped())

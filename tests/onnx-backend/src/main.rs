@@ -48,6 +48,7 @@ struct Args {
     /// Build the suite in release (the default with `--bench`) or the dev profile.
     release: bool,
     bench_report: Option<PathBuf>,
+    backend: suite::Backend,
 }
 
 /// Runs ONNX backend test suites through the code generator and checks the outcomes against
@@ -90,6 +91,9 @@ struct Cli {
     /// Skip the import-time optimisations (outputs must not change)
     #[arg(long)]
     no_simplify: bool,
+    /// The Burn backend to run the tests on (expectations default to tests/onnx-backend/ndarray/ for ndarray)
+    #[arg(long, value_enum, default_value = "flex")]
+    backend: suite::Backend,
     /// Split forward into methods of N top-level nodes
     #[arg(long, value_name = "N", default_value_t = onnx_codegen::partition::PART_NODES, value_parser = positive)]
     part_nodes: usize,
@@ -157,6 +161,9 @@ fn parse_args() -> Result<Args, String> {
         python: cli.python.clone().unwrap_or_else(|| cache.join("venv/bin/python")),
         round_ms: cli.round_ms,
     });
+    if cli.bench && cli.backend != suite::Backend::Flex {
+        return Err("--bench times the flex backend only".into());
+    }
     let (folder, suite, expectations) = match cli.dir {
         // The generated crate lives elsewhere: its model paths must not be relative.
         Some(folder) => (
@@ -170,7 +177,11 @@ fn parse_args() -> Result<Args, String> {
             )?;
             let suite = cli.suite;
             let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
-            (data.join(&suite), Some(suite), cli.expectations.or(Some(here.join(file))))
+            let folder = match cli.backend {
+                suite::Backend::Flex => here.to_path_buf(),
+                other => here.join(other.device_name()),
+            };
+            (data.join(&suite), Some(suite), cli.expectations.or(Some(folder.join(file))))
         }
     };
     Ok(Args {
@@ -187,6 +198,7 @@ fn parse_args() -> Result<Args, String> {
         bench,
         release: cli.bench && !cli.dev_profile,
         bench_report: cli.bench_report,
+        backend: cli.backend,
     })
 }
 
@@ -217,6 +229,7 @@ fn run() -> Result<i32, String> {
         simplify: args.simplify,
         part_nodes: args.part_nodes,
         release: args.release,
+        backend: args.backend,
     };
     suite.init()?;
 

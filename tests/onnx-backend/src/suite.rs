@@ -14,8 +14,28 @@ use quote::{format_ident, quote};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// The burn features of the suite crate: the README's recommended configuration.
-pub const BURN_FEATURES: &str = r#""std", "flex", "simd", "rayon", "x86-v4""#;
+/// The burn features of the suite crate: the README's recommended configuration, plus the
+/// `ndarray` backend for `--backend ndarray` (the workspace's onnx-tests asks for it too, so one
+/// build of burn serves both).
+pub const BURN_FEATURES: &str = r#""std", "flex", "simd", "rayon", "x86-v4", "ndarray""#;
+
+/// The Burn backend the suite runs on (the bench always runs on flex).
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum Backend {
+    Flex,
+    #[value(name = "ndarray")]
+    NdArray,
+}
+
+impl Backend {
+    /// The name Burn's `Device::default()` reads from `BURN_DEVICE`.
+    pub fn device_name(self) -> &'static str {
+        match self {
+            Backend::Flex => "flex",
+            Backend::NdArray => "ndarray",
+        }
+    }
+}
 
 /// Crates of burn's dependency tree with the features `cargo test --workspace` resolves for them
 /// (other members and dev-dependencies ask for more than burn does). Cargo hashes features into
@@ -47,6 +67,8 @@ pub struct Suite {
     pub part_nodes: usize,
     /// Build with `--release` (the benchmark) rather than the dev profile.
     pub release: bool,
+    /// The backend the tests run on.
+    pub backend: Backend,
 }
 
 /// What importing one test produced: its module, and facts for the report.
@@ -94,8 +116,7 @@ impl Suite {
             Ok(result) => result?,
             Err(panic) => return Err(format!("importer panicked: {}", panic_message(&panic))),
         };
-        std::fs::write(self.dir.join("src").join("cases").join(format!("{module}.rs")), code)
-            .map_err(|e| e.to_string())?;
+        write_if_changed(&self.dir.join("src").join("cases").join(format!("{module}.rs")), code.as_bytes())?;
         Ok(Generated { module, nodes, opset, import_ms })
     }
 
@@ -108,8 +129,8 @@ impl Suite {
         let source = if lowered.has_weights() {
             let bpk = self.dir.join("weights").join(format!("{module}.bpk"));
             let packed = weights::pack(&lowered.weights)?;
-            std::fs::write(&bpk, packed)
-                .map_err(|e| CodegenError::Write { path: bpk.display().to_string(), message: e.to_string() })?;
+            write_if_changed(&bpk, &packed)
+                .map_err(|message| CodegenError::Write { path: bpk.display().to_string(), message })?;
             WeightsSource::Embedded(BpkPath::Literal(bpk.display().to_string()))
         } else {
             WeightsSource::None
@@ -205,10 +226,10 @@ impl Suite {
         target.join(if self.release { "release" } else { "debug" }).join("onnx-backend-suite")
     }
 
-    /// Prepares the crate folder (manifest, lock file copy, empty cases).
+    /// Prepares the crate folder (manifest, lock file copy). Files of the previous run stay
+    /// until `write_main` removes the stale ones: a file rewritten with the same bytes keeps
+    /// its time stamp, so running the same tests again (on another backend) rebuilds nothing.
     pub fn init(&self) -> Result<(), String> {
-        let _ = std::fs::remove_dir_all(self.dir.join("src"));
-        let _ = std::fs::remove_dir_all(self.dir.join("weights"));
         for sub in ["src/cases", "weights"] {
             std::fs::create_dir_all(self.dir.join(sub)).map_err(|e| e.to_string())?;
         }
@@ -244,14 +265,30 @@ debug = "line-tables-only"
 opt-level = 3
 "#
         );
-        std::fs::write(self.dir.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
-        std::fs::copy(self.repo.join("Cargo.lock"), self.dir.join("Cargo.lock")).map_err(|e| e.to_string())?;
+        write_if_changed(&self.dir.join("Cargo.toml"), manifest.as_bytes())?;
+        let lock = std::fs::read(self.repo.join("Cargo.lock")).map_err(|e| e.to_string())?;
+        write_if_changed(&self.dir.join("Cargo.lock"), &lock)
+    }
+
+    /// Removes the case modules and weight files that `modules` does not name.
+    fn remove_stale(&self, modules: &[(String, String)]) -> Result<(), String> {
+        let keep: std::collections::BTreeSet<&str> = modules.iter().map(|(_, m)| m.as_str()).collect();
+        for (folder, extension) in [("src/cases", "rs"), ("weights", "bpk")] {
+            let entries = std::fs::read_dir(self.dir.join(folder)).map_err(|e| e.to_string())?;
+            for path in entries.filter_map(|e| e.ok()).map(|e| e.path()) {
+                let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                if path.extension().is_some_and(|e| e == extension) && !keep.contains(stem.as_str()) {
+                    std::fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+                }
+            }
+        }
         Ok(())
     }
 
     /// Writes `main.rs`: it runs the `(test, data set folder)` lines of the manifest file given
     /// as its first argument, from the line given as its second.
     pub fn write_main(&self, modules: &[(String, String)]) -> Result<(), String> {
+        self.remove_stale(modules)?;
         let mods = modules.iter().map(|(_, m)| format_ident!("{m}"));
         let entries = modules.iter().map(|(name, m)| {
             let m = format_ident!("{m}");
@@ -295,7 +332,8 @@ opt-level = 3
                 let manifest = std::fs::read_to_string(args.next().expect("usage: suite <manifest> [skip]")).expect("manifest");
                 let skip: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
                 std::panic::set_hook(Box::new(|_| {}));
-                let device = Device::flex();
+                // The runner names the backend in `BURN_DEVICE`.
+                let device = Device::default();
                 let mut out = std::io::stdout();
                 for line in manifest.lines().skip(skip) {
                     let mut fields = line.split('\t');
@@ -322,8 +360,17 @@ opt-level = 3
                 }
             }
         };
-        std::fs::write(self.dir.join("src").join("main.rs"), code.to_string()).map_err(|e| e.to_string())
+        write_if_changed(&self.dir.join("src").join("main.rs"), code.to_string().as_bytes())
     }
+}
+
+/// Writes `bytes` unless the file already holds them (its time stamp then tells cargo nothing
+/// changed).
+fn write_if_changed(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    if std::fs::read(path).is_ok_and(|existing| existing == bytes) {
+        return Ok(());
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
