@@ -1391,6 +1391,53 @@ def gen_shape_arith():
     c.node("Sub", ["t1", c.ints("one", [1])], ["end"])
     c.node("Slice", ["x", c.ints("start", [0]), "end", c.ints("axis1", [1])], ["y"])
     cases.append(c.output(dims=["batch", "?", None]))
+    # HF's Expand target: Where(Equal(shape, -1), ones, shape), with the -1 of a runtime Concat
+    c = Case("Shape", 15, "expand_where")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.weight("w", (1, 1, 8))
+    shape_parts(c)
+    c.node("Concat", ["b1", c.ints("minus1", [-1]), "h1"], ["target"], axis=0)
+    c.node("Equal", ["target", "minus1"], ["is_neg"])
+    c.node("Where", ["is_neg", c.ints("ones", [1, 1, 1]), "target"], ["sizes"])
+    c.node("Expand", ["w", "sizes"], ["we"])
+    c.node("Add", ["x", "we"], ["y"]).output(dims=y3)
+    c.node("Not", ["is_neg"], ["kept"])
+    cases.append(c.output("kept", TensorProto.BOOL, dims=[None]))
+    # Range over floats from a dim cast to float (YOLO anchor grids)
+    c = Case("Shape", 15, "range_float")
+    c.input("x", (2, 5, 8), dims=BS)
+    shape_parts(c, names=("b", "t"))
+    c.node("Cast", ["t"], ["t_f"], to=TensorProto.FLOAT)
+    c.node("Range", [scalar(c, "half", 0.5), "t_f", scalar(c, "step", 1.0)], ["pos"])
+    c.node("Unsqueeze", ["pos", c.ints("axes02", [0, 2])], ["pos3"])
+    cases.append(c.node("Add", ["x", "pos3"], ["y"]).output(dims=y3))
+    # Shape arithmetic inside an If branch, on a value of the enclosing graph
+    c = Case("Shape", 15, "in_if")
+    c.input("x", (2, 5, 8), dims=BS)
+    c.given_input("flat", np.array(True))
+    branch_nodes = [
+        helper.make_node("Shape", ["x"], ["s_in"]),
+        helper.make_node("Gather", ["s_in", "i_last"], ["h_in"], axis=0),
+        helper.make_node("Unsqueeze", ["h_in", "axes_in"], ["h1_in"]),
+        helper.make_node("Concat", ["minus1_in", "h1_in"], ["target_in"], axis=0),
+        helper.make_node("Reshape", ["x", "target_in"], ["flat_x"]),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array(-1, np.int64), "i_last"),
+        numpy_helper.from_array(np.array([0], np.int64), "axes_in"),
+        numpy_helper.from_array(np.array([-1], np.int64), "minus1_in"),
+    ]
+    out_info = [helper.make_tensor_value_info("flat_x", TensorProto.FLOAT, [None, 8])]
+    then_branch = helper.make_graph(branch_nodes, "then", [], out_info, initializer=inits)
+    else_branch = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "else_shape"], ["flat_x"])],
+        "else",
+        [],
+        out_info,
+        initializer=[numpy_helper.from_array(np.array([-1, 8], np.int64), "else_shape")],
+    )
+    c.node("If", ["flat"], ["y"], then_branch=then_branch, else_branch=else_branch)
+    cases.append(c.output(dims=["?", None]))
     return cases
 
 

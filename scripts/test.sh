@@ -13,6 +13,7 @@
 #   5. real models shipped in PyPI packages, imported with #[onnx_model], against ONNX Runtime
 #      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand);
 #      the node suite and the real models also on Burn's ndarray backend (tests/onnx-backend/ndarray/),
+#      and MiniLM's gradient check (every float initializer of the file gets a non-zero gradient),
 #      then again with simplify = false; the node suite and real models again with the graphs
 #      split into tiny submodules;
 #   6. a diffusion-UNet-like model (scripts/make_unet_models.py, 1k nodes) against ONNX Runtime, and
@@ -77,6 +78,8 @@ REAL_MODELS="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models"
 echo "== real models on Burn's ndarray backend"
 "$RUNNER" --dir "$REAL_MODELS" --macro --rtol 1e-4 --atol 1e-4 --backend ndarray \
     --expectations tests/onnx-backend/ndarray/real-models.toml
+echo "== fine-tuning MiniLM: one backward pass on Autodiff over flex gives every float initializer a gradient"
+"$RUNNER" --dir "$REAL_MODELS" --macro --filter minilm_l3_v2 --grad-check
 echo "== Burn backend gaps: tests that pass on flex and not on ndarray (scripts/backend_gaps.py)"
 "$PY" scripts/backend_gaps.py ndarray
 echo "== node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"

@@ -213,7 +213,13 @@ impl<'g> Emitter<'g> {
         let (var, used_again) = self.take_var(id)?;
         if self.host.contains_key(&id) {
             let device = self.device();
-            return Ok(quote! { burn_onnx::ops::ints_tensor(&#var, #device) });
+            let ints = quote! { burn_onnx::ops::ints_tensor(&#var, #device) };
+            // Host arrays hold integers; bools as 0/1 and floats as whole numbers.
+            return Ok(match self.ty(id).dtype.kind() {
+                Kind::Int => ints,
+                Kind::Float => quote! { #ints.float() },
+                Kind::Bool => quote! { #ints.bool() },
+            });
         }
         Ok(if used_again {
             quote! { #var.clone() }

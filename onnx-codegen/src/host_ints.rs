@@ -7,7 +7,7 @@
 
 use crate::emitter::Emitter;
 use crate::error::Result;
-use onnx_ir::ops::{BinaryOp, Op};
+use onnx_ir::ops::{BinaryOp, Op, UnaryOp};
 use onnx_ir::{DType, Graph, Kind, Node, TensorData, TensorType, ValueId};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -16,28 +16,41 @@ use std::collections::HashMap;
 /// Host arrays longer than this stay tensors (shapes are short; this bounds the code size).
 const MAX_LEN: usize = 16;
 
-/// The values computed on the host, with their lengths: integer node outputs of rank 0 or 1
-/// and static length, from an op below whose integer inputs are host values or constants.
-/// Only top-level nodes: subgraph bodies keep tensors.
+/// The values computed on the host, with their lengths: vectors or scalars of static length
+/// from an op below whose inputs are host values or integer constants. Their elements are
+/// always integers: bools are held as 0/1 and floats only as a Cast of integers (`computable`
+/// checks the dtypes). Subgraph nodes too: a host array is a local of the scope its node is
+/// emitted in, and a subgraph's outputs are turned into tensors like any other use.
 pub fn host_values(graph: &Graph) -> HashMap<ValueId, usize> {
     let mut host = HashMap::new();
-    for node in &graph.nodes {
-        let [out] = node.outputs[..] else { continue };
-        let Some(len) = host_len(&graph.values[out].ty) else { continue };
-        if computable(graph, &host, node, len) {
-            host.insert(out, len);
-        }
-    }
+    collect(graph, &graph.nodes, &mut host);
     host
 }
 
-/// The length of a value a host array can hold: an integer vector or scalar of static length.
+fn collect(graph: &Graph, nodes: &[Node], host: &mut HashMap<ValueId, usize>) {
+    for node in nodes {
+        for branch in node.op.subgraphs() {
+            collect(graph, &branch.nodes, host);
+        }
+        let [out] = node.outputs[..] else { continue };
+        let Some(len) = host_len(&graph.values[out].ty) else { continue };
+        if computable(graph, host, node, len) {
+            host.insert(out, len);
+        }
+    }
+}
+
+/// The length of a value a host array can hold: a vector or scalar of static length.
 fn host_len(ty: &TensorType) -> Option<usize> {
-    if !matches!(ty.dtype, DType::I64 | DType::I32) || ty.rank() > 1 {
+    if !matches!(ty.dtype, DType::I64 | DType::I32 | DType::Bool | DType::F32 | DType::F64) || ty.rank() > 1 {
         return None;
     }
     let len = ty.static_shape()?.first().copied().unwrap_or(1);
     (len <= MAX_LEN).then_some(len)
+}
+
+fn is_int(dtype: DType) -> bool {
+    matches!(dtype, DType::I64 | DType::I32)
 }
 
 /// The elements of an input known on the host: a host value, or a small integer constant.
@@ -58,25 +71,42 @@ fn elements(graph: &Graph, host: &HashMap<ValueId, usize>, id: ValueId) -> Optio
 fn computable(graph: &Graph, host: &HashMap<ValueId, usize>, node: &Node, len: usize) -> bool {
     let input = |i: usize| node.inputs.get(i).copied().flatten();
     let host_input = |i: usize| input(i).is_some_and(|id| host.contains_key(&id));
+    let dtype = |id: ValueId| graph.values[id].ty.dtype;
+    let int_output = is_int(dtype(node.outputs[0]));
+    // Both operands on the host or integer constants, broadcasting to `len`, one on the host.
+    let host_operands = |first: usize| {
+        let operands: Option<Vec<Elements>> = (first..first + 2).map(|i| elements(graph, host, input(i)?)).collect();
+        operands.filter(|o| o.iter().all(|o| broadcasts(o, len)) && (host_input(first) || host_input(first + 1)))
+    };
     match &node.op {
         Op::Shape { .. } | Op::Size => true,
+        // Keep the elements (and the dtype).
         Op::Unsqueeze { .. } | Op::Squeeze { .. } | Op::Reshape { .. } | Op::Flatten { .. } => host_input(0),
-        Op::Cast { to, .. } => matches!(to, DType::I64 | DType::I32) && host_input(0),
+        // Integers stay integers as floats (exactly, below 2^53): e.g. a dim cast for `Range`.
+        Op::Cast { to, .. } => {
+            matches!(to, DType::I64 | DType::I32 | DType::F32 | DType::F64)
+                && host_input(0)
+                && dtype(input(0).unwrap_or(node.outputs[0])) != DType::Bool
+        }
         Op::Gather { axis: 0 } | Op::Slice(_) => host_input(0) && positions(graph, node, len).is_some(),
         Op::Concat { axis: 0 } => node.inputs.iter().all(|i| i.is_some_and(|id| elements(graph, host, id).is_some())),
+        Op::Binary(c) if c.legacy_axis.is_some() => false,
+        Op::Binary(c) if c.op.yields_bool() => {
+            input(0).is_some_and(|id| is_int(dtype(id))) && host_operands(0).is_some()
+        }
         Op::Binary(c) => {
             let arithmetic = matches!(c.op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div);
-            let Some(operands) = (0..2).map(|i| elements(graph, host, input(i)?)).collect::<Option<Vec<_>>>() else {
-                return false;
-            };
+            let Some(operands) = host_operands(0) else { return false };
             // A constant zero divisor would be a compile error in the generated code.
             let zero_divisor = c.op == BinaryOp::Div && matches!(&operands[1], Elements::Constant(v) if v.contains(&0));
-            arithmetic
-                && !zero_divisor
-                && c.legacy_axis.is_none()
-                && (host_input(0) || host_input(1))
-                && operands.iter().all(|o| broadcasts(o, len))
+            arithmetic && int_output && !zero_divisor
         }
+        Op::Where => {
+            let known =
+                |i: usize| input(i).and_then(|id| elements(graph, host, id)).is_some_and(|e| broadcasts(&e, len));
+            int_output && host_input(0) && (0..3).all(known)
+        }
+        Op::Unary(UnaryOp::Not) => host_input(0),
         _ => false,
     }
 }
@@ -123,6 +153,11 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<Option<TokenStream>> {
         }
         Op::Concat { .. } => concat(e, node)?,
         Op::Binary(c) => binary(e, node, c.op, len)?,
+        Op::Where => select(e, node, len)?,
+        Op::Unary(_) => {
+            let c = elementwise_tokens(e, &node.inputs, 0, len)?;
+            quote! { [#((#c == 0) as i64),*] }
+        }
         // Reshaping and integer casts keep the elements.
         _ => e.host_ints(e.input_id(&node.inputs, 0)?)?,
     };
@@ -167,21 +202,52 @@ fn element_tokens(e: &mut Emitter, id: ValueId) -> Result<Vec<TokenStream>> {
     }
 }
 
-/// Elementwise integer arithmetic with ONNX broadcasting of one-element operands; `/`
-/// truncates, as Burn's integer division does.
+/// Input `index`'s elements broadcast to `len` (a one-element operand repeats).
+fn elementwise_tokens(
+    e: &mut Emitter,
+    inputs: &[Option<ValueId>],
+    index: usize,
+    len: usize,
+) -> Result<Vec<TokenStream>> {
+    let v = element_tokens(e, e.input_id(inputs, index)?)?;
+    Ok((0..len).map(|k| v[if v.len() == 1 { 0 } else { k }].clone()).collect())
+}
+
+/// Elementwise integer arithmetic and comparisons (bools as 0/1) with ONNX broadcasting of
+/// one-element operands; `/` truncates, as Burn's integer division does.
 fn binary(e: &mut Emitter, node: &Node, op: BinaryOp, len: usize) -> Result<TokenStream> {
-    let a = element_tokens(e, e.input_id(&node.inputs, 0)?)?;
-    let b = element_tokens(e, e.input_id(&node.inputs, 1)?)?;
-    let op = match op {
-        BinaryOp::Add => quote! { + },
-        BinaryOp::Sub => quote! { - },
-        BinaryOp::Mul => quote! { * },
-        _ => quote! { / },
+    let a = elementwise_tokens(e, &node.inputs, 0, len)?;
+    let b = elementwise_tokens(e, &node.inputs, 1, len)?;
+    let (op, comparison) = match op {
+        BinaryOp::Add => (quote! { + }, false),
+        BinaryOp::Sub => (quote! { - }, false),
+        BinaryOp::Mul => (quote! { * }, false),
+        BinaryOp::Div => (quote! { / }, false),
+        BinaryOp::Equal => (quote! { == }, true),
+        BinaryOp::Less => (quote! { < }, true),
+        BinaryOp::LessOrEqual => (quote! { <= }, true),
+        BinaryOp::Greater => (quote! { > }, true),
+        BinaryOp::GreaterOrEqual => (quote! { >= }, true),
+        other => return Err(e.error(format!("{other:?} is not computed on the host"))),
     };
-    let at = |v: &[TokenStream], k: usize| v[if v.len() == 1 { 0 } else { k }].clone();
+    let items = a.iter().zip(&b).map(|(a, b)| {
+        if comparison {
+            quote! { (#a #op #b) as i64 }
+        } else {
+            quote! { #a #op #b }
+        }
+    });
+    Ok(quote! { [#(#items),*] })
+}
+
+/// `Where` on the host: the condition's 0/1 picks `x` or `y`.
+fn select(e: &mut Emitter, node: &Node, len: usize) -> Result<TokenStream> {
+    let c = elementwise_tokens(e, &node.inputs, 0, len)?;
+    let x = elementwise_tokens(e, &node.inputs, 1, len)?;
+    let y = elementwise_tokens(e, &node.inputs, 2, len)?;
     let items = (0..len).map(|k| {
-        let (a, b) = (at(&a, k), at(&b, k));
-        quote! { #a #op #b }
+        let (c, x, y) = (&c[k], &x[k], &y[k]);
+        quote! { if #c != 0 { #x } else { #y } }
     });
     Ok(quote! { [#(#items),*] })
 }

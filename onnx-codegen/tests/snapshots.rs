@@ -314,3 +314,28 @@ fn model_metadata_in_the_doc_comment() {
     let items = lowered.items(&StructSpec { name: &name, vis: quote! { pub }, attrs }, &WeightsSource::None);
     insta::assert_snapshot!("model_metadata", format_file(items));
 }
+
+/// The run-time helpers that read tensor data back to the host (a device sync on GPU backends;
+/// README, "Host readbacks").
+const READBACKS: &[&str] = &["host_ints(", "host_floats(", "runtime_axes(", "range_float(", "range_int(", "into_data("];
+
+/// Shape arithmetic on symbolic dims, as exporters write it (the per-operator pattern models:
+/// Shape/Gather/Concat/Reshape chains, Expand through Where(Equal(..)), Range over a dim cast to
+/// float, a shape computed inside an If branch): all of it on the host, no tensor read back.
+#[test]
+fn shape_arithmetic_reads_nothing_back() {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&models).expect("tests/models") {
+        let dir = entry.expect("entry").path();
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if !(name.starts_with("shape_v15_") || name.starts_with("reshape_v14_")) {
+            continue;
+        }
+        let code = code(&std::fs::read(dir.join("model.onnx")).expect("model"), LoadStrategy::None, true, &[]);
+        let found: Vec<&&str> = READBACKS.iter().filter(|r| code.contains(**r)).collect();
+        assert!(found.is_empty(), "{name} reads back with {found:?}:\n{code}");
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} shape-arithmetic models found");
+}

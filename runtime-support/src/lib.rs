@@ -306,20 +306,30 @@ pub mod ops {
         values.iter::<f64>().next().unwrap_or(0.0)
     }
 
-    /// ONNX `Range` over floats, from one-element tensors.
+    /// ONNX `Range` over floats, from one-element tensors (read back to the host).
     pub fn range_float(start: Tensor<1>, limit: Tensor<1>, delta: Tensor<1>) -> Tensor<1> {
         let device = start.device();
-        let values = range_values(first(start.into_data()), first(limit.into_data()), first(delta.into_data()));
-        let n = values.len();
-        Tensor::from_data(TensorData::new(values.into_iter().map(|v| v as f32).collect::<Vec<_>>(), [n]), &device)
+        range_float_from(first(start.into_data()), first(limit.into_data()), first(delta.into_data()), &device)
     }
 
-    /// ONNX `Range` over integers, from one-element tensors.
+    /// ONNX `Range` over floats, from bounds known on the host.
+    pub fn range_float_from(start: f64, limit: f64, delta: f64, device: &Device) -> Tensor<1> {
+        let values: Vec<f32> = range_values(start, limit, delta).into_iter().map(|v| v as f32).collect();
+        let n = values.len();
+        Tensor::from_data(TensorData::new(values, [n]), device)
+    }
+
+    /// ONNX `Range` over integers, from one-element tensors (read back to the host).
     pub fn range_int(start: Tensor<1, Int>, limit: Tensor<1, Int>, delta: Tensor<1, Int>) -> Tensor<1, Int> {
         let device = start.device();
-        let values = range_values(first(start.into_data()), first(limit.into_data()), first(delta.into_data()));
+        range_int_from(first(start.into_data()), first(limit.into_data()), first(delta.into_data()), &device)
+    }
+
+    /// ONNX `Range` over integers, from bounds known on the host.
+    pub fn range_int_from(start: f64, limit: f64, delta: f64, device: &Device) -> Tensor<1, Int> {
+        let values: Vec<i64> = range_values(start, limit, delta).into_iter().map(|v| v as i64).collect();
         let n = values.len();
-        Tensor::from_data(TensorData::new(values.into_iter().map(|v| v as i64).collect::<Vec<_>>(), [n]), &device)
+        Tensor::from_data(TensorData::new(values, [n]), device)
     }
 
     /// The dims `Expand` produces: `shape` broadcast with the input dims (right-aligned).

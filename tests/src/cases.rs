@@ -417,8 +417,11 @@ op_case!(scatter_elements_v18_bool, "models/scatter_elements_v18_bool/model.onnx
 op_case!(scatter_n_d_v18_bool, "models/scatter_n_d_v18_bool/model.onnx", [0, 1, 2]);
 op_case!(shape_v15_constant_of_shape, "models/shape_v15_constant_of_shape/model.onnx", [0]);
 op_case!(shape_v15_expand, "models/shape_v15_expand/model.onnx", [0]);
+op_case!(shape_v15_expand_where, "models/shape_v15_expand_where/model.onnx", [0]);
+op_case!(shape_v15_in_if, "models/shape_v15_in_if/model.onnx", [0, 1]);
 op_case!(shape_v15_outputs, "models/shape_v15_outputs/model.onnx", [0]);
 op_case!(shape_v15_range, "models/shape_v15_range/model.onnx", [0]);
+op_case!(shape_v15_range_float, "models/shape_v15_range_float/model.onnx", [0]);
 op_case!(shape_v15_slice_runtime_ends, "models/shape_v15_slice_runtime_ends/model.onnx", [0]);
 op_case!(shape_v15_start_end, "models/shape_v15_start_end/model.onnx", [0]);
 op_case!(shape_v15_tile, "models/shape_v15_tile/model.onnx", [0]);

@@ -79,11 +79,25 @@ pub fn input<T: FromPb>(dir: &Path, index: usize, device: &Device) -> T {
 /// One output of a generated model, as data.
 pub trait Output {
     fn into_output(self) -> TensorData;
+
+    /// This output's share of the gradient check's loss (`onnx-backend --grad-check`): the sum of
+    /// squares of a float output (a plain sum would give a normalisation's scale a zero
+    /// gradient); other kinds add nothing.
+    fn loss_term(self) -> Option<Tensor<1>>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 impl<const D: usize> Output for Tensor<D> {
     fn into_output(self) -> TensorData {
         self.into_data()
+    }
+
+    fn loss_term(self) -> Option<Tensor<1>> {
+        Some((self.clone() * self).sum())
     }
 }
 
@@ -113,11 +127,19 @@ scalar_output!(f32, i64, bool);
 /// All outputs of a generated model's `forward` (one value or a tuple).
 pub trait Outputs {
     fn into_outputs(self) -> Vec<TensorData>;
+
+    /// The gradient check's loss: the sum of the outputs' loss terms (`None` without a float
+    /// output).
+    fn loss(self) -> Option<Tensor<1>>;
 }
 
 impl<T: Output> Outputs for T {
     fn into_outputs(self) -> Vec<TensorData> {
         vec![self.into_output()]
+    }
+
+    fn loss(self) -> Option<Tensor<1>> {
+        self.loss_term()
     }
 }
 
@@ -128,6 +150,12 @@ macro_rules! tuple_outputs {
             fn into_outputs(self) -> Vec<TensorData> {
                 let ($($t,)+) = self;
                 vec![$($t.into_output()),+]
+            }
+
+            #[allow(non_snake_case)]
+            fn loss(self) -> Option<Tensor<1>> {
+                let ($($t,)+) = self;
+                [$($t.loss_term()),+].into_iter().flatten().reduce(|a, b| a + b)
             }
         }
     };
@@ -325,3 +353,36 @@ fn top1_picks_the_first_largest_score_of_each_row() {
 
 #[cfg(test)]
 mod load;
+
+/// The gradient check of `onnx-backend --grad-check`: one backward pass of `loss` through
+/// `module`; its float parameters (how many) and the paths of those whose gradient is missing
+/// or all zero.
+pub fn gradient_check<M: burn::module::Module>(module: &M, loss: Tensor<1>) -> (usize, Vec<String>) {
+    struct Visitor<'a> {
+        grads: &'a burn::tensor::Gradients,
+        path: Vec<String>,
+        params: usize,
+        missing: Vec<String>,
+    }
+    impl burn::module::ModuleVisitor for Visitor<'_> {
+        fn enter_module(&mut self, name: &str, _container_type: &str) {
+            self.path.push(name.to_string());
+        }
+
+        fn exit_module(&mut self, _name: &str, _container_type: &str) {
+            self.path.pop();
+        }
+
+        fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+            self.params += 1;
+            let nonzero = param.val().grad(self.grads).is_some_and(|g| g.abs().max().into_scalar::<f32>() > 0.0);
+            if !nonzero {
+                self.missing.push(self.path.join("."));
+            }
+        }
+    }
+    let grads = loss.backward();
+    let mut visitor = Visitor { grads: &grads, path: vec![], params: 0, missing: vec![] };
+    module.visit(&mut visitor);
+    (visitor.params, visitor.missing)
+}

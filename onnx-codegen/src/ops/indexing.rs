@@ -104,8 +104,31 @@ fn filled(dims: &TokenStream, rank: usize, value: f64, dtype: DType, device: &To
     }
 }
 
+/// `Range`: from bounds known on the host (host values, such as a dim cast to float, or
+/// constants) without reading anything back; else from the three one-element tensors.
 pub fn range(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     let float = e.ty(node.outputs[0]).dtype.kind() == Kind::Float;
+    let ids = [e.input_id(&node.inputs, 0)?, e.input_id(&node.inputs, 1)?, e.input_id(&node.inputs, 2)?];
+    let finite = |e: &Emitter, id| e.scalar(id).filter(|v| v.is_finite());
+    if ids.iter().all(|&id| e.host_len(id) == Some(1) || finite(e, id).is_some()) {
+        let mut bounds = vec![];
+        for id in ids {
+            bounds.push(match finite(e, id) {
+                Some(v) => quote! { #v },
+                None => {
+                    let v = e.host_ints(id)?;
+                    quote! { #v[0] as f64 }
+                }
+            });
+        }
+        let device = e.device();
+        let f = if float {
+            quote! { range_float_from }
+        } else {
+            quote! { range_int_from }
+        };
+        return Ok(quote! { burn_onnx::ops::#f(#(#bounds),*, #device) });
+    }
     let (s, l, d) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
     let f = if float {
         quote! { range_float }

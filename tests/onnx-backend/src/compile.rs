@@ -33,19 +33,22 @@ fn cases_of(message: &serde_json::Value) -> BTreeSet<String> {
 }
 
 /// In the dev profile the suite should reuse the workspace's build of burn; a compiled
-/// `burn-flex` means their dependency features drifted apart (see `suite::WORKSPACE_FEATURES`).
+/// `burn-flex` or `burn-dispatch` means their dependency features drifted apart (see `suite::WORKSPACE_FEATURES`).
 /// Harmless when the suite runs on its own before anything else was built.
 fn warn_if_burn_rebuilt(suite: &Suite, messages: &[serde_json::Value]) {
     if suite.release {
         return;
     }
     let rebuilt = messages.iter().any(|msg| {
-        msg["reason"] == "compiler-artifact" && msg["fresh"] == false && msg["target"]["name"] == "burn_flex"
+        let name = &msg["target"]["name"];
+        msg["reason"] == "compiler-artifact"
+            && msg["fresh"] == false
+            && (name == "burn_flex" || name == "burn_dispatch")
     });
     if rebuilt {
         eprintln!(
-            "note: burn-flex was compiled for the suite: if `cargo test --workspace` built it before, \
-             their dependency features differ (suite::WORKSPACE_FEATURES)"
+            "note: burn was compiled for the suite: if `cargo test --workspace` built it before, \
+             their dependency features differ (suite::WORKSPACE_FEATURES, suite::SHARED_FEATURES)"
         );
     }
 }

@@ -49,6 +49,7 @@ struct Args {
     release: bool,
     bench_report: Option<PathBuf>,
     backend: suite::Backend,
+    grad_check: bool,
 }
 
 /// Runs ONNX backend test suites through the code generator and checks the outcomes against
@@ -94,6 +95,10 @@ struct Cli {
     /// The Burn backend to run the tests on (expectations default to tests/onnx-backend/ndarray/ for ndarray)
     #[arg(long, value_enum, default_value = "flex")]
     backend: suite::Backend,
+    /// Instead of comparing outputs: one backward pass on an Autodiff device must give every float
+    /// initializer of the file (each a parameter) a non-zero gradient
+    #[arg(long, conflicts_with = "bench")]
+    grad_check: bool,
     /// Split forward into methods of N top-level nodes
     #[arg(long, value_name = "N", default_value_t = onnx_codegen::partition::PART_NODES, value_parser = positive)]
     part_nodes: usize,
@@ -199,6 +204,7 @@ fn parse_args() -> Result<Args, String> {
         release: cli.bench && !cli.dev_profile,
         bench_report: cli.bench_report,
         backend: cli.backend,
+        grad_check: cli.grad_check,
     })
 }
 
@@ -230,6 +236,7 @@ fn run() -> Result<i32, String> {
         part_nodes: args.part_nodes,
         release: args.release,
         backend: args.backend,
+        grad_check: args.grad_check,
     };
     suite.init()?;
 
@@ -260,6 +267,14 @@ fn run() -> Result<i32, String> {
     compile::run_suite(&suite, &target, &compiled, &mut outcomes)?;
     let run_time = started.elapsed();
 
+    if args.grad_check {
+        for (name, g) in &generated {
+            if outcomes.get(name).is_some_and(Outcome::passed) {
+                let n = g.float_initializers;
+                println!("{name}: {n} of {n} float initializers of the file are parameters with a non-zero gradient");
+            }
+        }
+    }
     if let Some(path) = &args.report {
         let table = markdown(&cases, &generated, &outcomes, args.tolerance, compile_time.as_secs_f64());
         write_report(path, &table, REPORT_START, REPORT_END)?;

@@ -14,10 +14,14 @@ use quote::{format_ident, quote};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// The burn features of the suite crate: the README's recommended configuration, plus the
-/// `ndarray` backend for `--backend ndarray` (the workspace's onnx-tests asks for it too, so one
-/// build of burn serves both).
-pub const BURN_FEATURES: &str = r#""std", "flex", "simd", "rayon", "x86-v4", "ndarray""#;
+/// The burn features of the suite crate: the README's recommended configuration.
+pub const BURN_FEATURES: &str = r#""std", "flex", "simd", "rayon", "x86-v4""#;
+
+/// Burn features the workspace's other members turn on (onnx-tests: `ndarray` for `--backend`,
+/// `autodiff` for `--grad-check`; the digits example: `optim`; burn-onnx's `export`: `capture`),
+/// asked for here too so that the suite reuses the workspace's build of burn instead of
+/// compiling its dispatch layer and everything above it a second time.
+const SHARED_FEATURES: &str = r#""ndarray", "autodiff", "optim", "capture""#;
 
 /// The Burn backend the suite runs on (the bench always runs on flex).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -54,6 +58,11 @@ toml_parser = "1"
 toml_writer = "1"
 winnow = "1""#;
 
+/// The same for the build-dependency side (proc macros and their dependencies are resolved
+/// apart): without `once_cell`'s `std` there, `const-random-macro` and everything above it
+/// (burn-ndarray, burn-dispatch, ...) differ from the workspace's build.
+const WORKSPACE_HOST_FEATURES: &str = r#"once_cell = "1""#;
+
 pub struct Suite {
     pub dir: PathBuf,
     pub repo: PathBuf,
@@ -69,6 +78,9 @@ pub struct Suite {
     pub release: bool,
     /// The backend the tests run on.
     pub backend: Backend,
+    /// Instead of comparing outputs, check that one backward pass gives every float
+    /// initializer of the file a non-zero gradient (`run_fn`).
+    pub grad_check: bool,
 }
 
 /// What importing one test produced: its module, and facts for the report.
@@ -79,6 +91,8 @@ pub struct Generated {
     pub opset: i64,
     /// Import, inference and code generation (the macro's work), in milliseconds.
     pub import_ms: f64,
+    /// Float initializers of the file (what `--grad-check` counts).
+    pub float_initializers: usize,
 }
 
 impl Suite {
@@ -89,6 +103,7 @@ impl Suite {
         let bytes = std::fs::read(&case.model).map_err(|e| format!("cannot read {}: {e}", case.model.display()))?;
         let proto = ModelProto::decode(&bytes[..]).map_err(|e| e.to_string())?;
         let nodes = proto.graph.as_ref().map_or(0, GraphProto::node_count);
+        let float_initializers = proto.graph.as_ref().map_or(0, float_initializers);
         let opset = onnx_ir::domain::default_opset(&proto);
         let started = Instant::now();
         let attempt = std::panic::catch_unwind(|| -> Result<String, String> {
@@ -117,7 +132,7 @@ impl Suite {
             Err(panic) => return Err(format!("importer panicked: {}", panic_message(&panic))),
         };
         write_if_changed(&self.dir.join("src").join("cases").join(format!("{module}.rs")), code.as_bytes())?;
-        Ok(Generated { module, nodes, opset, import_ms })
+        Ok(Generated { module, nodes, opset, import_ms, float_initializers })
     }
 
     /// The code generator's output for the model, weights in the suite's weights folder.
@@ -192,6 +207,9 @@ impl Suite {
         } else {
             quote! { None }
         };
+        if self.grad_check {
+            return Ok(Self::grad_check_fn(proto, &args));
+        }
         let (rtol, atol) = self.tolerance;
         Ok(quote! {
             /// Times `iterations` forwards on the data set in `dir` (inputs built untimed, outputs
@@ -221,6 +239,36 @@ impl Suite {
         })
     }
 
+    /// `run` of `--grad-check`: on an Autodiff device over the run's backend, one forward on data
+    /// set 0, the sum of squares of the float outputs, one backward pass; it fails unless the
+    /// model has one float parameter per float initializer of the file and each gets a
+    /// non-zero gradient (fine-tuning trains the whole model).
+    fn grad_check_fn(proto: &GraphProto, args: &[Ident]) -> TokenStream {
+        let initializers = float_initializers(proto);
+        let loads = (0..args.len()).map(|j| quote! { onnx_tests::input(sets[0], #j, &device) });
+        quote! {
+            pub fn bench(_dir: &std::path::Path, _device: &Device, _iterations: usize) -> Vec<f64> {
+                unreachable!("--grad-check does not bench")
+            }
+
+            pub fn run(sets: &[&std::path::Path], device: &Device) -> Result<(f64, Option<f64>), String> {
+                let device = device.clone().autodiff();
+                let model = Model::from_embedded(&device);
+                let (#(#args,)*) = (#(#loads,)*);
+                let loss = onnx_tests::Outputs::loss(model.forward(#(#args),*)).ok_or("the model has no float output")?;
+                let (params, missing) = onnx_tests::gradient_check(&model, loss);
+                if params != #initializers || !missing.is_empty() {
+                    return Err(format!(
+                        "{params} float parameters for the file's {} float initializers; without a non-zero gradient: [{}]",
+                        #initializers,
+                        missing.join(", ")
+                    ));
+                }
+                Ok((0.0, None))
+            }
+        }
+    }
+
     /// The built suite's executable.
     pub fn binary(&self, target: &std::path::Path) -> PathBuf {
         target.join(if self.release { "release" } else { "debug" }).join("onnx-backend-suite")
@@ -244,10 +292,13 @@ publish = false
 [workspace]
 
 [dependencies]
-burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}] }}
-burn-onnx = {{ path = "{repo}/runtime-support" }}
+burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}] }}
+burn-onnx = {{ path = "{repo}/runtime-support", features = ["export"] }}
 onnx-tests = {{ path = "{repo}/tests" }}
 {WORKSPACE_FEATURES}
+
+[build-dependencies]
+{WORKSPACE_HOST_FEATURES}
 
 # Same profile as the main workspace, so the dependencies built there are reused.
 [profile.dev.package."*"]
@@ -371,6 +422,11 @@ fn write_if_changed(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> 
         return Ok(());
     }
     std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn float_initializers(graph: &GraphProto) -> usize {
+    let float = onnx_ir::proto::tensor_proto::DataType::Float as i32;
+    graph.initializer.iter().filter(|t| t.data_type == Some(float)).count()
 }
 
 pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
