@@ -276,8 +276,17 @@ fn run() -> Result<i32, String> {
         }
     }
     if let Some(path) = &args.report {
-        let table = markdown(&cases, &generated, &outcomes, args.tolerance, compile_time.as_secs_f64());
-        write_report(path, &table, REPORT_START, REPORT_END)?;
+        let table =
+            markdown(&cases, &generated, &outcomes, args.tolerance, compile_time.as_secs_f64(), args.backend);
+        // Each backend's table has its own markers (flex's are the plain ones).
+        let (start, end) = match args.backend {
+            suite::Backend::Flex => (REPORT_START.to_string(), REPORT_END.to_string()),
+            other => {
+                let name = other.device_name();
+                (format!("<!-- onnx-backend report ({name}): start -->"), format!("<!-- onnx-backend report ({name}): end -->"))
+            }
+        };
+        write_report(path, &table, &start, &end)?;
     }
     if let Some(options) = &args.bench {
         let passing: Vec<&cases::Case> =
@@ -326,18 +335,20 @@ fn markdown(
     outcomes: &BTreeMap<String, Outcome>,
     (rtol, atol): (f64, f64),
     compile_s: f64,
+    backend: suite::Backend,
 ) -> String {
     let passed = outcomes.values().filter(|o| o.passed()).count();
     let mut out = format!(
         "<!-- Written by `cargo run -p onnx-backend -- ... --report`; do not edit by hand. -->\n\n\
          **{passed} of {} pass**: every output of every data set within rtol {rtol:e} and atol {atol:e} of ONNX Runtime \
          (and the same top-1 class for classifiers). Import: parsing, inference and code generation, as the macro does it \
-         (this runner's build). Ours: `forward` of data set 0 on the flex backend, median of 3; ORT: onnxruntime on the \
+         (this runner's build). Ours: `forward` of data set 0 on the {backend} backend, median of 3; ORT: onnxruntime on the \
          same input, median of 9. rustc: all {} models compile together in one crate in {compile_s:.0} s; the share of each \
          is not measured.\n\n\
          | model | nodes | opset | data sets | import | ours | ORT | max abs diff | result |\n|---|---|---|---|---|---|---|---|---|\n",
         outcomes.len(),
         generated.len(),
+        backend = backend.device_name(),
     );
     for case in cases {
         let Some(o) = outcomes.get(&case.name) else { continue };

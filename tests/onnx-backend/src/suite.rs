@@ -29,6 +29,9 @@ pub enum Backend {
     Flex,
     #[value(name = "ndarray")]
     NdArray,
+    /// Burn's wgpu backend (a GPU, or Mesa's software Vulkan driver): a build of burn of its
+    /// own, see `scripts/wgpu_models.sh`.
+    Wgpu,
 }
 
 impl Backend {
@@ -37,6 +40,16 @@ impl Backend {
         match self {
             Backend::Flex => "flex",
             Backend::NdArray => "ndarray",
+            Backend::Wgpu => "wgpu",
+        }
+    }
+
+    /// Burn features beyond the shared ones: wgpu's stack is built only for its runs (the
+    /// workspace does not have it).
+    fn extra_features(self) -> &'static str {
+        match self {
+            Backend::Wgpu => r#", "wgpu""#,
+            _ => "",
         }
     }
 }
@@ -282,6 +295,7 @@ impl Suite {
             std::fs::create_dir_all(self.dir.join(sub)).map_err(|e| e.to_string())?;
         }
         let repo = self.repo.display();
+        let extra = self.backend.extra_features();
         let manifest = format!(
             r#"[package]
 name = "onnx-backend-suite"
@@ -292,7 +306,7 @@ publish = false
 [workspace]
 
 [dependencies]
-burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}] }}
+burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}{extra}] }}
 burn-onnx = {{ path = "{repo}/runtime-support", features = ["export"] }}
 onnx-tests = {{ path = "{repo}/tests" }}
 {WORKSPACE_FEATURES}
