@@ -47,6 +47,9 @@ pub struct Suite {
     pub part_nodes: usize,
     /// Build with `--release` (the benchmark) rather than the dev profile.
     pub release: bool,
+    /// `--export-dir`: each model's module is exported back to ONNX (`burn_onnx::export`) on its
+    /// first data set's inputs, into `<dir>/<test>/model.onnx`, or `error.txt` saying why not.
+    pub export_dir: Option<PathBuf>,
 }
 
 /// What importing one test produced: its module, and facts for the report.
@@ -172,6 +175,7 @@ impl Suite {
             quote! { None }
         };
         let (rtol, atol) = self.tolerance;
+        let export = self.export_code(case, graph, &args, &load);
         Ok(quote! {
             /// Times `iterations` forwards on the data set in `dir` (inputs built untimed, outputs
             /// read back to the host), after one warm-up forward; milliseconds each.
@@ -195,9 +199,44 @@ impl Suite {
                     max_diff = max_diff.max(diff);
                 }
                 let forward_ms = { #timed };
+                #export
                 Ok((max_diff, forward_ms))
             }
         })
+    }
+
+    /// With `--export-dir`: the module exported on data set 0's inputs (after the comparison,
+    /// whose outcome it does not change), written as `<dir>/<test>/model.onnx`, or the reason it
+    /// cannot be as `error.txt`. Rank-0 inputs and outputs are plain Rust values in `forward`,
+    /// which a recorded graph cannot take or return.
+    fn export_code(&self, case: &Case, graph: &onnx_ir::Graph, args: &[Ident], load: &TokenStream) -> TokenStream {
+        let Some(root) = &self.export_dir else { return quote! {} };
+        let folder = root.join(&case.name).display().to_string();
+        let scalar = |ids: &[onnx_ir::ValueId]| ids.iter().position(|&id| graph.values[id].ty.rank() == 0);
+        let export = match (scalar(&graph.inputs), scalar(&graph.outputs)) {
+            (Some(k), _) => {
+                let reason = format!("input {k} is rank 0, a plain Rust value of forward, not a tensor");
+                quote! { Err::<burn_onnx::export::ExportedModel, String>(#reason.to_string()) }
+            }
+            (_, Some(k)) => {
+                let reason = format!("output {k} is rank 0, a plain Rust value of forward, not a tensor");
+                quote! { Err::<burn_onnx::export::ExportedModel, String>(#reason.to_string()) }
+            }
+            (None, None) => quote! {{
+                #load
+                burn_onnx::export::OnnxExporter::new()
+                    .export(&model, load(sets[0]), |model: &Model, (#(#args,)*)| model.forward(#(#args),*))
+                    .map_err(|e| e.to_string())
+            }},
+        };
+        quote! {
+            let folder = std::path::Path::new(#folder);
+            let written = std::fs::create_dir_all(folder).map_err(|e| e.to_string()).and_then(|_| match #export {
+                Ok(exported) => exported.save(folder.join("model.onnx")).map_err(|e| e.to_string()),
+                Err(reason) => std::fs::write(folder.join("error.txt"), reason).map_err(|e| e.to_string()),
+            });
+            written.map_err(|e| format!("export: {e}"))?;
+        }
     }
 
     /// The built suite's executable.
@@ -213,6 +252,7 @@ impl Suite {
             std::fs::create_dir_all(self.dir.join(sub)).map_err(|e| e.to_string())?;
         }
         let repo = self.repo.display();
+        let export = if self.export_dir.is_some() { r#", features = ["export"]"# } else { "" };
         let manifest = format!(
             r#"[package]
 name = "onnx-backend-suite"
@@ -224,7 +264,7 @@ publish = false
 
 [dependencies]
 burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}] }}
-burn-onnx = {{ path = "{repo}/runtime-support" }}
+burn-onnx = {{ path = "{repo}/runtime-support"{export} }}
 onnx-tests = {{ path = "{repo}/tests" }}
 {WORKSPACE_FEATURES}
 
