@@ -365,7 +365,10 @@ fn check_readme_op_list(ops: &BTreeSet<String>) {
     if std::env::var_os("UPDATE_EXPORT_OPS").is_some() {
         std::fs::write(&path, readme.replace(current, &list)).unwrap();
     } else {
-        assert_eq!(current, list, "README.md's export op list is stale: run UPDATE_EXPORT_OPS=1 cargo test --workspace --test export");
+        assert_eq!(
+            current, list,
+            "README.md's export op list is stale: run UPDATE_EXPORT_OPS=1 cargo test --workspace --test export"
+        );
     }
 }
 
@@ -436,7 +439,8 @@ fn resnet18_exports_with_a_symbolic_batch() {
     let device = device();
     device.seed(18);
     let model = ResNet18::new(10, &device);
-    let samples: Vec<Tensor<4>> = [1, 5, 3].into_iter().map(|batch| floats([batch, 3, 64, 64], 210 + batch as u64)).collect();
+    let samples: Vec<Tensor<4>> =
+        [1, 5, 3].into_iter().map(|batch| floats([batch, 3, 64, 64], 210 + batch as u64)).collect();
     let exported = OnnxExporter::new()
         .name("resnet18_dynamic")
         .export_dynamic(
@@ -492,13 +496,21 @@ fn a_size_kept_as_a_constant_is_an_error() {
         other => panic!("expected a symbolic-shape error, got {other:?}"),
     }
     // An axis that differs between the samples must be named.
-    let result =
-        OnnxExporter::new().export_dynamic(&STATELESS, [floats([2, 3], 1), floats([5, 4], 2)], [batch], |_, x: Tensor<2>| x.exp());
+    let result = OnnxExporter::new().export_dynamic(
+        &STATELESS,
+        [floats([2, 3], 1), floats([5, 4], 2)],
+        [batch],
+        |_, x: Tensor<2>| x.exp(),
+    );
     assert!(matches!(result, Err(ExportError::DynamicSamples { .. })), "{result:?}");
     // Sizes that scale alike cannot tell a product of both symbols from either squared.
     let both = SymbolicAxes::new().axis(0, "batch").axis(1, "sequence");
-    let result =
-        OnnxExporter::new().export_dynamic(&STATELESS, [floats([2, 4], 1), floats([4, 8], 2)], [both], |_, x: Tensor<2>| x.exp());
+    let result = OnnxExporter::new().export_dynamic(
+        &STATELESS,
+        [floats([2, 4], 1), floats([4, 8], 2)],
+        [both],
+        |_, x: Tensor<2>| x.exp(),
+    );
     assert!(matches!(result, Err(ExportError::DynamicSamples { .. })), "{result:?}");
 }
 

@@ -100,7 +100,11 @@ impl Symbolic {
     /// The name of a symbolic dim in the graph's inputs and outputs (`batch`, `batch*sequence`).
     pub fn dim_name(&self, monomial: &Monomial) -> String {
         let factor = (monomial.factor != 1).then(|| monomial.factor.to_string());
-        factor.into_iter().chain(monomial.symbols.iter().map(|&s| self.symbols[s].name.clone())).collect::<Vec<_>>().join("*")
+        factor
+            .into_iter()
+            .chain(monomial.symbols.iter().map(|&s| self.symbols[s].name.clone()))
+            .collect::<Vec<_>>()
+            .join("*")
     }
 
     /// Compares the recordings of the same forward on two samples (`inputs`: each sample's graph
@@ -254,7 +258,9 @@ impl Symbolic {
             }
             (BaseOperationIr::RepeatDim(a), BaseOperationIr::RepeatDim(b)) if a.dim == b.dim => {
                 match self.infer([a.times as i64, b.times as i64]) {
-                    Dim::Unknown => Err(mismatch(name, "the repetition count differs and is no product of the symbols")),
+                    Dim::Unknown => {
+                        Err(mismatch(name, "the repetition count differs and is no product of the symbols"))
+                    }
                     times => {
                         self.repeats.insert(a.out.id, times);
                         Ok(())
@@ -267,7 +273,12 @@ impl Symbolic {
 
     /// The slice of one axis: the same in both recordings on a fixed axis; on a symbolic axis the
     /// whole axis, or bounds that are constants, products of symbols, or a constant from the end.
-    fn slice_axis(&self, ranges: [&Slice; 2], sizes: [usize; 2], op: &str) -> Result<Option<SymbolicSlice>, ExportError> {
+    fn slice_axis(
+        &self,
+        ranges: [&Slice; 2],
+        sizes: [usize; 2],
+        op: &str,
+    ) -> Result<Option<SymbolicSlice>, ExportError> {
         let [(a, step_a), (b, step_b)] = [0, 1].map(|k| ranges[k].to_range_and_step(sizes[k]));
         if sizes[0] == sizes[1] {
             return if (a.clone(), step_a) == (b, step_b) {

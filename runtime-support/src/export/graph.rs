@@ -66,7 +66,12 @@ pub fn ints(values: impl IntoIterator<Item = usize>) -> Vec<i64> {
 
 /// A graph input or output: name, element type, and dims: fixed, named after their symbols, or
 /// left unnamed where no product of symbols fits them.
-fn value_info(name: &str, tensor: &TensorIr, dims: &[Dim], symbolic: Option<&Symbolic>) -> Result<ValueInfoProto, ExportError> {
+fn value_info(
+    name: &str,
+    tensor: &TensorIr,
+    dims: &[Dim],
+    symbolic: Option<&Symbolic>,
+) -> Result<ValueInfoProto, ExportError> {
     use tensor_shape_proto::dimension::Value;
     let dim = dims
         .iter()
@@ -296,13 +301,13 @@ impl<'a> GraphBuilder<'a> {
     /// The error unless the dims `axes` of `tensor` are fixed: `op` bakes their sizes into the graph.
     pub fn require_fixed(&self, tensor: &TensorIr, axes: std::ops::Range<usize>, op: &str) -> Result<(), ExportError> {
         let dims = self.dims(tensor);
-        match dims.get(axes).unwrap_or_default().iter().any(|d| !matches!(d, Dim::Fixed(_))) {
-            true => Err(ExportError::SymbolicShape {
-                op: op.to_string(),
-                reason: "its ONNX form takes this size as a constant, which the symbolic axes change".to_string(),
-            }),
-            false => Ok(()),
+        if dims.get(axes).unwrap_or_default().iter().all(|d| matches!(d, Dim::Fixed(_))) {
+            return Ok(());
         }
+        Err(ExportError::SymbolicShape {
+            op: op.to_string(),
+            reason: "its ONNX form takes this size as a constant, which the symbolic axes change".to_string(),
+        })
     }
 
     /// A tensor's shape as a 1-D int64 value: a constant where every dim is fixed, computed at

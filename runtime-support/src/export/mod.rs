@@ -14,6 +14,9 @@
 //! and outputs are typed with the sample's dims. A forward that reads values back to the host
 //! (control flow on tensor values) cannot be recorded and is an error, as is any operation
 //! without an exact ONNX equivalent: [`ExportError::UnsupportedOperation`] names it.
+//! [`OnnxExporter::export_dynamic`] records the forward on two samples and makes the axes that
+//! differ symbolic (see `dynamic.rs`); a size it cannot compute at run time exactly is
+//! [`ExportError::SymbolicShape`].
 
 mod dynamic;
 mod graph;
@@ -28,8 +31,8 @@ pub use onnx_ir::proto::{self, ModelProto};
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::tensor::{Bool, Device, DeviceConfig, Int, Tensor, TensorData};
 use burn_capture::{CaptureBackend, CapturedGraph};
-use dynamic::Symbolic;
 use burn_ir::{TensorId, TensorIr};
+use dynamic::Symbolic;
 use graph::GraphBuilder;
 use prost::Message;
 use std::any::Any;
@@ -224,8 +227,7 @@ impl OnnxExporter {
         let axes: Vec<SymbolicAxes> = axes.into_iter().collect();
         let first = record(model, sample, &forward)?;
         let other = record(model, second, &forward)?;
-        let symbolic =
-            Symbolic::compare(&first.graph, &other.graph, [&first.inputs[..], &other.inputs[..]], &axes)?;
+        let symbolic = Symbolic::compare(&first.graph, &other.graph, [&first.inputs[..], &other.inputs[..]], &axes)?;
         self.build(&first, Some(&symbolic))
     }
 
