@@ -20,8 +20,9 @@
 #      the inference benchmark beside ONNX Runtime, at smoke sizes (scripts/unet_bench.sh and
 #      scripts/bench.sh are the full ones);
 #   7. the runner's --dir mode on a fixture of passing and deliberately failing tests;
-#   8. Burn modules exported to ONNX (examples/export): onnx.checker, ONNX Runtime against Burn's
-#      outputs, and the files imported back with #[onnx_model];
+#   8. Burn modules exported to ONNX (examples/export; ResNet-18 and the encoder also with symbolic
+#      batch and sequence, run at sizes other than the recorded ones): onnx.checker, ONNX Runtime
+#      against Burn's outputs, and the files imported back with #[onnx_model];
 #   9. the no_std build (scripts/check_no_std.sh): examples/no-std, its own workspace, has no
 #      `std` feature in its graph, links as a #![no_std] staticlib, and matches ONNX Runtime.
 # It starts with `cargo fmt --check` and `cargo clippy -- -D warnings`.

@@ -15,7 +15,7 @@ use burn::tensor::activation;
 use burn::tensor::module::attention;
 use burn::tensor::ops::{AttentionModuleOptions, PadMode};
 use burn::tensor::{Bool, Device, Distribution, Int, Tensor, TensorData};
-use burn_onnx::export::{tensor_pb, ExportError, ExportTensors, OnnxExporter};
+use burn_onnx::export::{tensor_pb, ExportError, ExportTensors, ExportedModel, OnnxExporter, SymbolicAxes};
 use export_example::{Encoder, ResNet18};
 use std::collections::BTreeSet;
 use std::marker::PhantomData;
@@ -47,7 +47,25 @@ where
         .name(name)
         .export(model, samples[0].clone(), &forward)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
+    write_folder(name, &exported, model, samples, forward)
+}
+
+/// Writes `exported` as the ONNX test folder `name` with Burn's outputs for every sample;
+/// returns the exported op types.
+fn write_folder<M, I, O>(
+    name: &str,
+    exported: &ExportedModel,
+    model: &M,
+    samples: Vec<I>,
+    forward: impl Fn(&M, I) -> O,
+) -> Vec<String>
+where
+    M: Module + Clone,
+    I: ExportTensors + Clone,
+    O: ExportTensors,
+{
     let dir = out_dir().join(name);
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     exported.save(dir.join("model.onnx")).unwrap();
     for (k, sample) in samples.into_iter().enumerate() {
@@ -62,6 +80,29 @@ where
         }
     }
     exported.op_types().into_iter().map(String::from).collect()
+}
+
+/// The dims of a graph input or output as written: a number, or the symbol's name.
+fn graph_dims(exported: &ExportedModel, output: bool) -> Vec<Vec<String>> {
+    use burn_onnx::export::proto::{tensor_shape_proto::dimension::Value, type_proto};
+    let graph = exported.proto().graph.as_ref().unwrap();
+    let infos = if output { &graph.output } else { &graph.input };
+    infos
+        .iter()
+        .map(|info| {
+            let Some(type_proto::Value::TensorType(t)) = info.r#type.as_ref().and_then(|t| t.value.as_ref()) else {
+                panic!("not a tensor")
+            };
+            let dims = &t.shape.as_ref().unwrap().dim;
+            dims.iter()
+                .map(|d| match &d.value {
+                    Some(Value::DimValue(n)) => n.to_string(),
+                    Some(Value::DimParam(p)) => p.clone(),
+                    None => "?".to_string(),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// A module without parameters, for the cases that are plain tensor functions.
@@ -275,9 +316,64 @@ impl Layers {
     }
 }
 
+/// Sizes computed at run time from a symbolic batch (recorded at 2 and 3, run at 2, 3 and 4):
+/// flatten and reshape, expand, repeat, slices whose bounds are the batch or constants, a
+/// filled tensor and a range.
+fn symbolic_sizes_case() -> Vec<String> {
+    let samples: Vec<Tensor<3>> = [2, 3, 4].into_iter().map(|b| floats([b, 4, 5], 400 + b as u64)).collect();
+    let forward = |_: &Stateless, x: Tensor<3>| {
+        let [b, c, d] = x.dims();
+        let device = x.device();
+        let back = x.clone().flatten::<2>(0, 1).reshape([b, c, d]);
+        let first = x.clone().narrow(0, 0, 1);
+        let head = first.clone().expand([b, c, d]);
+        let rotated = Tensor::cat(vec![x.clone().slice([1..b]), first.clone()], 0);
+        let repeated = first.repeat_dim(0, b);
+        let ones = Tensor::<3>::ones([b, c, d], &device);
+        let positions = Tensor::<1, Int>::arange(0..b as i64, &device).float().reshape([b, 1, 1]);
+        back + head + rotated + repeated + ones + positions
+    };
+    let exported = OnnxExporter::new()
+        .name("symbolic_sizes")
+        .export_dynamic(
+            &STATELESS,
+            [samples[0].clone(), samples[1].clone()],
+            [SymbolicAxes::new().axis(0, "batch")],
+            forward,
+        )
+        .unwrap();
+    assert_eq!(graph_dims(&exported, true), [["batch", "4", "5"]]);
+    write_folder("symbolic_sizes", &exported, &STATELESS, samples, forward)
+}
+
+const EXPORT_OPS_START: &str = "<!-- export ops: start -->";
+const EXPORT_OPS_END: &str = "<!-- export ops: end -->";
+
+/// The README's list of exported ONNX op kinds is this test's: every kind some per-op case
+/// emits (each case checked against ONNX Runtime by scripts/check_export.py).
+fn check_readme_op_list(ops: &BTreeSet<String>) {
+    let list = format!(
+        "{EXPORT_OPS_START}\n**{} ONNX op kinds** (written by `examples/export`'s per-op test; \
+         `UPDATE_EXPORT_OPS=1 cargo test --workspace --test export` rewrites it): {}.\n{EXPORT_OPS_END}",
+        ops.len(),
+        ops.iter().map(|op| format!("`{op}`")).collect::<Vec<_>>().join(", ")
+    );
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (start, end) = (readme.find(EXPORT_OPS_START).unwrap(), readme.find(EXPORT_OPS_END).unwrap());
+    let current = &readme[start..end + EXPORT_OPS_END.len()];
+    if std::env::var_os("UPDATE_EXPORT_OPS").is_some() {
+        std::fs::write(&path, readme.replace(current, &list)).unwrap();
+    } else {
+        assert_eq!(
+            current, list,
+            "README.md's export op list is stale: run UPDATE_EXPORT_OPS=1 cargo test --workspace --test export"
+        );
+    }
+}
+
 #[test]
 fn modules_and_operations_export() {
-    let _ = std::fs::remove_dir_all(out_dir());
     let mut ops = BTreeSet::new();
     for (name, f) in tensor_cases() {
         ops.extend(write_case(name, &STATELESS, seeded([2, 3, 4, 5]), |_, x| f(x)));
@@ -295,9 +391,11 @@ fn modules_and_operations_export() {
             (product, int_ops)
         },
     ));
+    ops.extend(symbolic_sizes_case());
     ops.remove("Identity");
     println!("{} ONNX op kinds in the per-op cases: {:?}", ops.len(), ops);
     assert!(ops.len() >= 40, "only {} op kinds: {ops:?}", ops.len());
+    check_readme_op_list(&ops);
 }
 
 #[test]
@@ -311,24 +409,109 @@ fn resnet18_exports() {
     assert_eq!(ops.iter().filter(|op| *op == "BatchNormalization").count(), 20);
 }
 
+/// Token ids and a padding mask (the last `batch - 1` rows padded after 7 tokens, the first
+/// after `seq - seed`).
+fn encoder_sample(batch: usize, seq: usize, seed: u64) -> (Tensor<2, Int>, Tensor<2, Bool>) {
+    let device = device();
+    device.seed(300 + seed);
+    let tokens = Tensor::<2, Int>::random([batch, seq], Distribution::Uniform(0.0, Encoder::VOCAB as f64), &device);
+    let lengths: Vec<usize> = (0..batch).map(|row| if row == 0 { seq - seed as usize } else { 7.min(seq) }).collect();
+    let padding: Vec<bool> = lengths.iter().flat_map(|&n| (0..seq).map(move |i| i >= n)).collect();
+    (tokens, Tensor::<2, Bool>::from_data(TensorData::new(padding, [batch, seq]), &device))
+}
+
 #[test]
 fn transformer_encoder_exports() {
     let device = device();
     device.seed(5);
     let model = Encoder::new(&device);
-    let samples = (0..3)
-        .map(|seed| {
-            device.seed(300 + seed);
-            let tokens = Tensor::<2, Int>::random([2, 12], Distribution::Uniform(0.0, Encoder::VOCAB as f64), &device);
-            let lengths = [12 - seed as usize, 7];
-            let padding: Vec<bool> = lengths.iter().flat_map(|&n| (0..12).map(move |i| i >= n)).collect();
-            (tokens, Tensor::<2, Bool>::from_data(TensorData::new(padding, [2, 12]), &device))
-        })
-        .collect();
+    let samples = (0..3).map(|seed| encoder_sample(2, 12, seed)).collect();
     let ops = write_case("transformer_encoder", &model, samples, |m, (tokens, padding)| m.forward(tokens, padding));
     for op in ["Gather", "MatMul", "Softmax", "LayerNormalization", "Erf", "Where"] {
         assert!(ops.iter().any(|o| o == op), "no {op} in {ops:?}");
     }
+}
+
+/// ResNet-18 with a symbolic batch, recorded at batch 1 and 5; the test folder runs it at
+/// batch 1, 5 and 3 (a size neither recording had).
+#[test]
+fn resnet18_exports_with_a_symbolic_batch() {
+    let device = device();
+    device.seed(18);
+    let model = ResNet18::new(10, &device);
+    let samples: Vec<Tensor<4>> =
+        [1, 5, 3].into_iter().map(|batch| floats([batch, 3, 64, 64], 210 + batch as u64)).collect();
+    let exported = OnnxExporter::new()
+        .name("resnet18_dynamic")
+        .export_dynamic(
+            &model,
+            [samples[0].clone(), samples[1].clone()],
+            [SymbolicAxes::new().axis(0, "batch")],
+            ResNet18::forward,
+        )
+        .unwrap();
+    assert_eq!(graph_dims(&exported, false), [["batch", "3", "64", "64"]]);
+    assert_eq!(graph_dims(&exported, true), [["batch", "10"]]);
+    let ops = write_folder("resnet18_dynamic", &exported, &model, samples, ResNet18::forward);
+    // The flatten before the classifier reads the batch from the input's shape.
+    assert!(ops.iter().any(|op| op == "Shape"), "{ops:?}");
+}
+
+/// The encoder with a symbolic batch and sequence length, recorded at [2, 12] and [3, 7] and
+/// run at those and at [4, 9].
+#[test]
+fn transformer_encoder_exports_with_symbolic_batch_and_sequence() {
+    let device = device();
+    device.seed(5);
+    let model = Encoder::new(&device);
+    let samples: Vec<_> = [(2, 12), (3, 7), (4, 9)].into_iter().map(|(b, s)| encoder_sample(b, s, 1)).collect();
+    let axes = SymbolicAxes::new().axis(0, "batch").axis(1, "sequence");
+    let forward = |m: &Encoder, (tokens, padding): (Tensor<2, Int>, Tensor<2, Bool>)| m.forward(tokens, padding);
+    let exported = OnnxExporter::new()
+        .name("transformer_encoder_dynamic")
+        .export_dynamic(&model, [samples[0].clone(), samples[1].clone()], [axes.clone(), axes], forward)
+        .unwrap();
+    assert_eq!(graph_dims(&exported, false), [["batch", "sequence"], ["batch", "sequence"]]);
+    assert_eq!(graph_dims(&exported, true), [["batch", "sequence", "8"]]);
+    let ops = write_folder("transformer_encoder_dynamic", &exported, &model, samples, forward);
+    // The positions 0..sequence are computed at run time, not stored.
+    assert!(ops.iter().any(|op| op == "Range"), "{ops:?}");
+}
+
+#[test]
+fn a_size_kept_as_a_constant_is_an_error() {
+    let batch = SymbolicAxes::new().axis(0, "batch");
+    // The mean over the batch by hand: the divisor is the first sample's batch.
+    let result = OnnxExporter::new().export_dynamic(
+        &STATELESS,
+        [floats([2, 3], 1), floats([5, 3], 2)],
+        [batch.clone()],
+        |_, x: Tensor<2>| {
+            let n = x.dims()[0];
+            x.sum_dim(0).div_scalar(n as f64)
+        },
+    );
+    match result {
+        Err(ExportError::SymbolicShape { op, .. }) => assert_eq!(op, "DivScalar"),
+        other => panic!("expected a symbolic-shape error, got {other:?}"),
+    }
+    // An axis that differs between the samples must be named.
+    let result = OnnxExporter::new().export_dynamic(
+        &STATELESS,
+        [floats([2, 3], 1), floats([5, 4], 2)],
+        [batch],
+        |_, x: Tensor<2>| x.exp(),
+    );
+    assert!(matches!(result, Err(ExportError::DynamicSamples { .. })), "{result:?}");
+    // Sizes that scale alike cannot tell a product of both symbols from either squared.
+    let both = SymbolicAxes::new().axis(0, "batch").axis(1, "sequence");
+    let result = OnnxExporter::new().export_dynamic(
+        &STATELESS,
+        [floats([2, 4], 1), floats([4, 8], 2)],
+        [both],
+        |_, x: Tensor<2>| x.exp(),
+    );
+    assert!(matches!(result, Err(ExportError::DynamicSamples { .. })), "{result:?}");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! the capture recorded (weights, constants made inside the forward), deduplicated constants for
 //! attributes that ONNX takes as inputs (shapes, axes, scalars), and the final `ModelProto`.
 
+use super::dynamic::{Dim, Monomial, Symbolic, SymbolicSlice};
 use super::ExportError;
 use burn::tensor::{DType, Scalar, TensorData};
 use burn_ir::{ScalarIr, TensorId, TensorIr};
@@ -63,13 +64,23 @@ pub fn ints(values: impl IntoIterator<Item = usize>) -> Vec<i64> {
     values.into_iter().map(|v| v as i64).collect()
 }
 
-/// A graph input or output: name, element type and fixed dims.
-fn value_info(name: &str, tensor: &TensorIr) -> Result<ValueInfoProto, ExportError> {
-    let dim = tensor
-        .shape
+/// A graph input or output: name, element type, and dims: fixed, named after their symbols, or
+/// left unnamed where no product of symbols fits them.
+fn value_info(
+    name: &str,
+    tensor: &TensorIr,
+    dims: &[Dim],
+    symbolic: Option<&Symbolic>,
+) -> Result<ValueInfoProto, ExportError> {
+    use tensor_shape_proto::dimension::Value;
+    let dim = dims
         .iter()
-        .map(|&d| tensor_shape_proto::Dimension {
-            value: Some(tensor_shape_proto::dimension::Value::DimValue(d as i64)),
+        .map(|d| tensor_shape_proto::Dimension {
+            value: match (d, symbolic) {
+                (Dim::Fixed(n), _) => Some(Value::DimValue(*n)),
+                (Dim::Sym(m), Some(symbolic)) => Some(Value::DimParam(symbolic.dim_name(m))),
+                _ => None,
+            },
             ..Default::default()
         })
         .collect();
@@ -131,10 +142,17 @@ pub struct GraphBuilder<'a> {
     initializers: Vec<TensorProto>,
     constants: HashMap<ConstantKey, String>,
     used_names: HashSet<String>,
+    symbolic: Option<&'a Symbolic>,
+    /// Each symbol's size as a `[1]` int64 tensor, made once from its graph input's Shape.
+    symbol_sizes: HashMap<usize, String>,
 }
 
 impl<'a> GraphBuilder<'a> {
-    pub fn new(values: &'a BTreeMap<TensorId, TensorData>, param_names: &'a HashMap<TensorId, String>) -> Self {
+    pub fn new(
+        values: &'a BTreeMap<TensorId, TensorData>,
+        param_names: &'a HashMap<TensorId, String>,
+        symbolic: Option<&'a Symbolic>,
+    ) -> Self {
         Self {
             values,
             param_names,
@@ -144,6 +162,8 @@ impl<'a> GraphBuilder<'a> {
             initializers: Vec::new(),
             constants: HashMap::new(),
             used_names: HashSet::new(),
+            symbolic,
+            symbol_sizes: HashMap::new(),
         }
     }
 
@@ -169,6 +189,9 @@ impl<'a> GraphBuilder<'a> {
     pub fn read(&mut self, tensor: &TensorIr) -> Result<String, ExportError> {
         if let Some(name) = self.names.get(&tensor.id) {
             return Ok(name.clone());
+        }
+        if let Some(length) = self.symbolic.and_then(|s| s.ranges.get(&tensor.id)) {
+            return self.range(tensor, length);
         }
         let data = self.values.get(&tensor.id).ok_or(ExportError::UnknownTensor { id: tensor.id.value() })?;
         let base = self.param_names.get(&tensor.id).cloned().unwrap_or_else(|| format!("const_{}", tensor.id.value()));
@@ -257,6 +280,124 @@ impl<'a> GraphBuilder<'a> {
         self.constant(data)
     }
 
+    /// A tensor's dims: symbolic where the two samples of `export_dynamic` differ.
+    pub fn dims(&self, tensor: &TensorIr) -> Vec<Dim> {
+        match self.symbolic {
+            Some(symbolic) => symbolic.dims(tensor),
+            None => tensor.shape.iter().map(|&d| Dim::Fixed(d as i64)).collect(),
+        }
+    }
+
+    /// The slice plan of each symbolic axis, where the slice producing `out` has one.
+    pub fn symbolic_slice(&self, out: &TensorIr) -> Option<&[Option<SymbolicSlice>]> {
+        self.symbolic.and_then(|s| s.slices.get(&out.id)).map(Vec::as_slice)
+    }
+
+    /// The repetition count of the repeat producing `out`, where it is a size.
+    pub fn symbolic_repeat(&self, out: &TensorIr) -> Option<Dim> {
+        self.symbolic.and_then(|s| s.repeats.get(&out.id)).cloned()
+    }
+
+    /// The error unless the dims `axes` of `tensor` are fixed: `op` bakes their sizes into the graph.
+    pub fn require_fixed(&self, tensor: &TensorIr, axes: std::ops::Range<usize>, op: &str) -> Result<(), ExportError> {
+        let dims = self.dims(tensor);
+        if dims.get(axes).unwrap_or_default().iter().all(|d| matches!(d, Dim::Fixed(_))) {
+            return Ok(());
+        }
+        Err(ExportError::SymbolicShape {
+            op: op.to_string(),
+            reason: "its ONNX form takes this size as a constant, which the symbolic axes change".to_string(),
+        })
+    }
+
+    /// A tensor's shape as a 1-D int64 value: a constant where every dim is fixed, computed at
+    /// run time from the symbols otherwise.
+    pub fn shape(&mut self, tensor: &TensorIr, op: &str) -> Result<String, ExportError> {
+        let dims = self.dims(tensor);
+        self.int_vector(&dims, op)
+    }
+
+    /// 1-D int64 values (a shape, slice bounds, repeats), constant where all are fixed.
+    pub fn int_vector(&mut self, values: &[Dim], op: &str) -> Result<String, ExportError> {
+        let fixed: Option<Vec<i64>> =
+            values.iter().map(|d| if let Dim::Fixed(n) = d { Some(*n) } else { None }).collect();
+        if let Some(fixed) = fixed {
+            return self.ints(&fixed);
+        }
+        let mut pieces = Vec::new();
+        let mut run = Vec::new();
+        for value in values {
+            match value {
+                Dim::Fixed(n) => run.push(*n),
+                Dim::Sym(monomial) => {
+                    if !run.is_empty() {
+                        pieces.push(self.ints(&std::mem::take(&mut run))?);
+                    }
+                    pieces.push(self.symbolic_size(monomial)?);
+                }
+                Dim::Unknown => {
+                    return Err(ExportError::SymbolicShape {
+                        op: op.to_string(),
+                        reason: "it needs a size that differs between the two samples but is no product of the \
+                                 symbols"
+                            .to_string(),
+                    })
+                }
+            }
+        }
+        if !run.is_empty() {
+            pieces.push(self.ints(&run)?);
+        }
+        Ok(self.op_temp("Concat", pieces, vec![("axis", Attr::Int(0))]))
+    }
+
+    /// A product of symbols as a `[1]` int64 tensor computed from the graph inputs' shapes.
+    fn symbolic_size(&mut self, monomial: &Monomial) -> Result<String, ExportError> {
+        let mut value = None;
+        for &symbol in &monomial.symbols {
+            let size = self.symbol_size(symbol);
+            value = Some(match value {
+                None => size,
+                Some(product) => self.op_temp("Mul", vec![product, size], vec![]),
+            });
+        }
+        let value = value.ok_or_else(|| ExportError::Capture("a symbolic size without symbols".into()))?;
+        if monomial.factor == 1 {
+            return Ok(value);
+        }
+        let factor = self.ints(&[monomial.factor])?;
+        Ok(self.op_temp("Mul", vec![value, factor], vec![]))
+    }
+
+    fn symbol_size(&mut self, index: usize) -> String {
+        if let Some(name) = self.symbol_sizes.get(&index) {
+            return name.clone();
+        }
+        let symbol = &self.symbolic.expect("symbols exist only with symbolic axes").symbols[index];
+        let (input, axis) = (self.names[&symbol.input].clone(), symbol.axis as i64);
+        let attrs = vec![("start", Attr::Int(axis)), ("end", Attr::Int(axis + 1))];
+        let size = self.op_temp("Shape", vec![input], attrs);
+        self.symbol_sizes.insert(index, size.clone());
+        size
+    }
+
+    /// The constant `0, 1, .., n - 1` of a symbolic length, as a Range computed at run time.
+    fn range(&mut self, tensor: &TensorIr, length: &Dim) -> Result<String, ExportError> {
+        let limit = self.int_vector(std::slice::from_ref(length), "arange")?;
+        let axes = self.ints(&[0])?;
+        let limit = self.op_temp("Squeeze", vec![limit, axes], vec![]);
+        let (start, delta) = (self.filled_i64(0)?, self.filled_i64(1)?);
+        let range = self.op_temp("Range", vec![start, limit, delta], vec![]);
+        let to = Attr::Int(i64::from(elem_type(tensor.dtype)?));
+        let name = self.write(tensor);
+        self.node("Cast", vec![range], vec![name.clone()], vec![("to", to)]);
+        Ok(name)
+    }
+
+    fn filled_i64(&mut self, value: i64) -> Result<String, ExportError> {
+        self.scalar(ScalarIr::Int(value), DType::I64)
+    }
+
     /// The finished model, its outputs in the order the forward returned them.
     pub fn finish(
         mut self,
@@ -270,10 +411,12 @@ impl<'a> GraphBuilder<'a> {
             // An output that is an input or an initializer needs a node of its own to be an output.
             let output = self.unique(name.clone());
             self.node("Identity", vec![source], vec![output.clone()], vec![]);
-            output_infos.push(value_info(&output, tensor)?);
+            output_infos.push(value_info(&output, tensor, &self.dims(tensor), self.symbolic)?);
         }
-        let input_infos =
-            inputs.iter().map(|(tensor, _)| value_info(&self.names[&tensor.id], tensor)).collect::<Result<_, _>>()?;
+        let input_infos = inputs
+            .iter()
+            .map(|(tensor, _)| value_info(&self.names[&tensor.id], tensor, &self.dims(tensor), self.symbolic))
+            .collect::<Result<_, _>>()?;
         Ok(ModelProto {
             ir_version: Some(IR_VERSION),
             opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(OPSET) }],

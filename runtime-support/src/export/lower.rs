@@ -2,6 +2,7 @@
 //! time. Each lowering computes exactly what the Burn operation does; an operation ONNX cannot
 //! express exactly is an [`ExportError::UnsupportedOperation`] naming it.
 
+use super::dynamic::{Dim, SymbolicSlice};
 use super::graph::{elem_type, ints, onnx_elem_type, Attr, GraphBuilder};
 use super::modules;
 use super::ExportError;
@@ -35,6 +36,21 @@ pub fn lower(b: &mut GraphBuilder, op: &OperationIr) -> Result<()> {
 /// The error for an operation the exporter does not lower, named as Burn names it.
 pub fn unsupported(op: &str) -> ExportError {
     ExportError::UnsupportedOperation { op: op.to_string() }
+}
+
+/// The Burn operation as its IR names it (`DivScalar`, `Reshape`, `Conv2d`).
+pub fn operation_name(op: &OperationIr) -> String {
+    match op {
+        OperationIr::BaseFloat(op) | OperationIr::BaseInt(op) | OperationIr::BaseBool(op) => variant_name(op),
+        OperationIr::NumericFloat(_, op) | OperationIr::NumericInt(_, op) => variant_name(op),
+        OperationIr::Float(_, op) => variant_name(op),
+        OperationIr::Int(op) => variant_name(op),
+        OperationIr::Bool(op) => variant_name(op),
+        OperationIr::Module(op) => variant_name(op),
+        OperationIr::Activation(op) => variant_name(op),
+        OperationIr::Custom(op) => op.id.clone(),
+        other => variant_name(other),
+    }
 }
 
 pub fn variant_name(op: &impl std::fmt::Debug) -> String {
@@ -97,12 +113,12 @@ fn base(b: &mut GraphBuilder, op: &BaseOperationIr) -> Result<()> {
     match op {
         BaseOperationIr::Reshape(op) => {
             let x = b.read(&op.input)?;
-            let shape = b.ints(&ints(op.out.shape.iter().copied()))?;
+            let shape = b.shape(&op.out, "Reshape")?;
             b.op("Reshape", vec![x, shape], &op.out, vec![]);
         }
         BaseOperationIr::Expand(op) => {
             let x = b.read(&op.input)?;
-            let shape = b.ints(&ints(op.out.shape.iter().copied()))?;
+            let shape = b.shape(&op.out, "Expand")?;
             b.op("Expand", vec![x, shape], &op.out, vec![]);
         }
         BaseOperationIr::SwapDims(op) => {
@@ -165,9 +181,10 @@ fn base(b: &mut GraphBuilder, op: &BaseOperationIr) -> Result<()> {
         }
         BaseOperationIr::RepeatDim(op) => {
             let x = b.read(&op.tensor)?;
-            let repeats: Vec<i64> =
-                (0..op.tensor.shape.len()).map(|d| if d == op.dim { op.times as i64 } else { 1 }).collect();
-            let repeats = b.ints(&repeats)?;
+            let times = b.symbolic_repeat(&op.out).unwrap_or(Dim::Fixed(op.times as i64));
+            let repeats: Vec<Dim> =
+                (0..op.tensor.shape.len()).map(|d| if d == op.dim { times.clone() } else { Dim::Fixed(1) }).collect();
+            let repeats = b.int_vector(&repeats, "RepeatDim")?;
             b.op("Tile", vec![x, repeats], &op.out, vec![]);
         }
         BaseOperationIr::Cat(op) => {
@@ -195,40 +212,59 @@ fn transpose(b: &mut GraphBuilder, input: &TensorIr, out: &TensorIr, perm: Vec<u
 /// Burn's slice takes `start..end` of each dim and walks it forwards, or backwards from its
 /// last element for a negative step; ONNX's Slice takes the first element and the bound to stop at.
 fn slice(b: &mut GraphBuilder, input: &TensorIr, ranges: &[burn::tensor::Slice], out: &TensorIr) -> Result<()> {
+    let symbolic = b.symbolic_slice(out).map(<[_]>::to_vec).unwrap_or_default();
     let (mut starts, mut ends, mut axes, mut steps) = (vec![], vec![], vec![], vec![]);
     for (axis, slice) in ranges.iter().enumerate() {
-        let size = input.shape[axis];
-        let (range, step) = slice.to_range_and_step(size);
-        if range.start == 0 && range.end == size && step == 1 {
-            continue;
-        }
-        let (start, end) = if range.start >= range.end {
-            (0, 0)
-        } else if step > 0 {
-            (range.start as i64, range.end as i64)
-        } else if range.start == 0 {
-            (range.end as i64 - 1, i64::MIN)
-        } else {
-            (range.end as i64 - 1, range.start as i64 - 1)
+        let (start, end, step) = match symbolic.get(axis).cloned().flatten() {
+            Some(SymbolicSlice::Whole) => continue,
+            Some(SymbolicSlice::Range(start, end)) => (start, end, 1),
+            None => {
+                let size = input.shape[axis];
+                let (range, step) = slice.to_range_and_step(size);
+                if range.start == 0 && range.end == size && step == 1 {
+                    continue;
+                }
+                let (start, end, step) = fixed_bounds(range, step);
+                (Dim::Fixed(start), Dim::Fixed(end), step)
+            }
         };
         starts.push(start);
         ends.push(end);
-        axes.push(axis as i64);
-        steps.push(if range.start >= range.end { 1 } else { step as i64 });
+        axes.push(Dim::Fixed(axis as i64));
+        steps.push(Dim::Fixed(step));
     }
     let x = b.read(input)?;
     if axes.is_empty() {
         b.op("Identity", vec![x], out, vec![]);
         return Ok(());
     }
-    let inputs = vec![x, b.ints(&starts)?, b.ints(&ends)?, b.ints(&axes)?, b.ints(&steps)?];
+    let inputs = vec![
+        x,
+        b.int_vector(&starts, "Slice")?,
+        b.int_vector(&ends, "Slice")?,
+        b.int_vector(&axes, "Slice")?,
+        b.int_vector(&steps, "Slice")?,
+    ];
     b.op("Slice", inputs, out, vec![]);
     Ok(())
 }
 
+/// ONNX's first element, stop bound and step for Burn's `range` walked with `step`.
+fn fixed_bounds(range: std::ops::Range<usize>, step: isize) -> (i64, i64, i64) {
+    if range.start >= range.end {
+        (0, 0, 1)
+    } else if step > 0 {
+        (range.start as i64, range.end as i64, step as i64)
+    } else if range.start == 0 {
+        (range.end as i64 - 1, i64::MIN, step as i64)
+    } else {
+        (range.end as i64 - 1, range.start as i64 - 1, step as i64)
+    }
+}
+
 /// A tensor of `out`'s shape and dtype filled with `value`, made at run time (no weight stored).
 fn fill(b: &mut GraphBuilder, out: &TensorIr, value: ScalarIr) -> Result<()> {
-    let shape = b.ints(&ints(out.shape.iter().copied()))?;
+    let shape = b.shape(out, "Full")?;
     let one = b.filled(value, &[1], out.dtype)?;
     b.op("Expand", vec![one, shape], out, vec![]);
     Ok(())

@@ -14,18 +14,25 @@
 //! and outputs are typed with the sample's dims. A forward that reads values back to the host
 //! (control flow on tensor values) cannot be recorded and is an error, as is any operation
 //! without an exact ONNX equivalent: [`ExportError::UnsupportedOperation`] names it.
+//! [`OnnxExporter::export_dynamic`] records the forward on two samples and makes the axes that
+//! differ symbolic (see `dynamic.rs`); a size it cannot compute at run time exactly is
+//! [`ExportError::SymbolicShape`].
 
+mod dynamic;
 mod graph;
 mod lower;
 mod modules;
 
+pub use dynamic::SymbolicAxes;
 pub use graph::{tensor_proto, OPSET};
-pub use onnx_ir::proto::ModelProto;
+/// The ONNX protobuf messages, to inspect an exported model.
+pub use onnx_ir::proto::{self, ModelProto};
 
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::tensor::{Bool, Device, DeviceConfig, Int, Tensor, TensorData};
-use burn_capture::CaptureBackend;
+use burn_capture::{CaptureBackend, CapturedGraph};
 use burn_ir::{TensorId, TensorIr};
+use dynamic::Symbolic;
 use graph::GraphBuilder;
 use prost::Message;
 use std::any::Any;
@@ -57,6 +64,13 @@ pub enum ExportError {
     /// An operation read a tensor the capture has no source for.
     #[error("an operation reads tensor {id}, which is neither an input, a weight nor an earlier result")]
     UnknownTensor { id: u64 },
+    /// `export_dynamic`: an operation that would need a size the symbolic axes change as a
+    /// constant, or whose parameters differ between the two samples in a way ONNX cannot compute.
+    #[error("cannot make `{op}` symbolic: {reason}")]
+    SymbolicShape { op: String, reason: String },
+    /// `export_dynamic`: the samples or the axis specs do not determine the symbolic axes.
+    #[error("cannot export with symbolic axes: {message}")]
+    DynamicSamples { message: String },
     /// Writing the file failed.
     #[error("cannot write `{path}`: {source}")]
     Io { path: String, source: std::io::Error },
@@ -188,50 +202,98 @@ impl OnnxExporter {
         I: ExportTensors,
         O: ExportTensors,
     {
-        let device = Device::capture();
-        let source = sample.devices().into_iter().next();
-        let shared = SharedState::take(model);
-        let mut boundary = None;
-        let mut configured = Ok(());
-        let captured = panic::catch_unwind(AssertUnwindSafe(|| {
-            device.capture_scope(|scope| {
-                configured = mirror_dtypes(&device, source.as_ref());
-                if configured.is_err() {
-                    return scope.complete([], []);
-                }
-                let model = model.clone().to_device(&device);
-                let params = ParamNames::collect(&model);
-                let inputs = sample.to_device(&device);
-                let input_irs = inputs.describe();
-                let outputs = forward(&model, inputs);
-                let output_irs = outputs.describe();
-                let ids = |irs: &[TensorIr]| irs.iter().map(|t| t.id).collect::<Vec<_>>();
-                let (input_ids, output_ids) = (ids(&input_irs), ids(&output_irs));
-                boundary = Some((params, input_irs, output_irs));
-                scope.complete(input_ids, output_ids)
-            })
-        }));
-        shared.restore(model);
-        configured?;
-        let captured = captured.map_err(panic_error)?.map_err(|e| ExportError::Capture(e.to_string()))?;
-        let (params, mut inputs, mut outputs) = boundary.ok_or_else(|| ExportError::Capture("no boundary".into()))?;
-        // The capture resolves aliases: its boundary ids are the ones the operations use.
-        for (ir, id) in
-            inputs.iter_mut().zip(&captured.graph.inputs).chain(outputs.iter_mut().zip(&captured.graph.outputs))
-        {
-            ir.id = *id;
-        }
-        let mut builder = GraphBuilder::new(&captured.values, &params);
-        let inputs = named(inputs, &self.input_names, "input");
+        let recording = record(model, sample, forward)?;
+        self.build(&recording, None)
+    }
+
+    /// Runs `forward` on two samples whose symbolic axes differ (`axes`: one spec per input, in
+    /// order; inputs without one are fixed) and returns a model whose inputs and outputs have
+    /// those axes symbolic (`dim_param` named as in the spec) and which computes every size that
+    /// depends on them at run time. An axis that differs between the samples without a spec, an
+    /// operation that would keep a symbolic size as a constant, and samples whose sizes cannot
+    /// tell two symbols apart are errors.
+    pub fn export_dynamic<M, I, O>(
+        &self,
+        model: &M,
+        [sample, second]: [I; 2],
+        axes: impl IntoIterator<Item = SymbolicAxes>,
+        forward: impl Fn(&M, I) -> O,
+    ) -> Result<ExportedModel, ExportError>
+    where
+        M: Module + Clone,
+        I: ExportTensors,
+        O: ExportTensors,
+    {
+        let axes: Vec<SymbolicAxes> = axes.into_iter().collect();
+        let first = record(model, sample, &forward)?;
+        let other = record(model, second, &forward)?;
+        let symbolic = Symbolic::compare(&first.graph, &other.graph, [&first.inputs[..], &other.inputs[..]], &axes)?;
+        self.build(&first, Some(&symbolic))
+    }
+
+    fn build(&self, recording: &Recording, symbolic: Option<&Symbolic>) -> Result<ExportedModel, ExportError> {
+        let captured = &recording.graph;
+        let mut builder = GraphBuilder::new(&captured.values, &recording.params, symbolic);
+        let inputs = named(recording.inputs.clone(), &self.input_names, "input");
         for (ir, name) in &inputs {
             builder.declare_input(ir.id, name);
         }
         for op in &captured.graph.operations {
             lower::lower(&mut builder, op)?;
         }
-        let outputs = named(outputs, &self.output_names, "output");
+        let outputs = named(recording.outputs.clone(), &self.output_names, "output");
         Ok(ExportedModel { proto: builder.finish(&inputs, &outputs, &self.name)? })
     }
+}
+
+/// One recording of the forward: the captured graph, the parameters' names, and the graph's
+/// inputs and outputs (their ids as the operations use them).
+struct Recording {
+    graph: CapturedGraph,
+    params: HashMap<TensorId, String>,
+    inputs: Vec<TensorIr>,
+    outputs: Vec<TensorIr>,
+}
+
+/// Runs `forward(model, sample)` once on the capture device.
+fn record<M, I, O>(model: &M, sample: I, forward: impl FnOnce(&M, I) -> O) -> Result<Recording, ExportError>
+where
+    M: Module + Clone,
+    I: ExportTensors,
+    O: ExportTensors,
+{
+    let device = Device::capture();
+    let source = sample.devices().into_iter().next();
+    let shared = SharedState::take(model);
+    let mut boundary = None;
+    let mut configured = Ok(());
+    let captured = panic::catch_unwind(AssertUnwindSafe(|| {
+        device.capture_scope(|scope| {
+            configured = mirror_dtypes(&device, source.as_ref());
+            if configured.is_err() {
+                return scope.complete([], []);
+            }
+            let model = model.clone().to_device(&device);
+            let params = ParamNames::collect(&model);
+            let inputs = sample.to_device(&device);
+            let input_irs = inputs.describe();
+            let outputs = forward(&model, inputs);
+            let output_irs = outputs.describe();
+            let ids = |irs: &[TensorIr]| irs.iter().map(|t| t.id).collect::<Vec<_>>();
+            let (input_ids, output_ids) = (ids(&input_irs), ids(&output_irs));
+            boundary = Some((params, input_irs, output_irs));
+            scope.complete(input_ids, output_ids)
+        })
+    }));
+    shared.restore(model);
+    configured?;
+    let graph = captured.map_err(panic_error)?.map_err(|e| ExportError::Capture(e.to_string()))?;
+    let (params, mut inputs, mut outputs) = boundary.ok_or_else(|| ExportError::Capture("no boundary".into()))?;
+    // The capture resolves aliases: its boundary ids are the ones the operations use.
+    for (ir, id) in inputs.iter_mut().zip(&graph.graph.inputs).chain(outputs.iter_mut().zip(&graph.graph.outputs)) {
+        ir.id = *id;
+    }
+    Ok(Recording { graph, params, inputs, outputs })
 }
 
 /// The sample's default dtypes for the capture device, so that the graph records the types the

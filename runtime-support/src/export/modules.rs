@@ -204,6 +204,7 @@ fn adaptive_avg_pool(b: &mut GraphBuilder, x: &TensorIr, out: &TensorIr) -> Resu
         b.op("GlobalAveragePool", vec![name], out, vec![]);
         return Ok(());
     }
+    b.require_fixed(x, 2..x.shape.len(), "AdaptiveAvgPool")?;
     if input.iter().zip(output).any(|(&i, &o)| o == 0 || i % o != 0) {
         return Err(unsupported("adaptive average pooling to a size that does not divide the input"));
     }
@@ -246,7 +247,7 @@ fn interpolate(
         InterpolateModeIr::Lanczos3 => return Err(unsupported("Lanczos3 interpolation")),
     };
     let x = b.read(x)?;
-    let sizes = b.ints(&ints(out.shape.iter().copied()))?;
+    let sizes = b.shape(out, "Interpolate")?;
     b.op("Resize", vec![x, String::new(), String::new(), sizes], out, attrs);
     Ok(())
 }
@@ -258,6 +259,13 @@ fn attention(b: &mut GraphBuilder, op: &AttentionOpIr) -> Result<()> {
     let rank = op.query.shape.len();
     let head_dim = op.query.shape[rank - 1];
     let (seq_q, seq_k) = (op.query.shape[rank - 2], op.key.shape[rank - 2]);
+    if op.options.scale.is_none() {
+        b.require_fixed(&op.query, rank - 1..rank, "Attention")?;
+    }
+    if op.options.is_causal {
+        b.require_fixed(&op.query, rank - 2..rank - 1, "Attention")?;
+        b.require_fixed(&op.key, rank - 2..rank - 1, "Attention")?;
+    }
     let mut perm: Vec<i64> = (0..rank as i64).collect();
     perm.swap(rank - 2, rank - 1);
     let dtype = op.query.dtype;

@@ -50,6 +50,7 @@ struct Args {
     bench_report: Option<PathBuf>,
     backend: suite::Backend,
     grad_check: bool,
+    export_dir: Option<PathBuf>,
 }
 
 /// Runs ONNX backend test suites through the code generator and checks the outcomes against
@@ -123,6 +124,11 @@ struct Cli {
     /// With --bench: build in the dev profile (a smoke run)
     #[arg(long)]
     dev_profile: bool,
+    /// Also export each compiled model's module back to ONNX (burn_onnx::export) on its first
+    /// data set's inputs: DIR/<test>/model.onnx, or DIR/<test>/error.txt with the reason;
+    /// DIR/<test>/source.txt names the original model and data set (scripts/check_reexport.py)
+    #[arg(long, value_name = "DIR")]
+    export_dir: Option<PathBuf>,
 }
 
 fn positive(value: &str) -> Result<usize, String> {
@@ -205,6 +211,7 @@ fn parse_args() -> Result<Args, String> {
         bench_report: cli.bench_report,
         backend: cli.backend,
         grad_check: cli.grad_check,
+        export_dir: cli.export_dir.map(|d| std::path::absolute(&d).unwrap_or(d)),
     })
 }
 
@@ -237,6 +244,7 @@ fn run() -> Result<i32, String> {
         release: args.release,
         backend: args.backend,
         grad_check: args.grad_check,
+        export_dir: args.export_dir.clone(),
     };
     suite.init()?;
 
@@ -263,6 +271,9 @@ fn run() -> Result<i32, String> {
     let compile_time = started.elapsed();
     eprintln!("compiled {} tests in {:.1}s", compiled.len(), compile_time.as_secs_f64());
 
+    if let Some(dir) = &args.export_dir {
+        write_export_sources(dir, &compiled)?;
+    }
     let started = Instant::now();
     compile::run_suite(&suite, &target, &compiled, &mut outcomes)?;
     let run_time = started.elapsed();
@@ -276,14 +287,16 @@ fn run() -> Result<i32, String> {
         }
     }
     if let Some(path) = &args.report {
-        let table =
-            markdown(&cases, &generated, &outcomes, args.tolerance, compile_time.as_secs_f64(), args.backend);
+        let table = markdown(&cases, &generated, &outcomes, args.tolerance, compile_time.as_secs_f64(), args.backend);
         // Each backend's table has its own markers (flex's are the plain ones).
         let (start, end) = match args.backend {
             suite::Backend::Flex => (REPORT_START.to_string(), REPORT_END.to_string()),
             other => {
                 let name = other.device_name();
-                (format!("<!-- onnx-backend report ({name}): start -->"), format!("<!-- onnx-backend report ({name}): end -->"))
+                (
+                    format!("<!-- onnx-backend report ({name}): start -->"),
+                    format!("<!-- onnx-backend report ({name}): end -->"),
+                )
             }
         };
         write_report(path, &table, &start, &end)?;
@@ -300,6 +313,20 @@ fn run() -> Result<i32, String> {
         }
     }
     Ok(report(&args, &outcomes, [import_time, compile_time, run_time]))
+}
+
+/// `--export-dir`: a fresh folder per compiled test, with `source.txt` naming the original model
+/// and the data set the export ran on (what `scripts/check_reexport.py` compares against).
+fn write_export_sources(dir: &Path, compiled: &[(&cases::Case, String)]) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(dir);
+    for (case, _) in compiled {
+        let Some(data_set) = case.data_sets.first() else { continue };
+        let folder = dir.join(&case.name);
+        std::fs::create_dir_all(&folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+        let source = format!("model\t{}\ndata_set\t{}\n", case.model.display(), data_set.display());
+        std::fs::write(folder.join("source.txt"), source).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 const REPORT_START: &str = "<!-- onnx-backend report: start -->";

@@ -94,6 +94,9 @@ pub struct Suite {
     /// Instead of comparing outputs, check that one backward pass gives every float
     /// initializer of the file a non-zero gradient (`run_fn`).
     pub grad_check: bool,
+    /// `--export-dir`: each model's module is exported back to ONNX (`burn_onnx::export`) on its
+    /// first data set's inputs, into `<dir>/<test>/model.onnx`, or `error.txt` saying why not.
+    pub export_dir: Option<PathBuf>,
 }
 
 /// What importing one test produced: its module, and facts for the report.
@@ -224,6 +227,7 @@ impl Suite {
             return Ok(Self::grad_check_fn(proto, &args));
         }
         let (rtol, atol) = self.tolerance;
+        let export = self.export_code(case, graph, &args, &load);
         Ok(quote! {
             /// Times `iterations` forwards on the data set in `dir` (inputs built untimed, outputs
             /// read back to the host), after one warm-up forward; milliseconds each.
@@ -247,6 +251,7 @@ impl Suite {
                     max_diff = max_diff.max(diff);
                 }
                 let forward_ms = { #timed };
+                #export
                 Ok((max_diff, forward_ms))
             }
         })
@@ -279,6 +284,40 @@ impl Suite {
                 }
                 Ok((0.0, None))
             }
+        }
+    }
+
+    /// With `--export-dir`: the module exported on data set 0's inputs (after the comparison,
+    /// whose outcome it does not change), written as `<dir>/<test>/model.onnx`, or the reason it
+    /// cannot be as `error.txt`. Rank-0 inputs and outputs are plain Rust values in `forward`,
+    /// which a recorded graph cannot take or return.
+    fn export_code(&self, case: &Case, graph: &onnx_ir::Graph, args: &[Ident], load: &TokenStream) -> TokenStream {
+        let Some(root) = &self.export_dir else { return quote! {} };
+        let folder = root.join(&case.name).display().to_string();
+        let scalar = |ids: &[onnx_ir::ValueId]| ids.iter().position(|&id| graph.values[id].ty.rank() == 0);
+        let export = match (scalar(&graph.inputs), scalar(&graph.outputs)) {
+            (Some(k), _) => {
+                let reason = format!("input {k} is rank 0, a plain Rust value of forward, not a tensor");
+                quote! { Err::<burn_onnx::export::ExportedModel, String>(#reason.to_string()) }
+            }
+            (_, Some(k)) => {
+                let reason = format!("output {k} is rank 0, a plain Rust value of forward, not a tensor");
+                quote! { Err::<burn_onnx::export::ExportedModel, String>(#reason.to_string()) }
+            }
+            (None, None) => quote! {{
+                #load
+                burn_onnx::export::OnnxExporter::new()
+                    .export(&model, load(sets[0]), |model: &Model, (#(#args,)*)| model.forward(#(#args),*))
+                    .map_err(|e| e.to_string())
+            }},
+        };
+        quote! {
+            let folder = std::path::Path::new(#folder);
+            let written = std::fs::create_dir_all(folder).map_err(|e| e.to_string()).and_then(|_| match #export {
+                Ok(exported) => exported.save(folder.join("model.onnx")).map_err(|e| e.to_string()),
+                Err(reason) => std::fs::write(folder.join("error.txt"), reason).map_err(|e| e.to_string()),
+            });
+            written.map_err(|e| format!("export: {e}"))?;
         }
     }
 
