@@ -162,7 +162,8 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Recurrent(config), ctx.inputs.len()))
 }
 
-/// Outputs Y `[seq, dirs, batch, hidden]` and Y_h `[dirs, batch, hidden]` (and Y_c for LSTM); batch first with `layout` 1.
+/// Outputs Y `[seq, dirs, batch, hidden]` and Y_h `[dirs, batch, hidden]` (and Y_c for LSTM);
+/// batch first with `layout` 1.
 pub fn infer(c: &RecurrentConfig, x: &TensorType) -> Vec<TensorType> {
     let (seq, batch) =
         if c.batch_first { (x.shape[1].clone(), x.shape[0].clone()) } else { (x.shape[0].clone(), x.shape[1].clone()) };
