@@ -14,8 +14,6 @@ pub mod external;
 pub(crate) mod functions;
 pub(crate) mod graph;
 pub(crate) mod low_bit;
-// Not yet documented item by item (issue 18, item 4): the op configs and the `Op` variants.
-#[allow(missing_docs)]
 pub mod ops;
 pub(crate) mod order;
 pub mod passes;

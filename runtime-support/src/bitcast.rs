@@ -64,3 +64,45 @@ pub fn bit_cast<const D: usize, K: Basic, K2: Basic>(x: Tensor<D, K>, from: BitT
         _ => Tensor::from_data(out, (&device, DType::I64)),
     }
 }
+
+/// Bit patterns worked out by hand (IEEE 754 encodings, two's complement).
+#[cfg(all(test, feature = "flex"))]
+mod tests {
+    use super::*;
+    use crate::test_util::{floats, int_values, ints};
+    use burn::tensor::{Bool, Int};
+
+    #[test]
+    fn floats_read_as_integers_of_their_width_and_back() {
+        // 1.0f32 is 0x3F80_0000, -2.0f32 0xC000_0000 (-2^30 as i32, 2^31 + 2^30 as u32).
+        let x = || floats(&[1.0, -2.0], [2]);
+        assert_eq!(int_values(bit_cast::<1, _, Int>(x(), BitType::F32, BitType::I32)).1, [0x3F80_0000, -(1 << 30)]);
+        assert_eq!(int_values(bit_cast::<1, _, Int>(x(), BitType::F32, BitType::U32)).1, [0x3F80_0000, 0xC000_0000]);
+        let back: Tensor<1> = bit_cast(ints(&[0x3F80_0000, -(1 << 30)], [2]), BitType::I32, BitType::F32);
+        assert_eq!(back.into_data().iter::<f32>().collect::<Vec<_>>(), [1.0, -2.0]);
+        // Half precision: 1.0 is 0x3C00, -0.0 0x8000; bfloat16 1.0 is 0x3F80.
+        let halves = bit_cast::<1, _, Int>(floats(&[1.0, -0.0], [2]), BitType::F16, BitType::U16);
+        assert_eq!(int_values(halves).1, [0x3C00, 0x8000]);
+        assert_eq!(int_values(bit_cast::<1, _, Int>(floats(&[1.0], [1]), BitType::BF16, BitType::I16)).1, [0x3F80]);
+        let half: Tensor<1> = bit_cast(ints(&[0x3C00, 0xC000], [2]), BitType::U16, BitType::F16);
+        assert_eq!(half.into_data().iter::<f32>().collect::<Vec<_>>(), [1.0, -2.0]);
+    }
+
+    #[test]
+    fn integers_change_signedness_and_doubles_keep_all_64_bits() {
+        assert_eq!(
+            int_values(bit_cast::<1, Int, Int>(ints(&[-1, 127, -128], [3]), BitType::I8, BitType::U8)).1,
+            [255, 127, 128]
+        );
+        assert_eq!(
+            int_values(bit_cast::<1, Int, Int>(ints(&[65535, 32768], [2]), BitType::U16, BitType::I16)).1,
+            [-1, -32768]
+        );
+        // u64 2^64 - 1 is held as its two's complement, -1.
+        assert_eq!(int_values(bit_cast::<1, Int, Int>(ints(&[-1], [1]), BitType::I64, BitType::U64)).1, [-1]);
+        let one = Tensor::<1>::from_data(TensorData::new(vec![1.0f64], [1]), (&crate::test_util::device(), DType::F64));
+        assert_eq!(int_values(bit_cast::<1, _, Int>(one, BitType::F64, BitType::I64)).1, [0x3FF0_0000_0000_0000]);
+        let flags: Tensor<1, Bool> = bit_cast(ints(&[0, 1], [2]), BitType::U8, BitType::Bool);
+        assert_eq!(flags.into_data().iter::<bool>().collect::<Vec<_>>(), [false, true]);
+    }
+}

@@ -79,3 +79,68 @@ fn overlaps(a: (f32, f32, f32, f32), b: (f32, f32, f32, f32), threshold: f32) ->
     }
     intersection / union > threshold
 }
+
+/// Against ONNX's reference evaluator (`scripts/helper_references.py`, case
+/// non_max_suppression): three overlapping boxes, two overlapping ones ten units to the side and
+/// a lone one, as corners or centres.
+#[cfg(all(test, feature = "flex"))]
+mod tests {
+    use super::*;
+    use crate::test_util::{floats, int_values, ints};
+
+    const CORNERS: [f32; 24] = [
+        0.0, 0.0, 1.0, 1.0, 0.0, 0.1, 1.0, 1.1, 0.0, -0.1, 1.0, 0.9, //
+        0.0, 10.0, 1.0, 11.0, 0.0, 10.1, 1.0, 11.1, 0.0, 100.0, 1.0, 101.0,
+    ];
+    const SCORES: [f32; 6] = [0.9, 0.75, 0.6, 0.95, 0.5, 0.3];
+
+    /// The rows (batch, class, box) selected from one batch of six boxes, at most `max` per
+    /// class, IoU threshold 0.5.
+    fn select(boxes: &[f32], scores: &[f32], max: i64, score_threshold: Option<f32>, centres: bool) -> Vec<i64> {
+        let classes = scores.len() / 6;
+        let y = non_max_suppression(
+            floats(boxes, [1, 6, 4]),
+            floats(scores, [1, classes, 6]),
+            Some(ints(&[max], [1])),
+            Some(floats(&[0.5], [1])),
+            score_threshold.map(|t| floats(&[t], [1])),
+            centres,
+        );
+        let (dims, values) = int_values(y);
+        assert_eq!(dims[1], 3);
+        values
+    }
+
+    #[test]
+    fn keeps_the_best_boxes_above_the_score_threshold_that_overlap_no_kept_box() {
+        assert_eq!(select(&CORNERS, &SCORES, 3, Some(0.4), false), [0, 0, 3, 0, 0, 0]);
+    }
+
+    #[test]
+    fn centre_point_boxes_and_the_per_class_limit() {
+        let centres = [
+            0.5, 0.5, 1.0, 1.0, 0.5, 0.6, 1.0, 1.0, 0.5, 0.4, 1.0, 1.0, //
+            0.5, 10.5, 1.0, 1.0, 0.5, 10.6, 1.0, 1.0, 0.5, 100.5, 1.0, 1.0,
+        ];
+        assert_eq!(select(&centres, &SCORES, 3, None, true), [0, 0, 3, 0, 0, 0, 0, 0, 5]);
+        // Two classes, the second scoring the boxes in reverse order, at most two each.
+        let reversed: Vec<f32> = SCORES.iter().chain(SCORES.iter().rev()).copied().collect();
+        assert_eq!(select(&CORNERS, &reversed, 2, None, false), [0, 0, 3, 0, 0, 0, 0, 1, 2, 0, 1, 5]);
+    }
+
+    #[test]
+    fn without_max_output_boxes_nothing_is_selected() {
+        // max_output_boxes_per_class defaults to 0, "which means no output" (ONNX's definition).
+        let y = non_max_suppression(floats(&CORNERS, [1, 6, 4]), floats(&SCORES, [1, 1, 6]), None, None, None, false);
+        assert_eq!(int_values(y), (vec![0, 3], vec![]));
+    }
+
+    #[test]
+    fn iou_of_corner_boxes() {
+        // Unit squares shifted by half: intersection 0.5, union 1.5; touching edges: none.
+        let (a, b) = (corners(&[0.0, 0.0, 1.0, 1.0], false), corners(&[1.0, 0.5, 0.0, 1.5], false));
+        assert!(overlaps(a, b, 0.33) && !overlaps(a, b, 0.34));
+        assert!(!overlaps(a, corners(&[0.0, 1.0, 1.0, 2.0], false), 0.0));
+        assert_eq!(corners(&[2.0, 3.0, 4.0, 1.0], true), (0.0, 4.0, 2.5, 3.5));
+    }
+}

@@ -51,3 +51,35 @@ pub(crate) fn round_ties_even(x: f64) -> f64 {
     #[cfg(not(feature = "std"))]
     libm::roundeven(x)
 }
+
+/// Hand-worked values, and libm's functions (the build without std) giving std's results.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EDGES: [f64; 12] =
+        [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 2.999_999_999, -7.25, 1e300, f64::INFINITY, 4.5e-320];
+
+    #[test]
+    fn hand_worked_values() {
+        assert_eq!([floor(-2.5), ceil(-2.5), fract(-2.5), sqrt(2.25)], [-3.0, -2.0, -0.5, 1.5]);
+        assert_eq!([exp2i(-3), exp2i(10), exp2i(-149)], [0.125, 1024.0, f64::from(f32::from_bits(1))]);
+        // Ties to even: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -2.5 -> -2.
+        assert_eq!([0.5, -0.5, 1.5, 2.5, -2.5].map(round_ties_even), [0.0, -0.0, 2.0, 2.0, -2.0]);
+    }
+
+    #[test]
+    fn libm_gives_what_std_gives() {
+        for x in EDGES.into_iter().chain(EDGES.map(|x| -x)) {
+            let same = |a: f64, b: f64| a.to_bits() == b.to_bits();
+            assert!(same(floor(x), libm::floor(x)) && same(ceil(x), libm::ceil(x)), "{x}");
+            assert!(same(fract(x), x - libm::trunc(x)) || x.is_infinite(), "{x}");
+            assert!(same(round_ties_even(x), libm::roundeven(x)), "{x}");
+            assert!(same(sqrt(x.abs()), libm::sqrt(x.abs())), "{x}");
+        }
+        // The exponents low_bit.rs takes powers of: within f32's range.
+        for n in [-149, -20, -1, 0, 1, 127] {
+            assert_eq!(exp2i(n), libm::ldexp(1.0, n), "{n}");
+        }
+    }
+}

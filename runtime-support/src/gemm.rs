@@ -904,6 +904,28 @@ mod tests {
         }
     }
 
+    /// Few rows of A (a Linear's input), the bias added, on one thread and split by columns,
+    /// against the naive product.
+    #[test]
+    fn skinny_matches_the_naive_product_plus_bias() {
+        if !available() {
+            return;
+        }
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
+        for (m, k, n) in [(1, 1, 1), (1, 70, 33), (3, 9, 200), (4, 1500, 1100)] {
+            let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
+            let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();
+            let bias: Vec<f32> = (0..n).map(|j| j as f32 * 0.5).collect();
+            let mut c = vec![f32::NAN; m * n];
+            let (am, bm) =
+                (Matrix { data: &a, rows: m, cols: k, stride: k }, Matrix { data: &b, rows: k, cols: n, stride: n });
+            pool.install(|| skinny(am, bm, Some(&bias[..]), &mut c));
+            let mut want = naive(&a, &b, m, k, n);
+            want.iter_mut().enumerate().for_each(|(i, v)| *v += bias[i % n]);
+            assert_eq!(c, want, "{m}x{k}x{n}");
+        }
+    }
+
     /// With several threads, tall products split rows and share one packing of B; wide ones
     /// split columns; the last, below `PARALLEL_MIN_FMAS`, stays one task. All on edge sizes,
     /// against the naive product.

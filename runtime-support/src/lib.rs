@@ -166,6 +166,8 @@ mod pool;
 mod recurrent;
 mod resize;
 mod rotary;
+#[cfg(all(test, feature = "flex"))]
+mod test_util;
 mod unique;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.

@@ -231,4 +231,19 @@ mod tests {
         assert_eq!([NarrowInt::U4.wrap(200), NarrowInt::I4.wrap(200), NarrowInt::I4.wrap(-9)], [8, -8, 7]);
         assert_eq!([NarrowInt::U2.wrap(-1), NarrowInt::I2.wrap(2), NarrowInt::I2.wrap(-3)], [3, -2, 1]);
     }
+
+    /// The tensor casts on every reference row at once: FLOAT8E4M3FN without saturation (NaN
+    /// past 448) and INT4.
+    #[cfg(feature = "flex")]
+    #[test]
+    fn tensor_casts_match_the_reference_rows() {
+        let rows: Vec<(f32, Vec<f32>, Vec<i64>)> = reference().collect();
+        let x = crate::test_util::floats(&rows.iter().map(|r| r.0).collect::<Vec<_>>(), [rows.len()]);
+        let floats: Vec<f32> = cast_to_mini_float(x.clone(), MiniFloat::E4M3FN, false).into_data().iter().collect();
+        for (row, got) in rows.iter().zip(floats) {
+            assert!(same(got, row.1[1]), "{:e} -> {got:e}, ONNX {:e}", row.0, row.1[1]);
+        }
+        let ints = crate::test_util::int_values(cast_float_to_narrow_int(x, NarrowInt::I4)).1;
+        assert_eq!(ints, rows.iter().map(|r| r.2[1]).collect::<Vec<_>>());
+    }
 }

@@ -167,3 +167,32 @@ mod polling {
         }
     }
 }
+
+#[cfg(all(test, feature = "flex"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jobs_hold_at_least_the_minimum_work() {
+        // ceil(min_work / work_per_item) items each; an item of no work counts as one.
+        assert_eq!(job_len(1000, 10, 64), 7);
+        assert_eq!(job_len(1000, 64, 64), 1);
+        assert_eq!(job_len(1000, 100, 64), 1);
+        assert_eq!(job_len(3, 0, 64), 64);
+    }
+
+    #[test]
+    fn small_products_stay_on_the_calling_thread() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
+        assert_eq!(pool.install(|| threads_for(PARALLEL_MIN_FMAS - 1)), 1);
+        assert_eq!(pool.install(|| threads_for(PARALLEL_MIN_FMAS)), 3);
+    }
+
+    #[test]
+    fn join_returns_both_results_whatever_the_work() {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("a pool");
+        for work in [0, PARALLEL_MIN_FMAS] {
+            assert_eq!(pool.install(|| run_forward(|| join(work, || 1, || "two"))), (1, "two"));
+        }
+    }
+}

@@ -118,3 +118,88 @@ pub fn pool<const D: usize>(x: Tensor<D>, reduce: PoolReduce, window: PoolWindow
         }
     }
 }
+
+/// Each case against ONNX's reference evaluator (`scripts/helper_references.py`, the case named
+/// in the test).
+#[cfg(all(test, feature = "flex"))]
+mod tests {
+    use super::*;
+    use crate::test_util::{assert_close, floats};
+
+    fn window<'a>(
+        kernel: &'a [usize],
+        strides: &'a [usize],
+        dilations: &'a [usize],
+        pads: &'a [(usize, usize)],
+        ceil_mode: bool,
+    ) -> PoolWindow<'a> {
+        PoolWindow { kernel, strides, dilations, pads, ceil_mode }
+    }
+
+    #[test]
+    fn max_with_dilation_padding_and_ceil_mode() {
+        // Case pool_max_dilated_ceil: the last window starts inside the input and reads past
+        // the padding.
+        let x = floats(&[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0], [1, 1, 7]);
+        let y = pool(x, PoolReduce::Max, window(&[3], &[2], &[2], &[(1, 1)], true));
+        assert_close(y, [1, 1, 3], &[1.0, 9.0, 9.0], 0.0);
+    }
+
+    #[test]
+    fn max_over_three_spatial_axes() {
+        // Case pool_max_3d.
+        let values = [5.0, 3.0, 8.0, 1.0, 9.0, 2.0, 7.0, 4.0, 6.0, 0.0, 11.0, 10.0, 13.0, 12.0, 14.0, 17.0, 16.0, 15.0];
+        let y = pool(
+            floats(&values, [1, 1, 2, 3, 3]),
+            PoolReduce::Max,
+            window(&[2; 3], &[1; 3], &[1; 3], &[(0, 0); 3], false),
+        );
+        assert_close(y, [1, 1, 1, 2, 2], &[13.0, 14.0, 17.0, 16.0], 0.0);
+    }
+
+    #[test]
+    fn average_counts_the_explicit_padding_only_when_asked() {
+        // Case pool_average_ceil: [[1..3], [4..6], [7..9]], one padded row on top; ceil mode
+        // adds windows past the end that count neither way.
+        let x = floats(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], [1, 1, 3, 3]);
+        let w = window(&[2, 2], &[2, 2], &[1, 1], &[(1, 0), (0, 0)], true);
+        let y = pool(x.clone(), PoolReduce::Average { count_include_pad: false }, w);
+        assert_close(y, [1, 1, 2, 2], &[1.5, 3.0, 6.0, 7.5], 0.0);
+        let y = pool(x, PoolReduce::Average { count_include_pad: true }, w);
+        assert_close(y, [1, 1, 2, 2], &[0.75, 1.5, 6.0, 7.5], 0.0);
+    }
+
+    #[test]
+    fn average_with_dilation() {
+        // Case pool_average_dilated: 1..16 as [4, 4], kernel 2×2 dilated by 2 along the rows.
+        let values: Vec<f32> = (1..=16).map(|v| v as f32).collect();
+        let w = window(&[2, 2], &[1, 1], &[2, 1], &[(1, 0), (0, 1)], false);
+        let y = pool(floats(&values, [1, 1, 4, 4]), PoolReduce::Average { count_include_pad: false }, w);
+        let expected = [5.5, 6.5, 7.5, 8.0, 5.5, 6.5, 7.5, 8.0, 9.5, 10.5, 11.5, 12.0];
+        assert_close(y, [1, 1, 3, 4], &expected, 0.0);
+    }
+
+    #[test]
+    fn lp_norms_of_absolute_values() {
+        // Case pool_lp: sqrt(1 + 4 + 16 + 0), sqrt(4 + 9 + 36); cbrt(1 + 8 + 27), cbrt(64 + 0 + 216).
+        let values = [1.0, -2.0, 3.0, 4.0, 0.0, -6.0];
+        let y = pool(
+            floats(&values, [1, 1, 2, 3]),
+            PoolReduce::Lp { p: 2 },
+            window(&[2, 2], &[1, 1], &[1, 1], &[(0, 0); 2], false),
+        );
+        assert_close(y, [1, 1, 1, 2], &[4.582_576, 7.0], 1e-6);
+        let y = pool(floats(&values, [1, 1, 6]), PoolReduce::Lp { p: 3 }, window(&[3], &[3], &[1], &[(0, 0)], false));
+        assert_close(y, [1, 1, 2], &[3.301_927_3, 6.542_133], 1e-6);
+    }
+
+    #[test]
+    fn ceil_mode_adds_a_window_past_the_end_unless_it_would_start_in_the_end_padding() {
+        // Size 5, kernel 2, stride 2: floor mode 2 windows, ceil mode a third reading past the end.
+        assert_eq!(window(&[2], &[2], &[1], &[(0, 0)], false).output(0, 5), 2);
+        assert_eq!(window(&[2], &[2], &[1], &[(0, 0)], true).output(0, 5), 3);
+        // Size 4, kernel 1, stride 2, end pad 1: a third window would start at index 4, in the
+        // padding only.
+        assert_eq!(window(&[1], &[2], &[1], &[(0, 1)], true).output(0, 4), 2);
+    }
+}

@@ -284,3 +284,165 @@ fn direction(
     }
     (Tensor::stack::<3>(outputs, 0), h, c)
 }
+
+/// The recurrences against ONNX Runtime (`scripts/helper_references.py`, the case named in the
+/// test; inputs are its `weights`, here `wave`), the activations against their definitions.
+#[cfg(all(test, feature = "flex"))]
+mod tests {
+    use super::*;
+    use crate::test_util::{assert_close, floats, ints, wave};
+
+    fn options(cell: Cell, directions: &[bool], activations: &[Activation], clip: Option<f64>) -> RecurrentOptions {
+        RecurrentOptions {
+            cell,
+            hidden: 2,
+            directions: directions.to_vec(),
+            activations: activations.to_vec(),
+            clip,
+            batch_first: false,
+        }
+    }
+
+    /// Case rnn_bidirectional_lengths: Y `[seq 3, dirs 2, batch 2, hidden 2]` and Y_h; the
+    /// second batch entry is one step long (zeros after it, its reverse pass starts there).
+    const RNN_Y: [f32; 24] = [
+        0.070_799_99,
+        0.0,
+        0.0625,
+        0.0,
+        0.119_347_57,
+        -0.126_563_49,
+        0.069_487_81,
+        -0.179_339_29, //
+        0.310_356,
+        0.0,
+        0.0,
+        0.0,
+        0.270_635_6,
+        -0.293_712_56,
+        0.0,
+        0.0, //
+        0.367_024_9,
+        0.0,
+        0.0,
+        0.0,
+        0.149_569_39,
+        -0.299_709_14,
+        0.0,
+        0.0,
+    ];
+    const RNN_Y_H: [f32; 8] = [0.367_024_9, 0.0, 0.0625, 0.0, 0.119_347_57, -0.126_563_49, 0.069_487_81, -0.179_339_29];
+
+    fn rnn_case(batch_first: bool) -> (Tensor<4>, Tensor<3>) {
+        let o = RecurrentOptions {
+            batch_first,
+            ..options(Cell::Rnn, &[false, true], &[Activation::Relu, Activation::Tanh], None)
+        };
+        let (x, h0) = (wave([3, 2, 2], 1), wave([2, 2, 2], 5));
+        let (x, h0) = if batch_first { (x.swap_dims(0, 1), h0.swap_dims(0, 1)) } else { (x, h0) };
+        let lengths = Some(ints(&[3, 1], [2]));
+        let (y, y_h, _) = recurrent(
+            x,
+            wave([2, 2, 2], 2),
+            wave([2, 2, 2], 3),
+            Some(wave([2, 4], 4)),
+            lengths,
+            Some(h0),
+            None,
+            None,
+            &o,
+        );
+        (y, y_h)
+    }
+
+    #[test]
+    fn rnn_bidirectional_with_sequence_lengths() {
+        let (y, y_h) = rnn_case(false);
+        assert_close(y, [3, 2, 2, 2], &RNN_Y, 1e-5);
+        assert_close(y_h, [2, 2, 2], &RNN_Y_H, 1e-5);
+    }
+
+    #[test]
+    fn batch_first_moves_the_batch_axis_of_inputs_and_outputs_to_the_front() {
+        // layout = 1: the same case with X and initial_h batch-major; Y `[batch, seq, dirs,
+        // hidden]` and Y_h `[batch, dirs, hidden]`.
+        let (y, y_h) = rnn_case(true);
+        let y_want: Vec<f32> = floats(&RNN_Y, [3, 2, 2, 2]).permute([2, 0, 1, 3]).into_data().iter().collect();
+        let y_h_want: Vec<f32> = floats(&RNN_Y_H, [2, 2, 2]).swap_dims(0, 1).into_data().iter().collect();
+        assert_close(y, [2, 3, 2, 2], &y_want, 1e-5);
+        assert_close(y_h, [2, 2, 2], &y_h_want, 1e-5);
+    }
+
+    #[test]
+    fn gru_with_and_without_linear_before_reset() {
+        // Case gru: Y `[2, 1, 1, 2]` and Y_h of each.
+        let expected: [([f32; 4], bool); 2] = [
+            ([0.070_313_14, -0.012_905_207, 0.212_410_48, -0.178_642_68], false),
+            ([-0.014_529_016, -0.075_382_79, 0.078_195_27, -0.266_628_4], true),
+        ];
+        for (want, linear_before_reset) in expected {
+            let o =
+                options(Cell::Gru { linear_before_reset }, &[false], &[Activation::Sigmoid, Activation::Tanh], None);
+            let (x, w, r, b) = (wave([2, 1, 2], 6), wave([1, 6, 2], 7), wave([1, 6, 2], 8), wave([1, 12], 9));
+            let (y, y_h, _) = recurrent(x, w, r, Some(b), None, None, None, None, &o);
+            assert_close(y, [2, 1, 1, 2], &want, 1e-5);
+            assert_close(y_h, [1, 1, 2], &want[2..], 1e-5);
+        }
+    }
+
+    const LSTM_ACTIVATIONS: [Activation; 3] = [Activation::Sigmoid, Activation::Tanh, Activation::Tanh];
+
+    #[test]
+    fn lstm_reverse_with_peepholes_clip_and_initial_state() {
+        // Case lstm_reverse_peepholes_clip.
+        let o = options(Cell::Lstm { input_forget: false }, &[true], &LSTM_ACTIVATIONS, Some(0.9));
+        let x = wave([2, 1, 2], 10).mul_scalar(4.0);
+        let (w, r, b) = (wave([1, 8, 2], 11), wave([1, 8, 2], 12), wave([1, 16], 13));
+        let (h0, c0, p) = (wave([1, 1, 2], 14), wave([1, 1, 2], 15), wave([1, 6], 16));
+        let (y, y_h, y_c) = recurrent(x, w, r, Some(b), None, Some(h0), Some(c0), Some(p), &o);
+        let expected = [-0.109_192_71, 0.021_206_018, 0.055_677_883, -0.216_027_62];
+        assert_close(y, [2, 1, 1, 2], &expected, 1e-5);
+        assert_close(y_h, [1, 1, 2], &expected[..2], 1e-5);
+        assert_close(y_c, [1, 1, 2], &[-0.397_448_15, 0.040_118_307], 1e-5);
+    }
+
+    #[test]
+    fn lstm_input_forget_couples_the_forget_gate_to_the_input_gate() {
+        // Case lstm_input_forget (no bias: zeros).
+        let o = options(Cell::Lstm { input_forget: true }, &[false], &LSTM_ACTIVATIONS, None);
+        let (y, y_h, y_c) =
+            recurrent(wave([2, 1, 2], 17), wave([1, 8, 2], 18), wave([1, 8, 2], 19), None, None, None, None, None, &o);
+        let expected = [-0.048_164_126, 0.049_967_95, -0.000_487_224_7, -0.019_833_837];
+        assert_close(y, [2, 1, 1, 2], &expected, 1e-5);
+        assert_close(y_h, [1, 1, 2], &expected[2..], 1e-5);
+        assert_close(y_c, [1, 1, 2], &[-0.001_026_738_4, -0.038_686_227], 1e-5);
+    }
+
+    #[test]
+    fn activations_follow_their_onnx_definitions() {
+        // At x = -2, 0.5 and 3, worked out from the definitions in ONNX's RNN documentation.
+        let x = || floats(&[-2.0, 0.5, 3.0], [3]);
+        let cases: [(Activation, [f32; 3]); 11] = [
+            (Activation::Relu, [0.0, 0.5, 3.0]),
+            // clamp(0.2 x + 0.5, 0, 1)
+            (Activation::HardSigmoid(0.2, 0.5), [0.1, 0.6, 1.0]),
+            (Activation::LeakyRelu(0.1), [-0.2, 0.5, 3.0]),
+            // x where x > alpha, else 0 (alpha itself gives 0)
+            (Activation::ThresholdedRelu(0.5), [0.0, 0.0, 3.0]),
+            // 2 tanh(0.5 x)
+            (Activation::ScaledTanh(2.0, 0.5), [-1.523_188_3, 0.489_837_32, 1.810_296_5]),
+            // alpha (e^x - 1) below 0
+            (Activation::Elu(0.5), [-0.432_332_4, 0.5, 3.0]),
+            // x / (1 + |x|)
+            (Activation::Softsign, [-0.666_666_7, 0.333_333_34, 0.75]),
+            // ln(1 + e^x)
+            (Activation::Softplus, [0.126_928_01, 0.974_077, 3.048_587_4]),
+            (Activation::Affine(2.0, -1.0), [-5.0, 0.0, 5.0]),
+            (Activation::Sigmoid, [0.119_202_92, 0.622_459_3, 0.952_574_1]),
+            (Activation::Tanh, [-0.964_027_6, 0.462_117_16, 0.995_054_8]),
+        ];
+        for (activation, want) in cases {
+            assert_close(activation.apply(x()), [3], &want, 1e-6);
+        }
+    }
+}

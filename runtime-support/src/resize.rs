@@ -255,3 +255,100 @@ pub fn resize<const D: usize>(
     }
     y
 }
+
+/// Each case against ONNX's reference evaluator: `scripts/helper_references.py`, the case named
+/// in the test, on the row `[1, 2, 4, 7]` (`[1, 4]`, resized along axis 1).
+#[cfg(all(test, feature = "flex"))]
+mod tests {
+    use super::*;
+    use crate::test_util::{assert_close, floats};
+
+    fn options(mode: ResizeMode, coordinate: CoordinateMode) -> ResizeOptions {
+        ResizeOptions {
+            mode,
+            coordinate,
+            axes: vec![1],
+            policy: AspectPolicy::Stretch,
+            exclude_outside: false,
+            antialias: false,
+            extrapolation_value: 0.0,
+        }
+    }
+
+    fn resize_row(scales: &[f64], sizes: &[i64], o: &ResizeOptions) -> Tensor<2> {
+        resize(floats(&[1.0, 2.0, 4.0, 7.0], [1, 4]), &[], scales, sizes, o)
+    }
+
+    #[test]
+    fn nearest_rounds_in_every_mode_and_coordinate_transformation() {
+        // Case resize_nearest.
+        let nearest = |m, c| options(ResizeMode::Nearest(m), c);
+        let o = nearest(NearestMode::RoundPreferFloor, CoordinateMode::HalfPixel);
+        assert_close(resize_row(&[], &[7], &o), [1, 7], &[1.0, 1.0, 2.0, 2.0, 4.0, 7.0, 7.0], 0.0);
+        let o = nearest(NearestMode::RoundPreferCeil, CoordinateMode::Asymmetric);
+        assert_close(resize_row(&[], &[7], &o), [1, 7], &[1.0, 2.0, 2.0, 4.0, 4.0, 7.0, 7.0], 0.0);
+        let o = nearest(NearestMode::Floor, CoordinateMode::AlignCorners);
+        assert_close(resize_row(&[], &[7], &o), [1, 7], &[1.0, 1.0, 2.0, 2.0, 4.0, 4.0, 7.0], 0.0);
+        let o = nearest(NearestMode::Ceil, CoordinateMode::HalfPixelSymmetric);
+        assert_close(resize_row(&[1.6], &[], &o), [1, 6], &[1.0, 2.0, 4.0, 4.0, 7.0, 7.0], 0.0);
+    }
+
+    #[test]
+    fn linear_interpolates_antialiases_and_extrapolates() {
+        // Case resize_linear; scales over both axes (1 on the first) instead of listed axes.
+        let all_axes = ResizeOptions { axes: vec![], ..options(ResizeMode::Linear, CoordinateMode::HalfPixel) };
+        let expected = [1.0, 1.357_142_8, 1.928_571_5, 3.0, 4.214_286, 5.928_571, 7.0];
+        assert_close(resize_row(&[1.0, 1.75], &[], &all_axes), [1, 7], &expected, 1e-6);
+        let o = options(ResizeMode::Linear, CoordinateMode::PytorchHalfPixel);
+        assert_close(resize_row(&[], &[3], &o), [1, 3], &[1.166_666_6, 3.0, 6.5], 1e-6);
+        let o = ResizeOptions { antialias: true, ..options(ResizeMode::Linear, CoordinateMode::HalfPixel) };
+        assert_close(resize_row(&[], &[3], &o), [1, 3], &[1.272_727_3, 3.0, 6.181_818], 1e-6);
+        let o =
+            ResizeOptions { extrapolation_value: 10.0, ..options(ResizeMode::Linear, CoordinateMode::TfCropAndResize) };
+        let y = resize(floats(&[1.0, 2.0, 4.0, 7.0], [1, 4]), &[0.2, 1.2], &[], &[5], &o);
+        assert_close(y, [1, 5], &[1.6, 2.7, 4.3, 6.55, 10.0], 1e-6);
+    }
+
+    #[test]
+    fn cubic_with_exclude_outside_and_antialias() {
+        // Case resize_cubic (the weights, computed in f64, are applied in f32: 1e-5).
+        let o = options(ResizeMode::Cubic(-0.75), CoordinateMode::HalfPixel);
+        let expected = [0.900_783_7, 1.217_746_5, 1.8504, 2.8125, 4.264_030_5, 6.100_764, 7.297_648_4];
+        assert_close(resize_row(&[], &[7], &o), [1, 7], &expected, 1e-5);
+        let o = ResizeOptions { exclude_outside: true, ..options(ResizeMode::Cubic(-0.5), CoordinateMode::Asymmetric) };
+        let expected = [1.0, 1.352_941_2, 2.0, 2.875, 4.0, 5.705_882_5, 7.0, 7.375];
+        assert_close(resize_row(&[2.0], &[], &o), [1, 8], &expected, 1e-5);
+        let o = ResizeOptions { antialias: true, ..options(ResizeMode::Cubic(-0.75), CoordinateMode::HalfPixel) };
+        assert_close(resize_row(&[], &[3], &o), [1, 3], &[1.072_554, 2.877_103_3, 6.452_546_6], 1e-5);
+    }
+
+    #[test]
+    fn sizes_keep_the_aspect_ratio_by_policy() {
+        // Case resize_aspect_ratio: [2, 4] to sizes [3, 3]; not_larger scales both axes by
+        // 3/4 (to [2, 3]), not_smaller by 3/2 (to [3, 6]).
+        let x = floats(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [2, 4]);
+        let o = ResizeOptions {
+            axes: vec![],
+            policy: AspectPolicy::NotLarger,
+            ..options(ResizeMode::Linear, CoordinateMode::HalfPixel)
+        };
+        let expected = [1.833_333_4, 3.166_666_7, 4.5, 5.166_666_5, 6.5, 7.833_333_5];
+        assert_close(resize(x.clone(), &[], &[], &[3, 3], &o), [2, 3], &expected, 1e-6);
+        let o = ResizeOptions {
+            axes: vec![],
+            policy: AspectPolicy::NotSmaller,
+            ..options(ResizeMode::Nearest(NearestMode::RoundPreferFloor), CoordinateMode::HalfPixel)
+        };
+        let expected = [1.0, 1.0, 2.0, 3.0, 3.0, 4.0, 1.0, 1.0, 2.0, 3.0, 3.0, 4.0, 5.0, 5.0, 6.0, 7.0, 7.0, 8.0];
+        assert_close(resize(x, &[], &[], &[3, 3], &o), [3, 6], &expected, 0.0);
+    }
+
+    #[test]
+    fn neighbours_are_the_nearest_taps_ascending() {
+        // Ties go to the smaller index; taps stay inside 0..limit.
+        assert_eq!(neighbours(2.5, 2, 10), [2, 3]);
+        assert_eq!(neighbours(2.5, 4, 10), [1, 2, 3, 4]);
+        assert_eq!(neighbours(0.2, 4, 10), [0, 1, 2, 3]);
+        assert_eq!(neighbours(9.0, 2, 10), [8, 9]);
+    }
+}

@@ -57,3 +57,37 @@ pub fn rotary_embedding<const C: usize>(
         Tensor::cat(vec![rotated, x.narrow(3, rotary, head_size - rotary)], 3)
     }
 }
+
+/// Against ONNX's reference evaluator (`scripts/helper_references.py`, case rotary; inputs are
+/// its `weights`, here `wave`: the op only multiplies by the caches, so any values do).
+#[cfg(all(test, feature = "flex"))]
+mod tests {
+    use super::*;
+    use crate::test_util::{assert_close, ints, wave};
+
+    fn x() -> Tensor<4> {
+        wave([1, 1, 2, 4], 60)
+    }
+
+    #[test]
+    fn halves_rotate_by_the_cache_of_each_position() {
+        let y = rotary_embedding(x(), wave([1, 2, 2], 61), wave([1, 2, 2], 62), None, None, false);
+        let expected = [0.1719, -0.1129, -0.0741, -0.1976, -0.3038, 0.0939, 0.1201, 0.1203];
+        assert_close(y, [1, 1, 2, 4], &expected, 1e-6);
+    }
+
+    #[test]
+    fn interleaved_pairs_rotate_by_the_cache_rows_of_their_position_ids() {
+        let ids = Some(ints(&[2, 0], [1, 2]));
+        let y = rotary_embedding(x(), wave([3, 2], 63), wave([3, 2], 64), ids, None, true);
+        let expected = [0.177, -0.219, 0.1374, 0.0968, 0.1038, -0.1934, 0.1874, 0.1432];
+        assert_close(y, [1, 1, 2, 4], &expected, 1e-6);
+    }
+
+    #[test]
+    fn features_past_rotary_embedding_dim_pass_through() {
+        let y = rotary_embedding(x(), wave([1, 2, 1], 65), wave([1, 2, 1], 66), None, Some(2), false);
+        let expected = [-0.066, -0.183, 0.27, 0.38, -0.02, 0.277, 0.44, 0.17];
+        assert_close(y, [1, 1, 2, 4], &expected, 1e-6);
+    }
+}

@@ -78,3 +78,60 @@ fn distinct_rows<E: Copy + PartialOrd>(values: &[E], rows: usize, sorted: bool) 
     }
     groups
 }
+
+/// ONNX's documentation examples of Unique, the values from ONNX's reference evaluator
+/// (`scripts/helper_references.py`, case unique).
+#[cfg(all(test, feature = "flex"))]
+mod tests {
+    use super::*;
+    use crate::test_util::{assert_close, floats, int_values, ints};
+
+    /// Y's shape and values, then indices, inverse indices and counts.
+    type Expected<'a, const DY: usize> = ([usize; DY], &'a [f32], [&'a [i64]; 3]);
+
+    fn check<const DY: usize>(got: (Tensor<DY>, Tensor<1, Int>, Tensor<1, Int>, Tensor<1, Int>), want: Expected<DY>) {
+        let (y, indices, inverse, counts) = got;
+        assert_close(y, want.0, want.1, 0.0);
+        for (got, want) in [indices, inverse, counts].into_iter().zip(want.2) {
+            assert_eq!(int_values(got).1, want);
+        }
+    }
+
+    #[test]
+    fn elements_in_order_of_first_occurrence_or_sorted() {
+        let x = || floats(&[2.0, 1.0, 1.0, 3.0, 4.0, 3.0], [6]);
+        check(
+            unique::<1, 1, _>(x(), None, false),
+            ([4], &[2.0, 1.0, 3.0, 4.0], [&[0, 1, 3, 4], &[0, 1, 1, 2, 3, 2], &[1, 2, 2, 1]]),
+        );
+        check(
+            unique::<1, 1, _>(x(), None, true),
+            ([4], &[1.0, 2.0, 3.0, 4.0], [&[1, 0, 3, 4], &[1, 0, 0, 2, 3, 2], &[2, 1, 2, 1]]),
+        );
+    }
+
+    #[test]
+    fn rows_and_inner_slices_along_an_axis() {
+        let (y, indices, inverse, counts) =
+            unique::<2, 2, Int>(ints(&[1, 0, 0, 1, 0, 0, 2, 3, 4], [3, 3]), Some(0), true);
+        assert_eq!(int_values(y), (vec![2, 3], vec![1, 0, 0, 2, 3, 4]));
+        assert_eq!(
+            [int_values(indices).1, int_values(inverse).1, int_values(counts).1],
+            [vec![0, 2], vec![0, 0, 1], vec![2, 1]]
+        );
+        let cube = [1.0, 1.0, 0.0, 1.0, 2.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 2.0, 1.0, 0.0, 1.0];
+        let expected_y = [0.0, 1.0, 1.0, 1.0, 2.0, 1.0, 0.0, 1.0, 1.0, 1.0, 2.0, 1.0];
+        check(
+            unique::<3, 3, _>(floats(&cube, [2, 4, 2]), Some(1), true),
+            ([2, 3, 2], &expected_y, [&[1, 0, 2], &[1, 0, 2, 0], &[2, 1, 1]]),
+        );
+    }
+
+    #[test]
+    fn nan_sorts_last_and_equals_nan() {
+        // numpy's order, which ONNX's reference evaluator (np.unique) follows.
+        let groups = distinct_rows(&[f64::NAN, 1.0, f64::NAN, 0.5], 4, true);
+        assert_eq!(groups, [vec![3], vec![1], vec![0, 2]]);
+        assert_eq!(distinct_rows::<i64>(&[], 0, true), Vec::<Vec<usize>>::new());
+    }
+}

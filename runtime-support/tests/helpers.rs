@@ -1,6 +1,9 @@
-//! The runtime helpers of `burn_onnx::ops` that generated code calls, each on the examples of
-//! the ONNX operator documentation (onnx.ai, `docs/Operators.md` of onnx 1.22) or on values
-//! worked out by hand from the operator's definition, edge cases included.
+//! The runtime helpers of `burn_onnx::ops` defined in `lib.rs` that generated code calls, each
+//! on the examples of the ONNX operator documentation (onnx.ai, `docs/Operators.md` of onnx
+//! 1.22), on values worked out by hand from the operator's definition, edge cases included, or on
+//! a case of `scripts/helper_references.py` (named in the test), whose expected values come from
+//! ONNX's reference evaluator or ONNX Runtime. The helpers of the other files are tested in their
+//! file's `mod tests`.
 
 use burn::tensor::ops::PadMode;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
@@ -201,4 +204,287 @@ fn wrap_int_discards_higher_bits_in_either_storage() {
         );
         assert_eq!(int_values(ops::wrap_int(x(), 32, true)).1, values);
     }
+}
+
+/// `actual` has `dims` and each value within `tolerance` of `expected` (relative beyond 1).
+#[track_caller]
+fn assert_close<const D: usize>(actual: Tensor<D>, dims: [usize; D], expected: &[f32], tolerance: f32) {
+    let (got_dims, values) = float_values(actual);
+    assert_eq!(got_dims, dims, "shape");
+    assert_eq!(values.len(), expected.len(), "{values:?}");
+    for (i, (&x, &want)) in values.iter().zip(expected).enumerate() {
+        assert!((x - want).abs() <= tolerance * want.abs().max(1.0), "element {i}: {x}, expected {want} ({values:?})");
+    }
+}
+
+/// `scripts/helper_references.py`'s `weights`: `sin(1.7 i + seed) / 2` to two decimals.
+fn wave<const D: usize>(shape: [usize; D], seed: u32) -> Tensor<D> {
+    let n = shape.iter().product();
+    let values: Vec<f32> =
+        (0..n).map(|i| ((((i as f64) * 1.7 + f64::from(seed)).sin() * 50.0).round() / 100.0) as f32).collect();
+    floats(&values, shape)
+}
+
+#[test]
+fn ints_tensor_and_lazy_parameters_have_the_given_shape() {
+    assert_eq!(int_values(ops::ints_tensor(&[4, -1, 0], &device())), (vec![3], vec![4, -1, 0]));
+    assert_eq!(burn_onnx::float_param([2, 3], &device()).val().dims(), [2, 3]);
+    assert_eq!(burn_onnx::int_param([4], &device()).val().dims(), [4]);
+    assert_eq!(burn_onnx::bool_param([1, 5], &device()).val().dims(), [1, 5]);
+}
+
+#[test]
+fn one_hot_marks_the_class_and_leaves_out_of_range_indices_off() {
+    // OneHot's definition: negatives count from the end of depth; an index outside
+    // -depth..depth gives a row of "off" values.
+    let hot: Tensor<2, Bool> = ops::one_hot(ints(&[0, -1, 3, 1], [4]), 3, 1);
+    let values: Vec<bool> = hot.clone().into_data().iter::<bool>().collect();
+    let rows = [[true, false, false], [false, false, true], [false, false, false], [false, true, false]];
+    assert_eq!((hot.dims(), values), ([4, 3], rows.concat()));
+    // The class axis first: the transpose.
+    let hot: Tensor<2, Bool> = ops::one_hot(ints(&[2, 0], [2]), 3, 0);
+    assert_eq!(hot.into_data().iter::<bool>().collect::<Vec<_>>(), [false, true, false, false, true, false]);
+}
+
+#[test]
+fn gather_nd_with_and_without_batch_dims() {
+    // scripts/helper_references.py, case gather_nd (ONNX's reference evaluator): data 0..8 as
+    // [2, 2, 2].
+    let data = || ints(&[0, 1, 2, 3, 4, 5, 6, 7], [2, 2, 2]);
+    let y: Tensor<2, Int> = ops::gather_nd::<3, 2, 4, 2, Int>(data(), ints(&[0, 1, -1, 0], [2, 2]), 0);
+    assert_eq!(int_values(y), (vec![2, 2], vec![2, 3, 4, 5]));
+    let y: Tensor<2, Int> = ops::gather_nd::<3, 2, 3, 2, Int>(data(), ints(&[1, 0], [2, 1]), 1);
+    assert_eq!(int_values(y), (vec![2, 2], vec![2, 3, 4, 5]));
+    let y: Tensor<2, Int> = ops::gather_nd::<3, 3, 4, 2, Int>(data(), ints(&[0, -1, 1, 0], [2, 1, 2]), 1);
+    assert_eq!(int_values(y), (vec![2, 1], vec![1, 6]));
+}
+
+#[test]
+fn compress_keeps_the_slices_where_the_condition_holds() {
+    // Compress's documentation: [[1, 2], [3, 4], [5, 6]] with [0, 1, 1] along axis 0 is
+    // [[3, 4], [5, 6]]; with [0, 1] along axis 1 (shorter than the axis) [[2], [4], [6]].
+    let data = floats(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [3, 2]);
+    let condition = |c: &[i64]| ints(c, [c.len()]).equal_elem(1);
+    assert_eq!(
+        float_values(ops::compress(data.clone(), condition(&[0, 1, 1]), 0)),
+        (vec![2, 2], vec![3.0, 4.0, 5.0, 6.0])
+    );
+    assert_eq!(float_values(ops::compress(data, condition(&[0, 1]), 1)), (vec![3, 1], vec![2.0, 4.0, 6.0]));
+}
+
+#[test]
+fn extremes_of_empty_axes_are_the_identity() {
+    let x = floats(&[3.0, -1.0, 2.0, 5.0, 0.0, 4.0], [2, 3]);
+    assert_eq!(float_values(ops::extreme_dim(x.clone(), 1, true, f32::NEG_INFINITY)), (vec![2, 1], vec![3.0, 5.0]));
+    assert_eq!(float_values(ops::extreme_dim(x.clone(), 0, false, f32::INFINITY)), (vec![1, 3], vec![3.0, -1.0, 2.0]));
+    assert_eq!(float_values(ops::extreme_all(x, true, f32::NEG_INFINITY)), (vec![1], vec![5.0]));
+    // ReduceMax over an empty axis is -inf; ReduceMin of int64 over nothing int64's maximum,
+    // held in 64 bits even where the tensor's integers are 32.
+    let empty = Tensor::<2>::empty([2, 0], &device());
+    assert_eq!(
+        float_values(ops::extreme_dim(empty, 1, true, f32::NEG_INFINITY)),
+        (vec![2, 1], vec![f32::NEG_INFINITY; 2])
+    );
+    let empty = Tensor::<2, Int>::empty([0, 3], &device()).cast(burn::tensor::IntDType::I32);
+    assert_eq!(int_values(ops::extreme_all(empty, false, i64::MAX)), (vec![1], vec![i64::MAX]));
+}
+
+#[test]
+fn gather_and_scatter_elements_address_only_the_corner_indices_cover() {
+    // scripts/helper_references.py, case gather_scatter_elements (ONNX Runtime): data 1..9 as
+    // [3, 3], indices narrower than the data on the other axis.
+    let data = || floats(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], [3, 3]);
+    let y = ops::gather_elements(data(), 0, ints(&[2, 0, 2, 1], [2, 2]));
+    assert_eq!(float_values(y), (vec![2, 2], vec![7.0, 2.0, 7.0, 5.0]));
+    let y = ops::gather_elements(data(), 1, ints(&[0, 2, 2], [1, 3]));
+    assert_eq!(float_values(y), (vec![1, 3], vec![1.0, 3.0, 3.0]));
+    use burn::tensor::ops::IndexingUpdateOp;
+    let updates = || floats(&[10.0, 20.0, 30.0, 40.0], [2, 2]);
+    let y = ops::scatter_elements(data(), 0, ints(&[2, 0, 0, 1], [2, 2]), updates(), IndexingUpdateOp::Assign);
+    assert_eq!(float_values(y).1, [30.0, 20.0, 3.0, 4.0, 40.0, 6.0, 10.0, 8.0, 9.0]);
+    let y =
+        ops::scatter_elements(data(), 1, ints(&[1, 1], [1, 2]), floats(&[10.0, 20.0], [1, 2]), IndexingUpdateOp::Add);
+    assert_eq!(float_values(y).1, [1.0, 32.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    let y = ops::scatter_elements(data(), 0, ints(&[2, 0, 2, 1], [2, 2]), updates(), IndexingUpdateOp::Max);
+    assert_eq!(float_values(y).1, [1.0, 20.0, 3.0, 4.0, 40.0, 6.0, 30.0, 8.0, 9.0]);
+}
+
+#[test]
+fn col2im_sums_blocks_into_the_padded_image_then_crops() {
+    // scripts/helper_references.py, case col2im (ONNX's reference evaluator).
+    let window = ops::Col2ImWindow { strides: &[1, 2], dilations: &[1, 1], pads: &[0, 1, 0, 0] };
+    let columns = floats(&(1..=12).map(|v| v as f32).collect::<Vec<_>>(), [1, 2, 6]);
+    let y: Tensor<4> = ops::col2im(columns, &[3, 4], &[1, 2], window);
+    let expected = [7.0, 2.0, 8.0, 0.0, 9.0, 4.0, 10.0, 0.0, 11.0, 6.0, 12.0, 0.0];
+    assert_eq!(float_values(y), (vec![1, 1, 3, 4], expected.to_vec()));
+    let window = ops::Col2ImWindow { strides: &[1, 1], dilations: &[1, 2], pads: &[0, 0, 0, 0] };
+    let columns = floats(&(1..=8).map(|v| v as f32).collect::<Vec<_>>(), [1, 8, 1]);
+    let y: Tensor<4> = ops::col2im(columns, &[2, 3], &[2, 2], window);
+    let expected = [1.0, 0.0, 2.0, 3.0, 0.0, 4.0, 5.0, 0.0, 6.0, 7.0, 0.0, 8.0];
+    assert_eq!(float_values(y), (vec![1, 2, 2, 3], expected.to_vec()));
+}
+
+#[test]
+fn center_crop_pad_crops_and_pads_about_the_centre() {
+    // scripts/helper_references.py, case center_crop_pad (ONNX's reference evaluator): 1..15
+    // as [5, 3] to [2, 6] (crop 3 rows: 1 before, 2 after; pad 3 columns: 1 before, 2 after),
+    // and its rows alone to 4.
+    let x = || floats(&(1..=15).map(|v| v as f32).collect::<Vec<_>>(), [5, 3]);
+    let expected = [0.0, 4.0, 5.0, 6.0, 0.0, 0.0, 0.0, 7.0, 8.0, 9.0, 0.0, 0.0];
+    assert_eq!(float_values(ops::center_crop_pad(x(), &[2, 6], &[0, 1])), (vec![2, 6], expected.to_vec()));
+    let (dims, values) = float_values(ops::center_crop_pad(x(), &[4], &[0]));
+    assert_eq!((dims, values), (vec![4, 3], (1..=12).map(|v| v as f32).collect::<Vec<_>>()));
+}
+
+#[test]
+fn attention_without_options_returns_the_caches_and_raw_scores() {
+    // scripts/helper_references.py, case attention_plain (ONNX's reference evaluator).
+    let (q, k, v) = (wave([1, 1, 2, 2], 20), wave([1, 1, 3, 2], 21), wave([1, 1, 3, 2], 22));
+    let options = ops::AttentionOptions { scale: None, causal: false, softcap: 0.0, qk_output_mode: 0 };
+    let (y, key, value, qk) = ops::attention(q, k.clone(), v.clone(), None, None, None, None, options);
+    assert_close(y, [1, 1, 2, 2], &[-0.044_105_906, -0.174_368_22, -0.030_034_551, -0.100_724_22], 1e-5);
+    assert_close(key, [1, 1, 3, 2], &float_values(k).1, 0.0);
+    assert_close(value, [1, 1, 3, 2], &float_values(v).1, 0.0);
+    let expected_qk = [0.103_944_7, -0.066_750_88, 0.028_284_274, -0.140_855_67, 0.108_540_9, -0.073_044_136];
+    assert_close(qk, [1, 1, 2, 3], &expected_qk, 1e-5);
+}
+
+#[test]
+fn attention_shares_key_heads_and_hides_future_keys_after_the_past() {
+    // Case attention_grouped_causal_past: two query heads on one key/value head, a cached
+    // past step, is_causal.
+    let (q, k, v) = (wave([1, 2, 2, 2], 30), wave([1, 1, 2, 2], 31), wave([1, 1, 2, 2], 32));
+    let (past_key, past_value) = (wave([1, 1, 1, 2], 33), wave([1, 1, 1, 2], 34));
+    let options = ops::AttentionOptions { scale: None, causal: true, softcap: 0.0, qk_output_mode: 0 };
+    let (y, key, value, _) = ops::attention(q, k, v, None, Some(past_key), Some(past_value), None, options);
+    let expected =
+        [0.271_474_1, 0.026_175_38, 0.042_132_523, -0.165_482_6, 0.271_65, 0.033_475_537, 0.027_592_666, -0.168_373_26];
+    assert_close(y, [1, 2, 2, 2], &expected, 1e-5);
+    assert_close(key, [1, 1, 3, 2], &[0.5, -0.07, -0.2, 0.48, 0.08, -0.5], 0.0);
+    assert_close(value, [1, 1, 3, 2], &[0.26, -0.45, 0.28, 0.38, -0.37, -0.28], 0.0);
+}
+
+#[test]
+fn attention_masks_softcap_and_each_qk_output() {
+    // Case attention_masks_softcap: two batches of one head, three keys.
+    let qkv = || (wave([2, 1, 2, 2], 40), wave([2, 1, 3, 2], 41), wave([2, 1, 3, 2], 42));
+    let plain = || ops::AttentionOptions { scale: None, causal: false, softcap: 0.0, qk_output_mode: 0 };
+    // A boolean mask narrower than the keys: the third key is masked.
+    let keep: Tensor<4, Bool> = ints(&[1, 0, 1, 1], [1, 1, 2, 2]).equal_elem(1);
+    let (q, k, v) = qkv();
+    let (y, ..) = ops::attention(q, k, v, Some(ops::AttentionMask::Keep(keep)), None, None, None, plain());
+    let expected = [-0.46, -0.14, 0.070_815_41, -0.056_187_04, 0.47, -0.24, 0.053_964_153, 0.034_205_448];
+    assert_close(y, [2, 1, 2, 2], &expected, 1e-5);
+    // A float mask added after a softcap of 1.5 with scale 0.8; each QK output mode.
+    let expected: [[f32; 12]; 3] = [
+        [
+            0.121_970_1,
+            -0.071_465_835,
+            0.014_639_519,
+            -0.154_965_12,
+            0.111_394_53,
+            -0.059_009_52,
+            -0.042_868_316,
+            -0.011_839_757,
+            0.063_961_19,
+            0.086_304_57,
+            -0.036_952_52,
+            -0.011_999_745,
+        ],
+        [
+            0.621_970_1,
+            -1.071_465_8,
+            0.014_639_519,
+            0.345_034_9,
+            -0.888_605_5,
+            -0.059_009_52,
+            0.457_131_68,
+            -1.011_839_7,
+            0.063_961_19,
+            0.586_304_5,
+            -1.036_952_5,
+            -0.011_999_745,
+        ],
+        [
+            0.578_472_7,
+            0.106_373_4,
+            0.315_153_84,
+            0.510_504_96,
+            0.148_674_58,
+            0.340_820_5,
+            0.524_913_5,
+            0.120_815_19,
+            0.354_271_3,
+            0.572_410_5,
+            0.112_910_93,
+            0.314_678_67,
+        ],
+    ];
+    for (mode, want) in (1..=3).zip(expected) {
+        let (q, k, v) = qkv();
+        let mask = ops::AttentionMask::Add(floats(&[0.5, -1.0, 0.0], [1, 1, 1, 3]));
+        let options = ops::AttentionOptions { scale: Some(0.8), causal: false, softcap: 1.5, qk_output_mode: mode };
+        let (.., qk) = ops::attention(q, k, v, Some(mask), None, None, None, options);
+        assert_close(qk, [2, 1, 2, 3], &want, 1e-5);
+    }
+    // nonpad_kv_seqlen: the first batch sees two keys, the second all three (ONNX Runtime).
+    let (q, k, v) = qkv();
+    let (y, ..) = ops::attention(q, k, v, None, None, None, Some(ints(&[2, 3], [2])), plain());
+    let expected = [
+        -0.025_575_431,
+        -0.071_406_65,
+        0.070_815_41,
+        -0.056_187_045,
+        0.128_018_47,
+        -0.112_621_26,
+        0.140_647_65,
+        -0.113_790_09,
+    ];
+    assert_close(y, [2, 1, 2, 2], &expected, 1e-5);
+}
+
+#[test]
+fn scaled_dot_product_attention_through_the_kernel_or_the_separate_ops() {
+    // Case scaled_dot_product_attention: ONNX's MatMul, Mul, Add, Softmax and MatMul on q
+    // [2, 1, 2, 2], kᵀ [1, 1, 2, 3], v [1, 1, 3, 2] (broadcast over the batch: the separate
+    // ops), then the same with kᵀ and v repeated per batch (the kernel).
+    let expected = [
+        0.305_444_96,
+        -0.211_478_43,
+        0.334_945_6,
+        -0.215_273_02,
+        0.301_678_4,
+        -0.202_425_44,
+        0.335_122_14,
+        -0.222_975_92,
+    ];
+    let (q, key_t, v) = (wave([2, 1, 2, 2], 50), wave([1, 1, 2, 3], 51), wave([1, 1, 3, 2], 52));
+    let mask = || Some(floats(&[0.0, -1.0, 0.5], [1, 1, 1, 3]));
+    let y = ops::scaled_dot_product_attention(q.clone(), key_t.clone(), v.clone(), mask(), 0.6);
+    assert_close(y, [2, 1, 2, 2], &expected, 1e-5);
+    let (key_t, v) = (key_t.repeat_dim(0, 2), v.repeat_dim(0, 2));
+    let y = ops::scaled_dot_product_attention(q, key_t, v, mask(), 0.6);
+    assert_close(y, [2, 1, 2, 2], &expected, 1e-5);
+}
+
+#[test]
+fn hooks_fit_by_rank_and_kind_and_read_attributes_by_name_and_type() {
+    use burn_onnx::hook::{fits, AttributeValue, HookSignature, NodeAttributes, TensorKind};
+    let signature = HookSignature { inputs: &[(4, TensorKind::Float)], outputs: &[(4, TensorKind::Float)] };
+    assert!(fits(&signature, &[(4, TensorKind::Float)], &[(4, TensorKind::Float)]));
+    assert!(!fits(&signature, &[(4, TensorKind::Int)], &[(4, TensorKind::Float)]));
+    assert!(!fits(&signature, &[(4, TensorKind::Float)], &[(2, TensorKind::Float)]));
+    assert!(!fits(&signature, &[], &[(4, TensorKind::Float)]));
+    let attributes = NodeAttributes(&[
+        ("k", AttributeValue::Int(3)),
+        ("alpha", AttributeValue::Float(0.5)),
+        ("pads", AttributeValue::Ints(&[1, 2])),
+        ("scales", AttributeValue::Floats(&[2.0])),
+        ("mode", AttributeValue::String("edge")),
+    ]);
+    assert_eq!((attributes.int("k"), attributes.float("alpha")), (Some(3), Some(0.5)));
+    assert_eq!((attributes.ints("pads"), attributes.floats("scales")), (Some(&[1i64, 2][..]), Some(&[2.0][..])));
+    assert_eq!((attributes.string("mode"), attributes.get("missing")), (Some("edge"), None));
+    // The wrong type is None, not a conversion.
+    assert_eq!((attributes.float("k"), attributes.int("alpha"), attributes.string("pads")), (None, None, None));
 }

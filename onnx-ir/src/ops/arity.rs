@@ -12,13 +12,19 @@ use table::ARITY;
 /// One schema version's counts, as `onnx.defs` declares them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Arity {
+    /// The op type.
     pub op: &'static str,
+    /// The opset version that introduced this schema version.
     pub since: i64,
+    /// The fewest inputs a node may have (`min_input`).
     pub min_inputs: usize,
+    /// The most inputs a node may have (`max_input`: 2^31 - 1 when the last one is variadic).
     pub max_inputs: usize,
     /// Bit `i` set when formal input `i` is optional (may be omitted or named `""`).
     pub optional_inputs: u64,
+    /// The fewest outputs a node may have (`min_output`).
     pub min_outputs: usize,
+    /// The most outputs a node may have (`max_output`: 2^31 - 1 when the last one is variadic).
     pub max_outputs: usize,
 }
 

@@ -6,12 +6,18 @@ use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
 
+/// Attention (opsets 23, 24): `softmax(Q·Kᵀ·scale + mask)·V` per head.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AttentionConfig {
+    /// `q_num_heads`: needed for 3-D inputs (heads packed in the hidden size).
     pub q_heads: Option<usize>,
+    /// `kv_num_heads`: needed for 3-D inputs; fewer than `q_heads` for grouped-query attention.
     pub kv_heads: Option<usize>,
+    /// `scale` on Q·Kᵀ; `None` for `1 / sqrt(head size)`.
     pub scale: Option<f64>,
+    /// `is_causal` (default 0): query i sees keys up to i plus the past length.
     pub causal: bool,
+    /// `softcap` (default 0, off): scores become `softcap · tanh(scores / softcap)` before the mask.
     pub softcap: f64,
     /// Which intermediate the fourth output holds: 0 QK, 1 after softcap, 2 with the mask also
     /// added, 3 after softmax.

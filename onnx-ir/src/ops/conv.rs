@@ -10,12 +10,18 @@ use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, Kind, TensorType};
 
+/// Conv over N-D inputs `[N, C_in, spatial...]`, weight `[C_out, C_in / groups, kernel...]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConvConfig {
+    /// Kernel, strides, dilations and explicit pads (auto_pad resolved at import).
     pub window: Window,
+    /// `group` (default 1): input and output channels split into this many independent groups.
     pub groups: usize,
+    /// Input channels `C_in`.
     pub in_channels: usize,
+    /// Output channels `C_out`.
     pub out_channels: usize,
+    /// Whether the bias input (input 2, `[C_out]`) is present.
     pub has_bias: bool,
     /// An activation applied to the result, fused in by the `fuse_conv_activation` pass
     /// (`Relu`, `LeakyRelu`, `Sigmoid`, `Silu`, `HardSigmoid` or `HardSwish`); `None` as parsed.
@@ -87,9 +93,13 @@ pub fn infer(c: &ConvConfig, inputs: &[&TensorType]) -> Result<TensorType, Strin
 /// SAME auto-padding. Weight `[in, out / groups, kernel...]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConvTransposeConfig {
+    /// Kernel, strides, dilations and explicit pads (auto_pad and output_shape resolved at import).
     pub window: Window,
+    /// `group` (default 1).
     pub groups: usize,
+    /// `output_padding` per spatial axis: extra elements at the end of each output axis.
     pub output_padding: Vec<usize>,
+    /// Output channels (`group` × the weight's second dim).
     pub out_channels: usize,
 }
 
@@ -181,7 +191,9 @@ pub struct Col2ImConfig {
     pub image_shape: IntsInput,
     /// The block's spatial dims (input 2), known now or read at run time.
     pub block_shape: IntsInput,
+    /// `strides` per spatial axis (default 1).
     pub strides: Vec<usize>,
+    /// `dilations` per spatial axis (default 1).
     pub dilations: Vec<usize>,
     /// All begins, then all ends (ONNX's order).
     pub pads: Vec<usize>,

@@ -11,19 +11,28 @@ use crate::types::TensorType;
 /// An attribute value passed to a hook.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AttrValue {
+    /// An `INT` attribute.
     Int(i64),
+    /// A `FLOAT` attribute, widened to f64.
     Float(f64),
+    /// An `INTS` attribute.
     Ints(Vec<i64>),
+    /// A `FLOATS` attribute, widened to f64.
     Floats(Vec<f64>),
+    /// A `STRING` attribute (UTF-8).
     String(String),
 }
 
+/// A node computed by a user hook rather than a built-in op.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CustomOp {
+    /// The node's domain (`""` for the default domain).
     pub domain: String,
+    /// The node's op type.
     pub op_type: String,
     /// Sorted by name, for deterministic output.
     pub attributes: Vec<(String, AttrValue)>,
+    /// The output types (see the module's documentation for where they come from).
     pub outputs: Vec<TensorType>,
 }
 

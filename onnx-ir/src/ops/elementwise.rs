@@ -7,31 +7,52 @@ use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
 
+/// An elementwise op of two tensors (numpy broadcasting), named after its ONNX op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinaryOp {
+    /// `A + B`.
     Add,
+    /// `A - B`.
     Sub,
+    /// `A * B`.
     Mul,
+    /// `A / B`.
     Div,
+    /// `A ^ B`.
     Pow,
     /// `fmod = 1`: the sign follows the dividend (C fmod); otherwise the divisor (Python %).
     Mod {
+        /// Whether ONNX's `fmod` attribute is 1 (default 0).
         fmod: bool,
     },
+    /// `A == B`, a bool tensor.
     Equal,
+    /// `A < B`, a bool tensor.
     Less,
+    /// `A <= B`, a bool tensor (opset 12).
     LessOrEqual,
+    /// `A > B`, a bool tensor.
     Greater,
+    /// `A >= B`, a bool tensor (opset 12).
     GreaterOrEqual,
+    /// Logical and of bool tensors.
     And,
+    /// Logical or of bool tensors.
     Or,
+    /// Logical exclusive or of bool tensors.
     Xor,
+    /// `A << B` or `A >> B` on unsigned integers (opset 11).
     BitShift {
+        /// Whether `direction` is `"LEFT"` (it is required).
         left: bool,
     },
+    /// Bitwise and of integers (opset 18).
     BitwiseAnd,
+    /// Bitwise or of integers (opset 18).
     BitwiseOr,
+    /// Bitwise exclusive or of integers (opset 18).
     BitwiseXor,
+    /// `x` where `x >= 0`, else `slope * x` (`B` is the slope, broadcast to `A`).
     PRelu,
 }
 
@@ -44,6 +65,7 @@ spelled_enum! {
 }
 
 impl BinaryOp {
+    /// The op of a binary node from its op type (and Mod's `fmod`, BitShift's `direction`).
     pub fn from_op_type(ctx: &NodeCtx) -> Result<Self> {
         Ok(match ctx.op_type {
             "Add" => Self::Add,
@@ -88,8 +110,10 @@ impl BinaryOp {
     }
 }
 
+/// A binary op and how its operands line up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BinaryConfig {
+    /// The operation.
     pub op: BinaryOp,
     /// Pre-opset-7 `broadcast=1` with an `axis` that differs from numpy's suffix alignment:
     /// the right operand's dims line up with the left operand's starting at this axis.
@@ -161,75 +185,130 @@ pub fn infer_binary(c: &BinaryConfig, inputs: &[&TensorType]) -> Result<TensorTy
 /// Elementwise functions of one tensor, with their attributes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum UnaryOp {
+    /// `max(0, x)`.
     Relu,
+    /// `1 / (1 + e^-x)`.
     Sigmoid,
     /// `x * sigmoid(x)`: Swish (opset 24) with `alpha` 1, and made by the `fuse_silu` pass from
     /// Sigmoid + Mul.
     Silu,
     /// `x * sigmoid(alpha * x)`, Swish with another `alpha`.
     Swish {
+        /// ONNX's `alpha` (default 1.0).
         alpha: f64,
     },
+    /// `tanh(x)`.
     Tanh,
+    /// `x` where `x >= 0`, else `alpha * x`.
     LeakyRelu {
+        /// ONNX's `alpha` (default 0.01).
         alpha: f64,
     },
+    /// `|x|`.
     Abs,
+    /// `-x`.
     Neg,
+    /// `e^x`.
     Exp,
+    /// Natural logarithm.
     Log,
+    /// Square root.
     Sqrt,
+    /// `1 / x`.
     Reciprocal,
+    /// Rounds toward +inf.
     Ceil,
+    /// Rounds toward -inf.
     Floor,
+    /// Rounds to the nearest integer, halves to even.
     Round,
+    /// Sine (radians).
     Sin,
+    /// Cosine (radians).
     Cos,
+    /// Tangent (radians).
     Tan,
+    /// Arcsine (opset 7).
     Asin,
+    /// Arccosine (opset 7).
     Acos,
+    /// Arctangent (opset 7).
     Atan,
+    /// Hyperbolic sine (opset 9).
     Sinh,
+    /// Hyperbolic cosine (opset 9).
     Cosh,
+    /// Inverse hyperbolic sine (opset 9).
     Asinh,
+    /// Inverse hyperbolic cosine (opset 9).
     Acosh,
+    /// Inverse hyperbolic tangent (opset 9).
     Atanh,
+    /// The error function (opset 9).
     Erf,
+    /// -1, 0 or 1 by the sign of `x` (opset 9).
     Sign,
+    /// `ln(1 + e^x)`.
     Softplus,
+    /// `x / (1 + |x|)`.
     Softsign,
+    /// `x` where `x > 0`, else `alpha * (e^x - 1)`.
     Elu {
+        /// ONNX's `alpha` (default 1.0).
         alpha: f64,
     },
+    /// `gamma * x` where `x > 0`, else `gamma * alpha * (e^x - 1)`.
     Selu {
+        /// ONNX's `alpha` (default 1.67326).
         alpha: f64,
+        /// ONNX's `gamma` (default 1.0507).
         gamma: f64,
     },
+    /// `max(0, x) + min(0, alpha * (e^(x / alpha) - 1))` (opset 12).
     Celu {
+        /// ONNX's `alpha` (default 1.0).
         alpha: f64,
     },
+    /// `clamp(alpha * x + beta, 0, 1)`.
     HardSigmoid {
+        /// ONNX's `alpha` (default 0.2).
         alpha: f64,
+        /// ONNX's `beta` (default 0.5).
         beta: f64,
     },
+    /// `x * clamp(x / 6 + 1/2, 0, 1)` (opset 14).
     HardSwish,
+    /// `x * tanh(ln(1 + e^x))` (opset 18).
     Mish,
+    /// `x * Φ(x)`, Φ the standard normal CDF (opset 20).
     Gelu {
+        /// Whether `approximate` is `"tanh"` (the tanh approximation of Φ) rather than `"none"`.
         tanh: bool,
     },
+    /// `x` where `x > alpha`, else 0 (opset 10).
     ThresholdedRelu {
+        /// ONNX's `alpha` (default 1.0).
         alpha: f64,
     },
+    /// `x - bias` where `x > lambd`, `x + bias` where `x < -lambd`, else 0 (opset 9).
     Shrink {
+        /// ONNX's `bias` (default 0).
         bias: f64,
+        /// ONNX's `lambd` (default 0.5).
         lambd: f64,
     },
+    /// Whether each element is NaN, a bool tensor (opset 9).
     IsNaN,
+    /// Whether each element is an infinity of a detected sign, a bool tensor (opset 10).
     IsInf {
+        /// ONNX's `detect_positive` (default 1).
         positive: bool,
+        /// ONNX's `detect_negative` (default 1).
         negative: bool,
     },
+    /// Logical not of a bool tensor.
     Not,
+    /// Bitwise not of integers (opset 18).
     BitwiseNot,
 }
 
@@ -332,9 +411,13 @@ pub fn infer_unary(op: UnaryOp, inputs: &[&TensorType]) -> TensorType {
 /// Max, Min, Sum and Mean over any number of inputs, with numpy broadcasting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VariadicOp {
+    /// Elementwise maximum.
     Max,
+    /// Elementwise minimum.
     Min,
+    /// Elementwise sum.
     Sum,
+    /// Elementwise mean.
     Mean,
 }
 
@@ -429,14 +512,20 @@ pub fn parse_bitcast(ctx: &NodeCtx) -> Result<Parsed> {
 /// A Clip bound: absent, known now, or read from the input tensor at run time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Bound {
+    /// No bound on this side.
     None,
+    /// A bound known at import time.
     Static(f64),
+    /// A bound read from the node's input at run time.
     Runtime,
 }
 
+/// ONNX `Clip`: bounds from attributes before opset 11, from inputs since.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClipConfig {
+    /// The lower bound.
     pub min: Bound,
+    /// The upper bound.
     pub max: Bound,
 }
 

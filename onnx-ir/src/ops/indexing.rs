@@ -136,9 +136,13 @@ pub fn infer_gather(axis: usize, data: &TensorType, indices: &TensorType) -> Ten
 /// Slice bounds per listed axis; `axes` default to `0..len`, `steps` to 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SliceConfig {
+    /// Start index per listed axis (negative counts from the end; clamped to the axis).
     pub starts: IntsInput,
+    /// End index (exclusive) per listed axis, same rules.
     pub ends: IntsInput,
+    /// The sliced axes (negative from the end); `None` for `0..starts.len()`.
     pub axes: Option<IntsInput>,
+    /// The step per listed axis (not 0; negative walks backwards); `None` for all 1.
     pub steps: Option<IntsInput>,
 }
 
@@ -232,13 +236,16 @@ pub fn slice_len(start: i64, end: i64, step: i64, dim: i64) -> usize {
 /// How Split divides its axis.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SplitSizes {
+    /// Sizes known at import (the `split` attribute, or a constant input from opset 13).
     Static(Vec<usize>),
     /// Sizes read at run time, for `count` outputs.
     Runtime {
+        /// The number of outputs.
         count: usize,
     },
     /// `count` parts as equal as possible (the last one smaller).
     Equal {
+        /// The number of outputs.
         count: usize,
     },
 }
@@ -435,16 +442,22 @@ pub fn infer_one_hot(axis: usize, depth: Option<usize>, indices: &TensorType, va
 /// reflect and edge.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PadConfig {
+    /// `[begins..., ends...]` per padded axis (negative crops): an attribute before opset 11, input 1 since.
     pub pads: IntsInput,
+    /// The padded axes (opset 18, negative from the end); `None` for all.
     pub axes: Option<IntsInput>,
+    /// `mode` and, for constant, its value.
     pub mode: PadMode,
 }
 
+/// Pad's `mode` (default constant).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PadMode {
     /// The value, when it is an attribute or a constant input (else read at run time).
     Constant(Option<f64>),
+    /// Mirrors the input without repeating its edge.
     Reflect,
+    /// Repeats the edge element.
     Edge,
 }
 

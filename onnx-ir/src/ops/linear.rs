@@ -6,11 +6,16 @@ use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
 
+/// Gemm: `alpha · A' · B' + beta · C`, A' and B' transposed as asked.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GemmConfig {
+    /// `alpha` (default 1.0).
     pub alpha: f64,
+    /// `beta` (default 1.0).
     pub beta: f64,
+    /// `transA` (default 0).
     pub trans_a: bool,
+    /// `transB` (default 0).
     pub trans_b: bool,
 }
 

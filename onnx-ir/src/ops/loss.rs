@@ -15,9 +15,12 @@ spelled_enum! {
     }
 }
 
+/// NegativeLogLikelihoodLoss or SoftmaxCrossEntropyLoss.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LossConfig {
+    /// `reduction` (default mean).
     pub reduction: Reduction,
+    /// `ignore_index`: targets of this class contribute 0 and are left out of the mean's weight.
     pub ignore_index: Option<i64>,
     /// SoftmaxCrossEntropyLoss: the input is scores, normalised with log-softmax first.
     pub softmax: bool,

@@ -84,12 +84,17 @@ pub struct Node {
 /// code generation sees one meaning per variant.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
+    /// An elementwise op of two tensors (Add, Less, And, PRelu, ...).
     Binary(BinaryConfig),
+    /// An elementwise function of one tensor (Relu, Exp, Gelu, ...).
     Unary(UnaryOp),
+    /// Max, Min, Sum or Mean of any number of tensors.
     Variadic(VariadicOp),
     /// `Where(condition, x, y)`.
     Where,
+    /// `Cast` to another element type.
     Cast {
+        /// The target type (`to`).
         to: DType,
         /// For a float8 target: an out-of-range value becomes the largest value of its sign
         /// (else infinity or NaN, per type).
@@ -97,68 +102,111 @@ pub enum Op {
     },
     /// The input's bits read as `to`, a type of the same width.
     BitCast {
+        /// The target type (`to`).
         to: DType,
     },
+    /// A Reduce* op.
     Reduce(ReduceConfig),
     /// Run-time `Shape` of dims `start..end` (static shapes are folded at import).
     Shape {
+        /// The first dim (`start`, default 0), clamped to the rank.
         start: usize,
+        /// One past the last dim (`end`, default the rank), clamped.
         end: usize,
     },
+    /// Run-time `Size`: the element count, an int64 scalar (static shapes are folded at import).
     Size,
+    /// `ConstantOfShape`: a tensor of `shape` filled with `value`.
     ConstantOfShape {
+        /// The output shape (input 0).
         shape: IntsInput,
+        /// The fill value (`value`'s one element, default 0).
         value: f64,
+        /// The element type of `value` (default f32).
         dtype: DType,
     },
+    /// `Range(start, limit, delta)`: `ceil((limit - start) / delta)` elements from `start` by `delta`.
     Range,
+    /// `Expand(input, shape)`: numpy broadcast of the input to `shape`.
     Expand {
+        /// The target shape (input 1).
         shape: IntsInput,
     },
+    /// `Gather(data, indices)`: slices of `data` along `axis` picked by `indices` (negatives from the end).
     Gather {
+        /// `axis` (default 0), normalised.
         axis: usize,
     },
+    /// `Slice(data, starts, ends, axes?, steps?)`; attributes before opset 10.
     Slice(SliceConfig),
+    /// `Split` into several outputs along `axis`.
     Split {
+        /// `axis` (default 0), normalised.
         axis: usize,
+        /// The output sizes along `axis`.
         sizes: SplitSizes,
     },
+    /// `Tile(input, repeats)`: the input repeated `repeats[i]` times along axis `i`.
     Tile {
+        /// Per-axis repeat counts (input 1).
         repeats: IntsInput,
     },
+    /// `Trilu` (opset 14): the upper or lower triangle of the last two dims, the rest zeroed.
     Trilu {
+        /// `upper` (default 1).
         upper: bool,
+        /// The diagonal offset `k` (input 1, default 0): positive above the main diagonal.
         k: IntsInput,
     },
     /// `axis` is `None` when it is only known at run time.
     CumSum {
+        /// The axis (input 1), normalised.
         axis: Option<usize>,
+        /// `exclusive` (default 0): each output excludes its own element.
         exclusive: bool,
+        /// `reverse` (default 0): accumulate from the end.
         reverse: bool,
+        /// CumProd (opset 26) rather than CumSum.
         product: bool,
     },
+    /// `Squeeze` with axes computed at run time.
     SqueezeRuntime {
+        /// The output rank.
         rank: usize,
     },
+    /// `Unsqueeze` with axes computed at run time.
     UnsqueezeRuntime {
+        /// The output rank.
         rank: usize,
     },
+    /// `Hardmax`: 1 at the first maximum along `axis`, 0 elsewhere.
     Hardmax {
+        /// `axis` (default -1 from opset 13, 1 before), normalised.
         axis: usize,
+        /// Before opset 13: over all dims from `axis` on, flattened, instead of `axis` alone.
         coerce_2d: bool,
     },
+    /// `TopK(x, k)`: the `k` largest (or smallest) values along `axis`, sorted, and their int64 indices.
     TopK {
+        /// `axis` (default -1), normalised.
         axis: usize,
+        /// `k` (an attribute before opset 10, input 1 since).
         k: IntsInput,
+        /// `largest` (opset 11, default 1).
         largest: bool,
     },
+    /// `OneHot(indices, depth, values)`: `values[1]` where the new axis's index is the class, else `values[0]`.
     OneHot {
+        /// Where the class axis goes in the output (`axis`, default -1), normalised.
         axis: usize,
+        /// `depth` when known at import; `None` when read at run time.
         depth: Option<usize>,
     },
+    /// `Pad(data, pads, constant_value?, axes?)`.
     Pad(PadConfig),
     /// `Compress(data, condition)` along `axis`, or over the flattened data when `None`.
     Compress {
+        /// `axis`, normalised; `None` to flatten the data first.
         axis: Option<usize>,
     },
     /// The `[rank, count]` coordinates of the non-zero elements.
@@ -166,71 +214,113 @@ pub enum Op {
     /// Outputs: the distinct elements (or slices along `axis`), first-occurrence indices,
     /// inverse indices and counts.
     Unique {
+        /// `axis`, normalised; `None` for the flattened elements.
         axis: Option<usize>,
+        /// `sorted` (default 1): ascending order rather than order of first occurrence.
         sorted: bool,
     },
     /// Listed axes (normalised, in the model's order) centre-cropped or zero-padded to `shape`.
     CenterCropPad {
+        /// The cropped or padded axes (`axes`, default all), normalised.
         axes: Vec<usize>,
+        /// The target size per listed axis (input 1).
         shape: IntsInput,
     },
+    /// QuantizeLinear or DequantizeLinear.
     Quantize(QuantizeConfig),
+    /// MatMulInteger, ConvInteger, QLinearMatMul or QLinearConv.
     QuantizedLinear(QuantizedLinearConfig),
     /// Outputs: quantized uint8 values, scale, zero point.
     DynamicQuantize,
     /// LpNormalization along `axis` with p = 1 or 2.
     LpNorm {
+        /// `axis` (default -1), normalised.
         axis: usize,
+        /// `p` (default 2).
         p: u8,
     },
+    /// ArgMax or ArgMin.
     ArgReduce(ArgReduceConfig),
+    /// `Clip(x, min?, max?)`.
     Clip(ClipConfig),
+    /// `Gemm(A, B, C?)`.
     Gemm(GemmConfig),
     /// `MatMul(a, b)` with numpy semantics. A model's MatMul has two inputs; the one that
     /// `passes::fuse_matmul_bias` makes of a MatMul and an Add has a third, a bias of shape
     /// `[n]` added to every row, and then `b` is a constant `[k, n]` matrix and `a` has rank 2
     /// or more.
     MatMul,
+    /// `Einsum` of any number of inputs.
     Einsum {
+        /// The `equation`, e.g. `"ij,jk->ik"`.
         equation: String,
     },
+    /// `Conv(X, W, B?)`.
     Conv(ConvConfig),
+    /// `ConvTranspose(X, W, B?)`.
     ConvTranspose(ConvTransposeConfig),
+    /// `Col2Im(columns, image_shape, block_shape)` (opset 18).
     Col2Im(Col2ImConfig),
+    /// MaxPool, AveragePool or LpPool.
     Pool(PoolConfig),
+    /// The mean over all spatial dims, kept with size 1.
     GlobalAveragePool,
+    /// The maximum over all spatial dims, kept with size 1.
     GlobalMaxPool,
+    /// InstanceNormalization, GroupNormalization or MeanVarianceNormalization.
     GroupNorm {
+        /// Which normalisation, with its groups or axes.
         kind: GroupNormKind,
+        /// `epsilon` (default 1e-5; MeanVarianceNormalization, which has none, uses 1e-9).
         epsilon: f64,
     },
+    /// `DepthToSpace` or `SpaceToDepth` on `[N, C, H, W]`.
     DepthSpace {
+        /// `blocksize` (required).
         block: usize,
+        /// DepthToSpace rather than SpaceToDepth.
         to_space: bool,
+        /// DepthToSpace's `mode` is CRD (column, row, depth) rather than the default DCR.
         crd: bool,
     },
+    /// `EyeLike`: ones on a diagonal of a 2-D tensor of the input's shape, zeros elsewhere.
     EyeLike {
+        /// `k` (default 0): the diagonal, positive above the main one.
         k: i64,
+        /// The output type (`dtype`, default the input's).
         dtype: DType,
     },
+    /// Softmax or LogSoftmax.
     Softmax(SoftmaxConfig),
+    /// BatchNormalization in inference form.
     BatchNorm(BatchNormConfig),
+    /// LayerNormalization or RMSNormalization.
     LayerNorm(LayerNormConfig),
+    /// LRN (LocalResponseNormalization).
     Lrn(LrnConfig),
+    /// `GatherElements(data, indices)`: `data` indexed along `axis` by `indices`, elementwise.
     GatherElements {
+        /// `axis` (default 0), normalised.
         axis: usize,
     },
     /// GatherND after `batch_dims` shared leading axes.
     GatherNd {
+        /// `batch_dims` (opset 12, default 0).
         batch_dims: usize,
     },
+    /// `ScatterElements` (and Scatter, opsets 9 and 10): `updates` written into `data` along `axis`.
     Scatter {
+        /// `axis` (default 0), normalised.
         axis: usize,
+        /// `reduction` (opset 16, default none): how an update combines with the value it lands on.
         reduction: ScatterReduction,
     },
+    /// `ScatterND(data, indices, updates)`: slices of `updates` written at index tuples.
     ScatterNd {
+        /// `reduction` (opset 16, default none).
         reduction: ScatterReduction,
     },
+    /// NegativeLogLikelihoodLoss or SoftmaxCrossEntropyLoss.
     Loss(LossConfig),
     /// Outputs: Y and, when requested, present key, present value and the QK product.
     Attention(AttentionConfig),
@@ -238,20 +328,24 @@ pub enum Op {
     /// fused at import from the ops exporters write (no ONNX op of its own). Inputs: Q, Kᵀ as
     /// the model computes it, V, and an optional additive mask that broadcasts to the scores.
     ScaledDotProductAttention {
+        /// The factor on `Q·Kᵀ`.
         scale: f64,
     },
     /// `RotaryEmbedding(X, cos_cache, sin_cache, position_ids?)`: X rotated pairwise by the
     /// cached angles of each position; the output has X's type.
     RotaryEmbedding(RotaryConfig),
+    /// Resize or Upsample.
     Resize(ResizeConfig),
     /// `NonMaxSuppression(boxes, scores, max_output_boxes_per_class?, iou_threshold?,
     /// score_threshold?)`; boxes as corners `[y1, x1, y2, x2]`, or `center_point_box` as
     /// `[x_center, y_center, width, height]`.
     NonMaxSuppression {
+        /// `center_point_box` (default 0).
         center_point_box: bool,
     },
     /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
     Recurrent(RecurrentConfig),
+    /// `GridSample(X, grid)` over 4-D inputs (opset 16).
     GridSample(GridSampleConfig),
     /// A node computed by a user hook.
     Custom(CustomOp),
@@ -264,30 +358,40 @@ pub enum Op {
     Loop(Box<LoopConfig>),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten {
+        /// `axis` (default 1), normalised.
         axis: usize,
     },
     /// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
     Reshape {
+        /// The `shape` input's values.
         shape: Vec<i64>,
     },
     /// Reshape to a shape read at run time (same `0`/`-1` rules), of known rank. With
     /// `allowzero` a 0 is an empty dim rather than a copy of the input's.
     ReshapeRuntime {
+        /// The rank of the target shape.
         rank: usize,
+        /// `allowzero` (opset 14, default 0).
         allowzero: bool,
     },
+    /// `Transpose` by `perm`.
     Transpose {
+        /// `perm` (default the reversed axes): output axis `i` is input axis `perm[i]`.
         perm: Vec<usize>,
     },
+    /// `Concat` along `axis`.
     Concat {
+        /// `axis`, normalised.
         axis: usize,
     },
     /// Sorted, normalised axes.
     Squeeze {
+        /// The removed axes (size 1).
         axes: Vec<usize>,
     },
     /// Sorted axes of the output.
     Unsqueeze {
+        /// The inserted axes.
         axes: Vec<usize>,
     },
     /// Identity and inference-mode Dropout.
@@ -297,11 +401,17 @@ pub enum Op {
 /// An integer list that is either a constant or read from a runtime tensor of known length.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IntsInput {
+    /// Known at import.
     Static(Vec<i64>),
-    Runtime { len: usize },
+    /// Read at run time from a tensor of `len` elements.
+    Runtime {
+        /// The number of elements.
+        len: usize,
+    },
 }
 
 impl IntsInput {
+    /// The number of values.
     pub fn len(&self) -> usize {
         match self {
             Self::Static(v) => v.len(),
@@ -309,10 +419,12 @@ impl IntsInput {
         }
     }
 
+    /// Whether there are no values.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// The values when known at import.
     pub fn as_static(&self) -> Option<&[i64]> {
         match self {
             Self::Static(v) => Some(v),
@@ -323,19 +435,26 @@ impl IntsInput {
 
 /// What a family's parser sees of one node.
 pub struct NodeCtx<'a> {
+    /// The node's name.
     pub name: &'a str,
+    /// The node's op type.
     pub op_type: &'a str,
+    /// The opset version of the node's domain in this model.
     pub opset: i64,
+    /// The node's attributes.
     pub attrs: Attributes<'a>,
     /// The node's inputs in ONNX order; `None` for an omitted optional input.
     pub inputs: Vec<Option<&'a Value>>,
+    /// How many outputs the node has.
     pub num_outputs: usize,
 }
 
 /// The two branches of an `If`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IfConfig {
+    /// The branch run when the condition is true.
     pub then_branch: Branch,
+    /// The branch run when the condition is false.
     pub else_branch: Branch,
 }
 
@@ -343,16 +462,20 @@ pub struct IfConfig {
 /// the scan outputs, each the body's per-iteration value stacked along its axis.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScanConfig {
+    /// The body, run once per iteration.
     pub body: Branch,
     /// The body's formal inputs: one per state, then one slice per scan input.
     pub body_inputs: Vec<ValueId>,
+    /// How many loop-carried states lead the inputs and outputs.
     pub num_states: usize,
     /// Per scan input: the axis iterated over (normalised) and whether backwards.
     pub input_axes: Vec<usize>,
+    /// Per scan input: whether it is iterated from its end.
     pub input_reverse: Vec<bool>,
     /// Per scan output: the axis the slices are stacked along (normalised) and whether the
     /// last iteration's slice comes first.
     pub output_axes: Vec<usize>,
+    /// Per scan output: whether it is stacked from the end.
     pub output_reverse: Vec<bool>,
 }
 
@@ -361,6 +484,7 @@ pub struct ScanConfig {
 /// value stacked along a new axis 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopConfig {
+    /// The body, run once per iteration.
     pub body: Branch,
     /// The body's formal inputs: iteration number, condition, then the carried values.
     pub body_inputs: Vec<ValueId>,
@@ -377,6 +501,7 @@ impl Op {
         }
     }
 
+    /// The same subgraphs, mutable (for passes that rewrite their nodes).
     pub fn subgraphs_mut(&mut self) -> Vec<&mut Branch> {
         match self {
             Op::If(c) => vec![&mut c.then_branch, &mut c.else_branch],
@@ -390,7 +515,9 @@ impl Op {
 /// A subgraph's nodes (in execution order) and its outputs, as values of the whole model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Branch {
+    /// The branch's nodes, in execution order.
     pub nodes: Vec<Node>,
+    /// The values the branch yields.
     pub outputs: Vec<ValueId>,
     /// Set when the branch yields types the rest of the graph cannot take (a rank chosen by
     /// a symbolic dim at run time): the branch is then empty and running it is an error
@@ -402,26 +529,33 @@ pub struct Branch {
 /// as Reshape's constant shape, were folded into the config). `folded` holds the output when
 /// it is known at import time, in which case no node is emitted.
 pub struct Parsed {
+    /// The parsed op.
     pub op: Op,
+    /// How many leading ONNX inputs stay node inputs.
     pub data_inputs: usize,
+    /// The output's value when computed at import (then no node is emitted).
     pub folded: Option<TensorData>,
 }
 
 impl Parsed {
+    /// A parsed op whose first `data_inputs` inputs stay node inputs.
     pub fn new(op: Op, data_inputs: usize) -> Self {
         Self { op, data_inputs, folded: None }
     }
 
+    /// An output computed at import: the node becomes this constant.
     pub fn folded(data: TensorData) -> Self {
         Self { op: Op::Identity, data_inputs: 0, folded: Some(data) }
     }
 }
 
 impl<'a> NodeCtx<'a> {
+    /// An import error naming this node, its op type and `message`.
     pub fn error(&self, message: impl Into<String>) -> Error {
         Error::Node { node: self.name.to_string(), op: self.op_type.to_string(), message: message.into() }
     }
 
+    /// Input `index`, an error when it is missing.
     pub fn input(&self, index: usize) -> Result<&'a Value> {
         self.inputs
             .get(index)
@@ -430,6 +564,7 @@ impl<'a> NodeCtx<'a> {
             .ok_or_else(|| self.error(format!("required input {index} is missing")))
     }
 
+    /// The type of input `index`, an error when it is missing.
     pub fn input_type(&self, index: usize) -> Result<&'a TensorType> {
         Ok(&self.input(index)?.ty)
     }

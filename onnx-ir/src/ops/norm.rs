@@ -6,9 +6,12 @@ use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
 
+/// BatchNormalization in inference form: `(x - mean) / sqrt(var + epsilon) * scale + bias` per channel (axis 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BatchNormConfig {
+    /// `epsilon` (default 1e-5).
     pub epsilon: f64,
+    /// The channel count, the length of scale, bias, mean and variance.
     pub channels: usize,
     /// An activation applied to the result, fused in by the `fuse_conv_activation` pass (as
     /// for a Conv); `None` as parsed.
@@ -47,7 +50,9 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
 /// `axis` on, then scale (and shift, for LayerNorm).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LayerNormConfig {
+    /// The first normalised axis (`axis`, default -1), normalised.
     pub axis: usize,
+    /// `epsilon` (default 1e-5), added to the variance.
     pub epsilon: f64,
     /// RMSNormalization: no centring, no bias, no statistics outputs.
     pub rms: bool,
@@ -92,9 +97,20 @@ pub fn parse_lp_norm(ctx: &NodeCtx) -> Result<Parsed> {
 /// from 21) and MeanVarianceNormalization: normalise over groups of dims.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GroupNormKind {
+    /// InstanceNormalization: over each channel's spatial dims, then per-channel scale and bias.
     Instance,
-    Group { groups: usize, per_group_affine: bool },
-    MeanVariance { axes: Vec<usize> },
+    /// GroupNormalization: over each group of channels and their spatial dims.
+    Group {
+        /// `num_groups`, which divides the channels.
+        groups: usize,
+        /// Scale and bias per group (opset 18) rather than per channel (opset 21).
+        per_group_affine: bool,
+    },
+    /// MeanVarianceNormalization: `(x - mean) / sqrt(variance)` over `axes`, no scale or bias.
+    MeanVariance {
+        /// `axes` (default `[0, 2, 3]`), normalised and sorted.
+        axes: Vec<usize>,
+    },
 }
 
 pub fn parse_group_norm(ctx: &NodeCtx) -> Result<Parsed> {
@@ -127,9 +143,13 @@ pub fn parse_group_norm(ctx: &NodeCtx) -> Result<Parsed> {
 /// `size` neighbouring channels.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LrnConfig {
+    /// `size`: the channels in each window (required).
     pub size: usize,
+    /// `alpha` (default 1e-4).
     pub alpha: f64,
+    /// `beta` (default 0.75).
     pub beta: f64,
+    /// `bias` (default 1.0).
     pub bias: f64,
 }
 

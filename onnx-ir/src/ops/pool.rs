@@ -7,22 +7,31 @@ use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, TensorType};
 
+/// The reduction of each pooling window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PoolKind {
+    /// MaxPool: the largest value.
     Max,
+    /// AveragePool: the mean.
     Average {
+        /// `count_include_pad` (opset 7, default 0): explicit padding counts towards the divisor.
         count_include_pad: bool,
     },
     /// `(sum |x|^p)^(1/p)` over each window.
     Lp {
+        /// `p` (default 2).
         p: u32,
     },
 }
 
+/// MaxPool, AveragePool or LpPool over the spatial axes of `[N, C, spatial...]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PoolConfig {
+    /// The reduction.
     pub kind: PoolKind,
+    /// Kernel, strides, dilations and explicit pads (auto_pad resolved at import).
     pub window: Window,
+    /// `ceil_mode` (opset 10, default 0): output sizes round up, adding a last partial window.
     pub ceil_mode: bool,
 }
 

@@ -8,6 +8,7 @@ use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Kind, TensorType};
 
+/// QuantizeLinear or DequantizeLinear with a scalar or per-axis scale and zero point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantizeConfig {
     /// The axis a 1-D scale runs along.
@@ -37,6 +38,7 @@ pub fn int_range(dtype: DType) -> Option<(f64, f64)> {
     })
 }
 
+/// Parses QuantizeLinear and DequantizeLinear into [`Op::Quantize`].
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let quantize = ctx.op_type == "QuantizeLinear";
     if ctx.attrs.int_or("block_size", 0)? != 0 {
@@ -73,6 +75,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Quantize(QuantizeConfig { axis, quantize, quantized_type, saturate }), 3))
 }
 
+/// QuantizeLinear yields the quantized type, DequantizeLinear the scale's type, in the input's shape.
 pub fn infer(c: &QuantizeConfig, inputs: &[&TensorType]) -> TensorType {
     let dtype = if c.quantize { c.quantized_type } else { inputs[1].dtype };
     TensorType::new(dtype, inputs[0].shape.clone())
@@ -87,6 +90,7 @@ pub struct QuantizedLinearConfig {
     pub requantize: Option<DType>,
 }
 
+/// Parses MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv into [`Op::QuantizedLinear`].
 pub fn parse_linear(ctx: &NodeCtx) -> Result<Parsed> {
     let qlinear = ctx.op_type.starts_with("QLinear");
     let conv = if ctx.op_type.contains("Conv") {
@@ -106,6 +110,7 @@ pub fn parse_linear(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::QuantizedLinear(QuantizedLinearConfig { conv, requantize }), ctx.inputs.len()))
 }
 
+/// The product's shape in the requantized type (QLinear*) or int32 (*Integer).
 pub fn infer_linear(c: &QuantizedLinearConfig, inputs: &[&TensorType]) -> Result<TensorType, String> {
     let dtype = c.requantize.unwrap_or(DType::I32);
     let (a, b) = if c.requantize.is_some() { (inputs[0], inputs[3]) } else { (inputs[0], inputs[1]) };
@@ -128,6 +133,7 @@ pub fn infer_linear(c: &QuantizedLinearConfig, inputs: &[&TensorType]) -> Result
     Ok(TensorType::new(dtype, out.shape))
 }
 
+/// Parses DynamicQuantizeLinear (float input) into [`Op::DynamicQuantize`].
 pub fn parse_dynamic(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.input_type(0)?.dtype.kind() != Kind::Float {
         return Err(ctx.error("input must be float"));
@@ -135,6 +141,7 @@ pub fn parse_dynamic(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::DynamicQuantize, 1))
 }
 
+/// Outputs: the uint8 values in X's shape, a scalar f32 scale and a scalar uint8 zero point.
 pub fn infer_dynamic(x: &TensorType) -> Vec<TensorType> {
     vec![
         TensorType::new(DType::U8, x.shape.clone()),

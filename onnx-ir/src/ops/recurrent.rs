@@ -6,11 +6,21 @@ use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{Dim, Kind, TensorType};
 
+/// The recurrent cell, with its cell-specific attribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CellKind {
+    /// RNN: one gate, `h = f(X·Wᵀ + h·Rᵀ + b)`.
     Rnn,
-    Gru { linear_before_reset: bool },
-    Lstm { input_forget: bool },
+    /// GRU: update, reset and hidden gates (ONNX order z, r, h).
+    Gru {
+        /// `linear_before_reset` (default 0): the reset gate multiplies `h·Rᵀ + Rb` rather than `h`.
+        linear_before_reset: bool,
+    },
+    /// LSTM: input, output, forget and cell gates (ONNX order i, o, f, c).
+    Lstm {
+        /// `input_forget` (default 0): the forget gate is `1 - input gate`.
+        input_forget: bool,
+    },
 }
 
 spelled_enum! {
@@ -62,18 +72,24 @@ spelled_enum! {
     }
 }
 
+/// RNN, GRU or LSTM (inputs X, W, R, B, sequence_lens, initial_h, initial_c, P as ONNX orders them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecurrentConfig {
+    /// The cell.
     pub cell: CellKind,
+    /// `hidden_size`.
     pub hidden: usize,
     /// One entry per direction: `true` runs backwards.
     pub reverse: Vec<bool>,
     /// Activations with alpha and beta, as ONNX lists them (per direction).
     pub activations: Vec<(Activation, f64, f64)>,
+    /// `clip`: gate pre-activations clamped to `[-clip, clip]`; none when unset.
     pub clip: Option<f64>,
+    /// `layout` = 1 (opset 14): X, Y and the states batch-major.
     pub batch_first: bool,
 }
 
+/// Parses RNN, GRU and LSTM of any opset into [`Op::Recurrent`].
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let a = &ctx.attrs;
     // Opsets 1 to 3 make Y optional with it; Y is computed whether or not it is used.
@@ -146,6 +162,8 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Recurrent(config), ctx.inputs.len()))
 }
 
+/// Outputs Y `[seq, dirs, batch, hidden]` and Y_h `[dirs, batch, hidden]` (and Y_c for LSTM);
+/// batch first with `layout` 1.
 pub fn infer(c: &RecurrentConfig, x: &TensorType) -> Vec<TensorType> {
     let (seq, batch) =
         if c.batch_first { (x.shape[1].clone(), x.shape[0].clone()) } else { (x.shape[0].clone(), x.shape[1].clone()) };

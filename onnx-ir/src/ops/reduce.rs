@@ -7,35 +7,53 @@ use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
 
+/// The reduction of a Reduce* op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReduceOp {
+    /// ReduceSum.
     Sum,
+    /// ReduceMean.
     Mean,
+    /// ReduceMax.
     Max,
+    /// ReduceMin.
     Min,
+    /// ReduceProd.
     Prod,
+    /// ReduceL1: `Σ |x|`.
     L1,
+    /// ReduceL2: `sqrt(Σ x²)`.
     L2,
+    /// ReduceLogSum: `ln(Σ x)`.
     LogSum,
+    /// ReduceLogSumExp: `ln(Σ e^x)`.
     LogSumExp,
+    /// ReduceSumSquare: `Σ x²`.
     SumSquare,
 }
 
 /// Which axes are reduced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReduceAxes {
+    /// Every axis (no axes given, and `noop_with_empty_axes` 0).
     All,
+    /// Known at import: normalised, sorted, without repeats.
     Static(Vec<usize>),
     /// Read from the second input at run time; `count` of them.
     Runtime {
+        /// How many axes the input holds.
         count: usize,
     },
 }
 
+/// A Reduce* op (axes an attribute before opset 13 for ReduceSum and 18 for the others, an input since).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReduceConfig {
+    /// The reduction.
     pub op: ReduceOp,
+    /// The reduced axes.
     pub axes: ReduceAxes,
+    /// `keepdims` (default 1): reduced axes stay with size 1.
     pub keepdims: bool,
 }
 
@@ -106,11 +124,16 @@ pub fn infer_reduce(c: &ReduceConfig, inputs: &[&TensorType]) -> Result<TensorTy
     Ok(TensorType::new(x.dtype, shape))
 }
 
+/// ArgMax or ArgMin: int64 indices of the extreme along one axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ArgReduceConfig {
+    /// ArgMax rather than ArgMin.
     pub max: bool,
+    /// `axis` (default 0), normalised.
     pub axis: usize,
+    /// `keepdims` (default 1): the axis stays with size 1.
     pub keepdims: bool,
+    /// `select_last_index` (opset 12, default 0): ties give the last index rather than the first.
     pub select_last_index: bool,
 }
 

@@ -10,13 +10,18 @@ use crate::types::{Dim, Kind, TensorType};
 /// A float-list input known now, read at run time (input index), or absent.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FloatsInput {
+    /// The values, known at import.
     Static(Vec<f64>),
+    /// Read at run time from the node's input of this index.
     Runtime(usize),
 }
 
+/// An integer-list input (Resize's `sizes`) known now or read at run time (input index).
 #[derive(Debug, Clone, PartialEq)]
 pub enum IntsOrRuntime {
+    /// The values, known at import.
     Static(Vec<i64>),
+    /// Read at run time from the node's input of this index.
     Runtime(usize),
 }
 
@@ -60,19 +65,32 @@ spelled_enum! {
     }
 }
 
+/// Resize (opsets 10 to 19) and Upsample (7, 9): attributes at their defaults where unset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResizeConfig {
+    /// `mode` (default nearest).
     pub mode: Interpolation,
+    /// `nearest_mode` (default round_prefer_floor; floor before opset 11 and for Upsample).
     pub nearest_mode: NearestMode,
+    /// `coordinate_transformation_mode` (default half_pixel; asymmetric before opset 11 and for Upsample).
     pub coordinate: CoordinateMode,
+    /// The cubic kernel's `a` (default -0.75).
     pub cubic_coeff_a: f64,
+    /// `exclude_outside`: taps outside the input get weight 0 and the rest are renormalised.
     pub exclude_outside: bool,
+    /// `antialias` (opset 18): linear and cubic downscaling widen the kernel by 1 / scale.
     pub antialias: bool,
+    /// The value of outputs that map outside the input under tf_crop_and_resize (default 0).
     pub extrapolation_value: f64,
+    /// `axes` (opset 18): the resized axes, as written (negative from the end); empty for all.
     pub axes: Vec<i64>,
+    /// `keep_aspect_ratio_policy` (opset 18) applied to `sizes`.
     pub policy: AspectPolicy,
+    /// `roi` (input 1 from opset 11): per axis, starts then ends, normalised; read by tf_crop_and_resize only.
     pub roi: Option<FloatsInput>,
+    /// `scales` per resized axis (input 1 before opset 11, input 2 since; an attribute in Upsample-7).
     pub scales: Option<FloatsInput>,
+    /// `sizes` per resized axis (input 3, opset 11 on); exclusive with `scales`.
     pub sizes: Option<IntsOrRuntime>,
 }
 
@@ -93,6 +111,7 @@ fn ints(ctx: &NodeCtx, index: usize) -> Result<Option<IntsOrRuntime>> {
     }))
 }
 
+/// Parses Resize and Upsample of any opset into [`Op::Resize`].
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let a = &ctx.attrs;
     let upsample = ctx.op_type == "Upsample";
@@ -172,6 +191,7 @@ fn check_targets(c: &ResizeConfig, rank: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Resize's output: the input's dtype and rank, dims known only at run time.
 pub fn infer(x: &TensorType) -> TensorType {
     TensorType::new(x.dtype, vec![Dim::Unknown; x.rank()])
 }
@@ -190,10 +210,13 @@ spelled_enum! {
 pub struct GridSampleConfig {
     /// Nearest or linear (cubic is refused at parse time).
     pub mode: Interpolation,
+    /// `padding_mode` (default zeros).
     pub padding: GridPadding,
+    /// `align_corners` (default 0): -1 and 1 are the corner pixels' centres rather than their outer edges.
     pub align_corners: bool,
 }
 
+/// Parses GridSample into [`Op::GridSample`].
 pub fn parse_grid_sample(ctx: &NodeCtx) -> Result<Parsed> {
     let (x, grid) = (ctx.input_type(0)?, ctx.input_type(1)?);
     if x.rank() != 4 || grid.rank() != 4 || x.dtype.kind() != Kind::Float {
@@ -211,6 +234,7 @@ pub fn parse_grid_sample(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::GridSample(config), 2))
 }
 
+/// GridSample's output: `[N, C, H_out, W_out]` from X `[N, C, H, W]` and grid `[N, H_out, W_out, 2]`.
 pub fn infer_grid_sample(x: &TensorType, grid: &TensorType) -> TensorType {
     TensorType::new(x.dtype, vec![x.shape[0].clone(), x.shape[1].clone(), grid.shape[1].clone(), grid.shape[2].clone()])
 }

@@ -5,9 +5,12 @@ use super::common::normalize_axis;
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 
+/// Softmax or LogSoftmax.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SoftmaxConfig {
+    /// `axis`, normalised (default -1 from opset 13, 1 before).
     pub axis: usize,
+    /// LogSoftmax rather than Softmax.
     pub log: bool,
     /// Normalise over all dims from `axis` on (pre-13 semantics) instead of `axis` alone.
     pub coerce_2d: bool,
