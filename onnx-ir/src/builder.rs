@@ -545,8 +545,12 @@ impl Builder<'_> {
                 types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
             ),
         })?;
-        if let Some(ty) =
-            types.iter().copied().chain(&out_types).find(|t| t.dtype.is_low_bit()).filter(|_| !op.keeps_low_bit_values())
+        if let Some(ty) = types
+            .iter()
+            .copied()
+            .chain(&out_types)
+            .find(|t| t.dtype.is_low_bit())
+            .filter(|_| !op.keeps_low_bit_values())
         {
             return Err(Error::Node {
                 node: name,
@@ -599,7 +603,13 @@ impl Builder<'_> {
                 }
             }
         }
-        self.graph.nodes.push(Node { name, op_type: op_type.to_string(), op, inputs: data_inputs, outputs: outputs.clone() });
+        self.graph.nodes.push(Node {
+            name,
+            op_type: op_type.to_string(),
+            op,
+            inputs: data_inputs,
+            outputs: outputs.clone(),
+        });
         Ok(outputs)
     }
 }

@@ -275,10 +275,13 @@ fn positive(ctx: &NodeCtx, name: &str, default: Option<i64>) -> Result<usize> {
 }
 
 /// A constant input's resident bytes, of one of `dtypes`, with its static shape.
-fn constant_bytes<'a>(ctx: &NodeCtx<'a>, index: usize, what: &str, dtypes: &[DType]) -> Result<(&'a [u8], &'a [usize])> {
-    let data = ctx
-        .const_input(index, what)?
-        .ok_or_else(|| ctx.error(format!("{what} (input {index}) is required")))?;
+fn constant_bytes<'a>(
+    ctx: &NodeCtx<'a>,
+    index: usize,
+    what: &str,
+    dtypes: &[DType],
+) -> Result<(&'a [u8], &'a [usize])> {
+    let data = ctx.const_input(index, what)?.ok_or_else(|| ctx.error(format!("{what} (input {index}) is required")))?;
     if !dtypes.contains(&data.dtype) {
         return Err(ctx.error(format!("{what} must be of type {:?}, got {}", dtypes, data.dtype)));
     }
@@ -289,9 +292,7 @@ fn constant_bytes<'a>(ctx: &NodeCtx<'a>, index: usize, what: &str, dtypes: &[DTy
 }
 
 fn constant_floats(ctx: &NodeCtx, index: usize, what: &str) -> Result<Vec<f32>> {
-    let data = ctx
-        .const_input(index, what)?
-        .ok_or_else(|| ctx.error(format!("{what} (input {index}) is required")))?;
+    let data = ctx.const_input(index, what)?.ok_or_else(|| ctx.error(format!("{what} (input {index}) is required")))?;
     match (data.dtype, data.to_f64s()) {
         (DType::F32, Some(values)) => Ok(values.into_iter().map(|v| v as f32).collect()),
         _ => Err(ctx.error(format!("{what} must be a float32 constant, got {}", data.dtype))),
@@ -346,7 +347,9 @@ fn matmul_nbits(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
             Some(zeros)
         }
     };
-    let unpack = |bytes: &[u8], index: usize| -> u8 { (bytes[index * bits / 8] >> (index * bits % 8)) & ((1u16 << bits) - 1) as u8 };
+    let unpack = |bytes: &[u8], index: usize| -> u8 {
+        (bytes[index * bits / 8] >> (index * bits % 8)) & ((1u16 << bits) - 1) as u8
+    };
     let default_zero = 1u8 << (bits - 1);
     let mut weight = vec![0f32; k * n];
     for col in 0..n {
@@ -391,8 +394,10 @@ fn dequantize_lstm_weight(ctx: &NodeCtx, index: usize, what: &str) -> Result<Ten
     let &[dirs, rows, cols] = shape else {
         return Err(ctx.error(format!("{what} must be 3-D, got shape {shape:?}")));
     };
-    let scales = constant_floats(ctx, index + 4, &format!("{what}_scale"))?;
-    let (zeros, _) = constant_bytes(ctx, index + 5, &format!("{what}_zero_point"), &[DType::I8, DType::U8])?;
+    // W's scale and zero point are inputs 8 and 9, R's 10 and 11.
+    let scale_index = 8 + 2 * (index - 1);
+    let scales = constant_floats(ctx, scale_index, &format!("{what}_scale"))?;
+    let (zeros, _) = constant_bytes(ctx, scale_index + 1, &format!("{what}_zero_point"), &[DType::I8, DType::U8])?;
     let per_column = match scales.len() {
         s if s == dirs => false,
         s if s == dirs * cols => true,
@@ -452,7 +457,11 @@ fn additive_mask(ctx: &NodeCtx, plan: &mut Lowered, index: usize, filter: f32) -
     let axes = match t.rank() {
         2 => vec![1, 2],
         3 => vec![1],
-        _ => return Err(ctx.error(format!("a mask of shape {t} (a sequence-length index) is not supported, only 2-D or 3-D 0/1 masks"))),
+        _ => {
+            return Err(ctx.error(format!(
+                "a mask of shape {t} (a sequence-length index) is not supported, only 2-D or 3-D 0/1 masks"
+            )))
+        }
     };
     let mask = plan.op(Op::Cast { to: DType::F32, saturate: true }, &[mask]);
     let zero = plan.scalar(0.0);
@@ -582,7 +591,11 @@ fn rotary_embedding(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
             let half = ctx.input_type(2)?.shape.get(1).and_then(Dim::as_static);
             match (x.shape[2].as_static(), half) {
                 (Some(hidden), Some(half)) if half > 0 && hidden % (2 * half) == 0 => Some(hidden / (2 * half)),
-                _ => return Err(ctx.error(format!("the heads of input {x} cannot be told from cos_cache: set num_heads"))),
+                _ => {
+                    return Err(
+                        ctx.error(format!("the heads of input {x} cannot be told from cos_cache: set num_heads"))
+                    )
+                }
             }
         }
         0 => None,
@@ -610,7 +623,8 @@ fn embed_layer_norm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         1 => true,
         other => return Err(ctx.error(format!("mask_index_type = {other} is not 0 or 1"))),
     };
-    let gather = |plan: &mut Lowered, table: usize, ids: Src| plan.op(Op::Gather { axis: 0 }, &[Src::Input(table), ids]);
+    let gather =
+        |plan: &mut Lowered, table: usize, ids: Src| plan.op(Op::Gather { axis: 0 }, &[Src::Input(table), ids]);
     let positions = match optional(ctx, 8) {
         Some(ids) => ids,
         None => {
@@ -635,7 +649,11 @@ fn embed_layer_norm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
             let one = plan.constant(TensorData::new(DType::I32, vec![], 1i32.to_le_bytes().to_vec()));
             let ones = plan.binary(BinaryOp::Equal, mask, one);
             let ones = plan.op(Op::Cast { to: DType::I32, saturate: true }, &[ones]);
-            let sum = super::ReduceConfig { op: super::ReduceOp::Sum, axes: super::ReduceAxes::Static(vec![1]), keepdims: false };
+            let sum = super::ReduceConfig {
+                op: super::ReduceOp::Sum,
+                axes: super::ReduceAxes::Static(vec![1]),
+                keepdims: false,
+            };
             Some(plan.op(Op::Reduce(sum), &[ones]))
         }
         None => None,

@@ -99,7 +99,11 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let hidden = match a.int("hidden_size")? {
         Some(h) => usize::try_from(h).unwrap_or(0),
         // DynamicQuantizeLSTM's R is `[dirs, hidden, 4 * hidden]`, LSTM's `[dirs, 4 * hidden, hidden]`.
-        None => r.shape.get(if ctx.op_type == "DynamicQuantizeLSTM" { 1 } else { 2 }).and_then(Dim::as_static).ok_or_else(|| ctx.error("hidden_size is required"))?,
+        None => r
+            .shape
+            .get(if ctx.op_type == "DynamicQuantizeLSTM" { 1 } else { 2 })
+            .and_then(Dim::as_static)
+            .ok_or_else(|| ctx.error("hidden_size is required"))?,
     };
     if hidden == 0 {
         let given = a.int("hidden_size")?.unwrap_or(0);
