@@ -13,8 +13,8 @@ must do more than compare outputs, `case.txt`: `top1` (a classifier: the arg-max
 must equal ORT's) or `feed <output> <input>` (a stateful stream: from data set 1 on, that
 input is the model's own previous output, as `silero_vad_stream`'s 10 chunks of audio). `cargo run -p onnx-backend -- --dir <suite>`
 then compares our generated code with ORT (see scripts/test.sh).
-ddddocr's `common_old` (dynamic-quantized, with a com.microsoft op) belongs to the
-quantization work and is not included.
+ddddocr's `common_old` is dynamic-quantized (DynamicQuantizeLinear and ConvInteger chains, and
+com.microsoft's DynamicQuantizeLSTM).
 """
 
 import hashlib
@@ -72,6 +72,7 @@ MODELS = {
         ],
     ),
     "ddddocr_common": ("ddddocr/common.onnx", [{"input1": ([1, 1, 64, 128], U)}, {"input1": ([1, 1, 64, 192], U)}]),
+    "ddddocr_common_old": ("ddddocr/common_old.onnx", [{"input1": ([1, 1, 64, 128], U)}, {"input1": ([1, 1, 64, 192], U)}]),
     "ddddocr_common_det": ("ddddocr/common_det.onnx", [{"images": ([1, 3, 416, 416], U)}]),
     "oww_melspectrogram": ("openwakeword/resources/models/melspectrogram.onnx", [{"input": ([1, 1280], A)}, {"input": ([2, 1600], A)}]),
     "oww_embedding": ("openwakeword/resources/models/embedding_model.onnx", [{"input_1": ([1, 76, 32, 1], U)}, {"input_1": ([2, 76, 32, 1], U)}]),

@@ -129,6 +129,8 @@ class Case:
         self.batch_param = False
         # model-local functions (FunctionProto) the graph calls, in domain FUNCTION_DOMAIN
         self.functions: list[onnx.FunctionProto] = []
+        # other domains the graph uses, as (domain, opset): scripts/make_vendor_models.py
+        self.domains: list[tuple[str, int]] = []
         # optional model with the same inputs and outputs, written with newer
         # operators whose semantics are the same by the spec; evaluated as a
         # further cross-check (used where onnx.version_converter cannot help)
@@ -224,6 +226,7 @@ class Case:
         opsets = [helper.make_opsetid("", self.opset)]
         if self.functions:
             opsets.append(helper.make_opsetid(FUNCTION_DOMAIN, 1))
+        opsets += [helper.make_opsetid(domain, version) for domain, version in self.domains]
         return helper.make_model(
             graph,
             opset_imports=opsets,
@@ -1723,8 +1726,16 @@ def gen_rotary():
 def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
-        + gen_runtime_edges() + gen_new_ops() + gen_rotary()
+        + gen_runtime_edges() + gen_new_ops() + gen_rotary() + vendor_cases()
     )
+
+
+def vendor_cases():
+    """The com.microsoft ops' cases (scripts/make_vendor_models.py)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from make_vendor_models import gen_vendor
+
+    return gen_vendor()
 
 
 GENERATORS = {

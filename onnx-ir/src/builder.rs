@@ -7,6 +7,7 @@ use crate::error::{Error, Result, UnsupportedOp};
 use crate::external::SideData;
 use crate::graph::{Graph, ModelInfo, Node, Value, ValueId};
 use crate::ops::control::{self, Built, Formal, Subgraph, Subgraphs};
+use crate::ops::microsoft::Src;
 use crate::ops::{registry, Branch, NodeCtx};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto};
@@ -203,7 +204,7 @@ fn builder_op(node: &NodeProto) -> bool {
 fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(String, String), usize>) {
     for node in &graph.node {
         let known = builder_op(node) || is_custom(custom, node.domain(), node.op_type());
-        if !known && registry::lookup(node.domain(), node.op_type()).is_none() {
+        if !known && !crate::ops::is_supported(node.domain(), node.op_type()) {
             *missing.entry((node.domain().to_string(), node.op_type().to_string())).or_default() += 1;
         }
         // Subgraphs (If branches) count too.
@@ -454,6 +455,9 @@ impl Builder<'_> {
             }
             return attrs.check_all_read(self.graph.opset);
         }
+        if crate::ops::microsoft::lowers(node.domain(), node.op_type()) {
+            return self.add_lowered_node(node, &name, inputs, attrs);
+        }
         let parser = registry::lookup(node.domain(), node.op_type()).ok_or_else(|| Error::Node {
             node: name.clone(),
             op: node.op_type().to_string(),
@@ -475,10 +479,67 @@ impl Builder<'_> {
             return Ok(());
         }
         let data_inputs: Vec<Option<ValueId>> = inputs.into_iter().take(parsed.data_inputs).collect();
+        self.add_op(name, node.op_type(), parsed.op, data_inputs, &node.output).map(|_| ())
+    }
+
+    /// A vendor node lowered into IR ops ([`crate::ops::microsoft`]): each step becomes a node
+    /// of private outputs, and the node's outputs name the values the lowering says.
+    fn add_lowered_node(&mut self, node: &NodeProto, name: &str, inputs: NodeInputs, attrs: Attributes) -> Result<()> {
+        let ctx = NodeCtx {
+            name,
+            op_type: node.op_type(),
+            opset: self.graph.opset,
+            attrs,
+            inputs: inputs.iter().map(|i| i.map(|id| &self.graph.values[id])).collect(),
+            num_outputs: node.output.len(),
+        };
+        let lowered = crate::ops::microsoft::lower(&ctx)?;
+        ctx.attrs.check_all_read(self.graph.opset)?;
+        let constants: Vec<ValueId> = lowered
+            .constants
+            .into_iter()
+            .enumerate()
+            .map(|(i, data)| self.add_value(format!("{name}::constant{i}"), data.tensor_type(), Some(data)))
+            .collect();
+        let mut steps: Vec<Vec<ValueId>> = vec![];
+        let resolve = |src: Src, steps: &[Vec<ValueId>]| -> Option<ValueId> {
+            match src {
+                Src::Input(i) => inputs.get(i).copied().flatten(),
+                Src::Constant(i) => constants.get(i).copied(),
+                Src::Step(step, output) => steps.get(step).and_then(|s| s.get(output)).copied(),
+            }
+        };
+        for (index, step) in lowered.steps.into_iter().enumerate() {
+            let ids = step.inputs.into_iter().map(|s| s.and_then(|s| resolve(s, &steps))).collect();
+            let private: Vec<String> = (0..step.outputs).map(|i| format!("{name}::{index}:{i}")).collect();
+            let outputs = self.add_op(format!("{name}::{index}"), node.op_type(), step.op, ids, &private)?;
+            steps.push(outputs);
+        }
+        for (out_name, src) in node.output.iter().zip(lowered.outputs).filter(|(o, _)| !o.is_empty()) {
+            let id = src.and_then(|s| resolve(s, &steps)).ok_or_else(|| Error::Node {
+                node: name.to_string(),
+                op: node.op_type().to_string(),
+                message: format!("output `{out_name}` is not supported"),
+            })?;
+            self.define(out_name.clone(), id);
+        }
+        Ok(())
+    }
+
+    /// Types a parsed op's outputs and adds it (or its folded values), its outputs named
+    /// `out_names` (empty for an omitted one).
+    fn add_op(
+        &mut self,
+        name: String,
+        op_type: &str,
+        op: crate::ops::Op,
+        data_inputs: Vec<Option<ValueId>>,
+        out_names: &[String],
+    ) -> Result<Vec<ValueId>> {
         let types: Vec<&TensorType> = data_inputs.iter().flatten().map(|&id| &self.graph.values[id].ty).collect();
-        let out_types = parsed.op.infer(&types).map_err(|message| Error::Node {
+        let out_types = op.infer(&types).map_err(|message| Error::Node {
             node: name.clone(),
-            op: node.op_type().to_string(),
+            op: op_type.to_string(),
             message: format!(
                 "type inference failed: {message} (inputs: {})",
                 types.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
@@ -489,11 +550,11 @@ impl Builder<'_> {
             .copied()
             .chain(&out_types)
             .find(|t| t.dtype.is_low_bit())
-            .filter(|_| !parsed.op.keeps_low_bit_values())
+            .filter(|_| !op.keeps_low_bit_values())
         {
             return Err(Error::Node {
                 node: name,
-                op: node.op_type().to_string(),
+                op: op_type.to_string(),
                 message: format!(
                     "{} tensors are supported only by casts, quantization and data movement, not by this op",
                     ty.dtype
@@ -509,7 +570,7 @@ impl Builder<'_> {
         {
             return Err(Error::Node {
                 node: name,
-                op: node.op_type().to_string(),
+                op: op_type.to_string(),
                 message: format!("output {i} would be {ty}, whose element count overflows"),
             });
         }
@@ -517,15 +578,13 @@ impl Builder<'_> {
         let constants: Option<Vec<&TensorData>> =
             data_inputs.iter().flatten().map(|&id| self.graph.values[id].constant.as_ref()).collect();
         if let Some(folded) =
-            constants.filter(|c| !c.is_empty()).and_then(|c| crate::passes::fold::eval(&parsed.op, &c, &out_types))
+            constants.filter(|c| !c.is_empty()).and_then(|c| crate::passes::fold::eval(&op, &c, &out_types))
         {
-            for (out_name, data) in node.output.iter().zip(folded) {
-                self.add_value(out_name.clone(), data.tensor_type(), Some(data));
-            }
-            return Ok(());
+            let ids = out_names.iter().zip(folded).map(|(n, d)| self.add_value(n.clone(), d.tensor_type(), Some(d)));
+            return Ok(ids.collect());
         }
         let mut outputs = vec![];
-        for (i, out_name) in node.output.iter().enumerate() {
+        for (i, out_name) in out_names.iter().enumerate() {
             match out_types.get(i) {
                 // An omitted optional output still holds its position, under a private name.
                 Some(ty) if out_name.is_empty() => {
@@ -540,18 +599,18 @@ impl Builder<'_> {
                 Some(ty) => outputs.push(self.add_value(out_name.clone(), ty.clone(), None)),
                 None if out_name.is_empty() => {}
                 None => {
-                    self.unproduced.insert(out_name.clone(), (name.clone(), node.op_type().to_string()));
+                    self.unproduced.insert(out_name.clone(), (name.clone(), op_type.to_string()));
                 }
             }
         }
         self.graph.nodes.push(Node {
             name,
-            op_type: node.op_type().to_string(),
-            op: parsed.op,
+            op_type: op_type.to_string(),
+            op,
             inputs: data_inputs,
-            outputs,
+            outputs: outputs.clone(),
         });
-        Ok(())
+        Ok(outputs)
     }
 }
 

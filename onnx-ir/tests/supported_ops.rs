@@ -58,7 +58,25 @@ fn render(ops_list: &str) -> String {
          migrations, changed defaults). Tests per version: `tests/models` has a model for every \
          since-version of the first 27 ops (Conv, Gemm, ... Unsqueeze), of Scan from 9 and of Loop from 11; for the others, the official \
          backend cases in `tests/onnx-backend/expectations.toml` cover the versions they use.\n\n\
-         | operator | supported (since-versions) |\n|---|---|\n{rows}"
+         | operator | supported (since-versions) |\n|---|---|\n{rows}{}",
+        vendor_section()
+    )
+}
+
+/// The `com.microsoft` ops (ONNX Runtime's contrib ops), lowered at import into the ops above.
+fn vendor_section() -> String {
+    let mut rows = String::new();
+    for (op, how) in onnx_ir::ops::microsoft::OPS {
+        let _ = writeln!(rows, "| {op} | {how} |");
+    }
+    format!(
+        "\n## {domain}\n\n\
+         ONNX Runtime's contrib ops that real exports contain, each lowered at import into the \
+         operators above (`onnx-ir/src/ops/microsoft.rs`), with its attributes' ONNX Runtime \
+         semantics; other values are import errors naming the node. Tests: the `ms_*` cases of \
+         `tests/models` (expected outputs from ONNX Runtime).\n\n\
+         | operator (opset 1) | lowered to |\n|---|---|\n{rows}",
+        domain = onnx_ir::ops::microsoft::DOMAIN
     )
 }
 

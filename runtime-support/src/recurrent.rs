@@ -69,6 +69,22 @@ pub struct RecurrentOptions {
     pub clip: Option<f64>,
     /// Inputs and outputs batch-major (`layout = 1`).
     pub batch_first: bool,
+    /// com.microsoft's DynamicQuantizeLSTM: `x` (all steps at once) and each step's `h` are
+    /// quantized to uint8 from their range ([`quantize_dequantize_u8`]) before they meet the
+    /// (dequantized) weights, as ONNX Runtime's integer products see them.
+    pub quantize_inputs: bool,
+}
+
+/// `x` through ONNX Runtime's dynamic uint8 quantization and back: the range (widened to hold
+/// 0) over 255 is the scale (1 for an empty range), the zero point `-min / scale` rounded, and
+/// each value `round(x / scale) + zero` clamped to 0..=255, in f32 with ties to even as
+/// ONNX Runtime rounds.
+pub fn quantize_dequantize_u8<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    let low: f32 = x.clone().min().into_scalar::<f32>().min(0.0);
+    let high: f32 = x.clone().max().into_scalar::<f32>().max(0.0);
+    let scale = if high == low { 1.0 } else { (high - low) / 255.0 };
+    let zero = libm::rintf((0.0 - low / scale).clamp(0.0, 255.0));
+    x.div_scalar(scale).round().add_scalar(zero).clamp(0.0, 255.0).sub_scalar(zero).mul_scalar(scale)
 }
 
 /// Rows `k * hidden .. (k + 1) * hidden` of a `[gates * hidden, n]` matrix.
@@ -202,9 +218,8 @@ fn direction(
     };
     let r_state = r.clone().narrow(0, 0, state_gates * hidden).transpose();
     let bias_state = recurrent_bias.clone().narrow(1, 0, state_gates * hidden);
-    let projected: Tensor<3> = x
-        .clone()
-        .reshape([steps * batch, input])
+    let quantized = |t: Tensor<2>| if options.quantize_inputs { quantize_dequantize_u8(t) } else { t };
+    let projected: Tensor<3> = quantized(x.clone().reshape([steps * batch, input]))
         .matmul(w.clone().transpose())
         .add(input_bias)
         .reshape([steps, batch, gates * hidden]);
@@ -219,7 +234,8 @@ fn direction(
         && act == [Activation::Sigmoid, Activation::Tanh, Activation::Tanh]
         && options.clip.is_none()
         && peepholes.is_none()
-        && lengths.is_none();
+        && lengths.is_none()
+        && !options.quantize_inputs;
     if default_lstm {
         if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &recurrent_bias, (&h, &c), reverse) {
             return done;
@@ -229,7 +245,7 @@ fn direction(
     let order: Vec<usize> = if reverse { (0..steps).rev().collect() } else { (0..steps).collect() };
     for t in order {
         let xw: Tensor<2> = projected.clone().narrow(0, t, 1).squeeze_dim(0);
-        let hr = h.clone().matmul(r_state.clone()).add(bias_state.clone());
+        let hr = quantized(h.clone()).matmul(r_state.clone()).add(bias_state.clone());
         let (h_new, c_new) = match options.cell {
             Cell::Rnn => (act[0].apply(clip(columns(&xw, 0).add(columns(&hr, 0)))), c.clone()),
             Cell::Gru { linear_before_reset } => {

@@ -167,7 +167,9 @@ pub fn dynamic_quantize(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         let x = #x;
         let low = x.clone().min().clamp_max(0.0);
         let high = x.clone().max().clamp_min(0.0);
-        let scale = high.sub(low.clone()).div_scalar(255.0);
+        // An empty range (all zeros) has scale 1, as in ONNX Runtime (ONNX's formula divides by 0).
+        let range = high.sub(low.clone());
+        let scale = range.clone().div_scalar(255.0).mask_fill(range.equal_elem(0.0), 1.0);
         let zero = low.neg().div(scale.clone()).round().clamp(0.0, 255.0);
         let y = x.div(scale.clone().unsqueeze::<#rank>()).round().add(zero.clone().unsqueeze::<#rank>()).clamp(0.0, 255.0).int();
         (y, scale, zero.int())

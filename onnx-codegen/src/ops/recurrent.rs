@@ -37,7 +37,7 @@ pub fn recurrent(e: &mut Emitter, node: &Node, c: &RecurrentConfig) -> Result<To
         }
         None => quote! { None },
     };
-    let (hidden, reverse, batch_first) = (lit(c.hidden), &c.reverse, c.batch_first);
+    let (hidden, reverse, batch_first, quantize_inputs) = (lit(c.hidden), &c.reverse, c.batch_first, c.quantize_inputs);
     let (x, w, r) = (&args[0], &args[1], &args[2]);
     let (b, lens, initial_h) = (&optional[0], &optional[1], &optional[2]);
     let outputs = match node.outputs.len() {
@@ -53,6 +53,7 @@ pub fn recurrent(e: &mut Emitter, node: &Node, c: &RecurrentConfig) -> Result<To
             activations: vec![#(#activations),*],
             clip: #clip,
             batch_first: #batch_first,
+            quantize_inputs: #quantize_inputs,
         };
         let (y, y_h, y_c) = #o::recurrent(#x, #w, #r, #b, #lens, #initial_h, #initial_c, #peepholes, &options);
         let _ = &y_c;

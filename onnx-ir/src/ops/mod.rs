@@ -15,6 +15,7 @@ pub(crate) mod elementwise;
 pub(crate) mod indexing;
 pub(crate) mod linear;
 pub(crate) mod loss;
+pub mod microsoft;
 pub(crate) mod norm;
 pub(crate) mod passthrough;
 pub(crate) mod pool;
@@ -46,9 +47,10 @@ pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
 pub use softmax::SoftmaxConfig;
 
-/// Whether an op of the default domain (`""` or `ai.onnx`) is supported (has a parser).
+/// Whether an op is supported: one of the default domain (`""` or `ai.onnx`) with a parser, or
+/// a vendor op lowered at import ([`microsoft`]).
 pub fn is_supported(domain: &str, op_type: &str) -> bool {
-    registry::lookup(domain, op_type).is_some()
+    registry::lookup(domain, op_type).is_some() || microsoft::lowers(domain, op_type)
 }
 
 /// The index of a value in [`crate::Graph::values`].

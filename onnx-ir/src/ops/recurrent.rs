@@ -87,6 +87,9 @@ pub struct RecurrentConfig {
     pub clip: Option<f64>,
     /// `layout` = 1 (opset 14): X, Y and the states batch-major.
     pub batch_first: bool,
+    /// com.microsoft's DynamicQuantizeLSTM: X, and `h` before each step, are quantized to
+    /// uint8 with their own range (as ONNX Runtime does) before they meet the weights.
+    pub quantize_inputs: bool,
 }
 
 /// Parses RNN, GRU and LSTM of any opset into [`Op::Recurrent`].
@@ -111,7 +114,12 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let r = ctx.input_type(2)?;
     let hidden = match a.int("hidden_size")? {
         Some(h) => usize::try_from(h).unwrap_or(0),
-        None => r.shape.get(2).and_then(Dim::as_static).ok_or_else(|| ctx.error("hidden_size is required"))?,
+        // DynamicQuantizeLSTM's R is `[dirs, hidden, 4 * hidden]`, LSTM's `[dirs, 4 * hidden, hidden]`.
+        None => r
+            .shape
+            .get(if ctx.op_type == "DynamicQuantizeLSTM" { 1 } else { 2 })
+            .and_then(Dim::as_static)
+            .ok_or_else(|| ctx.error("hidden_size is required"))?,
     };
     if hidden == 0 {
         let given = a.int("hidden_size")?.unwrap_or(0);
@@ -158,6 +166,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         activations,
         clip: a.float("clip")?.map(f64::from),
         batch_first: a.int_or("layout", 0)? != 0,
+        quantize_inputs: false,
     };
     Ok(Parsed::new(Op::Recurrent(config), ctx.inputs.len()))
 }

@@ -1,0 +1,685 @@
+//! Ops of ONNX Runtime's `com.microsoft` domain that real exports contain (its contrib ops:
+//! optimised transformer graphs, dynamic quantization, n-bit weights). Each is lowered at import
+//! into IR ops with the same result, so code generation needs nothing new: the node becomes a
+//! [`Lowered`] list of steps, which the builder adds as nodes of private outputs. Weights stored
+//! quantized (MatMulNBits, DynamicQuantizeLSTM) are dequantized here, at import. Semantics and
+//! defaults are ONNX Runtime's (its ContribOperators documentation and CPU kernels); an
+//! attribute value they define that is not implemented is an import error naming it.
+
+use super::common::normalize_axis;
+use super::elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp};
+use super::norm::LayerNormConfig;
+use super::{IntsInput, NodeCtx, Op};
+use crate::error::Result;
+use crate::tensor::TensorData;
+use crate::types::{DType, Dim, TensorType};
+
+pub const DOMAIN: &str = "com.microsoft";
+
+/// The ops lowered here, with how: SUPPORTED-OPS.md lists them from this table.
+pub const OPS: &[(&str, &str)] = &[
+    ("Attention", "packed QKV projection, then Attention (3-D, `num_heads`); raw 2-D/3-D mask, attention bias"),
+    ("BiasGelu", "Add, then exact Gelu"),
+    ("DynamicQuantizeLSTM", "LSTM with int8/uint8 weights dequantized at import; X and each step's h quantized to uint8 as ONNX Runtime does"),
+    ("DynamicQuantizeMatMul", "DynamicQuantizeLinear, MatMulInteger, scales, bias"),
+    ("EmbedLayerNormalization", "word, position and segment Gather, sum, LayerNormalization; mask index as counts of 1s"),
+    ("FastGelu", "optional bias Add, then tanh Gelu"),
+    ("FusedConv", "Conv, optional residual Add, activation (Relu, Tanh, Sigmoid, LeakyRelu, Clip, HardSigmoid)"),
+    ("FusedMatMul", "transposes, MatMul, `alpha`"),
+    ("Gelu", "exact Gelu"),
+    ("MatMulIntegerToFloat", "MatMulInteger, scales, bias"),
+    ("MatMulNBits", "2-, 4- and 8-bit blocked weights dequantized at import, MatMul, bias"),
+    ("MultiHeadAttention", "separate 3-D Q, K, V with bias, then Attention; 2-D key padding mask, attention bias"),
+    ("QuickGelu", "`x * sigmoid(alpha * x)`"),
+    ("RotaryEmbedding", "RotaryEmbedding (opset 23) with 2-D position ids"),
+    ("SkipLayerNormalization", "input + skip (+ bias), then LayerNormalization"),
+];
+
+/// Whether the op is one this module lowers.
+pub fn lowers(domain: &str, op_type: &str) -> bool {
+    domain == DOMAIN && OPS.iter().any(|(op, _)| *op == op_type)
+}
+
+/// A value a lowering step reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Src {
+    /// The node's input at this position (`None` when omitted).
+    Input(usize),
+    /// One of [`Lowered::constants`].
+    Constant(usize),
+    /// Output `.1` of step `.0`.
+    Step(usize, usize),
+}
+
+/// One IR op of a lowering: the op, its inputs, and how many of its outputs are kept.
+#[derive(Debug)]
+pub struct Step {
+    pub op: Op,
+    pub inputs: Vec<Option<Src>>,
+    pub outputs: usize,
+}
+
+/// A node as IR ops: constants made at import, steps in order, and which value each of the
+/// node's outputs is (`None`: not produced, an error when the model uses it).
+#[derive(Debug, Default)]
+pub struct Lowered {
+    pub constants: Vec<TensorData>,
+    pub steps: Vec<Step>,
+    pub outputs: Vec<Option<Src>>,
+}
+
+impl Lowered {
+    fn constant(&mut self, data: TensorData) -> Src {
+        self.constants.push(data);
+        Src::Constant(self.constants.len() - 1)
+    }
+
+    fn scalar(&mut self, value: f32) -> Src {
+        self.constant(f32_tensor(vec![], &[value]))
+    }
+
+    /// A step; its first output.
+    fn op(&mut self, op: Op, inputs: &[Src]) -> Src {
+        self.op_optional(op, inputs.iter().map(|&s| Some(s)).collect())
+    }
+
+    fn op_optional(&mut self, op: Op, inputs: Vec<Option<Src>>) -> Src {
+        self.op_outputs(op, inputs, 1)
+    }
+
+    /// A step keeping `outputs` outputs; its first.
+    fn op_outputs(&mut self, op: Op, inputs: Vec<Option<Src>>, outputs: usize) -> Src {
+        self.steps.push(Step { op, inputs, outputs });
+        Src::Step(self.steps.len() - 1, 0)
+    }
+
+    fn binary(&mut self, op: BinaryOp, a: Src, b: Src) -> Src {
+        self.op(Op::Binary(BinaryConfig { op, legacy_axis: None }), &[a, b])
+    }
+
+    /// `a + b` when `b` is given, else `a`.
+    fn add_optional(&mut self, a: Src, b: Option<Src>) -> Src {
+        match b {
+            Some(b) => self.binary(BinaryOp::Add, a, b),
+            None => a,
+        }
+    }
+
+    fn unary(&mut self, op: UnaryOp, x: Src) -> Src {
+        self.op(Op::Unary(op), &[x])
+    }
+
+    fn done(mut self, outputs: Vec<Option<Src>>) -> Self {
+        self.outputs = outputs;
+        self
+    }
+}
+
+/// Output `index` of the step whose first output is `first`.
+fn output(first: Src, index: usize) -> Src {
+    match first {
+        Src::Step(step, _) => Src::Step(step, index),
+        other => other,
+    }
+}
+
+fn f32_tensor(shape: Vec<usize>, values: &[f32]) -> TensorData {
+    TensorData::new(DType::F32, shape, values.iter().flat_map(|v| v.to_le_bytes()).collect())
+}
+
+/// The node as IR ops.
+pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
+    let plan = Lowered::default();
+    match ctx.op_type {
+        "Gelu" | "BiasGelu" | "FastGelu" | "QuickGelu" => gelu(ctx, plan),
+        "FusedMatMul" => fused_matmul(ctx, plan),
+        "FusedConv" => fused_conv(ctx, plan),
+        "MatMulIntegerToFloat" | "DynamicQuantizeMatMul" => integer_matmul(ctx, plan),
+        "MatMulNBits" => matmul_nbits(ctx, plan),
+        "SkipLayerNormalization" => skip_layer_norm(ctx, plan),
+        "DynamicQuantizeLSTM" => dynamic_quantize_lstm(ctx, plan),
+        "Attention" => attention(ctx, plan),
+        "MultiHeadAttention" => multi_head_attention(ctx, plan),
+        "RotaryEmbedding" => rotary_embedding(ctx, plan),
+        "EmbedLayerNormalization" => embed_layer_norm(ctx, plan),
+        _ => Err(ctx.error("no implementation")),
+    }
+}
+
+/// The input at `index`, when given.
+fn optional(ctx: &NodeCtx, index: usize) -> Option<Src> {
+    ctx.inputs.get(index).copied().flatten().map(|_| Src::Input(index))
+}
+
+fn float_input<'a>(ctx: &NodeCtx<'a>, index: usize, what: &str) -> Result<&'a TensorType> {
+    let t = ctx.input_type(index)?;
+    if t.dtype != DType::F32 {
+        return Err(ctx.error(format!("{what} (input {index}) must be a float32 tensor, got {t}")));
+    }
+    Ok(t)
+}
+
+/// Gelu (exact), BiasGelu (`Gelu(A + B)`), FastGelu (tanh approximation of `X + bias`) and
+/// QuickGelu (`x * sigmoid(alpha * x)`).
+fn gelu(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    float_input(ctx, 0, "X")?;
+    let x = plan.add_optional(Src::Input(0), optional(ctx, 1));
+    let op = match ctx.op_type {
+        "FastGelu" => UnaryOp::Gelu { tanh: true },
+        "QuickGelu" => UnaryOp::Swish { alpha: ctx.attrs.float_or("alpha", 1.702)? as f64 },
+        _ => UnaryOp::Gelu { tanh: false },
+    };
+    let y = plan.unary(op, x);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// The permutation swapping the last two axes of a rank-`rank` tensor.
+fn swap_last_two(rank: usize) -> Vec<usize> {
+    let mut perm: Vec<usize> = (0..rank).collect();
+    perm.swap(rank - 2, rank - 1);
+    perm
+}
+
+/// `alpha * op(A) @ op(B)`, op a transpose of the last two axes where `transA`/`transB` say.
+fn fused_matmul(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let a = &ctx.attrs;
+    for name in ["transBatchA", "transBatchB"] {
+        if a.int_or(name, 0)? != 0 {
+            return Err(ctx.error(format!("attribute `{name}` = 1 is not supported")));
+        }
+    }
+    let alpha = a.float_or("alpha", 1.0)?;
+    let mut operand = |index: usize, attr: &str| -> Result<Src> {
+        let t = float_input(ctx, index, if index == 0 { "A" } else { "B" })?;
+        if a.int_or(attr, 0)? == 0 {
+            return Ok(Src::Input(index));
+        }
+        if t.rank() < 2 {
+            return Err(ctx.error(format!("`{attr}` needs a tensor of rank 2 or more, got {t}")));
+        }
+        Ok(plan.op(Op::Transpose { perm: swap_last_two(t.rank()) }, &[Src::Input(index)]))
+    };
+    let (lhs, rhs) = (operand(0, "transA")?, operand(1, "transB")?);
+    let mut y = plan.op(Op::MatMul, &[lhs, rhs]);
+    if alpha != 1.0 {
+        let alpha = plan.scalar(alpha);
+        y = plan.binary(BinaryOp::Mul, y, alpha);
+    }
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// `activation(Conv(X, W, B) + Z)`: the Conv attributes are Conv's; `activation_params` hold
+/// the activation's (alpha, beta) or Clip's (min, max).
+fn fused_conv(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let conv = super::conv::parse(ctx)?.op;
+    let params = ctx.attrs.floats("activation_params")?.unwrap_or_default();
+    let param = |i: usize, default: f32| params.get(i).copied().unwrap_or(default) as f64;
+    let activation = match ctx.attrs.string("activation")?.as_deref() {
+        None | Some("") => None,
+        Some("Relu") => Some(Op::Unary(UnaryOp::Relu)),
+        Some("Tanh") => Some(Op::Unary(UnaryOp::Tanh)),
+        Some("Sigmoid") => Some(Op::Unary(UnaryOp::Sigmoid)),
+        Some("LeakyRelu") => Some(Op::Unary(UnaryOp::LeakyRelu { alpha: param(0, 0.01) })),
+        Some("HardSigmoid") => Some(Op::Unary(UnaryOp::HardSigmoid { alpha: param(0, 0.2), beta: param(1, 0.5) })),
+        Some("Clip") if params.len() == 2 => {
+            Some(Op::Clip(ClipConfig { min: Bound::Static(param(0, 0.0)), max: Bound::Static(param(1, 0.0)) }))
+        }
+        Some("Clip") => return Err(ctx.error("activation Clip needs activation_params [min, max]")),
+        Some(other) => return Err(ctx.error(format!("activation `{other}` is not supported"))),
+    };
+    let y = plan.op_optional(conv, vec![Some(Src::Input(0)), Some(Src::Input(1)), optional(ctx, 2)]);
+    let mut y = plan.add_optional(y, optional(ctx, 3));
+    if let Some(activation) = activation {
+        y = plan.op(activation, &[y]);
+    }
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// MatMulIntegerToFloat(A, B, a_scale, b_scale, a_zero_point?, b_zero_point?, bias?) and
+/// DynamicQuantizeMatMul(A, B, b_scale, b_zero_point?, bias?), whose A is quantized to uint8 from
+/// its range first: `(A - a_zp) @ (B - b_zp) * (a_scale * b_scale) + bias`.
+fn integer_matmul(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let dynamic = ctx.op_type == "DynamicQuantizeMatMul";
+    let b = ctx.input_type(1)?;
+    if !matches!(b.dtype, DType::U8 | DType::I8) {
+        return Err(ctx.error(format!("B must be a uint8 or int8 tensor, got {b}")));
+    }
+    let (a, a_scale, a_zero, b_scale, b_zero, bias) = if dynamic {
+        float_input(ctx, 0, "A")?;
+        let q = plan.op_outputs(Op::DynamicQuantize, vec![Some(Src::Input(0))], 3);
+        (q, output(q, 1), Some(output(q, 2)), Src::Input(2), optional(ctx, 3), optional(ctx, 4))
+    } else {
+        let a = ctx.input_type(0)?;
+        if !matches!(a.dtype, DType::U8 | DType::I8) {
+            return Err(ctx.error(format!("A must be a uint8 or int8 tensor, got {a}")));
+        }
+        (Src::Input(0), Src::Input(2), optional(ctx, 4), Src::Input(3), optional(ctx, 5), optional(ctx, 6))
+    };
+    let linear = Op::QuantizedLinear(super::QuantizedLinearConfig { conv: None, requantize: None });
+    let product = plan.op_optional(linear, vec![Some(a), Some(Src::Input(1)), a_zero, b_zero]);
+    let product = plan.op(Op::Cast { to: DType::F32, saturate: true }, &[product]);
+    // ONNX Runtime scales the int32 product by the scales' product, then adds the bias.
+    let scale = plan.binary(BinaryOp::Mul, a_scale, b_scale);
+    let y = plan.binary(BinaryOp::Mul, product, scale);
+    let y = plan.add_optional(y, bias);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// An attribute that must be a positive integer.
+fn positive(ctx: &NodeCtx, name: &str, default: Option<i64>) -> Result<usize> {
+    match ctx.attrs.int(name)?.or(default) {
+        Some(v) if v > 0 => usize::try_from(v).map_err(|_| ctx.error(format!("attribute `{name}` = {v} is too large"))),
+        Some(v) => Err(ctx.error(format!("attribute `{name}` must be positive, got {v}"))),
+        None => Err(ctx.error(format!("attribute `{name}` is required"))),
+    }
+}
+
+/// A constant input's resident bytes, of one of `dtypes`, with its static shape.
+fn constant_bytes<'a>(
+    ctx: &NodeCtx<'a>,
+    index: usize,
+    what: &str,
+    dtypes: &[DType],
+) -> Result<(&'a [u8], &'a [usize])> {
+    let data = ctx.const_input(index, what)?.ok_or_else(|| ctx.error(format!("{what} (input {index}) is required")))?;
+    if !dtypes.contains(&data.dtype) {
+        return Err(ctx.error(format!("{what} must be of type {:?}, got {}", dtypes, data.dtype)));
+    }
+    let bytes = data
+        .resident()
+        .ok_or_else(|| ctx.error(format!("{what} is in a side file, too large to dequantize at import")))?;
+    Ok((bytes, &data.shape))
+}
+
+fn constant_floats(ctx: &NodeCtx, index: usize, what: &str) -> Result<Vec<f32>> {
+    let data = ctx.const_input(index, what)?.ok_or_else(|| ctx.error(format!("{what} (input {index}) is required")))?;
+    match (data.dtype, data.to_f64s()) {
+        (DType::F32, Some(values)) => Ok(values.into_iter().map(|v| v as f32).collect()),
+        _ => Err(ctx.error(format!("{what} must be a float32 constant, got {}", data.dtype))),
+    }
+}
+
+/// MatMulNBits: `A @ dequantize(B) + bias`, B `[N, blocks, block_size * bits / 8]` bytes of
+/// little-endian packed unsigned `bits`-bit values, each block of `block_size` rows of column n
+/// with its scale and zero point (packed the same way, default `2^(bits - 1)`).
+fn matmul_nbits(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let a = float_input(ctx, 0, "A")?;
+    let (k, n) = (positive(ctx, "K", None)?, positive(ctx, "N", None)?);
+    let bits = positive(ctx, "bits", Some(4))?;
+    let block = positive(ctx, "block_size", None)?;
+    if ![2, 4, 8].contains(&bits) {
+        return Err(ctx.error(format!("bits = {bits} is not supported (2, 4 or 8)")));
+    }
+    if block < 16 || !block.is_power_of_two() {
+        return Err(ctx.error(format!("block_size = {block} must be a power of 2 of at least 16")));
+    }
+    // Level 4 computes with A quantized to int8 in ONNX Runtime; 0 to 3 in float32 on the CPU.
+    match ctx.attrs.int_or("accuracy_level", 0)? {
+        0..=3 => {}
+        level => return Err(ctx.error(format!("accuracy_level = {level} (int8 compute) is not supported"))),
+    }
+    if optional(ctx, 4).is_some() {
+        return Err(ctx.error("g_idx (input 4) is not supported"));
+    }
+    if a.shape.last().and_then(Dim::as_static).is_some_and(|last| last != k) {
+        return Err(ctx.error(format!("A {a} does not end in K = {k}")));
+    }
+    let blocks = k.div_ceil(block);
+    let blob = block * bits / 8;
+    let (packed, shape) = constant_bytes(ctx, 1, "B", &[DType::U8])?;
+    let expected = [n, blocks, blob];
+    if shape != expected || packed.len() != n * blocks * blob {
+        return Err(ctx.error(format!("B has shape {shape:?}, expected {expected:?} from K, N, bits and block_size")));
+    }
+    let scales = constant_floats(ctx, 2, "scales")?;
+    if scales.len() != n * blocks {
+        return Err(ctx.error(format!("scales has {} values, expected N * blocks = {}", scales.len(), n * blocks)));
+    }
+    let zero_row = (blocks * bits).div_ceil(8);
+    let zeros = match optional(ctx, 3) {
+        None => None,
+        Some(_) => {
+            let (zeros, _) = constant_bytes(ctx, 3, "zero_points", &[DType::U8])
+                .map_err(|e| ctx.error(format!("{e} (float zero points are not supported)")))?;
+            if zeros.len() != n * zero_row {
+                return Err(ctx.error(format!("zero_points has {} bytes, expected {}", zeros.len(), n * zero_row)));
+            }
+            Some(zeros)
+        }
+    };
+    let unpack = |bytes: &[u8], index: usize| -> u8 {
+        (bytes[index * bits / 8] >> (index * bits % 8)) & ((1u16 << bits) - 1) as u8
+    };
+    let default_zero = 1u8 << (bits - 1);
+    let mut weight = vec![0f32; k * n];
+    for col in 0..n {
+        for b in 0..blocks {
+            let zero = zeros.map_or(default_zero, |z| unpack(&z[col * zero_row..], b)) as f32;
+            let scale = scales[col * blocks + b];
+            let values = &packed[(col * blocks + b) * blob..][..blob];
+            for j in 0..block.min(k - b * block) {
+                weight[(b * block + j) * n + col] = (unpack(values, j) as f32 - zero) * scale;
+            }
+        }
+    }
+    let weight = plan.constant(f32_tensor(vec![k, n], &weight));
+    let y = plan.op(Op::MatMul, &[Src::Input(0), weight]);
+    let y = plan.add_optional(y, optional(ctx, 5));
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// SkipLayerNormalization(input, skip, gamma, beta?, bias?): LayerNormalization over the last
+/// axis of `input + skip + bias`; outputs the normalized value, mean, inverse standard deviation
+/// and the sum.
+fn skip_layer_norm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let x = float_input(ctx, 0, "input")?;
+    let epsilon = ctx.attrs.float_or("epsilon", 1e-12)? as f64;
+    let sum = plan.binary(BinaryOp::Add, Src::Input(0), Src::Input(1));
+    let sum = plan.add_optional(sum, optional(ctx, 4));
+    let axis = normalize_axis(-1, x.rank()).map_err(|e| ctx.error(e))?;
+    let norm = plan.op_outputs(
+        Op::LayerNorm(LayerNormConfig { axis, epsilon, rms: false }),
+        vec![Some(sum), Some(Src::Input(2)), optional(ctx, 3)],
+        3,
+    );
+    Ok(plan.done(vec![Some(norm), Some(output(norm, 1)), Some(output(norm, 2)), Some(sum)]))
+}
+
+/// A quantized `[dirs, rows, cols]` weight (int8 or uint8) as float `[dirs, cols, rows]` (ONNX
+/// LSTM's layout), with a scale and zero point per direction (`[dirs]`) or per column
+/// (`[dirs, cols]`).
+fn dequantize_lstm_weight(ctx: &NodeCtx, index: usize, what: &str) -> Result<TensorData> {
+    let (q, shape) = constant_bytes(ctx, index, what, &[DType::I8, DType::U8])?;
+    let signed = ctx.input_type(index)?.dtype == DType::I8;
+    let &[dirs, rows, cols] = shape else {
+        return Err(ctx.error(format!("{what} must be 3-D, got shape {shape:?}")));
+    };
+    // W's scale and zero point are inputs 8 and 9, R's 10 and 11.
+    let scale_index = 8 + 2 * (index - 1);
+    let scales = constant_floats(ctx, scale_index, &format!("{what}_scale"))?;
+    let (zeros, _) = constant_bytes(ctx, scale_index + 1, &format!("{what}_zero_point"), &[DType::I8, DType::U8])?;
+    let per_column = match scales.len() {
+        s if s == dirs => false,
+        s if s == dirs * cols => true,
+        s => return Err(ctx.error(format!("{what}_scale has {s} values, expected {dirs} or {}", dirs * cols))),
+    };
+    if zeros.len() != scales.len() {
+        return Err(ctx.error(format!("{what}_zero_point has {} values, {what}_scale {}", zeros.len(), scales.len())));
+    }
+    let value = |byte: u8| if signed { byte as i8 as f32 } else { byte as f32 };
+    let mut out = vec![0f32; q.len()];
+    for d in 0..dirs {
+        for r in 0..rows {
+            for c in 0..cols {
+                let p = if per_column { d * cols + c } else { d };
+                out[(d * cols + c) * rows + r] = (value(q[(d * rows + r) * cols + c]) - value(zeros[p])) * scales[p];
+            }
+        }
+    }
+    Ok(f32_tensor(vec![dirs, cols, rows], &out))
+}
+
+/// DynamicQuantizeLSTM(X, W, R, B, sequence_lens, initial_h, initial_c, P, W_scale,
+/// W_zero_point, R_scale, R_zero_point): LSTM's attributes and gates, weights quantized and
+/// transposed (`[dirs, input, 4 * hidden]`), and X and h quantized to uint8 before each product.
+fn dynamic_quantize_lstm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let Op::Recurrent(mut config) = super::recurrent::parse(ctx)?.op else {
+        return Err(ctx.error("not parsed as a recurrent op"));
+    };
+    if config.batch_first {
+        return Err(ctx.error("attribute `layout` is not one of DynamicQuantizeLSTM's"));
+    }
+    config.quantize_inputs = true;
+    let w = plan.constant(dequantize_lstm_weight(ctx, 1, "W")?);
+    let r = plan.constant(dequantize_lstm_weight(ctx, 2, "R")?);
+    let mut inputs = vec![Some(Src::Input(0)), Some(w), Some(r)];
+    inputs.extend((3..8).map(|i| optional(ctx, i)));
+    let y = plan.op_outputs(Op::Recurrent(config), inputs, 3);
+    Ok(plan.done((0..3).map(|k| Some(output(y, k))).collect()))
+}
+
+/// Axis 2's `start..end` of a rank-3 tensor, or axis 0's of a vector (`rank` 1).
+fn slice_last(plan: &mut Lowered, x: Src, rank: usize, start: usize, end: usize) -> Src {
+    let config = super::SliceConfig {
+        starts: IntsInput::Static(vec![start as i64]),
+        ends: IntsInput::Static(vec![end as i64]),
+        axes: Some(IntsInput::Static(vec![rank as i64 - 1])),
+        steps: None,
+    };
+    plan.op(Op::Slice(config), &[x])
+}
+
+/// A raw mask (`> 0` attends, else `mask_filter_value` is added, as ONNX Runtime prepares it)
+/// of shape `[batch, total]` or `[batch, seq, total]`, as an additive `[batch, 1, seq | 1, total]`.
+fn additive_mask(ctx: &NodeCtx, plan: &mut Lowered, index: usize, filter: f32) -> Result<Option<Src>> {
+    let Some(mask) = optional(ctx, index) else { return Ok(None) };
+    let t = ctx.input_type(index)?;
+    let axes = match t.rank() {
+        2 => vec![1, 2],
+        3 => vec![1],
+        _ => {
+            return Err(ctx.error(format!(
+                "a mask of shape {t} (a sequence-length index) is not supported, only 2-D or 3-D 0/1 masks"
+            )))
+        }
+    };
+    let mask = plan.op(Op::Cast { to: DType::F32, saturate: true }, &[mask]);
+    let zero = plan.scalar(0.0);
+    let attends = plan.binary(BinaryOp::Greater, mask, zero);
+    let filter = plan.scalar(filter);
+    let additive = plan.op(Op::Where, &[attends, zero, filter]);
+    Ok(Some(plan.op(Op::Unsqueeze { axes }, &[additive])))
+}
+
+/// The mask and attention bias summed (either may be absent).
+fn attention_mask(ctx: &NodeCtx, plan: &mut Lowered, mask: usize, bias: usize) -> Result<Option<Src>> {
+    let filter = ctx.attrs.float_or("mask_filter_value", -10000.0)?;
+    let mask = additive_mask(ctx, plan, mask, filter)?;
+    Ok(match (mask, optional(ctx, bias)) {
+        (Some(mask), bias) => Some(plan.add_optional(mask, bias)),
+        (None, bias) => bias,
+    })
+}
+
+/// The rank-3 float input at `index`, with its static last dim.
+fn hidden_input(ctx: &NodeCtx, index: usize, what: &str) -> Result<usize> {
+    let t = float_input(ctx, index, what)?;
+    match (t.rank(), t.shape.last().and_then(Dim::as_static)) {
+        (3, Some(hidden)) => Ok(hidden),
+        _ => Err(ctx.error(format!("{what} must be 3-D with a static last dim, got {t}"))),
+    }
+}
+
+/// ONNX's Attention on 3-D Q, K, V with `num_heads` heads each; the output only.
+fn attend(ctx: &NodeCtx, plan: &mut Lowered, qkv: [Src; 3], mask: Option<Src>) -> Result<Src> {
+    let heads = positive(ctx, "num_heads", None)?;
+    let config = super::AttentionConfig {
+        q_heads: Some(heads),
+        kv_heads: Some(heads),
+        scale: ctx.attrs.float("scale")?.map(f64::from),
+        causal: ctx.attrs.int_or("unidirectional", 0)? != 0,
+        softcap: 0.0,
+        qk_output_mode: 0,
+    };
+    let [q, k, v] = qkv;
+    Ok(plan.op_optional(Op::Attention(config), vec![Some(q), Some(k), Some(v), mask]))
+}
+
+fn refuse_nonzero(ctx: &NodeCtx, names: &[&str]) -> Result<()> {
+    for name in names {
+        if ctx.attrs.int_or(name, 0)? != 0 {
+            return Err(ctx.error(format!("attribute `{name}` = 1 is not supported")));
+        }
+    }
+    Ok(())
+}
+
+fn refuse_inputs(ctx: &NodeCtx, inputs: &[(usize, &str)]) -> Result<()> {
+    match inputs.iter().find(|(i, _)| optional(ctx, *i).is_some()) {
+        Some((i, what)) => Err(ctx.error(format!("{what} (input {i}) is not supported"))),
+        None => Ok(()),
+    }
+}
+
+/// Attention(input, weights, bias?, mask_index?, past?, attention_bias?, past_sequence_length?):
+/// one projection `input @ weights + bias` split into Q, K and V (`qkv_hidden_sizes`, else
+/// thirds), then multi-head attention.
+fn attention(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    hidden_input(ctx, 0, "input")?;
+    refuse_nonzero(ctx, &["do_rotary", "past_present_share_buffer"])?;
+    // Only used with do_rotary.
+    ctx.attrs.ignore(&["rotary_embedding_dim"]);
+    refuse_inputs(ctx, &[(4, "past"), (6, "past_sequence_length")])?;
+    let w = float_input(ctx, 1, "weights")?;
+    let width = match w.static_shape().as_deref() {
+        Some(&[_, width]) => width,
+        _ => return Err(ctx.error(format!("weights must be 2-D of static shape, got {w}"))),
+    };
+    let sizes: Vec<usize> = match ctx.attrs.ints("qkv_hidden_sizes")? {
+        Some(sizes) if sizes.len() == 3 && sizes.iter().all(|&s| s > 0) => sizes.iter().map(|&s| s as usize).collect(),
+        Some(sizes) => return Err(ctx.error(format!("qkv_hidden_sizes {sizes:?} must be three positive sizes"))),
+        None if width % 3 == 0 => vec![width / 3; 3],
+        None => return Err(ctx.error(format!("weights' {width} columns do not split in three"))),
+    };
+    if sizes.iter().sum::<usize>() != width {
+        return Err(ctx.error(format!("qkv_hidden_sizes {sizes:?} do not add up to the weights' {width} columns")));
+    }
+    let projected = plan.op(Op::MatMul, &[Src::Input(0), Src::Input(1)]);
+    let projected = plan.add_optional(projected, optional(ctx, 2));
+    let (q, k) = (sizes[0], sizes[0] + sizes[1]);
+    let qkv = [(0, q), (q, k), (k, width)].map(|(start, end)| slice_last(&mut plan, projected, 3, start, end));
+    let mask = attention_mask(ctx, &mut plan, 3, 5)?;
+    let y = attend(ctx, &mut plan, qkv, mask)?;
+    Ok(plan.done(vec![Some(y), None]))
+}
+
+/// MultiHeadAttention(query, key, value, bias?, key_padding_mask?, attention_bias?, ...): 3-D Q,
+/// K and V, each plus its part of `bias`, then multi-head attention.
+fn multi_head_attention(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let sizes = [hidden_input(ctx, 0, "query")?, hidden_input(ctx, 1, "key")?, hidden_input(ctx, 2, "value")?];
+    refuse_inputs(ctx, &[(6, "past_key"), (7, "past_value"), (8, "past_sequence_length"), (9, "cache_indirection")])?;
+    let mut qkv = [Src::Input(0), Src::Input(1), Src::Input(2)];
+    if let Some(bias) = optional(ctx, 3) {
+        let mut start = 0;
+        for (x, size) in qkv.iter_mut().zip(sizes) {
+            let part = slice_last(&mut plan, bias, 1, start, start + size);
+            *x = plan.binary(BinaryOp::Add, *x, part);
+            start += size;
+        }
+    }
+    let mask = attention_mask(ctx, &mut plan, 4, 5)?;
+    let y = attend(ctx, &mut plan, qkv, mask)?;
+    Ok(plan.done(vec![Some(y), None, None, None]))
+}
+
+/// RotaryEmbedding(input, position_ids, cos_cache, sin_cache): ONNX's RotaryEmbedding (opset
+/// 23, inputs in its order), which was made from it. A 3-D input without `num_heads` has heads of
+/// twice the caches' width.
+fn rotary_embedding(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    refuse_nonzero(ctx, &["is_packed_batching"])?;
+    if ctx.attrs.float_or("scale", 1.0)? != 1.0 {
+        return Err(ctx.error("attribute `scale` other than 1 is not supported"));
+    }
+    let x = float_input(ctx, 0, "input")?;
+    let ids = ctx.input_type(1)?;
+    if ids.rank() != 2 {
+        return Err(ctx.error(format!("position_ids {ids} (an offset) is not supported, only 2-D position ids")));
+    }
+    let rotary_dim = ctx.attrs.int_or("rotary_embedding_dim", 0)?;
+    let heads = match ctx.attrs.int_or("num_heads", 0)? {
+        0 if x.rank() == 3 && rotary_dim == 0 => {
+            let half = ctx.input_type(2)?.shape.get(1).and_then(Dim::as_static);
+            match (x.shape[2].as_static(), half) {
+                (Some(hidden), Some(half)) if half > 0 && hidden % (2 * half) == 0 => Some(hidden / (2 * half)),
+                _ => {
+                    return Err(
+                        ctx.error(format!("the heads of input {x} cannot be told from cos_cache: set num_heads"))
+                    )
+                }
+            }
+        }
+        0 => None,
+        n => Some(usize::try_from(n).map_err(|_| ctx.error(format!("num_heads = {n} is negative")))?),
+    };
+    let rotary = super::RotaryConfig {
+        num_heads: heads,
+        rotary_dim: usize::try_from(rotary_dim).ok().filter(|&d| d > 0),
+        interleaved: ctx.attrs.int_or("interleaved", 0)? != 0,
+    };
+    let inputs = [0, 2, 3, 1].map(|i| Some(Src::Input(i))).to_vec();
+    let y = plan.op_optional(Op::RotaryEmbedding(rotary), inputs);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// EmbedLayerNormalization(input_ids, segment_ids?, word_embedding, position_embedding,
+/// segment_embedding?, gamma, beta, mask?, position_ids?): the embeddings looked up and summed
+/// (positions `0..seq` by default), then LayerNormalization; outputs the result, the mask index
+/// (the count of 1s in each row of `mask`) and the sum.
+fn embed_layer_norm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let ids = ctx.input_type(0)?;
+    let epsilon = ctx.attrs.float_or("epsilon", 1e-12)? as f64;
+    let mask_index = match ctx.attrs.int_or("mask_index_type", 1)? {
+        0 => false,
+        1 => true,
+        other => return Err(ctx.error(format!("mask_index_type = {other} is not 0 or 1"))),
+    };
+    let gather =
+        |plan: &mut Lowered, table: usize, ids: Src| plan.op(Op::Gather { axis: 0 }, &[Src::Input(table), ids]);
+    let positions = match optional(ctx, 8) {
+        Some(ids) => ids,
+        None => {
+            let seq = ids.shape.get(1).and_then(Dim::as_static).filter(|_| ids.rank() == 2).ok_or_else(|| {
+                ctx.error(format!("input_ids must be 2-D of static sequence length without position_ids, got {ids}"))
+            })?;
+            let positions: Vec<u8> = (0..seq as i64).flat_map(|p| p.to_le_bytes()).collect();
+            plan.constant(TensorData::new(DType::I64, vec![seq], positions))
+        }
+    };
+    let word = gather(&mut plan, 2, Src::Input(0));
+    let position = gather(&mut plan, 3, positions);
+    let mut sum = plan.binary(BinaryOp::Add, word, position);
+    if let (Some(segments), Some(_)) = (optional(ctx, 1), optional(ctx, 4)) {
+        let segment = gather(&mut plan, 4, segments);
+        sum = plan.binary(BinaryOp::Add, sum, segment);
+    }
+    let config = LayerNormConfig { axis: 2, epsilon, rms: false };
+    let y = plan.op_optional(Op::LayerNorm(config), vec![Some(sum), Some(Src::Input(5)), Some(Src::Input(6))]);
+    let counts = match optional(ctx, 7).filter(|_| mask_index) {
+        Some(mask) => {
+            let one = plan.constant(TensorData::new(DType::I32, vec![], 1i32.to_le_bytes().to_vec()));
+            let ones = plan.binary(BinaryOp::Equal, mask, one);
+            let ones = plan.op(Op::Cast { to: DType::I32, saturate: true }, &[ones]);
+            let sum = super::ReduceConfig {
+                op: super::ReduceOp::Sum,
+                axes: super::ReduceAxes::Static(vec![1]),
+                keepdims: false,
+            };
+            Some(plan.op(Op::Reduce(sum), &[ones]))
+        }
+        None => None,
+    };
+    Ok(plan.done(vec![Some(y), counts, Some(sum)]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_op_lowers_only_in_its_domain() {
+        assert!(OPS.iter().all(|(op, _)| lowers(DOMAIN, op) && !lowers("", op)));
+        assert!(OPS.windows(2).all(|w| w[0].0 < w[1].0), "sorted, for SUPPORTED-OPS.md");
+    }
+
+    #[test]
+    fn swaps_the_last_two_axes() {
+        assert_eq!(swap_last_two(4), vec![0, 1, 3, 2]);
+        assert_eq!(swap_last_two(2), vec![1, 0]);
+    }
+
+    #[test]
+    fn float_tensors_are_little_endian() {
+        let t = f32_tensor(vec![2], &[1.0, -2.0]);
+        assert_eq!(t.to_f64s(), Some(vec![1.0, -2.0]));
+    }
+}

@@ -1,0 +1,283 @@
+"""Per-op models of ONNX Runtime's `com.microsoft` contrib ops, for scripts/make_op_models.py
+(which calls `gen_vendor` and writes them like its other cases). Expected outputs come from ONNX
+Runtime alone: it implements these ops, ONNX's reference evaluator does not. Case names start
+with `ms_`; `_v1` is the com.microsoft opset, the default domain is at opset 21.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto
+
+import make_op_models as base
+
+MS = "com.microsoft"
+
+
+def case(op: str, suffix: str = "") -> base.Case:
+    c = base.Case("Ms" + op, 1, suffix)
+    c.name = c.name.replace("l_s_t_m", "lstm").replace("mat_mul", "matmul").replace("n_bits", "nbits")
+    c.opset = 21  # the default domain's; no version conversion to try
+    c.domains = [(MS, 1)]
+    return c
+
+
+def node(c: base.Case, op, ins, outs, **attrs) -> base.Case:
+    c.node(op, ins, outs, domain=MS, **attrs)
+    return c
+
+
+def gen_gelu():
+    cases = []
+    for op, bias, attrs, suffix in [
+        ("Gelu", False, {}, ""),
+        ("BiasGelu", True, {}, ""),
+        ("FastGelu", True, {}, "bias"),
+        ("FastGelu", False, {}, ""),
+        ("QuickGelu", False, {}, ""),
+        ("QuickGelu", False, {"alpha": 1.25}, "alpha"),
+    ]:
+        c = case(op, suffix)
+        ins = [c.input("x", (2, 3, 8), -3.0, 3.0)]
+        if bias:
+            ins.append(c.weight("bias", (8,)))
+        cases.append(node(c, op, ins, ["y"], **attrs).output("y"))
+    return cases
+
+
+def gen_fused_matmul():
+    cases = []
+    for suffix, a_shape, b_shape, attrs in [
+        ("", (2, 3, 4), (2, 4, 5), {}),
+        ("alpha", (2, 3, 4), (4, 5), {"alpha": 0.5}),
+        ("trans_a", (2, 4, 3), (4, 5), {"transA": 1}),
+        ("trans_b", (3, 4), (2, 5, 4), {"transB": 1, "alpha": 2.0}),
+        ("trans_both", (2, 4, 3), (2, 5, 4), {"transA": 1, "transB": 1}),
+    ]:
+        c = case("FusedMatMul", suffix)
+        c.input("a", a_shape)
+        c.weight("b", b_shape)
+        cases.append(node(c, "FusedMatMul", ["a", "b"], ["y"], **attrs).output("y"))
+    return cases
+
+
+def gen_fused_conv():
+    cases = []
+    for suffix, activation, params, residual in [
+        ("", None, None, False),
+        ("relu", "Relu", None, False),
+        ("tanh", "Tanh", None, False),
+        ("sigmoid", "Sigmoid", None, False),
+        ("leaky_relu_residual", "LeakyRelu", [0.2], True),
+        ("clip", "Clip", [-0.5, 0.5], False),
+        ("hard_sigmoid", "HardSigmoid", [0.3, 0.4], False),
+    ]:
+        c = case("FusedConv", suffix)
+        ins = [c.input("x", (1, 2, 6, 6)), c.weight("w", (4, 2, 3, 3)), c.weight("bias", (4,))]
+        if residual:
+            ins.append(c.input("z", (1, 4, 6, 6)))
+        attrs = {"pads": [1, 1, 1, 1], "kernel_shape": [3, 3]}
+        if activation:
+            attrs["activation"] = activation
+        if params:
+            attrs["activation_params"] = params
+        cases.append(node(c, "FusedConv", ins, ["y"], **attrs).output("y"))
+    c = case("FusedConv", "strided_grouped")
+    ins = [c.input("x", (1, 4, 7, 7)), c.weight("w", (4, 2, 3, 3))]
+    node(c, "FusedConv", ins, ["y"], strides=[2, 2], group=2, activation="Relu", dilations=[1, 1])
+    cases.append(c.output("y"))
+    return cases
+
+
+def integer(c: base.Case, name, shape, dtype) -> str:
+    info = np.iinfo(dtype)
+    return c.init(name, c.rng.integers(info.min, info.max, size=shape, endpoint=True).astype(dtype))
+
+
+def gen_integer_matmul():
+    cases = []
+    for suffix, a_type, b_type, zero_points, per_column, bias in [
+        ("", np.uint8, np.int8, True, False, True),
+        ("uint8_no_zero_points", np.uint8, np.uint8, False, False, False),
+        ("per_column", np.uint8, np.int8, True, True, True),
+    ]:
+        c = case("MatMulIntegerToFloat", suffix)
+        info = np.iinfo(a_type)
+        c.given_input("a", c.rng.integers(info.min, info.max, size=(2, 3, 4), endpoint=True).astype(a_type))
+        ins = ["a", integer(c, "b", (4, 5), b_type), c.init("a_scale", np.float32(0.02))]
+        ins.append(c.init("b_scale", c.rand((5,), 0.01, 0.05) if per_column else np.float32(0.03)))
+        if zero_points:
+            ins.append(c.init("a_zero", a_type(128)))
+            ins.append(c.init("b_zero", np.full((5,), 3, b_type) if per_column else b_type(3)))
+        else:
+            ins += ["", ""]
+        if bias:
+            ins.append(c.weight("bias", (5,)))
+        cases.append(node(c, "MatMulIntegerToFloat", ins, ["y"]).output("y"))
+    for suffix, b_type, zero_point, bias in [("", np.int8, True, True), ("uint8", np.uint8, False, False)]:
+        c = case("DynamicQuantizeMatMul", suffix)
+        ins = [c.input("a", (2, 3, 16), -2.0, 3.0), integer(c, "b", (16, 5), b_type), c.init("b_scale", np.float32(0.01))]
+        ins.append(c.init("b_zero", b_type(2)) if zero_point else "")
+        if bias:
+            ins.append(c.weight("bias", (5,)))
+        cases.append(node(c, "DynamicQuantizeMatMul", ins, ["y"]).output("y"))
+    return cases
+
+
+def pack(values: np.ndarray, bits: int) -> np.ndarray:
+    """Unsigned `bits`-bit values packed little-endian into bytes along the last axis."""
+    per = 8 // bits
+    v = values.reshape(*values.shape[:-1], -1, per).astype(np.uint8)
+    return sum(v[..., i] << (i * bits) for i in range(per)).astype(np.uint8)
+
+
+def gen_matmul_nbits():
+    cases = []
+    for suffix, k, n, bits, block, zero_points, bias in [
+        ("", 32, 8, 4, 16, False, False),
+        ("zero_points_bias", 40, 6, 4, 16, True, True),
+        ("8bit", 64, 4, 8, 32, True, False),
+        ("2bit", 32, 5, 2, 16, True, True),
+    ]:
+        c = case("MatMulNBits", suffix)
+        blocks = -(-k // block)
+        q = c.rng.integers(0, 2**bits, size=(n, blocks, block))
+        c.input("a", (2, 3, k))
+        ins = ["a", c.init("b", pack(q, bits)), c.init("scales", c.rand((n * blocks,), 0.01, 0.1))]
+        if zero_points:
+            z = c.rng.integers(0, 2**bits, size=(n, -(-blocks * bits // 8) * (8 // bits)))
+            ins.append(c.init("zero_points", pack(z, bits).reshape(-1)))
+        elif bias:
+            ins.append("")
+        if bias:
+            ins += ["", c.weight("bias", (n,))]
+        node(c, "MatMulNBits", ins, ["y"], K=k, N=n, bits=bits, block_size=block)
+        cases.append(c.output("y"))
+    return cases
+
+
+def gen_skip_layer_norm():
+    cases = []
+    for suffix, beta, bias, skip_shape in [("", True, True, (2, 3, 8)), ("no_beta_broadcast_skip", False, False, (3, 8))]:
+        c = case("SkipLayerNormalization", suffix)
+        ins = [c.input("x", (2, 3, 8)), c.input("skip", skip_shape), c.weight("gamma", (8,))]
+        ins.append(c.weight("beta", (8,)) if beta else "")
+        if bias:
+            ins.append(c.weight("bias", (8,)))
+        node(c, "SkipLayerNormalization", ins, ["y", "", "", "sum"], epsilon=1e-5)
+        cases.append(c.output("y").output("sum"))
+    return cases
+
+
+def quantized_weight(c: base.Case, name, shape, dtype, per_column):
+    """A random int8/uint8 weight with its scale and zero point (per direction or per column)."""
+    dirs, _, cols = shape
+    params = (dirs, cols) if per_column else (dirs,)
+    integer(c, name, shape, dtype)
+    c.init(name + "_scale", c.rand(params, 0.005, 0.02))
+    # ONNX Runtime takes per-column zero points only when they are all 0.
+    spread = 0 if per_column else 3
+    c.init(name + "_zero", c.rng.integers(-spread, spread + 1, size=params).astype(dtype) + (128 if dtype == np.uint8 else 0))
+    return name
+
+
+def gen_dynamic_quantize_lstm():
+    cases = []
+    for suffix, direction, dtype, per_column, states in [
+        ("", "forward", np.int8, False, False),
+        ("bidirectional_states", "bidirectional", np.int8, False, True),
+        ("reverse_per_column", "reverse", np.int8, True, False),
+        ("uint8", "forward", np.uint8, False, False),
+    ]:
+        c = case("DynamicQuantizeLSTM", suffix)
+        dirs, hidden, inp, seq, batch = (2 if direction == "bidirectional" else 1), 5, 4, 6, 2
+        c.input("x", (seq, batch, inp), -2.0, 2.0)
+        w = quantized_weight(c, "w", (dirs, inp, 4 * hidden), dtype, per_column)
+        r = quantized_weight(c, "r", (dirs, hidden, 4 * hidden), dtype, per_column)
+        ins = ["x", w, r, c.weight("b", (dirs, 8 * hidden), -0.5, 0.5), ""]
+        ins += [c.input("h0", (dirs, batch, hidden)), c.input("c0", (dirs, batch, hidden))] if states else ["", ""]
+        ins += ["", w + "_scale", w + "_zero", r + "_scale", r + "_zero"]
+        node(c, "DynamicQuantizeLSTM", ins, ["y", "y_h", "y_c"], direction=direction, hidden_size=hidden)
+        cases.append(c.output("y").output("y_h").output("y_c"))
+    return cases
+
+
+def key_mask(c: base.Case, name, batch, total):
+    """A 0/1 int32 mask with the last positions of the first row masked."""
+    mask = np.ones((batch, total), np.int32)
+    mask[0, total - 2:] = 0
+    return c.given_input(name, mask)
+
+
+def gen_attention():
+    cases = []
+    for suffix, sizes, attrs, mask in [
+        ("", None, {}, False),
+        ("mask", None, {}, True),
+        ("unidirectional", None, {"unidirectional": 1}, False),
+        ("qkv_sizes_scale", [8, 8, 4], {"qkv_hidden_sizes": [8, 8, 4], "scale": 0.3}, True),
+    ]:
+        c = case("Attention", suffix)
+        width = sum(sizes) if sizes else 24
+        ins = [c.input("x", (2, 4, 8)), c.weight("w", (8, width)), c.weight("bias", (width,))]
+        if mask:
+            ins.append(key_mask(c, "mask", 2, 4))
+        cases.append(node(c, "Attention", ins, ["y"], num_heads=2, **attrs).output("y"))
+    for suffix, mask, bias in [("", False, False), ("key_padding_mask", True, False), ("attention_bias", False, True)]:
+        c = case("MultiHeadAttention", suffix)
+        ins = [c.input("q", (2, 3, 8)), c.input("k", (2, 5, 8)), c.input("v", (2, 5, 8)), c.weight("bias", (24,))]
+        ins.append(key_mask(c, "mask", 2, 5) if mask else "")
+        if bias:
+            ins.append(c.input("attention_bias", (1, 2, 3, 5)))
+        cases.append(node(c, "MultiHeadAttention", ins, ["y"], num_heads=2).output("y"))
+    return cases
+
+
+def gen_rotary():
+    cases = []
+    for suffix, shape, half, attrs in [
+        ("", (2, 3, 16), 4, {}),
+        ("num_heads_interleaved", (2, 3, 16), 4, {"num_heads": 2, "interleaved": 1}),
+        ("4d", (2, 2, 3, 8), 4, {}),
+        ("rotary_dim", (2, 3, 16), 2, {"num_heads": 2, "rotary_embedding_dim": 4}),
+    ]:
+        c = case("RotaryEmbedding", suffix)
+        angles = c.rand((8, half), 0.0, 3.0)
+        ins = [c.input("x", shape), c.given_input("positions", c.rng.integers(0, 8, size=(2, 3)).astype(np.int64))]
+        ins += [c.init("cos", np.cos(angles)), c.init("sin", np.sin(angles))]
+        cases.append(node(c, "RotaryEmbedding", ins, ["y"], **attrs).output("y"))
+    return cases
+
+
+def gen_embed_layer_norm():
+    cases = []
+    for suffix, segments, mask, positions in [("", True, True, False), ("position_ids", False, False, True)]:
+        c = case("EmbedLayerNormalization", suffix)
+        ins = [c.given_input("ids", c.rng.integers(0, 10, size=(2, 4)).astype(np.int32))]
+        ins.append(c.given_input("segments", c.rng.integers(0, 2, size=(2, 4)).astype(np.int32)) if segments else "")
+        ins += [c.weight("word", (10, 8)), c.weight("position", (6, 8))]
+        ins.append(c.weight("segment", (2, 8)) if segments else "")
+        ins += [c.weight("gamma", (8,)), c.weight("beta", (8,))]
+        ins.append(key_mask(c, "mask", 2, 4) if mask else "")
+        if positions:
+            ins.append(c.given_input("positions", c.rng.integers(0, 6, size=(2, 4)).astype(np.int32)))
+        outs = ["y", "mask_index", "sum"] if mask else ["y", ""]
+        node(c, "EmbedLayerNormalization", ins, outs, epsilon=1e-5, **({} if mask else {"mask_index_type": 0}))
+        c.output("y")
+        if mask:
+            c.output("mask_index", TensorProto.INT32).output("sum")
+        cases.append(c)
+    return cases
+
+
+def gen_vendor():
+    return (
+        gen_gelu() + gen_fused_matmul() + gen_fused_conv() + gen_integer_matmul() + gen_matmul_nbits()
+        + gen_skip_layer_norm() + gen_dynamic_quantize_lstm() + gen_attention() + gen_rotary() + gen_embed_layer_norm()
+    )
+
+
+if __name__ == "__main__":
+    for c in gen_vendor():
+        outs, source, note = base.evaluate(c, c.model())
+        print(c.name, source, note, [o.shape for o in outs] if outs else "")
