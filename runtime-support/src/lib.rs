@@ -168,6 +168,8 @@ mod resize;
 mod rotary;
 #[cfg(all(test, feature = "flex"))]
 mod test_util;
+mod signal;
+mod stateful;
 mod unique;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
@@ -183,6 +185,10 @@ pub mod ops {
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
     pub use crate::rotary::rotary_embedding;
+    pub use crate::signal::{dft, mel_weight_matrix, stft, window, DftOptions, Window};
+    pub use crate::stateful::{
+        causal_conv_with_state, linear_attention, tensor_scatter_indices, LinearAttentionOptions,
+    };
     pub use crate::unique::unique;
 
     /// Runs a model's forward with the calling thread as one of rayon's workers (flex's
@@ -714,6 +720,19 @@ pub mod ops {
         index_dims[axis] = n;
         let positions = Tensor::<1, Int>::arange(0..n as i64, &winner.device()).reshape(index_dims).expand(dims);
         winner.equal(positions).float()
+    }
+
+    /// ONNX `Trilu`: the upper (or lower) triangle of the last two dims from diagonal `k` on.
+    /// An empty tensor is returned as it is: Burn's triangle mask reshapes a zero-sized row or
+    /// column index wrongly (it reads the 0 as 'keep this dim') and panics.
+    pub fn trilu<const D: usize, K: burn::tensor::kind::Numeric>(x: Tensor<D, K>, k: i64, upper: bool) -> Tensor<D, K> {
+        if x.dims().contains(&0) {
+            x
+        } else if upper {
+            x.triu(k)
+        } else {
+            x.tril(k)
+        }
     }
 
     /// ONNX `Pad` with `pads` as `[begins..., ends...]` over `axes` (all axes when empty);

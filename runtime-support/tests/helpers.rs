@@ -487,4 +487,123 @@ fn hooks_fit_by_rank_and_kind_and_read_attributes_by_name_and_type() {
     assert_eq!((attributes.string("mode"), attributes.get("missing")), (Some("edge"), None));
     // The wrong type is None, not a conversion.
     assert_eq!((attributes.float("k"), attributes.int("alpha"), attributes.string("pads")), (None, None, None));
+fn assert_slices_close(actual: &[f32], expected: &[f32]) {
+    assert_eq!(actual.len(), expected.len(), "{actual:?} vs {expected:?}");
+    for (a, e) in actual.iter().zip(expected) {
+        assert!((a - e).abs() < 1e-5, "{actual:?} vs {expected:?}");
+    }
+}
+
+/// Burn's triangle masks panic on an empty matrix; `trilu` returns it as it is.
+#[test]
+fn trilu_keeps_empty_tensors_and_masks_others() {
+    assert_eq!(float_values(ops::trilu(floats(&[], [3, 0, 5]), 6, false)).0, [3, 0, 5]);
+    assert_eq!(float_values(ops::trilu(floats(&[1.0, 2.0, 3.0, 4.0], [2, 2]), 0, false)).1, [1.0, 0.0, 3.0, 4.0]);
+    assert_eq!(float_values(ops::trilu(floats(&[1.0, 2.0, 3.0, 4.0], [2, 2]), 1, true)).1, [0.0, 2.0, 0.0, 0.0]);
+}
+
+/// Windows of the generalized-cosine definitions, worked out by hand.
+#[test]
+fn cosine_windows_periodic_and_symmetric() {
+    let window = |kind, size, periodic| float_values(ops::window(kind, size, periodic, &device())).1;
+    assert_slices_close(&window(ops::Window::Hann, 4, true), &[0.0, 0.5, 1.0, 0.5]);
+    assert_slices_close(&window(ops::Window::Hann, 5, false), &[0.0, 0.5, 1.0, 0.5, 0.0]);
+    assert_slices_close(&window(ops::Window::Hamming, 2, true), &[4.0 / 46.0, 1.0]);
+    assert_slices_close(&window(ops::Window::Blackman, 3, false), &[0.0, 1.0, 0.0]);
+    assert!(window(ops::Window::Hann, 0, true).is_empty());
+}
+
+/// DFT of [1, 2, 3, 4] is [10, -2+2i, -2, -2-2i]; the inverse and the real inverse of the
+/// one-sided half give the signal back.
+#[test]
+fn dft_forward_inverse_and_real_inverse() {
+    let options = |inverse, onesided| ops::DftOptions { inverse, onesided };
+    let signal = floats(&[1.0, 2.0, 3.0, 4.0], [1, 4, 1]);
+    let spectrum = [10.0, 0.0, -2.0, 2.0, -2.0, 0.0, -2.0, -2.0];
+    let full = ops::dft(signal.clone(), 1, None, options(false, false));
+    assert_eq!(full.dims(), [1, 4, 2]);
+    assert_slices_close(&float_values(full).1, &spectrum);
+    assert_slices_close(&float_values(ops::dft(signal.clone(), 1, None, options(false, true))).1, &spectrum[..6]);
+    // Zero-padded to 8 points, bin 4 is 1 - 2 + 3 - 4.
+    let padded = float_values(ops::dft(signal, 1, Some(8), options(false, false))).1;
+    assert_slices_close(&padded[8..10], &[-2.0, 0.0]);
+    let back = ops::dft(floats(&spectrum, [1, 4, 2]), 1, None, options(true, false));
+    assert_slices_close(&float_values(back).1, &[1.0, 0.0, 2.0, 0.0, 3.0, 0.0, 4.0, 0.0]);
+    let real = ops::dft(floats(&spectrum[..6], [1, 3, 2]), 1, None, options(true, true));
+    assert_eq!(real.dims(), [1, 4, 1]);
+    assert_slices_close(&float_values(real).1, &[1.0, 2.0, 3.0, 4.0]);
+}
+
+/// Frames [1, 2] and [3, 4], each transformed: [3, -1] and [7, -1].
+#[test]
+fn stft_frames_then_transforms() {
+    let y = ops::stft(floats(&[1.0, 2.0, 3.0, 4.0], [1, 4, 1]), 2, None, Some(2), true);
+    assert_eq!(y.dims(), [1, 2, 2, 2]);
+    assert_slices_close(&float_values(y).1, &[3.0, 0.0, -1.0, 0.0, 7.0, 0.0, -1.0, 0.0]);
+}
+
+/// One band with edges at 0, 700 and 2100 Hz (mel-spaced up to 4900 Hz: 700·(2^i − 1)), in
+/// bins of 6000 / 9 Hz: bins 0, 1 and 3, so the triangle is [0, 1, 0.5, 0, 0].
+#[test]
+fn mel_weight_matrix_one_triangle() {
+    let m = ops::mel_weight_matrix(1, 8, 6000, 0.0, 4900.0, &device());
+    assert_eq!(m.dims(), [5, 1]);
+    assert_slices_close(&float_values(m).1, &[0.0, 1.0, 0.5, 0.0, 0.0]);
+}
+
+/// One head of one feature: q = [1, 2], k = [1, 1], v = [3, 4], scale 1.
+#[test]
+fn linear_attention_rules_by_hand() {
+    let run = |decay: Option<Tensor<3>>, beta: Option<Tensor<3>>| {
+        let options = ops::LinearAttentionOptions { q_heads: 1, kv_heads: 1, scale: Some(1.0) };
+        let (q, k, v) =
+            (floats(&[1.0, 2.0], [1, 2, 1]), floats(&[1.0, 1.0], [1, 2, 1]), floats(&[3.0, 4.0], [1, 2, 1]));
+        let (y, state) = ops::linear_attention(q, k, v, None, decay, beta, options);
+        (float_values(y).1, float_values(state).1)
+    };
+    // linear: S = 3, then 7.
+    assert_eq!(run(None, None), (vec![3.0, 14.0], vec![7.0]));
+    // gated, decay ln 0.5 at the second step: S = 3 · 0.5 + 4.
+    let (y, state) = run(Some(floats(&[0.0, 0.5f32.ln()], [1, 2, 1])), None);
+    assert_slices_close(&y, &[3.0, 11.0]);
+    assert_slices_close(&state, &[5.5]);
+    // delta, beta 1: the second write is 4 − 3 (what S recalls for k).
+    assert_eq!(run(None, Some(floats(&[1.0, 1.0], [1, 2, 1]))), (vec![3.0, 8.0], vec![4.0]));
+}
+
+/// Two query heads sharing one key/value head read the same state.
+#[test]
+fn linear_attention_grouped_heads_share_state() {
+    let options = ops::LinearAttentionOptions { q_heads: 2, kv_heads: 1, scale: Some(1.0) };
+    let (q, k, v) = (floats(&[1.0, 2.0], [1, 1, 2]), floats(&[1.0], [1, 1, 1]), floats(&[3.0], [1, 1, 1]));
+    let past = floats(&[1.0], [1, 1, 1, 1]);
+    let (y, state) = ops::linear_attention(q, k, v, Some(past), None, None, options);
+    assert_eq!((float_values(y).1, float_values(state).1), (vec![4.0, 8.0], vec![4.0]));
+}
+
+/// Kernel [1, 10] over [0 or 5, 1, 2, 3]: `w0·x[t−1] + w1·x[t]`.
+#[test]
+fn causal_conv_with_and_without_state() {
+    let run = |past: Option<Tensor<3>>, silu| {
+        let x = floats(&[1.0, 2.0, 3.0], [1, 1, 3]);
+        let (y, state) = ops::causal_conv_with_state(x, floats(&[1.0, 10.0], [1, 1, 2]), None, past, silu);
+        (float_values(y).1, float_values(state).1)
+    };
+    assert_eq!(run(None, false), (vec![10.0, 21.0, 32.0], vec![3.0]));
+    assert_eq!(run(Some(floats(&[5.0], [1, 1, 1])), false), (vec![15.0, 21.0, 32.0], vec![3.0]));
+    let silu = |x: f32| x / (1.0 + (-x).exp());
+    assert_slices_close(&run(None, true).0, &[silu(10.0), silu(21.0), silu(32.0)]);
+    // A kernel of 1 keeps no state.
+    let x = floats(&[1.0, 2.0], [1, 1, 2]);
+    let (y, state) = ops::causal_conv_with_state(x, floats(&[2.0], [1, 1, 1]), Some(floats(&[1.0], [1])), None, false);
+    assert_eq!((float_values(y).1, state.dims()), (vec![3.0, 5.0], [1, 1, 0]));
+}
+
+#[test]
+fn tensor_scatter_positions_from_write_indices() {
+    let positions = |starts: Option<Tensor<1, Int>>, circular| {
+        int_values(ops::tensor_scatter_indices(starts, [2, 3], 1, 4, circular, &device())).1
+    };
+    assert_eq!(positions(None, false), [0, 1, 2, 0, 1, 2]);
+    assert_eq!(positions(Some(ints(&[1, 2], [2])), true), [1, 2, 3, 2, 3, 0]);
 }

@@ -1,7 +1,7 @@
 use super::align_rank;
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{AttentionConfig, RotaryConfig};
+use onnx_ir::ops::{AttentionConfig, LinearAttentionConfig, RotaryConfig};
 use onnx_ir::{Kind, Node};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -108,5 +108,26 @@ pub fn rotary_embedding(e: &mut Emitter, node: &Node, c: &RotaryConfig) -> Resul
             quote! { #rotated.swap_dims(1, 2).reshape([0, 0, -1]) }
         }
         _ => rotate(x),
+    })
+}
+
+/// LinearAttention: the update rule follows from which of decay and beta are present (checked
+/// at import).
+pub fn linear_attention(e: &mut Emitter, node: &Node, c: &LinearAttentionConfig) -> Result<TokenStream> {
+    let (q, k, v) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
+    let past = e.optional_input(&node.inputs, 3)?;
+    let decay = e.optional_input(&node.inputs, 4)?;
+    let beta = e.optional_input(&node.inputs, 5)?;
+    let (q_heads, kv_heads) = (lit(c.q_heads), lit(c.kv_heads));
+    let scale = match c.scale {
+        Some(s) => {
+            let s = float_literal(s);
+            quote! { Some(#s) }
+        }
+        None => quote! { None },
+    };
+    Ok(quote! {
+        burn_onnx::ops::linear_attention(#q, #k, #v, #past, #decay, #beta,
+            burn_onnx::ops::LinearAttentionOptions { q_heads: #q_heads, kv_heads: #kv_heads, scale: #scale })
     })
 }

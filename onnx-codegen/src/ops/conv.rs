@@ -251,3 +251,10 @@ pub fn col2im(e: &mut Emitter, node: &Node, c: &Col2ImConfig) -> Result<TokenStr
         })
     })
 }
+
+pub fn causal_conv(e: &mut Emitter, node: &Node, silu: bool) -> Result<TokenStream> {
+    let (x, weight) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?);
+    let bias = e.optional_input(&node.inputs, 2)?;
+    let past = e.optional_input(&node.inputs, 3)?;
+    Ok(quote! { burn_onnx::ops::causal_conv_with_state(#x, #weight, #bias, #past, #silu) })
+}

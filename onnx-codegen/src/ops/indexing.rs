@@ -269,12 +269,7 @@ pub fn trilu(e: &mut Emitter, node: &Node, upper: bool, k: &IntsInput) -> Result
             quote! { (#list)[0] }
         }
     };
-    let method = if upper {
-        quote! { triu }
-    } else {
-        quote! { tril }
-    };
-    Ok(quote! { #x.#method(#k) })
+    Ok(quote! { burn_onnx::ops::trilu(#x, #k, #upper) })
 }
 
 pub fn cumsum(
@@ -529,22 +524,54 @@ fn is_bool(e: &Emitter, node: &Node) -> bool {
 }
 
 pub fn scatter(e: &mut Emitter, node: &Node, axis: usize, reduction: ScatterReduction) -> Result<TokenStream> {
+    let axis_lit = lit(axis);
+    let indices = |e: &mut Emitter| {
+        let indices = e.input(&node.inputs, 1)?;
+        Ok(quote! { burn_onnx::ops::wrap_indices(#indices, data.dims()[#axis_lit]) })
+    };
+    scatter_elements(e, node, axis, indices, 2, reduction)
+}
+
+/// `data` (input 0) with input `updates` scattered along `axis` at `indices`, an expression
+/// (made after those two are read, as it runs) that may read both, bound as `data` and
+/// `updates`; bools as integers.
+fn scatter_elements(
+    e: &mut Emitter,
+    node: &Node,
+    axis: usize,
+    indices: impl FnOnce(&mut Emitter) -> Result<TokenStream>,
+    updates: usize,
+    reduction: ScatterReduction,
+) -> Result<TokenStream> {
     let boolean = is_bool(e, node);
     let data = as_int_if_bool(boolean, e.input(&node.inputs, 0)?);
-    let indices = e.input(&node.inputs, 1)?;
-    let updates = as_int_if_bool(boolean, e.input(&node.inputs, 2)?);
+    let updates = as_int_if_bool(boolean, e.input(&node.inputs, updates)?);
+    let indices = indices(e)?;
     let (axis, update) = (lit(axis), update_op(reduction));
     let scattered = from_int_if_bool(
         boolean,
         quote! {
-            burn_onnx::ops::scatter_elements(data, #axis, indices, #updates, burn::tensor::ops::IndexingUpdateOp::#update)
+            burn_onnx::ops::scatter_elements(data, #axis, indices, updates, burn::tensor::ops::IndexingUpdateOp::#update)
         },
     );
     Ok(quote! {{
         let data = #data;
-        let indices = burn_onnx::ops::wrap_indices(#indices, data.dims()[#axis]);
+        let updates = #updates;
+        let indices = #indices;
         #scattered
     }})
+}
+
+/// TensorScatter: `update` assigned into the cache at the positions each batch row writes to.
+pub fn tensor_scatter(e: &mut Emitter, node: &Node, axis: usize, circular: bool) -> Result<TokenStream> {
+    let axis_lit = lit(axis);
+    let indices = |e: &mut Emitter| {
+        let starts = e.optional_input(&node.inputs, 2)?;
+        Ok(quote! {
+            burn_onnx::ops::tensor_scatter_indices(#starts, updates.dims(), #axis_lit, data.dims()[#axis_lit], #circular, &data.device())
+        })
+    };
+    scatter_elements(e, node, axis, indices, 1, ScatterReduction::None)
 }
 
 pub fn scatter_nd(e: &mut Emitter, node: &Node, reduction: ScatterReduction) -> Result<TokenStream> {

@@ -19,6 +19,7 @@ mod recurrent;
 mod reduce;
 mod resize;
 mod shape;
+mod signal;
 mod softmax;
 
 use crate::emitter::Emitter;
@@ -90,6 +91,13 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Attention(c) => attention::attention(e, node, c),
         Op::ScaledDotProductAttention { scale } => attention::scaled_dot_product(e, node, *scale),
         Op::RotaryEmbedding(c) => attention::rotary_embedding(e, node, c),
+        Op::Dft(c) => signal::dft(e, node, c),
+        Op::Stft { onesided, step, frame_length } => signal::stft(e, node, *onesided, step, frame_length.as_ref()),
+        Op::Window { kind, periodic, size, .. } => signal::window(e, node, *kind, *periodic, size),
+        Op::MelWeightMatrix { counts, .. } => signal::mel_weight_matrix(e, node, counts),
+        Op::LinearAttention(c) => attention::linear_attention(e, node, c),
+        Op::CausalConv { silu } => conv::causal_conv(e, node, *silu),
+        Op::TensorScatter { axis, circular } => indexing::tensor_scatter(e, node, *axis, *circular),
         Op::NonMaxSuppression { center_point_box } => detection::non_max_suppression(e, node, *center_point_box),
         Op::Custom(c) => custom::custom(e, node, c),
         Op::If(c) => control::if_(e, node, c),

@@ -3,6 +3,7 @@
 //! caches, grouped-query heads, softcap and the optional QK output.
 
 use super::{NodeCtx, Op, Parsed};
+use crate::attributes::{spelled_enum, Spelled};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
 
@@ -139,4 +140,82 @@ pub fn parse_rotary(ctx: &NodeCtx) -> Result<Parsed> {
         }
     }
     Ok(Parsed::new(Op::RotaryEmbedding(config), ctx.inputs.len()))
+}
+
+spelled_enum! {
+    /// LinearAttention's `update_rule`: whether the state decays (`gated`) and whether writes
+    /// correct what the state already recalls for the key (`delta`).
+    pub enum LinearAttentionRule {
+        Linear = "linear",
+        Gated = "gated",
+        Delta = "delta",
+        GatedDelta = "gated_delta",
+    }
+}
+
+/// LinearAttention (opset 27): a recurrent state `[batch, kv_heads, d_k, d_v]` updated token by
+/// token from 3-D packed Q, K, V (`[batch, seq, heads * d]`). Inputs: query, key, value,
+/// past_state?, decay? (the gated rules), beta? (the delta rules).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinearAttentionConfig {
+    pub q_heads: usize,
+    pub kv_heads: usize,
+    /// `None`: 1/sqrt(d_k).
+    pub scale: Option<f64>,
+}
+
+pub fn parse_linear_attention(ctx: &NodeCtx) -> Result<Parsed> {
+    for (index, name) in [(0, "query"), (1, "key"), (2, "value")] {
+        let t = ctx.input_type(index)?;
+        if t.dtype.kind() != Kind::Float || t.rank() != 3 {
+            return Err(ctx.error(format!("{name} must be a 3-D float tensor, got {t}")));
+        }
+    }
+    let heads = |name: &str| -> Result<usize> {
+        match ctx.attrs.int(name)? {
+            Some(h) if h > 0 => usize::try_from(h).map_err(|_| ctx.error(format!("`{name}` = {h} is too large"))),
+            Some(h) => Err(ctx.error(format!("`{name}` = {h} must be positive"))),
+            None => Err(ctx.error(format!("attribute `{name}` is required"))),
+        }
+    };
+    let (q_heads, kv_heads) = (heads("q_num_heads")?, heads("kv_num_heads")?);
+    if q_heads % kv_heads != 0 {
+        return Err(ctx.error(format!("q_num_heads {q_heads} is not a multiple of kv_num_heads {kv_heads}")));
+    }
+    let rule = ctx.attrs.choice_or("update_rule", LinearAttentionRule::GatedDelta)?;
+    // A tuning hint of chunked implementations; the result does not depend on it.
+    ctx.attrs.int("chunk_size")?;
+    let gated = matches!(rule, LinearAttentionRule::Gated | LinearAttentionRule::GatedDelta);
+    let delta = matches!(rule, LinearAttentionRule::Delta | LinearAttentionRule::GatedDelta);
+    for (index, name, needed) in [(4, "decay", gated), (5, "beta", delta)] {
+        let present = ctx.inputs.get(index).copied().flatten().is_some();
+        if present != needed {
+            let verb = if needed { "needs" } else { "forbids" };
+            return Err(ctx.error(format!("update_rule `{}` {verb} the input `{name}`", rule.spelling())));
+        }
+        if present && ctx.input_type(index)?.rank() != 3 {
+            return Err(ctx.error(format!("{name} must be 3-D, got {}", ctx.input_type(index)?)));
+        }
+    }
+    let query = ctx.input_type(0)?;
+    if let Some(state) = ctx.inputs.get(3).copied().flatten() {
+        if state.ty.rank() != 4 || state.ty.dtype != query.dtype {
+            return Err(
+                ctx.error(format!("past_state must be 4-D of the query's type {}, got {}", query.dtype, state.ty))
+            );
+        }
+    }
+    let scale = ctx.attrs.float("scale")?.filter(|&s| s != 0.0).map(f64::from);
+    Ok(Parsed::new(Op::LinearAttention(LinearAttentionConfig { q_heads, kv_heads, scale }), ctx.inputs.len()))
+}
+
+/// Output `[batch, seq, q_heads * d_v]` and present state `[batch, kv_heads, d_k, d_v]`.
+pub fn infer_linear_attention(c: &LinearAttentionConfig, inputs: &[&TensorType]) -> Vec<TensorType> {
+    let (q, v) = (inputs[0], inputs[2]);
+    let per_head = |t: &TensorType, heads: usize| t.shape[2].as_static().map(|n| n / heads);
+    let (d_k, d_v) = (per_head(q, c.q_heads), per_head(v, c.kv_heads));
+    let dim = |d: Option<usize>| d.map_or(Dim::Unknown, Dim::Static);
+    let output = vec![q.shape[0].clone(), q.shape[1].clone(), dim(d_v.and_then(|d| d.checked_mul(c.q_heads)))];
+    let state = vec![q.shape[0].clone(), Dim::Static(c.kv_heads), dim(d_k), dim(d_v)];
+    vec![TensorType::new(q.dtype, output), TensorType::new(q.dtype, state)]
 }

@@ -243,3 +243,35 @@ pub fn infer_col2im(c: &Col2ImConfig, x: &TensorType) -> TensorType {
     }
     TensorType::new(x.dtype, shape)
 }
+
+/// CausalConvWithState (opset 27): a depthwise 1-D convolution of `[batch, channels, length]`
+/// over the input with the last `k - 1` positions of the previous call (`past_state`, zeros when
+/// absent) in front, and those positions of this call as the second output. Inputs: input,
+/// weight `[channels, 1, k]`, bias?, past_state?.
+pub fn parse_causal_conv(ctx: &NodeCtx) -> Result<Parsed> {
+    let (x, w) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if x.dtype.kind() != Kind::Float || x.rank() != 3 || w.rank() != 3 || w.dtype != x.dtype {
+        return Err(ctx.error(format!("input and weight must be 3-D float tensors of one type, got {x} and {w}")));
+    }
+    match w.shape[2].as_static() {
+        Some(k) if k > 0 => {}
+        _ => return Err(ctx.error(format!("the weight's kernel size must be static and positive, got {w}"))),
+    }
+    if w.shape[1].as_static().is_some_and(|n| n != 1) {
+        return Err(ctx.error(format!("the weight must be depthwise, [channels, 1, k], got {w}")));
+    }
+    let silu = match ctx.attrs.string("activation")?.as_deref() {
+        None | Some("none") => false,
+        Some("silu" | "swish") => true,
+        Some(other) => return Err(ctx.error(format!("activation `{other}` is not one of none, silu, swish"))),
+    };
+    Ok(Parsed::new(Op::CausalConv { silu }, ctx.inputs.len()))
+}
+
+/// The output has the input's type; the state `[batch, channels, k - 1]`.
+pub fn infer_causal_conv(inputs: &[&TensorType]) -> Vec<TensorType> {
+    let (x, w) = (inputs[0], inputs[1]);
+    let taps = w.shape[2].as_static().map_or(Dim::Unknown, |k| Dim::Static(k.saturating_sub(1)));
+    let state = TensorType::new(x.dtype, vec![x.shape[0].clone(), x.shape[1].clone(), taps]);
+    vec![x.clone(), state]
+}

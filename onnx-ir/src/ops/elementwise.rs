@@ -150,11 +150,28 @@ pub fn parse_binary(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error(format!("legacy broadcast axis {axis} does not fit rank {b} into rank {a}")));
         }
         legacy_axis = (axis != a - b).then_some(axis);
+    } else if op == BinaryOp::PRelu {
+        legacy_axis = prelu_channel_axis(ctx)?;
     } else if ctx.opset < 7 {
         // Without `broadcast=1` the shapes must already agree, which leaves `axis` nothing to align.
         ctx.attrs.ignore(&["axis"]);
     }
     Ok(Parsed::new(Op::Binary(BinaryConfig { op, legacy_axis }), 2))
+}
+
+/// PRelu before opset 7 (Caffe2's): a 1-D slope of one value per channel applies along axis 1.
+/// A slope that numpy broadcasting already fits (one value, the input's shape, or a length that
+/// differs from a static channel count) keeps numpy's alignment.
+fn prelu_channel_axis(ctx: &NodeCtx) -> Result<Option<usize>> {
+    let (x, slope) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if ctx.opset >= 7 || slope.rank() != 1 || x.rank() < 3 {
+        return Ok(None);
+    }
+    Ok(match (&slope.shape[0], &x.shape[1]) {
+        (Dim::Static(n), Dim::Static(c)) if *n > 1 && n != c => None,
+        (Dim::Static(n), _) if *n > 1 => Some(1),
+        _ => None,
+    })
 }
 
 /// The right operand's shape padded with 1s to line up at `axis` (legacy broadcasting).

@@ -25,6 +25,7 @@ pub(crate) mod reduce;
 pub(crate) mod registry;
 pub mod resize;
 pub(crate) mod shape;
+pub mod signal;
 pub(crate) mod softmax;
 
 use crate::attributes::Attributes;
@@ -32,7 +33,7 @@ use crate::error::{Error, Result};
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 
-pub use attention::{AttentionConfig, RotaryConfig};
+pub use attention::{AttentionConfig, LinearAttentionConfig, RotaryConfig};
 pub use conv::{Col2ImConfig, ConvConfig, ConvTransposeConfig};
 pub use custom::{AttrValue, CustomOp};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
@@ -45,6 +46,7 @@ pub use quantize::{QuantizeConfig, QuantizedLinearConfig};
 pub use recurrent::{CellKind, RecurrentConfig};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
+pub use signal::{DftConfig, WindowKind};
 pub use softmax::SoftmaxConfig;
 
 /// Whether an op is supported: one of the default domain (`""` or `ai.onnx`) with a parser, or
@@ -332,6 +334,41 @@ pub enum Op {
     ScaledDotProductAttention {
         /// The factor on `Q·Kᵀ`.
         scale: f64,
+    },
+    /// `LinearAttention(query, key, value, past_state?, decay?, beta?)`: outputs the attention
+    /// output and the present state.
+    LinearAttention(LinearAttentionConfig),
+    /// `CausalConvWithState(input, weight, bias?, past_state?)`, SiLU applied when `silu`:
+    /// outputs the convolution and the present state.
+    CausalConv {
+        silu: bool,
+    },
+    /// `TensorScatter(past_cache, update, write_indices?)` along `axis`.
+    TensorScatter {
+        axis: usize,
+        circular: bool,
+    },
+    /// `DFT(input, dft_length?, axis?)`.
+    Dft(DftConfig),
+    /// `STFT(signal, frame_step, window?, frame_length?)`.
+    Stft {
+        onesided: bool,
+        step: IntsInput,
+        frame_length: Option<IntsInput>,
+    },
+    /// `HannWindow`, `HammingWindow`, `BlackmanWindow` of `size` values.
+    Window {
+        kind: WindowKind,
+        periodic: bool,
+        dtype: DType,
+        size: IntsInput,
+    },
+    /// `MelWeightMatrix(num_mel_bins, dft_length, sample_rate, lower_edge_hertz,
+    /// upper_edge_hertz)`: `[dft_length / 2 + 1, num_mel_bins]`.
+    MelWeightMatrix {
+        dtype: DType,
+        /// num_mel_bins, dft_length, sample_rate.
+        counts: Vec<IntsInput>,
     },
     /// `RotaryEmbedding(X, cos_cache, sin_cache, position_ids?)`: X rotated pairwise by the
     /// cached angles of each position; the output has X's type.
@@ -709,7 +746,13 @@ impl Op {
             Op::Loss(c) => Ok(loss::infer(c, inputs)),
             Op::Attention(_) => Ok(attention::infer(inputs, 4)),
             Op::ScaledDotProductAttention { .. } => one(attention::infer_fused(inputs[0], inputs[2])),
-            Op::RotaryEmbedding(_) => one(inputs[0].clone()),
+            Op::RotaryEmbedding(_) | Op::TensorScatter { .. } => one(inputs[0].clone()),
+            Op::Dft(c) => one(signal::infer_dft(c, inputs[0])),
+            Op::Stft { .. } => one(signal::infer_stft(inputs[0])),
+            Op::Window { size, dtype, .. } => one(signal::infer_window(size, *dtype)),
+            Op::MelWeightMatrix { dtype, .. } => one(TensorType::new(*dtype, vec![Dim::Unknown; 2])),
+            Op::LinearAttention(c) => Ok(attention::infer_linear_attention(c, inputs)),
+            Op::CausalConv { .. } => Ok(conv::infer_causal_conv(inputs)),
             Op::Custom(c) => Ok(c.outputs.clone()),
             // Typed from their subgraphs as they are built (see `control`).
             Op::If(_) | Op::Scan(_) | Op::Loop(_) => Err("If, Scan and Loop are typed from their subgraphs".into()),

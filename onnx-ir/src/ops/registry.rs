@@ -2,7 +2,7 @@
 
 use super::{
     attention, conv, detection, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent,
-    reduce, resize, shape, softmax, NodeCtx, Parsed,
+    reduce, resize, shape, signal, softmax, NodeCtx, Parsed,
 };
 use crate::error::Result;
 
@@ -56,6 +56,13 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "LRN" => norm::parse_lrn,
         "Attention" => attention::parse,
         "RotaryEmbedding" => attention::parse_rotary,
+        "DFT" => signal::parse_dft,
+        "STFT" => signal::parse_stft,
+        "HannWindow" | "HammingWindow" | "BlackmanWindow" => signal::parse_window,
+        "MelWeightMatrix" => signal::parse_mel_weight_matrix,
+        "LinearAttention" => attention::parse_linear_attention,
+        "CausalConvWithState" => conv::parse_causal_conv,
+        "TensorScatter" => indexing::parse_tensor_scatter,
         "Resize" | "Upsample" => resize::parse,
         "GridSample" => resize::parse_grid_sample,
         "NonMaxSuppression" => detection::parse_non_max_suppression,
