@@ -166,6 +166,7 @@ mod pool;
 mod recurrent;
 mod resize;
 mod rotary;
+mod sequence;
 mod unique;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
@@ -181,6 +182,10 @@ pub mod ops {
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
     pub use crate::rotary::rotary_embedding;
+    pub use crate::sequence::{
+        common_length, empty_sequence, sequence_at, sequence_concat, sequence_erase, sequence_insert, sequence_stack,
+        split_to_sequence,
+    };
     pub use crate::unique::unique;
 
     /// Runs a model's forward with the calling thread as one of rayon's workers (flex's

@@ -23,6 +23,7 @@ pub mod recurrent;
 pub(crate) mod reduce;
 pub(crate) mod registry;
 pub mod resize;
+pub(crate) mod sequence;
 pub(crate) mod shape;
 pub(crate) mod softmax;
 
@@ -44,6 +45,7 @@ pub use quantize::{QuantizeConfig, QuantizedLinearConfig};
 pub use recurrent::{CellKind, RecurrentConfig};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
+pub use sequence::SequenceOp;
 pub use softmax::SoftmaxConfig;
 
 /// Whether an op of the default domain (`""` or `ai.onnx`) is supported (has a parser).
@@ -262,6 +264,10 @@ pub enum Op {
     Scan(Box<ScanConfig>),
     /// `Loop`: the body runs while the trip count and its condition allow, carrying values.
     Loop(Box<LoopConfig>),
+    /// A sequence or optional op (see `sequence`).
+    Sequence(SequenceOp),
+    /// `SequenceMap`: the body runs once per position of the input sequences.
+    SequenceMap(Box<SequenceMapConfig>),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten {
         axis: usize,
@@ -366,6 +372,17 @@ pub struct LoopConfig {
     pub body_inputs: Vec<ValueId>,
 }
 
+/// `SequenceMap`: inputs are sequences (the first one at least) and tensors; outputs one
+/// sequence per body output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SequenceMapConfig {
+    pub body: Branch,
+    /// The body's formal inputs: one tensor per input (a sequence's at the current position).
+    pub body_inputs: Vec<ValueId>,
+    /// Per input: whether it is a sequence (else a tensor every iteration reads).
+    pub sequences: Vec<bool>,
+}
+
 impl Op {
     /// Subgraphs whose nodes read values of the enclosing graph (If branches, loop bodies).
     pub fn subgraphs(&self) -> Vec<&Branch> {
@@ -373,6 +390,7 @@ impl Op {
             Op::If(c) => vec![&c.then_branch, &c.else_branch],
             Op::Scan(c) => vec![&c.body],
             Op::Loop(c) => vec![&c.body],
+            Op::SequenceMap(c) => vec![&c.body],
             _ => vec![],
         }
     }
@@ -382,6 +400,7 @@ impl Op {
             Op::If(c) => vec![&mut c.then_branch, &mut c.else_branch],
             Op::Scan(c) => vec![&mut c.body],
             Op::Loop(c) => vec![&mut c.body],
+            Op::SequenceMap(c) => vec![&mut c.body],
             _ => vec![],
         }
     }
@@ -526,6 +545,11 @@ impl Op {
         )
     }
 
+    /// Whether the op may read sequences and optionals (every other op reads tensors only).
+    pub fn reads_sequences(&self) -> bool {
+        matches!(self, Op::Sequence(_) | Op::SequenceMap(_) | Op::Identity | Op::If(_) | Op::Loop(_))
+    }
+
     /// Output types from input types. The error message names the types seen.
     pub fn infer(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
         let one = |t: TensorType| Ok(vec![t]);
@@ -575,7 +599,10 @@ impl Op {
             Op::RotaryEmbedding(_) => one(inputs[0].clone()),
             Op::Custom(c) => Ok(c.outputs.clone()),
             // Typed from their subgraphs as they are built (see `control`).
-            Op::If(_) | Op::Scan(_) | Op::Loop(_) => Err("If, Scan and Loop are typed from their subgraphs".into()),
+            Op::If(_) | Op::Scan(_) | Op::Loop(_) | Op::SequenceMap(_) => {
+                Err("If, Scan, Loop and SequenceMap are typed from their subgraphs".into())
+            }
+            Op::Sequence(op) => sequence::infer(op, inputs),
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::NonMaxSuppression { .. } => one(detection::infer_non_max_suppression()),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),

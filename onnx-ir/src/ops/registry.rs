@@ -2,7 +2,7 @@
 
 use super::{
     attention, conv, detection, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent,
-    reduce, resize, shape, softmax, NodeCtx, Parsed,
+    reduce, resize, sequence, shape, softmax, NodeCtx, Parsed,
 };
 use crate::error::Result;
 
@@ -85,6 +85,10 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Squeeze" => shape::parse_squeeze,
         "Unsqueeze" => shape::parse_unsqueeze,
         "Identity" | "Dropout" => passthrough::parse,
+        "SequenceEmpty" | "SequenceConstruct" | "SequenceInsert" | "SequenceAt" | "SequenceErase" | "SequenceLength"
+        | "SplitToSequence" | "ConcatFromSequence" | "Optional" | "OptionalHasElement" | "OptionalGetElement" => {
+            sequence::parse
+        }
         _ => return None,
     })
 }
