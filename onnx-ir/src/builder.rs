@@ -201,7 +201,8 @@ fn check_declared(inferred: &TensorType, output: &ValueInfoProto, rank: bool) ->
 /// One error listing every op without an implementation, with node counts.
 /// Ops the builder handles itself rather than through the registry.
 fn builder_op(node: &NodeProto) -> bool {
-    crate::domain::is_default(node.domain()) && matches!(node.op_type(), "Constant" | "If" | "Scan" | "Loop" | "SequenceMap")
+    crate::domain::is_default(node.domain())
+        && matches!(node.op_type(), "Constant" | "If" | "Scan" | "Loop" | "SequenceMap")
 }
 
 fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(String, String), usize>) {
@@ -263,7 +264,10 @@ pub(crate) fn type_of(ty: &TypeProto) -> Result<TensorType, String> {
     }
     match &ty.value {
         Some(Type::TensorType(_)) => tensor_type_of(ty),
-        Some(Type::SequenceType(s)) => Ok(tensor_type_of(element(&s.elem_type)?)?.held(Holder::Sequence)),
+        Some(Type::SequenceType(s)) => {
+            let tensors = tensor_type_of(element(&s.elem_type)?).map_err(|m| format!("its tensors' type: {m}"))?;
+            Ok(tensors.held(Holder::Sequence))
+        }
         Some(Type::OptionalType(o)) => {
             let inner = type_of(element(&o.elem_type)?)?;
             match inner.holder {
@@ -281,9 +285,10 @@ fn tensor_type_of(ty: &TypeProto) -> Result<TensorType, String> {
         ty.tensor_type().ok_or("only sequences of tensors are supported (not of sequences, maps or optionals)")?;
     let dtype = DType::from_onnx(tensor.elem_type())
         .ok_or_else(|| format!("unsupported element type code {}", tensor.elem_type()))?;
-    let shape = tensor.shape.as_ref().ok_or(
-        "the model gives it no shape, but `forward` needs its rank: declare a shape (dims may be symbolic)",
-    )?;
+    let shape = tensor
+        .shape
+        .as_ref()
+        .ok_or("the model gives it no shape, but `forward` needs its rank: declare a shape (dims may be symbolic)")?;
     let dims = shape
         .dim
         .iter()

@@ -112,7 +112,8 @@ pub fn compare(actual: &Returned, bytes: &[u8], tol: Tolerance) -> Result<f64, S
                 if want.shape.is_empty() {
                     want.shape = vec![1];
                 }
-                let diff = compare_tensors(tensor, &want, tol).map_err(|e| format!("tensor {i} of the sequence: {e}"))?;
+                let diff =
+                    compare_tensors(tensor, &want, tol).map_err(|e| format!("tensor {i} of the sequence: {e}"))?;
                 Ok(max.max(diff))
             })
         }

@@ -111,6 +111,9 @@ fn parse_loop(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inpu
     Ok(Built::Node { op, inputs, outputs: result_types })
 }
 
+/// A Loop body, its formal inputs, its carried values' types and its output types.
+type TypedBody = (Branch, Vec<ValueId>, Vec<TensorType>, Vec<TensorType>);
+
 /// Most builds of one Loop body: a carried sequence may need a second to take the rank its
 /// tensors get in the body, and a third after a first that failed on a declared rank.
 const MAX_BODY_BUILDS: usize = 3;
@@ -125,7 +128,7 @@ fn loop_body_typed(
     graph: &GraphProto,
     name: &str,
     initial: Vec<TensorType>,
-) -> Result<(Branch, Vec<ValueId>, Vec<TensorType>, Vec<TensorType>)> {
+) -> Result<TypedBody> {
     let scalar = |dtype| TensorType::new(dtype, vec![]);
     let mut carried = initial;
     let mut first_error = None;
@@ -141,10 +144,17 @@ fn loop_body_typed(
                 }
             }
             Err(error) => {
-                let relaxed: Vec<TensorType> = carried
-                    .iter()
-                    .map(|t| if t.holder == Holder::Sequence { t.clone().held(Holder::EmptySequence) } else { t.clone() })
-                    .collect();
+                let relaxed: Vec<TensorType> =
+                    carried
+                        .iter()
+                        .map(|t| {
+                            if t.holder == Holder::Sequence {
+                                t.clone().held(Holder::EmptySequence)
+                            } else {
+                                t.clone()
+                            }
+                        })
+                        .collect();
                 if first_error.is_some() || relaxed == carried {
                     return Err(first_error.unwrap_or(error));
                 }

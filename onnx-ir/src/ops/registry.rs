@@ -85,10 +85,9 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Squeeze" => shape::parse_squeeze,
         "Unsqueeze" => shape::parse_unsqueeze,
         "Identity" | "Dropout" => passthrough::parse,
-        "SequenceEmpty" | "SequenceConstruct" | "SequenceInsert" | "SequenceAt" | "SequenceErase" | "SequenceLength"
-        | "SplitToSequence" | "ConcatFromSequence" | "Optional" | "OptionalHasElement" | "OptionalGetElement" => {
-            sequence::parse
-        }
+        "SequenceEmpty" | "SequenceConstruct" | "SequenceInsert" | "SequenceAt" | "SequenceErase"
+        | "SequenceLength" | "SplitToSequence" | "ConcatFromSequence" | "Optional" | "OptionalHasElement"
+        | "OptionalGetElement" => sequence::parse,
         _ => return None,
     })
 }

@@ -98,7 +98,8 @@ fn sequence<'a>(ctx: &NodeCtx<'a>) -> Result<&'a TensorType> {
 
 /// `Optional()`'s `type` attribute: the optional it makes.
 fn declared_optional(ctx: &NodeCtx) -> Result<TensorType> {
-    let ty = ctx.attrs.type_proto("type")?.ok_or_else(|| ctx.error("without an input, the `type` attribute is required"))?;
+    let ty =
+        ctx.attrs.type_proto("type")?.ok_or_else(|| ctx.error("without an input, the `type` attribute is required"))?;
     let ty = crate::builder::type_of(ty).map_err(|m| ctx.error(format!("attribute `type`: {m}")))?;
     match ty.holder {
         Holder::Tensor => Ok(ty.held(Holder::Optional)),
@@ -141,9 +142,7 @@ fn joins(seq: &TensorType, t: &TensorType) -> Result<TensorType, String> {
         return Ok(t.clone().held(Holder::Sequence));
     }
     if seq.dtype != t.dtype || seq.rank() != t.rank() {
-        return Err(format!(
-            "a {t} cannot join a {seq}: the tensors of a sequence must share one dtype and rank"
-        ));
+        return Err(format!("a {t} cannot join a {seq}: the tensors of a sequence must share one dtype and rank"));
     }
     let merged = seq.shape.iter().zip(&t.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown });
     Ok(TensorType::new(seq.dtype, merged.collect()).held(Holder::Sequence))
@@ -253,7 +252,11 @@ pub(crate) fn parse_map(
         _ => Err(fail(format!("inputs must be sequences of known rank or tensors, got {t}"))),
     });
     if body_graph.input.len() != ids.len() {
-        return Err(fail(format!("the body has {} inputs for {} SequenceMap inputs", body_graph.input.len(), ids.len())));
+        return Err(fail(format!(
+            "the body has {} inputs for {} SequenceMap inputs",
+            body_graph.input.len(),
+            ids.len()
+        )));
     }
     let formal = body_graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).map(|(n, t)| Ok((n, t?)));
     let formal = formal.collect::<Result<Vec<_>>>()?;
