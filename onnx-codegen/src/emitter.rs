@@ -4,7 +4,7 @@
 use crate::error::{CodegenError, Result};
 use crate::names::Names;
 use onnx_ir::Spelled;
-use onnx_ir::{DType, Graph, Kind, Node, TensorData, TensorType, ValueId};
+use onnx_ir::{DType, Graph, Holder, Kind, Node, TensorData, TensorType, ValueId};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 use std::collections::{HashMap, HashSet};
@@ -278,7 +278,7 @@ impl<'g> Emitter<'g> {
                 let n = lit(n);
                 quote! { [i64; #n] }
             }
-            None => tensor_type_tokens(self.ty(id)),
+            None => held_type_tokens(self.ty(id)),
         }
     }
 
@@ -422,6 +422,19 @@ pub fn tensor_type_tokens(ty: &TensorType) -> TokenStream {
         Kind::Float => quote! { Tensor<#rank> },
         Kind::Int => quote! { Tensor<#rank, Int> },
         Kind::Bool => quote! { Tensor<#rank, Bool> },
+    }
+}
+
+/// The Rust type of a value: its tensor type ([`tensor_type_tokens`]), in a `Vec` for a
+/// sequence and an `Option` for an optional. A sequence empty at import has no rank yet: any
+/// one spells it, the `Vec` never holds a tensor.
+pub fn held_type_tokens(ty: &TensorType) -> TokenStream {
+    let tensor = tensor_type_tokens(ty);
+    match ty.holder {
+        Holder::Tensor => tensor,
+        Holder::Sequence | Holder::EmptySequence => quote! { Vec<#tensor> },
+        Holder::Optional => quote! { Option<#tensor> },
+        Holder::OptionalSequence => quote! { Option<Vec<#tensor>> },
     }
 }
 

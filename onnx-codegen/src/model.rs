@@ -1,7 +1,9 @@
 //! Lowers a whole graph to the parts of a Burn module (fields, weights, `forward`) and
 //! assembles them into items, the same way for the macro, the CLI and build scripts.
 
-use crate::emitter::{module_struct, scalar_type_tokens, tensor_type_tokens, tuple_or_single, Emitter, Field};
+use crate::emitter::{
+    held_type_tokens, module_struct, scalar_type_tokens, tensor_type_tokens, tuple_or_single, Emitter, Field,
+};
 pub use crate::emitter::{Weight, WeightRole};
 use crate::error::Result;
 use crate::ops::emit_nodes;
@@ -41,7 +43,10 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
     for &id in &graph.inputs {
         let ty = &graph.values[id].ty;
         let var = e.bind(id);
-        if ty.rank() == 0 {
+        if !ty.is_tensor() {
+            // Sequences and optionals arrive as `Vec`s and `Option`s of tensors.
+            inputs.push((var, held_type_tokens(ty)));
+        } else if ty.rank() == 0 {
             // Scalars arrive as plain Rust values and become one-element tensors.
             inputs.push((var.clone(), scalar_type_tokens(ty.dtype.kind())));
             let tensor = tensor_type_tokens(ty);
@@ -70,14 +75,14 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
             continue;
         }
         let value = e.use_value(id)?;
-        if ty.rank() == 0 {
+        if ty.rank() == 0 && ty.is_tensor() {
             // Rank-0 values are held as one-element tensors and returned as plain scalars.
             let scalar = scalar_type_tokens(ty.dtype.kind());
             outputs.push(quote! { #value.into_scalar::<#scalar>() });
             output_types.push(scalar);
         } else {
             outputs.push(value);
-            output_types.push(tensor_type_tokens(ty));
+            output_types.push(held_type_tokens(ty));
         }
     }
     // After the outputs: turning a host array into an output tensor needs the device too.

@@ -112,6 +112,11 @@ impl<'a> Attributes<'a> {
         Ok(self.get(name, ty::GRAPH)?.and_then(|a| a.g.as_ref()))
     }
 
+    /// A type attribute (Optional's `type`).
+    pub fn type_proto(&self, name: &str) -> Result<Option<&'a crate::proto::TypeProto>> {
+        Ok(self.get(name, ty::TYPE_PROTO)?.and_then(|a| a.tp.as_ref()))
+    }
+
     /// Marks attributes as read whose value cannot change the result (each caller says why).
     pub fn ignore(&self, names: &[&str]) {
         for (attr, read) in self.list.iter().zip(&self.read) {

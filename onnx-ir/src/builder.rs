@@ -12,7 +12,7 @@ use crate::ops::{registry, Branch, NodeCtx};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto};
 use crate::tensor::TensorData;
-use crate::types::{DType, Dim, TensorType};
+use crate::types::{DType, Dim, Holder, TensorType};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -184,7 +184,11 @@ fn initializers(graph: &GraphProto, side: &SideData) -> Result<Vec<(String, Tens
 /// The declared type of `output` against the inferred one: the dtype, and the rank too if `rank`.
 fn check_declared(inferred: &TensorType, output: &ValueInfoProto, rank: bool) -> Result<()> {
     match graph_input_type(output) {
-        Ok(declared) if declared.dtype != inferred.dtype || (rank && declared.rank() != inferred.rank()) => {
+        Ok(declared)
+            if declared.dtype != inferred.dtype
+                || declared.holder != inferred.holder
+                || (rank && declared.rank() != inferred.rank()) =>
+        {
             Err(Error::DeclaredOutput {
                 name: output.name().to_string(),
                 declared: declared.to_string(),
@@ -198,7 +202,8 @@ fn check_declared(inferred: &TensorType, output: &ValueInfoProto, rank: bool) ->
 /// One error listing every op without an implementation, with node counts.
 /// Ops the builder handles itself rather than through the registry.
 fn builder_op(node: &NodeProto) -> bool {
-    crate::domain::is_default(node.domain()) && matches!(node.op_type(), "Constant" | "If" | "Scan" | "Loop")
+    crate::domain::is_default(node.domain())
+        && matches!(node.op_type(), "Constant" | "If" | "Scan" | "Loop" | "SequenceMap")
 }
 
 fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(String, String), usize>) {
@@ -246,17 +251,45 @@ fn declared_types(graph: &GraphProto) -> HashMap<String, TensorType> {
 }
 
 fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {
-    let fail = |message: &str| Error::GraphInput { name: input.name().to_string(), message: message.to_string() };
-    let tensor = input
-        .r#type
-        .as_ref()
-        .and_then(TypeProto::tensor_type)
-        .ok_or_else(|| fail("only tensor inputs are supported"))?;
+    let ty = input.r#type.as_ref().ok_or("the model gives it no type".to_string());
+    ty.and_then(type_of).map_err(|message| Error::GraphInput { name: input.name().to_string(), message })
+}
+
+/// A value's type from its `TypeProto`: a tensor, a sequence of tensors, or an optional of
+/// either (the types [`crate::types::Holder`] holds). Sequences of sequences, maps and sparse
+/// tensors are refused.
+pub(crate) fn type_of(ty: &TypeProto) -> Result<TensorType, String> {
+    use crate::proto::type_proto::Value as Type;
+    fn element(ty: &Option<Box<TypeProto>>) -> Result<&TypeProto, String> {
+        ty.as_deref().ok_or("it does not say its element type".to_string())
+    }
+    match &ty.value {
+        Some(Type::TensorType(_)) => tensor_type_of(ty),
+        Some(Type::SequenceType(s)) => {
+            let tensors = tensor_type_of(element(&s.elem_type)?).map_err(|m| format!("its tensors' type: {m}"))?;
+            Ok(tensors.held(Holder::Sequence))
+        }
+        Some(Type::OptionalType(o)) => {
+            let inner = type_of(element(&o.elem_type)?)?;
+            match inner.holder {
+                Holder::Tensor => Ok(inner.held(Holder::Optional)),
+                Holder::Sequence => Ok(inner.held(Holder::OptionalSequence)),
+                _ => Err(format!("an optional of {inner} is not supported")),
+            }
+        }
+        _ => Err("only tensors, sequences of tensors and optionals of either are supported".into()),
+    }
+}
+
+fn tensor_type_of(ty: &TypeProto) -> Result<TensorType, String> {
+    let tensor =
+        ty.tensor_type().ok_or("only sequences of tensors are supported (not of sequences, maps or optionals)")?;
     let dtype = DType::from_onnx(tensor.elem_type())
-        .ok_or_else(|| fail(&format!("unsupported element type code {}", tensor.elem_type())))?;
-    let shape = tensor.shape.as_ref().ok_or_else(|| {
-        fail("the model gives it no shape, but `forward` needs its rank: declare a shape (dims may be symbolic)")
-    })?;
+        .ok_or_else(|| format!("unsupported element type code {}", tensor.elem_type()))?;
+    let shape = tensor
+        .shape
+        .as_ref()
+        .ok_or("the model gives it no shape, but `forward` needs its rank: declare a shape (dims may be symbolic)")?;
     let dims = shape
         .dim
         .iter()
@@ -537,6 +570,13 @@ impl Builder<'_> {
         out_names: &[String],
     ) -> Result<Vec<ValueId>> {
         let types: Vec<&TensorType> = data_inputs.iter().flatten().map(|&id| &self.graph.values[id].ty).collect();
+        if let Some(ty) = types.iter().find(|t| !t.is_tensor()).filter(|_| !op.reads_sequences()) {
+            return Err(Error::Node {
+                node: name,
+                op: op_type.to_string(),
+                message: format!("reads a {ty}, but the op takes tensors only"),
+            });
+        }
         let out_types = op.infer(&types).map_err(|message| Error::Node {
             node: name.clone(),
             op: op_type.to_string(),
@@ -577,8 +617,9 @@ impl Builder<'_> {
         // Every input known now: evaluate instead of emitting a node.
         let constants: Option<Vec<&TensorData>> =
             data_inputs.iter().flatten().map(|&id| self.graph.values[id].constant.as_ref()).collect();
-        if let Some(folded) =
-            constants.filter(|c| !c.is_empty()).and_then(|c| crate::passes::fold::eval(&op, &c, &out_types))
+        if let Some(folded) = constants
+            .filter(|c| !c.is_empty() && out_types.iter().all(TensorType::is_tensor))
+            .and_then(|c| crate::passes::fold::eval(&op, &c, &out_types))
         {
             let ids = out_names.iter().zip(folded).map(|(n, d)| self.add_value(n.clone(), d.tensor_type(), Some(d)));
             return Ok(ids.collect());

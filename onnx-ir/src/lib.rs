@@ -26,7 +26,7 @@ pub use error::{Error, Result, UnsupportedOp};
 pub use graph::{Graph, ModelInfo, Node, Value, ValueId};
 pub use ops::Op;
 pub use tensor::{Storage, TensorData};
-pub use types::{DType, Dim, Kind, TensorType};
+pub use types::{DType, Dim, Holder, Kind, TensorType};
 
 use prost::Message;
 use std::path::PathBuf;

@@ -207,19 +207,68 @@ impl fmt::Display for Dim {
     }
 }
 
-/// Element type and shape of a tensor value; the rank is always known.
+/// What holds a value's tensors: a tensor itself, or one of ONNX's sequence and optional
+/// types. The tensors a sequence holds share one dtype and rank (typed Rust needs both), their
+/// dims may differ (merged to [`Dim::Unknown`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Holder {
+    /// A tensor.
+    #[default]
+    Tensor,
+    /// `seq(tensor)`.
+    Sequence,
+    /// A sequence known to be empty at import (what `SequenceEmpty` makes, before anything is
+    /// inserted): its rank is not fixed yet, `shape` is empty and says nothing.
+    EmptySequence,
+    /// `optional(tensor)`.
+    Optional,
+    /// `optional(seq(tensor))`.
+    OptionalSequence,
+}
+
+impl Holder {
+    /// A sequence (known empty or not), optional or not.
+    pub fn is_sequence(self) -> bool {
+        matches!(self, Self::Sequence | Self::EmptySequence | Self::OptionalSequence)
+    }
+
+    /// An optional of a tensor or of a sequence.
+    pub fn is_optional(self) -> bool {
+        matches!(self, Self::Optional | Self::OptionalSequence)
+    }
+}
+
+/// Element type and shape of a tensor value, or of the tensors a sequence or optional holds
+/// ([`Holder`]); the rank is always known (but for [`Holder::EmptySequence`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TensorType {
     /// The element type.
     pub dtype: DType,
     /// One entry per axis, outermost first; empty for a scalar.
     pub shape: Vec<Dim>,
+    /// A tensor, or the sequence or optional holding tensors of this dtype and shape.
+    pub holder: Holder,
 }
 
 impl TensorType {
-    /// A type from its parts.
+    /// A tensor type from its parts.
     pub fn new(dtype: DType, shape: Vec<Dim>) -> Self {
-        Self { dtype, shape }
+        Self { dtype, shape, holder: Holder::Tensor }
+    }
+
+    /// This type's tensors held as `holder`.
+    pub fn held(self, holder: Holder) -> Self {
+        Self { holder, ..self }
+    }
+
+    /// The type of one tensor this value holds (itself for a tensor).
+    pub fn tensor(&self) -> Self {
+        Self::new(self.dtype, self.shape.clone())
+    }
+
+    /// A tensor, not a sequence or optional.
+    pub fn is_tensor(&self) -> bool {
+        self.holder == Holder::Tensor
     }
 
     /// A type whose every dimension is known.
@@ -232,9 +281,22 @@ impl TensorType {
         self.shape.len()
     }
 
-    /// Same dtype and rank: what typed Rust needs of two values that share a variable.
+    /// Same dtype, rank and holder: what typed Rust needs of two values that share a variable.
     pub fn same_kind(&self, other: &TensorType) -> bool {
-        self.dtype == other.dtype && self.rank() == other.rank()
+        self.dtype == other.dtype && self.rank() == other.rank() && self.holder == other.holder
+    }
+
+    /// The one type holding values of both types (a value of either can take the other's
+    /// variable), dims that differ unknown: same dtype, rank and holder, or a sequence empty at
+    /// import and a sequence of the same dtype.
+    pub fn unify(&self, other: &TensorType) -> Option<TensorType> {
+        let (a, b) = match (self.holder, other.holder) {
+            (Holder::EmptySequence, Holder::Sequence) => (other, other),
+            (Holder::Sequence, Holder::EmptySequence) => (self, self),
+            _ => (self, other),
+        };
+        let shape = a.shape.iter().zip(&b.shape).map(|(x, y)| if x == y { x.clone() } else { Dim::Unknown });
+        (self.dtype == other.dtype && a.same_kind(b)).then(|| TensorType::new(a.dtype, shape.collect()).held(a.holder))
     }
 
     /// The shape as numbers when every dimension is known at import time.
@@ -245,6 +307,13 @@ impl TensorType {
 
 impl fmt::Display for TensorType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.holder {
+            Holder::Tensor => {}
+            Holder::Sequence => return write!(f, "seq({})", self.tensor()),
+            Holder::EmptySequence => return write!(f, "seq({}, empty)", self.dtype),
+            Holder::Optional => return write!(f, "optional({})", self.tensor()),
+            Holder::OptionalSequence => return write!(f, "optional(seq({}))", self.tensor()),
+        }
         write!(f, "{}[", self.dtype)?;
         for (i, d) in self.shape.iter().enumerate() {
             if i > 0 {

@@ -10,12 +10,6 @@ use std::path::Path;
 /// Why an op of the default domain has no implementation yet.
 fn reason(op: &str) -> &'static str {
     match op {
-        _ if op.starts_with("Sequence")
-            || op.starts_with("Optional")
-            || ["ConcatFromSequence", "SplitToSequence"].contains(&op) =>
-        {
-            "sequence and optional values are not represented yet"
-        }
         _ if op.starts_with("String") || ["RegexFullMatch", "TfIdfVectorizer"].contains(&op) => {
             "Burn has no string tensors"
         }
@@ -37,8 +31,8 @@ fn render(ops_list: &str) -> String {
         let (op, versions) = (fields.next().unwrap_or(""), fields.next().unwrap_or(""));
         let deprecated = fields.next() == Some("deprecated");
         total += 1;
-        // Constant, If, Scan and Loop are built by the graph builder itself.
-        let known = ["Constant", "If", "Scan", "Loop"].contains(&op) || is_supported("", op);
+        // Constant, If, Scan, Loop and SequenceMap are built by the graph builder itself.
+        let known = ["Constant", "If", "Scan", "Loop", "SequenceMap"].contains(&op) || is_supported("", op);
         supported += usize::from(known);
         let status = match (known, op) {
             // Scan-8's batch axis and sequence_lens are not handled; Scan from 9 is.

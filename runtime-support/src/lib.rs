@@ -166,10 +166,11 @@ mod pool;
 mod recurrent;
 mod resize;
 mod rotary;
-#[cfg(all(test, feature = "flex"))]
-mod test_util;
+mod sequence;
 mod signal;
 mod stateful;
+#[cfg(all(test, feature = "flex"))]
+mod test_util;
 mod unique;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
@@ -185,6 +186,10 @@ pub mod ops {
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
     pub use crate::rotary::rotary_embedding;
+    pub use crate::sequence::{
+        common_length, empty_sequence, sequence_at, sequence_concat, sequence_erase, sequence_insert, sequence_stack,
+        split_to_sequence,
+    };
     pub use crate::signal::{dft, mel_weight_matrix, stft, window, DftOptions, Window};
     pub use crate::stateful::{
         causal_conv_with_state, linear_attention, tensor_scatter_indices, LinearAttentionOptions,

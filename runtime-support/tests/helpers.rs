@@ -487,6 +487,8 @@ fn hooks_fit_by_rank_and_kind_and_read_attributes_by_name_and_type() {
     assert_eq!((attributes.string("mode"), attributes.get("missing")), (Some("edge"), None));
     // The wrong type is None, not a conversion.
     assert_eq!((attributes.float("k"), attributes.int("alpha"), attributes.string("pads")), (None, None, None));
+}
+
 fn assert_slices_close(actual: &[f32], expected: &[f32]) {
     assert_eq!(actual.len(), expected.len(), "{actual:?} vs {expected:?}");
     for (a, e) in actual.iter().zip(expected) {

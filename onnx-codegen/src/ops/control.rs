@@ -2,14 +2,14 @@ use super::emit_nodes;
 use crate::emitter::{lit, tuple_or_single, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{Branch, IfConfig, LoopConfig, ScanConfig};
-use onnx_ir::{Node, ValueId};
+use onnx_ir::{Holder, Node, ValueId};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 /// Emits a subgraph one scope in (values of enclosing scopes are cloned, never moved):
 /// `bind_inputs` first binds its formal inputs and returns the statements or patterns it made
 /// of them; then the subgraph's statements and one use of each of its outputs.
-fn emit_subgraph<T>(
+pub(super) fn emit_subgraph<T>(
     e: &mut Emitter,
     b: &Branch,
     bind_inputs: impl FnOnce(&mut Emitter) -> T,
@@ -84,7 +84,7 @@ fn loop_result(finals: &[Ident], scan_outputs: Vec<TokenStream>) -> TokenStream 
 }
 
 /// A pattern binding a body input, or `_` when the body never reads it.
-fn bind_or_ignore(e: &mut Emitter, id: ValueId) -> TokenStream {
+pub(super) fn bind_or_ignore(e: &mut Emitter, id: ValueId) -> TokenStream {
     if e.is_used(id) {
         let var = e.bind(id);
         quote! { #var }
@@ -181,7 +181,16 @@ pub fn loop_(e: &mut Emitter, node: &Node, c: &LoopConfig) -> Result<TokenStream
         };
     let max_trips = optional_scalar(e, 0, quote! { i64 }, quote! { i64::MAX })?;
     let condition = optional_scalar(e, 1, quote! { bool }, quote! { true })?;
-    let initial = node.inputs.iter().skip(2).flatten().map(|&id| e.use_value(id)).collect::<Result<Vec<_>>>()?;
+    let initial = node.inputs.iter().skip(2).flatten().zip(&c.body_inputs[2..]).map(|(&id, &formal)| {
+        let value = e.use_value(id)?;
+        // A sequence declared of another rank than the body fills it with (see onnx-ir's Loop).
+        let (given, carried) = (e.ty(id), e.ty(formal));
+        Ok(match given.holder == Holder::Sequence && given.rank() != carried.rank() {
+            true => quote! { burn_onnx::ops::empty_sequence(#value) },
+            false => value,
+        })
+    });
+    let initial = initial.collect::<Result<Vec<_>>>()?;
     let (trips, iteration, keep_going) =
         (e.names.fresh("max_trips"), e.names.fresh("iteration"), e.names.fresh("keep_going"));
     let device = e.device();

@@ -18,6 +18,7 @@ mod quantize;
 mod recurrent;
 mod reduce;
 mod resize;
+mod sequence;
 mod shape;
 mod signal;
 mod softmax;
@@ -103,6 +104,8 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::If(c) => control::if_(e, node, c),
         Op::Scan(c) => control::scan(e, node, c),
         Op::Loop(c) => control::loop_(e, node, c),
+        Op::Sequence(op) => sequence::sequence(e, node, op),
+        Op::SequenceMap(c) => sequence::sequence_map(e, node, c),
         Op::Resize(c) => resize::resize(e, node, c),
         Op::Recurrent(c) => recurrent::recurrent(e, node, c),
         Op::GridSample(c) => resize::grid_sample(e, node, c),

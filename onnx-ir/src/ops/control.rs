@@ -9,7 +9,7 @@ use crate::attributes::Attributes;
 use crate::error::{Error, Result};
 use crate::proto::{GraphProto, NodeProto};
 use crate::tensor::TensorData;
-use crate::types::{DType, Dim, TensorType};
+use crate::types::{DType, Dim, Holder, TensorType};
 
 /// A node's inputs in ONNX order; `None` for an omitted optional input.
 type Inputs = Vec<Option<ValueId>>;
@@ -54,6 +54,7 @@ pub(crate) fn parse(
     match node.op_type() {
         "If" => parse_if(b, node, name, inputs, at),
         "Scan" => parse_scan(b, node, name, inputs, at),
+        "SequenceMap" => super::sequence::parse_map(b, node, name, inputs, at),
         _ => parse_loop(b, node, name, inputs, at),
     }
 }
@@ -78,7 +79,6 @@ fn parse_loop(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inpu
     let body_graph = at.graph("body")?.ok_or_else(|| fail("the body is required"))?;
     let initial: Vec<ValueId> =
         inputs.iter().skip(2).copied().collect::<Option<_>>().ok_or_else(|| fail("no carried value may be omitted"))?;
-    let scalar = |dtype| TensorType::new(dtype, vec![]);
     let types: Vec<TensorType> = initial.iter().map(|&id| b.value(id).ty.clone()).collect();
     if body_graph.input.len() != 2 + initial.len() {
         return Err(fail(&format!(
@@ -87,28 +87,102 @@ fn parse_loop(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inpu
             initial.len()
         )));
     }
-    let formal_types = [scalar(DType::I64), scalar(DType::Bool)].into_iter().chain(types.iter().cloned());
-    let formal = body_graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).collect();
-    let (body, body_inputs) = b.build_subgraph(body_graph, name, "Loop", formal)?;
     let carried = initial.len();
-    if body.outputs.len() < 1 + carried || body.outputs.len() - 1 != node.output.len() {
+    let (body, body_inputs, carried_types, out_types) = loop_body_typed(b, body_graph, name, types)?;
+    if out_types.len() < 1 + carried || out_types.len() - 1 != node.output.len() {
         return Err(fail(&format!(
             "the body has {} outputs for the condition, {carried} carried values and {} Loop outputs",
-            body.outputs.len(),
+            out_types.len(),
             node.output.len()
         )));
     }
-    let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| b.value(o).ty.clone()).collect();
-    if out_types[0].dtype != DType::Bool || out_types[0].rank() != 0 {
+    if out_types[0].dtype != DType::Bool || out_types[0].rank() != 0 || !out_types[0].is_tensor() {
         return Err(fail(&format!("the body's condition output must be a bool scalar, got {}", out_types[0])));
     }
-    check_carried(&types, &out_types[1..]).map_err(|m| fail(&format!("a carried value {m}")))?;
+    check_carried(&carried_types, &out_types[1..]).map_err(|m| fail(&format!("a carried value {m}")))?;
+    if let Some(t) = out_types[1 + carried..].iter().find(|t| !t.is_tensor()) {
+        return Err(fail(&format!("a scan output must be a tensor, got {t}")));
+    }
     let stacked = out_types[1 + carried..]
         .iter()
         .map(|t| TensorType::new(t.dtype, std::iter::once(Dim::Unknown).chain(t.shape.iter().cloned()).collect()));
-    let result_types: Vec<TensorType> = types.into_iter().chain(stacked).collect();
+    let result_types: Vec<TensorType> = carried_types.into_iter().chain(stacked).collect();
     let op = Op::Loop(Box::new(LoopConfig { body, body_inputs }));
     Ok(Built::Node { op, inputs, outputs: result_types })
+}
+
+/// A Loop body, its formal inputs, its carried values' types and its output types.
+type TypedBody = (Branch, Vec<ValueId>, Vec<TensorType>, Vec<TensorType>);
+
+/// Most builds of one Loop body: a carried sequence may need a second to take the rank its
+/// tensors get in the body, and a third after a first that failed on a declared rank.
+const MAX_BODY_BUILDS: usize = 3;
+
+/// A Loop body built for its carried values' types: each carried value enters as it was given,
+/// but a sequence that the body fills with tensors of another rank (one empty at import, or
+/// one declared of another rank that is empty at run time, else a run-time error) enters as
+/// the sequence the body makes of it. Returns the body, its formal inputs, the carried values'
+/// types inside the loop, and the body's output types.
+fn loop_body_typed(
+    b: &mut impl Subgraphs,
+    graph: &GraphProto,
+    name: &str,
+    initial: Vec<TensorType>,
+) -> Result<TypedBody> {
+    let scalar = |dtype| TensorType::new(dtype, vec![]);
+    let mut carried = initial;
+    let mut first_error = None;
+    for _ in 0..MAX_BODY_BUILDS {
+        let formal_types = [scalar(DType::I64), scalar(DType::Bool)].into_iter().chain(carried.iter().cloned());
+        let formal = graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).collect();
+        let refined = match b.build_subgraph(graph, name, "Loop", formal) {
+            Ok((body, inputs)) => {
+                let out_types: Vec<TensorType> = body.outputs.iter().map(|&o| b.value(o).ty.clone()).collect();
+                match refine_sequences(&carried, out_types.get(1..).unwrap_or_default()) {
+                    Some(refined) => refined,
+                    None => return Ok((body, inputs, carried, out_types)),
+                }
+            }
+            Err(error) => {
+                let relaxed: Vec<TensorType> =
+                    carried
+                        .iter()
+                        .map(|t| {
+                            if t.holder == Holder::Sequence {
+                                t.clone().held(Holder::EmptySequence)
+                            } else {
+                                t.clone()
+                            }
+                        })
+                        .collect();
+                if first_error.is_some() || relaxed == carried {
+                    return Err(first_error.unwrap_or(error));
+                }
+                first_error = Some(error);
+                relaxed
+            }
+        };
+        carried = refined;
+    }
+    Err(first_error.unwrap_or_else(|| Error::Node {
+        node: name.to_string(),
+        op: "Loop".into(),
+        message: "the types of its carried sequences do not settle".into(),
+    }))
+}
+
+/// The carried types for the next build when a carried sequence entered empty at import and
+/// leaves as a sequence of known rank (its dims unknown: they may change every iteration);
+/// `None` when every carried type stays.
+fn refine_sequences(carried: &[TensorType], updated: &[TensorType]) -> Option<Vec<TensorType>> {
+    let refine = |(c, u): (&TensorType, &TensorType)| match (c.holder, u.holder) {
+        (Holder::EmptySequence, Holder::Sequence) if c.dtype == u.dtype => {
+            Some(TensorType::new(u.dtype, vec![Dim::Unknown; u.rank()]).held(Holder::Sequence))
+        }
+        _ => None,
+    };
+    let changed = carried.iter().zip(updated).any(|pair| refine(pair).is_some());
+    changed.then(|| carried.iter().zip(updated).map(|pair| refine(pair).unwrap_or_else(|| pair.0.clone())).collect())
 }
 
 /// Scan (opset 9 on): the body is typed from the initial states and one slice of each
@@ -129,6 +203,9 @@ fn parse_scan(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inpu
     }
     let num_states = inputs.len() - num_scan;
     let types: Vec<TensorType> = inputs.iter().map(|&id| b.value(id).ty.clone()).collect();
+    if let Some(t) = types.iter().find(|t| !t.is_tensor()) {
+        return Err(fail(&format!("inputs must be tensors, got {t}")));
+    }
     let axes = |attr: &str, ranks: &[usize]| -> Result<Vec<usize>> {
         let given = at.ints(attr)?.unwrap_or_else(|| vec![0; ranks.len()]);
         if given.len() != ranks.len() {
@@ -234,14 +311,8 @@ fn type_if_outputs(
 ) -> Result<(Branch, Branch, Vec<TensorType>)> {
     let types = |branch: &Branch| branch.outputs.iter().map(|&v| b.value(v).ty.clone()).collect::<Vec<_>>();
     let (then_types, else_types) = (types(&then_branch), types(&else_branch));
-    let Some((t, e)) = then_types.iter().zip(&else_types).find(|(t, e)| !t.same_kind(e)) else {
-        let merge = |(t, e): (&TensorType, &TensorType)| {
-            TensorType::new(
-                t.dtype,
-                t.shape.iter().zip(&e.shape).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect(),
-            )
-        };
-        let merged = then_types.iter().zip(&else_types).map(merge).collect();
+    let Some((t, e)) = then_types.iter().zip(&else_types).find(|(t, e)| t.unify(e).is_none()) else {
+        let merged = then_types.iter().zip(&else_types).filter_map(|(t, e)| t.unify(e)).collect();
         return Ok((then_branch, else_branch, merged));
     };
     let Some(then_typed) = b.branch_choice(name) else {

@@ -24,6 +24,7 @@ pub mod recurrent;
 pub(crate) mod reduce;
 pub(crate) mod registry;
 pub mod resize;
+pub(crate) mod sequence;
 pub(crate) mod shape;
 pub mod signal;
 pub(crate) mod softmax;
@@ -46,6 +47,7 @@ pub use quantize::{QuantizeConfig, QuantizedLinearConfig};
 pub use recurrent::{CellKind, RecurrentConfig};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
 pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
+pub use sequence::SequenceOp;
 pub use signal::{DftConfig, WindowKind};
 pub use softmax::SoftmaxConfig;
 
@@ -340,29 +342,15 @@ pub enum Op {
     LinearAttention(LinearAttentionConfig),
     /// `CausalConvWithState(input, weight, bias?, past_state?)`, SiLU applied when `silu`:
     /// outputs the convolution and the present state.
-    CausalConv {
-        silu: bool,
-    },
+    CausalConv { silu: bool },
     /// `TensorScatter(past_cache, update, write_indices?)` along `axis`.
-    TensorScatter {
-        axis: usize,
-        circular: bool,
-    },
+    TensorScatter { axis: usize, circular: bool },
     /// `DFT(input, dft_length?, axis?)`.
     Dft(DftConfig),
     /// `STFT(signal, frame_step, window?, frame_length?)`.
-    Stft {
-        onesided: bool,
-        step: IntsInput,
-        frame_length: Option<IntsInput>,
-    },
+    Stft { onesided: bool, step: IntsInput, frame_length: Option<IntsInput> },
     /// `HannWindow`, `HammingWindow`, `BlackmanWindow` of `size` values.
-    Window {
-        kind: WindowKind,
-        periodic: bool,
-        dtype: DType,
-        size: IntsInput,
-    },
+    Window { kind: WindowKind, periodic: bool, dtype: DType, size: IntsInput },
     /// `MelWeightMatrix(num_mel_bins, dft_length, sample_rate, lower_edge_hertz,
     /// upper_edge_hertz)`: `[dft_length / 2 + 1, num_mel_bins]`.
     MelWeightMatrix {
@@ -395,6 +383,10 @@ pub enum Op {
     Scan(Box<ScanConfig>),
     /// `Loop`: the body runs while the trip count and its condition allow, carrying values.
     Loop(Box<LoopConfig>),
+    /// A sequence or optional op (see `sequence`).
+    Sequence(SequenceOp),
+    /// `SequenceMap`: the body runs once per position of the input sequences.
+    SequenceMap(Box<SequenceMapConfig>),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten {
         /// `axis` (default 1), normalised.
@@ -529,6 +521,17 @@ pub struct LoopConfig {
     pub body_inputs: Vec<ValueId>,
 }
 
+/// `SequenceMap`: inputs are sequences (the first one at least) and tensors; outputs one
+/// sequence per body output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SequenceMapConfig {
+    pub body: Branch,
+    /// The body's formal inputs: one tensor per input (a sequence's at the current position).
+    pub body_inputs: Vec<ValueId>,
+    /// Per input: whether it is a sequence (else a tensor every iteration reads).
+    pub sequences: Vec<bool>,
+}
+
 impl Op {
     /// Subgraphs whose nodes read values of the enclosing graph (If branches, loop bodies).
     pub fn subgraphs(&self) -> Vec<&Branch> {
@@ -536,6 +539,7 @@ impl Op {
             Op::If(c) => vec![&c.then_branch, &c.else_branch],
             Op::Scan(c) => vec![&c.body],
             Op::Loop(c) => vec![&c.body],
+            Op::SequenceMap(c) => vec![&c.body],
             _ => vec![],
         }
     }
@@ -546,6 +550,7 @@ impl Op {
             Op::If(c) => vec![&mut c.then_branch, &mut c.else_branch],
             Op::Scan(c) => vec![&mut c.body],
             Op::Loop(c) => vec![&mut c.body],
+            Op::SequenceMap(c) => vec![&mut c.body],
             _ => vec![],
         }
     }
@@ -700,6 +705,11 @@ impl Op {
         )
     }
 
+    /// Whether the op may read sequences and optionals (every other op reads tensors only).
+    pub fn reads_sequences(&self) -> bool {
+        matches!(self, Op::Sequence(_) | Op::SequenceMap(_) | Op::Identity | Op::If(_) | Op::Loop(_))
+    }
+
     /// Output types from input types. The error message names the types seen.
     pub fn infer(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
         let one = |t: TensorType| Ok(vec![t]);
@@ -755,7 +765,10 @@ impl Op {
             Op::CausalConv { .. } => Ok(conv::infer_causal_conv(inputs)),
             Op::Custom(c) => Ok(c.outputs.clone()),
             // Typed from their subgraphs as they are built (see `control`).
-            Op::If(_) | Op::Scan(_) | Op::Loop(_) => Err("If, Scan and Loop are typed from their subgraphs".into()),
+            Op::If(_) | Op::Scan(_) | Op::Loop(_) | Op::SequenceMap(_) => {
+                Err("If, Scan, Loop and SequenceMap are typed from their subgraphs".into())
+            }
+            Op::Sequence(op) => sequence::infer(op, inputs),
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::NonMaxSuppression { .. } => one(detection::infer_non_max_suppression()),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),

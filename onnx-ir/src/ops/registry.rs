@@ -2,7 +2,7 @@
 
 use super::{
     attention, conv, detection, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent,
-    reduce, resize, shape, signal, softmax, NodeCtx, Parsed,
+    reduce, resize, sequence, shape, signal, softmax, NodeCtx, Parsed,
 };
 use crate::error::Result;
 
@@ -92,6 +92,9 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Squeeze" => shape::parse_squeeze,
         "Unsqueeze" => shape::parse_unsqueeze,
         "Identity" | "Dropout" => passthrough::parse,
+        "SequenceEmpty" | "SequenceConstruct" | "SequenceInsert" | "SequenceAt" | "SequenceErase"
+        | "SequenceLength" | "SplitToSequence" | "ConcatFromSequence" | "Optional" | "OptionalHasElement"
+        | "OptionalGetElement" => sequence::parse,
         _ => return None,
     })
 }
