@@ -14,6 +14,7 @@
 #      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand);
 #      the node suite and the real models also on Burn's ndarray backend (tests/onnx-backend/ndarray/),
 #      and MiniLM's gradient check (every float initializer of the file gets a non-zero gradient),
+#      and the openwakeword models on Burn's wgpu backend (Mesa's lavapipe, scripts/wgpu_models.sh),
 #      then again with simplify = false; the node suite and real models again with the graphs
 #      split into tiny submodules;
 #   6. a diffusion-UNet-like model (scripts/make_unet_models.py, 1k nodes) against ONNX Runtime, and
@@ -83,6 +84,9 @@ echo "== fine-tuning MiniLM: one backward pass on Autodiff over flex gives every
 "$RUNNER" --dir "$REAL_MODELS" --macro --filter minilm_l3_v2 --grad-check
 echo "== Burn backend gaps: tests that pass on flex and not on ndarray (scripts/backend_gaps.py)"
 "$PY" scripts/backend_gaps.py ndarray
+echo "== the openwakeword models on Burn's wgpu backend through Mesa's software Vulkan driver"
+echo "   (scripts/wgpu_models.sh without --smoke runs all 33; README: Other Burn backends)"
+scripts/wgpu_models.sh --smoke
 echo "== node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
 "$RUNNER" --data "$BACKEND_DATA" --suite node --part-nodes 2
 "$RUNNER" --dir "$REAL_MODELS" --part-nodes 5 \

@@ -158,7 +158,9 @@ spelled_enum! {
 /// past_state?, decay? (the gated rules), beta? (the delta rules).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinearAttentionConfig {
+    /// Query heads (`q_num_heads`).
     pub q_heads: usize,
+    /// Key/value heads (`kv_num_heads`), dividing `q_heads` (grouped heads).
     pub kv_heads: usize,
     /// `None`: 1/sqrt(d_k).
     pub scale: Option<f64>,

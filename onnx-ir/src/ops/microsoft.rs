@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 
+/// ONNX Runtime's vendor domain.
 pub const DOMAIN: &str = "com.microsoft";
 
 /// The ops lowered here, with how: SUPPORTED-OPS.md lists them from this table.
@@ -54,8 +55,11 @@ pub enum Src {
 /// One IR op of a lowering: the op, its inputs, and how many of its outputs are kept.
 #[derive(Debug)]
 pub struct Step {
+    /// The IR op.
     pub op: Op,
+    /// Where each input comes from (`None`: an omitted optional input).
     pub inputs: Vec<Option<Src>>,
+    /// How many of the op's outputs are kept.
     pub outputs: usize,
 }
 
@@ -63,8 +67,11 @@ pub struct Step {
 /// node's outputs is (`None`: not produced, an error when the model uses it).
 #[derive(Debug, Default)]
 pub struct Lowered {
+    /// Constants made at import (dequantized weights, scales), read as [`Src`]s.
     pub constants: Vec<TensorData>,
+    /// The IR ops, in execution order.
     pub steps: Vec<Step>,
+    /// The value each of the node's outputs is.
     pub outputs: Vec<Option<Src>>,
 }
 

@@ -342,18 +342,43 @@ pub enum Op {
     LinearAttention(LinearAttentionConfig),
     /// `CausalConvWithState(input, weight, bias?, past_state?)`, SiLU applied when `silu`:
     /// outputs the convolution and the present state.
-    CausalConv { silu: bool },
+    CausalConv {
+        /// `activation = "silu"` (or `"swish"`).
+        silu: bool,
+    },
     /// `TensorScatter(past_cache, update, write_indices?)` along `axis`.
-    TensorScatter { axis: usize, circular: bool },
+    TensorScatter {
+        /// The sequence axis written (`axis`, default -2), normalised.
+        axis: usize,
+        /// `mode = "circular"`: write positions wrap around the axis.
+        circular: bool,
+    },
     /// `DFT(input, dft_length?, axis?)`.
     Dft(DftConfig),
     /// `STFT(signal, frame_step, window?, frame_length?)`.
-    Stft { onesided: bool, step: IntsInput, frame_length: Option<IntsInput> },
+    Stft {
+        /// Only the non-negative frequencies (`onesided`, default 1).
+        onesided: bool,
+        /// `frame_step` (input 1).
+        step: IntsInput,
+        /// `frame_length` (input 3); the window's length without it.
+        frame_length: Option<IntsInput>,
+    },
     /// `HannWindow`, `HammingWindow`, `BlackmanWindow` of `size` values.
-    Window { kind: WindowKind, periodic: bool, dtype: DType, size: IntsInput },
+    Window {
+        /// Hann, Hamming or Blackman.
+        kind: WindowKind,
+        /// `periodic` (default 1): the window of `size + 1` points without its last.
+        periodic: bool,
+        /// `output_datatype` (default float).
+        dtype: DType,
+        /// The window's length (input 0).
+        size: IntsInput,
+    },
     /// `MelWeightMatrix(num_mel_bins, dft_length, sample_rate, lower_edge_hertz,
     /// upper_edge_hertz)`: `[dft_length / 2 + 1, num_mel_bins]`.
     MelWeightMatrix {
+        /// `output_datatype` (default float).
         dtype: DType,
         /// num_mel_bins, dft_length, sample_rate.
         counts: Vec<IntsInput>,
@@ -525,6 +550,7 @@ pub struct LoopConfig {
 /// sequence per body output.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SequenceMapConfig {
+    /// The graph run once per position.
     pub body: Branch,
     /// The body's formal inputs: one tensor per input (a sequence's at the current position).
     pub body_inputs: Vec<ValueId>,

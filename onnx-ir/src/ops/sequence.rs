@@ -20,7 +20,10 @@ use crate::types::{DType, Dim, Holder, Kind, TensorType};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SequenceOp {
     /// `SequenceEmpty`: no tensor yet, of this dtype.
-    Empty { dtype: DType },
+    Empty {
+        /// `dtype` (default float).
+        dtype: DType,
+    },
     /// `SequenceConstruct(tensors...)`.
     Construct,
     /// `SequenceInsert(sequence, tensor, position?)`: at the end without a position.
@@ -34,13 +37,26 @@ pub enum SequenceOp {
     /// `SplitToSequence(input, split?)` along `axis`; without `split`, one tensor per index,
     /// the axis removed unless `keepdims`. `split` is a scalar (parts of that size, the last
     /// smaller) or a list of sizes, read at run time.
-    SplitToSequence { axis: usize, keepdims: bool },
+    SplitToSequence {
+        /// `axis` (default 0), normalised.
+        axis: usize,
+        /// `keepdims` (default 1), for the split without `split`.
+        keepdims: bool,
+    },
     /// `ConcatFromSequence(sequence)` along `axis`, or stacked along a new `axis`.
-    ConcatFromSequence { axis: usize, new_axis: bool },
+    ConcatFromSequence {
+        /// `axis`, normalised (against the output's rank with `new_axis`).
+        axis: usize,
+        /// `new_axis` (default 0): stack rather than concatenate.
+        new_axis: bool,
+    },
     /// `Optional(input)`: an optional holding the input.
     Wrap,
     /// `Optional()` with its `type`: an optional holding nothing.
-    None { ty: TensorType },
+    None {
+        /// The type of the element it would hold (the `type` attribute).
+        ty: TensorType,
+    },
     /// `OptionalHasElement(optional)`: a bool scalar.
     HasElement,
     /// `OptionalGetElement(optional)`: what it holds (an error at run time if nothing).

@@ -13,8 +13,11 @@ use crate::types::{DType, Dim, Kind, TensorType};
 pub struct DftConfig {
     /// The transformed axis, normalised; `None` when read at run time.
     pub axis: Option<usize>,
+    /// `inverse` (default 0).
     pub inverse: bool,
+    /// `onesided` (default 0): only the non-negative frequencies of a real signal.
     pub onesided: bool,
+    /// `dft_length` (input 1): the signal zero-padded or cut to it; the axis' length without it.
     pub length: Option<IntsInput>,
 }
 
@@ -47,6 +50,7 @@ fn scalar_input(ctx: &NodeCtx, index: usize, what: &str) -> Result<Option<IntsIn
     }
 }
 
+/// Parses `DFT` at opsets 17 (`axis` attribute) and 20 (`axis` input).
 pub fn parse_dft(ctx: &NodeCtx) -> Result<Parsed> {
     let x = signal(ctx, 2)?;
     let rank = x.rank();
@@ -77,6 +81,7 @@ pub fn parse_dft(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Dft(config), ctx.inputs.len()))
 }
 
+/// DFT's output: the input's shape with the axis' new length and a last dim of 2 (real, imaginary).
 pub fn infer_dft(c: &DftConfig, x: &TensorType) -> TensorType {
     let mut shape = x.shape.clone();
     let last = shape.len() - 1;
@@ -122,8 +127,11 @@ pub fn infer_stft(x: &TensorType) -> TensorType {
 /// The generalized cosine windows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WindowKind {
+    /// `HannWindow`.
     Hann,
+    /// `HammingWindow`.
     Hamming,
+    /// `BlackmanWindow`.
     Blackman,
 }
 
@@ -136,6 +144,7 @@ fn float_output(ctx: &NodeCtx) -> Result<DType> {
     }
 }
 
+/// Parses `HannWindow`, `HammingWindow` and `BlackmanWindow` (opset 17).
 pub fn parse_window(ctx: &NodeCtx) -> Result<Parsed> {
     let kind = match ctx.op_type {
         "HannWindow" => WindowKind::Hann,
