@@ -22,15 +22,10 @@ from pathlib import Path
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import numpy_helper
+
+from check_export import load  # the TensorProto reader of the export check
 
 TOLERANCE = 1e-4
-
-
-def load(path):
-    tensor = onnx.TensorProto()
-    tensor.ParseFromString(path.read_bytes())
-    return numpy_helper.to_array(tensor)
 
 
 def session(path):

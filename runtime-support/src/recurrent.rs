@@ -316,6 +316,7 @@ mod tests {
             activations: activations.to_vec(),
             clip,
             batch_first: false,
+            quantize_inputs: false,
         }
     }
 

@@ -274,6 +274,7 @@ fn lstm_fast_path_matches_the_general_recurrence(hidden: usize) {
         activations: [Activation::Sigmoid, Activation::Tanh, Activation::Tanh].repeat(2),
         clip,
         batch_first: false,
+        quantize_inputs: false,
     };
     let run = |clip| {
         let (w, r, b, h0, c0) = (w.clone(), r.clone(), b.clone(), h0.clone(), c0.clone());

@@ -327,7 +327,7 @@ fn symbolic_sizes_case() -> Vec<String> {
         let back = x.clone().flatten::<2>(0, 1).reshape([b, c, d]);
         let first = x.clone().narrow(0, 0, 1);
         let head = first.clone().expand([b, c, d]);
-        let rotated = Tensor::cat(vec![x.clone().slice([1..b]), first.clone()], 0);
+        let rotated = Tensor::cat(vec![x.clone().narrow(0, 1, b - 1), first.clone()], 0);
         let repeated = first.repeat_dim(0, b);
         let ones = Tensor::<3>::ones([b, c, d], &device);
         let positions = Tensor::<1, Int>::arange(0..b as i64, &device).float().reshape([b, 1, 1]);

@@ -698,6 +698,26 @@ pub fn parse_non_zero(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::NonZero, 1))
 }
 
+/// TensorScatter (opset 24): `update` written into a copy of `past_cache` along `axis` (not the
+/// batch axis), from each batch row's `write_indices` entry (0 when absent), wrapping around
+/// the axis when `circular`.
+pub fn parse_tensor_scatter(ctx: &NodeCtx) -> Result<Parsed> {
+    let (cache, update) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if cache.rank() != update.rank() || cache.dtype != update.dtype {
+        return Err(ctx.error(format!("past_cache {cache} and update {update} differ in rank or type")));
+    }
+    let axis = normalize_axis(ctx.attrs.int_or("axis", -2)?, cache.rank()).map_err(|e| ctx.error(e))?;
+    if axis == 0 {
+        return Err(ctx.error("axis 0 is the batch axis, which TensorScatter cannot write along"));
+    }
+    let circular = match ctx.attrs.string("mode")?.as_deref() {
+        None | Some("linear") => false,
+        Some("circular") => true,
+        Some(other) => return Err(ctx.error(format!("mode `{other}` is not one of linear, circular"))),
+    };
+    Ok(Parsed::new(Op::TensorScatter { axis, circular }, ctx.inputs.len()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -717,24 +737,4 @@ mod tests {
         assert_eq!(equal_split(5, 0), Vec::<usize>::new());
         assert_eq!(equal_split(5, 2), vec![3, 2]);
     }
-}
-
-/// TensorScatter (opset 24): `update` written into a copy of `past_cache` along `axis` (not the
-/// batch axis), from each batch row's `write_indices` entry (0 when absent), wrapping around
-/// the axis when `circular`.
-pub fn parse_tensor_scatter(ctx: &NodeCtx) -> Result<Parsed> {
-    let (cache, update) = (ctx.input_type(0)?, ctx.input_type(1)?);
-    if cache.rank() != update.rank() || cache.dtype != update.dtype {
-        return Err(ctx.error(format!("past_cache {cache} and update {update} differ in rank or type")));
-    }
-    let axis = normalize_axis(ctx.attrs.int_or("axis", -2)?, cache.rank()).map_err(|e| ctx.error(e))?;
-    if axis == 0 {
-        return Err(ctx.error("axis 0 is the batch axis, which TensorScatter cannot write along"));
-    }
-    let circular = match ctx.attrs.string("mode")?.as_deref() {
-        None | Some("linear") => false,
-        Some("circular") => true,
-        Some(other) => return Err(ctx.error(format!("mode `{other}` is not one of linear, circular"))),
-    };
-    Ok(Parsed::new(Op::TensorScatter { axis, circular }, ctx.inputs.len()))
 }

@@ -310,7 +310,7 @@ impl Symbolic {
     /// A constant the forward made that differs between the samples: `0..n` (arange) of a size is a
     /// Range computed at run time; anything else cannot be exported with symbolic axes.
     fn compare_constant(&mut self, id: TensorId, data: [&TensorData; 2]) -> Result<(), ExportError> {
-        let lengths = data.map(|d| arange_length(d));
+        let lengths = data.map(arange_length);
         if let [Some(a), Some(b)] = lengths {
             if let dim @ Dim::Sym(_) = self.infer([a, b]) {
                 self.ranges.insert(id, dim);
