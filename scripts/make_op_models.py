@@ -135,6 +135,9 @@ class Case:
         # operators whose semantics are the same by the spec; evaluated as a
         # further cross-check (used where onnx.version_converter cannot help)
         self.equivalent: onnx.ModelProto | None = None
+        # why ONNX's reference evaluator is not this case's oracle, if it is not (ONNX Runtime
+        # alone gives the outputs)
+        self.reference_skip: str | None = None
 
     # values -------------------------------------------------------------
     def rand(self, shape, low=-1.0, high=1.0) -> np.ndarray:
@@ -1726,8 +1729,36 @@ def gen_rotary():
 def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
-        + gen_runtime_edges() + gen_new_ops() + gen_rotary() + vendor_cases()
+        + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + vendor_cases()
     )
+
+
+def gen_quantized_chain():
+    """A dynamically quantized CNN as ONNX Runtime's quantizer writes it (ddddocr's
+    common_old.onnx): per layer DynamicQuantizeLinear -> ConvInteger -> Cast -> Mul by the two
+    scales -> Add bias -> SiLU as Sigmoid * x, twelve layers deep. A value one ulp off ONNX Runtime's lands on the other side of a rounding tie in the next
+    DynamicQuantizeLinear and the error grows layer by layer; every float op here is exact in
+    IEEE arithmetic except Sigmoid, so this matches ONNX Runtime only with its Sigmoid to the bit.
+    The reference evaluator computes an exact sigmoid (a different last bit) and is not the oracle
+    for this case."""
+    c = Case("ConvInteger", 10, "dynamic_quantized_chain")
+    c.opset = 21
+    c.reference_skip = "ONNX Runtime's Sigmoid (a rational approximation) and the reference's exact one differ in the last bit, which flips quantization ties: the case is about matching ONNX Runtime"
+    x = c.input("x", (1, 8, 96, 128), -3.0, 3.0)
+    for k in range(12):
+        c.node("DynamicQuantizeLinear", [x], [f"q{k}", f"qs{k}", f"qz{k}"])
+        w = c.init(f"w{k}", c.rng.integers(-127, 128, size=(8, 8, 3, 3)).astype(np.int8))
+        ws = c.init(f"ws{k}", np.array(c.rng.uniform(0.0015, 0.0025), np.float32))
+        b = c.weight(f"b{k}", (1, 8, 1, 1), -0.5, 0.5)
+        c.node("ConvInteger", [f"q{k}", w, f"qz{k}"], [f"acc{k}"], pads=[1, 1, 1, 1])
+        c.node("Cast", [f"acc{k}"], [f"accf{k}"], to=TensorProto.FLOAT)
+        c.node("Mul", [f"qs{k}", ws], [f"scale{k}"])
+        c.node("Mul", [f"accf{k}", f"scale{k}"], [f"deq{k}"])
+        c.node("Add", [f"deq{k}", b], [f"pre{k}"])
+        c.node("Sigmoid", [f"pre{k}"], [f"sig{k}"])
+        x = f"act{k}"
+        c.node("Mul", [f"pre{k}", f"sig{k}"], [x])
+    return [c.output(x)]
 
 
 def vendor_cases():
@@ -1882,7 +1913,7 @@ def evaluate(case: Case, model: onnx.ModelProto):
     ignored: set[str] = set()
 
     def attempt(label, m):
-        bug = reference_bug(m)
+        bug = case.reference_skip or reference_bug(m)
         if bug:
             ignored.add(bug)
         else:

@@ -2,8 +2,8 @@
 # The real models (SPEC 5) on Burn's wgpu backend, against ONNX Runtime at rtol/atol 1e-3.
 # Without a GPU, wgpu runs on Mesa's software Vulkan driver (lavapipe, Debian package
 # `mesa-vulkan-drivers`), installed here with apt-get when no Vulkan driver is present.
-# burn is built a second time, with its `wgpu` feature, for this run only (the workspace does
-# not turn it on), in the same target folder.
+# The runner's suite uses the workspace's build of burn, which has the `wgpu` feature (onnx-tests
+# turns it on), so after `cargo test --workspace` nothing but the suite compiles here.
 #
 #   scripts/wgpu_models.sh            every real model; checks tests/onnx-backend/wgpu/real-models.toml
 #   scripts/wgpu_models.sh --smoke    the openwakeword models only (what the test command runs)

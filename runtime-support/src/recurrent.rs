@@ -25,8 +25,9 @@ impl Activation {
     fn apply<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
         use burn::tensor::activation as a;
         match self {
-            Self::Sigmoid => a::sigmoid(x),
-            Self::Tanh => x.tanh(),
+            // ONNX Runtime's kernels (MLAS's rational functions), as the Sigmoid and Tanh ops.
+            Self::Sigmoid => crate::kernels::sigmoid(x),
+            Self::Tanh => crate::kernels::tanh(x),
             Self::Relu => a::relu(x),
             Self::HardSigmoid(alpha, beta) => x.mul_scalar(alpha).add_scalar(beta).clamp(0.0, 1.0),
             Self::LeakyRelu(alpha) => a::leaky_relu(x, alpha),

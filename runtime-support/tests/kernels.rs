@@ -104,11 +104,12 @@ fn max_pool2d_of_a_strided_view_matches_burn() {
 }
 
 #[test]
-fn sigmoid_and_silu_match_burn_within_float_rounding() {
+fn sigmoid_and_silu_match_burn_within_the_approximation() {
     for (n, scale) in [(1, 3.0), (17, 10.0), (100_003, 30.0), (4096, 100.0)] {
         let x = tensor([n], n as u64, scale);
         assert_close(ops::sigmoid(x.clone()), activation::sigmoid(x.clone()), 1e-6, "sigmoid");
-        assert_close(ops::silu(x.clone()), activation::silu(x), 1e-6, "silu");
+        // ONNX Runtime's rational sigmoid is within 2e-7 of the exact one; SiLU scales that by |x|.
+        assert_close(ops::silu(x.clone()), activation::silu(x), 2e-7 * scale, "silu");
     }
     let special = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 88.7, -104.0];
     let special = Tensor::<1>::from_data(special, &Device::flex());

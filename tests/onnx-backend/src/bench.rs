@@ -83,6 +83,8 @@ fn ours(binary: &Path, case: &Case, threads: usize, iterations: usize) -> Result
         .arg(&case.data_sets[0])
         .arg(iterations.to_string())
         .env("RAYON_NUM_THREADS", threads.to_string())
+        // The suite's burn also has wgpu, which Burn would pick by default; the bench is flex's.
+        .env("BURN_DEVICE", "flex")
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;

@@ -17,11 +17,12 @@ use std::time::Instant;
 /// The burn features of the suite crate: the README's recommended configuration.
 pub const BURN_FEATURES: &str = r#""std", "flex", "simd", "rayon", "x86-v4""#;
 
-/// Burn features the workspace's other members turn on (onnx-tests: `ndarray` for `--backend`,
-/// `autodiff` for `--grad-check`; the digits example: `optim`; burn-onnx's `export`: `capture`),
+/// Burn features the workspace's other members turn on (onnx-tests: `ndarray` and `wgpu` for
+/// `--backend`, `autodiff` for `--grad-check`; the digits example: `optim`; burn-onnx's
+/// `export`: `capture`),
 /// asked for here too so that the suite reuses the workspace's build of burn instead of
 /// compiling its dispatch layer and everything above it a second time.
-const SHARED_FEATURES: &str = r#""ndarray", "autodiff", "optim", "capture""#;
+const SHARED_FEATURES: &str = r#""ndarray", "wgpu", "autodiff", "optim", "capture""#;
 
 /// The Burn backend the suite runs on (the bench always runs on flex).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -29,8 +30,8 @@ pub enum Backend {
     Flex,
     #[value(name = "ndarray")]
     NdArray,
-    /// Burn's wgpu backend (a GPU, or Mesa's software Vulkan driver): a build of burn of its
-    /// own, see `scripts/wgpu_models.sh`.
+    /// Burn's wgpu backend (a GPU, or Mesa's software Vulkan driver), see
+    /// `scripts/wgpu_models.sh`.
     Wgpu,
 }
 
@@ -41,15 +42,6 @@ impl Backend {
             Backend::Flex => "flex",
             Backend::NdArray => "ndarray",
             Backend::Wgpu => "wgpu",
-        }
-    }
-
-    /// Burn features beyond the shared ones: wgpu's stack is built only for its runs (the
-    /// workspace does not have it).
-    fn extra_features(self) -> &'static str {
-        match self {
-            Backend::Wgpu => r#", "wgpu""#,
-            _ => "",
         }
     }
 }
@@ -334,7 +326,6 @@ impl Suite {
             std::fs::create_dir_all(self.dir.join(sub)).map_err(|e| e.to_string())?;
         }
         let repo = self.repo.display();
-        let extra = self.backend.extra_features();
         let manifest = format!(
             r#"[package]
 name = "onnx-backend-suite"
@@ -345,7 +336,7 @@ publish = false
 [workspace]
 
 [dependencies]
-burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}{extra}] }}
+burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}] }}
 burn-onnx = {{ path = "{repo}/runtime-support", features = ["export"] }}
 onnx-tests = {{ path = "{repo}/tests" }}
 {WORKSPACE_FEATURES}
