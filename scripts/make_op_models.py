@@ -1736,8 +1736,9 @@ def gen_patterns():
 def gen_quantized_chain():
     """A dynamically quantized CNN as ONNX Runtime's quantizer writes it (ddddocr's
     common_old.onnx): per layer DynamicQuantizeLinear -> ConvInteger -> Cast -> Mul by the two
-    scales -> Add bias -> SiLU as Sigmoid * x, twelve layers deep. A value one ulp off ONNX Runtime's lands on the other side of a rounding tie in the next
-    DynamicQuantizeLinear and the error grows layer by layer; every float op here is exact in
+    scales -> Add bias -> SiLU as Sigmoid * x, twelve layers deep. A value one ulp off ONNX
+    Runtime's lands on the other side of a rounding tie in the next DynamicQuantizeLinear and the
+    error grows layer by layer; every float op here is exact in
     IEEE arithmetic except Sigmoid, so this matches ONNX Runtime only with its Sigmoid to the bit.
     The reference evaluator computes an exact sigmoid (a different last bit) and is not the oracle
     for this case."""

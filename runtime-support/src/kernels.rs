@@ -1177,8 +1177,8 @@ mod flex {
     }
 }
 
-/// Branch-free `exp`, sigmoid, SiLU and tanh over slices, compiled for AVX2+FMA and for the baseline
-/// target and picked at run time, so LLVM vectorises them on every x86-64 CPU.
+/// Branch-free `exp`, sigmoid, SiLU and tanh over slices, compiled for AVX2+FMA and for the
+/// baseline target and picked at run time, so LLVM vectorises them on every x86-64 CPU.
 mod simd {
     /// `e^x` for f32 (Cephes' `expf`: range reduction by ln 2 in two parts, degree-5
     /// polynomial, exponent bits; within 2 ulp on [-87, 88], clamped outside).
@@ -1232,6 +1232,17 @@ mod simd {
         m + y + e * 0.693_359_4
     }
 
+    /// `x · p(x²) / q(x²)` with x clamped to ±`bound`, each polynomial by Horner's rule in fused
+    /// multiply-adds from its highest coefficient: MLAS's (ONNX Runtime's) form of Eigen's
+    /// rational sigmoid and tanh, operation for operation.
+    #[inline(always)]
+    fn odd_rational(x: f32, bound: f32, p: &[f32], q: &[f32]) -> f32 {
+        let x = x.clamp(-bound, bound);
+        let x2 = x * x;
+        let horner = |c: &[f32]| c[1..].iter().fold(c[0], |acc, &k| acc.mul_add(x2, k));
+        x * horner(p) / horner(q)
+    }
+
     /// The logistic function as ONNX Runtime computes it (MLAS, with Eigen's coefficients): an
     /// odd polynomial over an even one in x clamped to [-18, 18], plus ½, at least 0. Within
     /// 2e-7 of `1 / (1 + e^-x)`; with fused multiply-adds (the AVX2 build, and `mul_add`'s
@@ -1239,14 +1250,10 @@ mod simd {
     /// a DynamicQuantizeLinear after a SiLU rounds ties, and a value one ulp off ONNX Runtime's
     /// gives another integer, an error that grows layer by layer in a quantized network.
     #[inline(always)]
-    pub(super) fn sigmoid_one(x: f32) -> f32 {
+    fn sigmoid_one(x: f32) -> f32 {
         const P: [f32; 5] = [4.37031e-11, 1.1562732e-7, 6.085749e-5, 8.513771e-3, 2.4828795e-1];
         const Q: [f32; 6] = [6.1024737e-13, 5.7610214e-9, 6.291068e-6, 1.7019882e-3, 1.1681765e-1, 9.931519e-1];
-        let x = x.clamp(-18.0, 18.0);
-        let x2 = x * x;
-        let p = P[1..].iter().fold(P[0], |p, &c| p.mul_add(x2, c));
-        let q = Q[1..].iter().fold(Q[0], |q, &c| q.mul_add(x2, c));
-        let y = x * p / q + 0.5;
+        let y = odd_rational(x, 18.0, &P, &Q) + 0.5;
         // Not `max`: NaN stays NaN.
         if y < 0.0 {
             0.0
@@ -1290,15 +1297,11 @@ mod simd {
     /// an even one in x clamped to [-9, 9]. Within 3e-7 of `tanh`, and bit for bit ONNX
     /// Runtime's `Tanh` with fused multiply-adds (see `sigmoid_one`).
     #[inline(always)]
-    pub(super) fn tanh_one(x: f32) -> f32 {
+    fn tanh_one(x: f32) -> f32 {
         const P: [f32; 7] =
             [-2.7607684e-16, 2.000188e-13, -8.604672e-11, 5.1222973e-8, 1.48572235e-5, 6.3726195e-4, 4.8935246e-3];
         const Q: [f32; 4] = [1.1982584e-6, 1.1853471e-4, 2.2684347e-3, 4.893525e-3];
-        let x = x.clamp(-9.0, 9.0);
-        let x2 = x * x;
-        let p = P[1..].iter().fold(P[0], |p, &c| p.mul_add(x2, c));
-        let q = Q[1..].iter().fold(Q[0], |q, &c| q.mul_add(x2, c));
-        x * p / q
+        odd_rational(x, 9.0, &P, &Q)
     }
 
     #[cfg(test)]

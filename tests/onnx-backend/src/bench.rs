@@ -7,7 +7,7 @@
 //! the geometric mean of the ratios.
 
 use crate::cases::Case;
-use crate::suite::Suite;
+use crate::suite::{Backend, Suite};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -84,7 +84,7 @@ fn ours(binary: &Path, case: &Case, threads: usize, iterations: usize) -> Result
         .arg(iterations.to_string())
         .env("RAYON_NUM_THREADS", threads.to_string())
         // The suite's burn also has wgpu, which Burn would pick by default; the bench is flex's.
-        .env("BURN_DEVICE", "flex")
+        .env("BURN_DEVICE", Backend::Flex.device_name())
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
