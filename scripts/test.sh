@@ -55,6 +55,9 @@ scripts/check_no_std.sh
 BACKEND_DATA="$("$PY" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data"))')"
 # The runner as `cargo test --workspace` built it (its integration test needs the binary).
 RUNNER="${CARGO_TARGET_DIR:-target}/debug/onnx-backend"
+# Its suites must reuse that build of burn: a second one (dependency features drifted apart)
+# is an error rather than ten silent minutes of CI.
+export ONNX_BACKEND_REUSE_BURN=1
 echo "== export: Burn modules written as ONNX by examples/export's test, checked with onnx.checker and"
 echo "   ONNX Runtime against Burn's outputs, then imported back with #[onnx_model] (the round trip)"
 EXPORTED="${CARGO_TARGET_DIR:-target}/tmp/exported"

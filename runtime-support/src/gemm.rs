@@ -294,6 +294,13 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
         // SAFETY: the CPU has AVX2 and FMA.
         return unsafe { dot_avx2(a, b) };
     }
+    dot_lanes(a, b)
+}
+
+/// `dot` for the baseline target: eight accumulators that LLVM vectorises.
+fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
     let mut lanes = [0.0f32; 8];
     let (ac, bc) = (a.chunks_exact(8), b.chunks_exact(8));
     let tail: f32 = ac.remainder().iter().zip(bc.remainder()).map(|(x, y)| x * y).sum();
@@ -872,6 +879,21 @@ mod tests {
                     assert_eq!(tasks % threads, 0, "{m}x{n}, {threads} threads: {tasks} tasks");
                 }
             }
+        }
+    }
+
+    /// Both paths (AVX2 where present, and the baseline lanes) on lengths around their block
+    /// sizes (8 lanes, 32 per AVX2 step): integer-valued products, so every summation order
+    /// gives the exact sum; a longer operand is cut to the shorter's length.
+    #[test]
+    fn dot_is_the_exact_sum_of_products_on_every_path() {
+        for n in [0, 1, 7, 8, 9, 31, 32, 33, 64, 100, 257] {
+            let a: Vec<f32> = (0..n).map(|i| ((i * 37) % 19) as f32 - 9.0).collect();
+            let b: Vec<f32> = (0..n + 3).map(|i| ((i * 11) % 7) as f32 - 3.0).collect();
+            let want: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            assert_eq!(dot(&a, &b), want, "n = {n}");
+            assert_eq!(dot_lanes(&a, &b), want, "baseline, n = {n}");
+            assert_eq!(dot(&b, &a), want, "longer first, n = {n}");
         }
     }
 

@@ -34,10 +34,12 @@ fn cases_of(message: &serde_json::Value) -> BTreeSet<String> {
 
 /// In the dev profile the suite should reuse the workspace's build of burn; a compiled
 /// `burn-flex` or `burn-dispatch` means their dependency features drifted apart (see `suite::WORKSPACE_FEATURES`).
-/// Harmless when the suite runs on its own before anything else was built.
-fn warn_if_burn_rebuilt(suite: &Suite, messages: &[serde_json::Value]) {
+/// Harmless when the suite runs on its own before anything else was built, so a note; an error
+/// under `ONNX_BACKEND_REUSE_BURN=1` (the test command, after `cargo test --workspace`), where
+/// the second build would cost CI ten minutes unnoticed.
+fn check_burn_reused(suite: &Suite, messages: &[serde_json::Value]) -> Result<(), String> {
     if suite.release {
-        return;
+        return Ok(());
     }
     let rebuilt = messages.iter().any(|msg| {
         let name = &msg["target"]["name"];
@@ -45,12 +47,16 @@ fn warn_if_burn_rebuilt(suite: &Suite, messages: &[serde_json::Value]) {
             && msg["fresh"] == false
             && (name == "burn_flex" || name == "burn_dispatch")
     });
-    if rebuilt {
-        eprintln!(
-            "note: burn was compiled for the suite: if `cargo test --workspace` built it before, \
-             their dependency features differ (suite::WORKSPACE_FEATURES, suite::SHARED_FEATURES)"
-        );
+    if !rebuilt {
+        return Ok(());
     }
+    let why = "burn was compiled for the suite: if `cargo test --workspace` built it before, their dependency \
+               features differ (suite::WORKSPACE_FEATURES, suite::SHARED_FEATURES)";
+    if std::env::var_os("ONNX_BACKEND_REUSE_BURN").is_some_and(|v| v == "1") {
+        return Err(why.to_string());
+    }
+    eprintln!("note: {why}");
+    Ok(())
 }
 
 /// Builds the suite; cases that fail to compile get a `compile-error` outcome and are dropped
@@ -75,7 +81,7 @@ pub fn compile<'a>(
         // Cargo's JSON messages, one per line (build-script output and the like skipped).
         let messages: Vec<serde_json::Value> =
             output.stdout.split(|&b| b == b'\n').filter_map(|line| serde_json::from_slice(line).ok()).collect();
-        warn_if_burn_rebuilt(suite, &messages);
+        check_burn_reused(suite, &messages)?;
         if output.status.success() {
             return Ok(cases);
         }

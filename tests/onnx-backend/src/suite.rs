@@ -47,17 +47,27 @@ impl Backend {
 }
 
 /// Crates of burn's dependency tree with the features `cargo test --workspace` resolves for them
-/// (other members and dev-dependencies ask for more than burn does). Cargo hashes features into
-/// every dependent's build, so without these the suite compiles burn a second time, ~8 minutes
-/// on two cores. `compile` warns when that happens: a new dependency of the workspace can add
-/// one more crate here.
+/// (other members and dev-dependencies ask for more than burn does: the runner's toml_edit turns
+/// on indexmap's `std`, which naga, pliron and wgpu-core use; prettyplease 0.3 and syn 3, which
+/// cubecl's macros use, the workspace builds with the dev profile's debug info, and a suite that
+/// has them as build-side crates only would build them, and all of burn above, without). Cargo
+/// hashes features and profiles into every
+/// dependent's build, so without these the suite compiles burn and the wgpu stack a second time,
+/// ~10 minutes on two cores. `compile` warns when that happens (fails under
+/// `ONNX_BACKEND_REUSE_BURN=1`, as the test command runs it): a new dependency of the workspace
+/// can add one more crate here. To find it, compare the unit graphs
+/// (`cargo +nightly build --unit-graph -Z unstable-options`) of the workspace and the suite.
 const WORKSPACE_FEATURES: &str = r#"aho-corasick = "1"
 bytes = "1"
 fastrand = "2"
+indexmap = "2"
 once_cell = "1"
+prettyplease = "0.3"
+prost = "0.14"
 regex = { version = "1", default-features = false, features = ["std", "perf", "unicode"] }
 regex-automata = { version = "0.4", default-features = false, features = ["nfa", "perf"] }
 strsim = "0.11"
+syn = { version = "3", features = ["full"] }
 toml_datetime = "1"
 toml_parser = "1"
 toml_writer = "1"
@@ -65,8 +75,12 @@ winnow = "1""#;
 
 /// The same for the build-dependency side (proc macros and their dependencies are resolved
 /// apart): without `once_cell`'s `std` there, `const-random-macro` and everything above it
-/// (burn-ndarray, burn-dispatch, ...) differ from the workspace's build.
-const WORKSPACE_HOST_FEATURES: &str = r#"once_cell = "1""#;
+/// (burn-ndarray, burn-dispatch, ...) differ from the workspace's build; prost, fastrand and
+/// indexmap as onnx-ir's and the cubecl macros' build side has them.
+const WORKSPACE_HOST_FEATURES: &str = r#"fastrand = "2"
+indexmap = { version = "2", default-features = false, features = ["std"] }
+once_cell = "1"
+prost = "0.14""#;
 
 pub struct Suite {
     pub dir: PathBuf,
