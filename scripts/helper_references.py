@@ -154,10 +154,63 @@ def pool_lp():
     )
 
 
+@case
+def pool_max_indices():
+    """Ties (the first maximum keeps its place), windows over padding, two images of two
+    channels (positions count over the whole tensor); then column-major (`storage_order`)."""
+    x = np.array([1, 3, 3, 2, 0, 5, 5, 1, 4, 4, 9, 9, 2, 6, 7, 7], F)
+    x = np.concatenate([x, -x, x[::-1], x * 0]).reshape(2, 2, 4, 4)
+    common = dict(kernel_shape=[2, 3], strides=[2, 1], pads=[1, 0, 0, 1])
+    return run("MaxPool", {"x": x}, outputs=2, opset=12, **common) + run(
+        "MaxPool", {"x": x}, outputs=2, opset=12, storage_order=1, **common
+    )
+
+
+@case
+def pool_max_indices_3d():
+    """Three spatial axes, dilated, column-major."""
+    x = np.array([5, 3, 8, 1, 9, 2, 7, 4, 6, 0, 11, 10, 13, 12, 14, 17, 16, 15], F).reshape(1, 1, 2, 3, 3)
+    return run("MaxPool", {"x": x}, outputs=2, opset=12, kernel_shape=[1, 2, 2], dilations=[1, 2, 1], storage_order=1)
+
+
+@case
+def max_unpool():
+    """Indices of two channels (one repeated, as overlapping windows repeat them, with its
+    value), pads, then a larger output_shape."""
+    x = np.array([1, 3, 3, 4, 5, 6], F).reshape(1, 2, 3)
+    i = np.array([0, 3, 3, 5, 7, 9], np.int64).reshape(1, 2, 3)
+    common = dict(kernel_shape=[3], strides=[2], pads=[1, 0])
+    shape = np.array([1, 2, 7], np.int64)
+    return run("MaxUnpool", {"x": x, "i": i}, opset=11, **common) + run(
+        "MaxUnpool", {"x": x, "i": i, "shape": shape}, opset=11, **common
+    )
+
+
 def weights(shape, seed):
     """Small values (every gate away from saturation), two decimals: `sin(1.7 i + seed) / 2`
     rounded, element `i` in row-major order (the tests' `wave(n, seed)`)."""
     return np.round(np.sin(np.arange(np.prod(shape)) * 1.7 + seed) * 0.5, 2).astype(F).reshape(shape)
+
+
+@case
+def deform_conv():
+    """Two groups, two offset groups, stride, dilation, asymmetric pads, offsets reaching
+    outside the input, a mask and a bias."""
+    x = weights([1, 4, 4, 5], 1)
+    w = weights([2, 2, 3, 2], 2)
+    offset = weights([1, 24, 2, 4], 3) * F(3)
+    mask = weights([1, 12, 2, 4], 4) + F(0.5)
+    b = np.array([0.25, -0.5], F)
+    return run(
+        "DeformConv",
+        {"x": x, "w": w, "offset": offset, "b": b, "mask": mask},
+        opset=19,
+        group=2,
+        offset_group=2,
+        strides=[2, 1],
+        dilations=[1, 2],
+        pads=[1, 0, 0, 1],
+    )
 
 
 @case

@@ -435,3 +435,56 @@ fn a_declared_output_dtype_must_be_the_computed_one() {
     let graph = import(&relu_declaring(input("y", &[6])), ImportOptions::default()).expect("imports");
     assert_eq!(graph.values[graph.outputs[0]].ty.rank(), 2);
 }
+
+#[test]
+fn max_pool_indices_output_and_storage_order() {
+    let pool = |attrs| node("MaxPool", &["x"], &["y", "z"], attrs);
+    let attrs = |order| {
+        vec![attr_ints("kernel_shape", &[2, 2]), attr_ints("strides", &[2, 2]), attr_int("storage_order", order)]
+    };
+    let bytes = model_with_outputs(12, vec![pool(attrs(1))], vec![input("x", &[1, 1, 5, 5])], vec![], &["y", "z"]);
+    let graph = import(&bytes, ImportOptions::default()).expect("imports");
+    let node = graph.nodes.last().expect("a node");
+    let Op::Pool(config) = &node.op else { panic!("{:?}", node.op) };
+    assert_eq!(config.indices, Some(onnx_ir::ops::IndexOrder::ColumnMajor));
+    let indices = &graph.values[node.outputs[1]].ty;
+    assert_eq!((indices.dtype, dims(indices)), (onnx_ir::DType::I64, vec![Some(1), Some(1), Some(2), Some(2)]));
+    let bytes = model_with_outputs(12, vec![pool(attrs(2))], vec![input("x", &[1, 1, 5, 5])], vec![], &["y", "z"]);
+    let err = import(&bytes, ImportOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("storage_order must be 0 or 1, got 2"), "{err}");
+}
+
+#[test]
+fn max_unpool_shapes_with_and_without_output_shape() {
+    let ins = || vec![input("x", &[1, 2, 2, 3]), typed_input("i", 7, &[1, 2, 2, 3])];
+    let attrs =
+        || vec![attr_ints("kernel_shape", &[2, 3]), attr_ints("strides", &[2, 2]), attr_ints("pads", &[0, 1, 1, 0])];
+    let (_, ty) = only_op(&model(11, vec![node("MaxUnpool", &["x", "i"], &["y"], attrs())], ins(), vec![]));
+    // (2 - 1) * 2 + 2 - 1 and (3 - 1) * 2 + 3 - 1.
+    assert_eq!(dims(&ty), vec![Some(1), Some(2), Some(3), Some(6)]);
+    let unpool = vec![node("MaxUnpool", &["x", "i", "s"], &["y"], attrs())];
+    let (_, ty) = only_op(&model(22, unpool.clone(), ins(), vec![ints_init("s", &[1, 2, 4, 6])]));
+    assert_eq!(dims(&ty), vec![Some(1), Some(2), Some(4), Some(6)]);
+    let err =
+        import(&model(22, unpool, ins(), vec![ints_init("s", &[1, 2, 2, 6])]), ImportOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("smaller than the unpooled"), "{err}");
+}
+
+#[test]
+fn deform_conv_is_two_dimensional_with_matching_offsets() {
+    let deform = |x: &[i64], w: &[i64], offset: &[i64]| {
+        let ins = vec![input("x", x), input("w", w), input("o", offset)];
+        let attrs = vec![attr_int("offset_group", 2), attr_ints("pads", &[1, 0, 0, 1])];
+        import(
+            &model(19, vec![node("DeformConv", &["x", "w", "o"], &["y"], attrs)], ins, vec![]),
+            ImportOptions::default(),
+        )
+    };
+    let graph = deform(&[1, 4, 5, 5], &[3, 4, 2, 3], &[1, 24, 5, 4]).expect("imports");
+    let node = graph.nodes.last().expect("a node");
+    assert_eq!(dims(&graph.values[node.outputs[0]].ty), vec![Some(1), Some(3), Some(5), Some(4)]);
+    let err = deform(&[1, 4, 5, 5], &[3, 4, 2, 3], &[1, 12, 5, 4]).unwrap_err();
+    assert!(err.to_string().contains("offset"), "{err}");
+    let err = deform(&[1, 4, 5], &[3, 4, 2], &[1, 8, 4]).unwrap_err();
+    assert!(err.to_string().contains("only 2-D deformable convolution"), "{err}");
+}

@@ -31,6 +31,7 @@ pub use onnx_macro::{onnx_custom_op, onnx_model};
 
 mod bitcast;
 mod boxed;
+mod deform_conv;
 mod detection;
 pub use boxed::Boxed;
 
@@ -176,13 +177,14 @@ mod unique;
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
 pub mod ops {
     pub use crate::bitcast::{bit_cast, BitType};
+    pub use crate::deform_conv::deform_conv2d;
     pub use crate::detection::non_max_suppression;
     pub use crate::kernels::{
         avg_pool2d, batch_norm, cat, conv1d, conv2d, conv2d_residual, exp, linear, local_response_norm, max_pool2d,
         sigmoid, silu, tanh, ConvActivation,
     };
     pub use crate::low_bit::{cast_float_to_narrow_int, cast_to_mini_float, wrap_int, MiniFloat, NarrowInt};
-    pub use crate::pool::{pool, PoolReduce, PoolWindow};
+    pub use crate::pool::{max_pool_with_indices, max_unpool, pool, PoolReduce, PoolWindow};
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
     pub use crate::rotary::rotary_embedding;

@@ -5,8 +5,9 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
+use burn::tensor::kind::Basic;
 use burn::tensor::ops::PadMode;
-use burn::tensor::{Slice, Tensor};
+use burn::tensor::{Int, Slice, Tensor};
 
 /// How a window's values combine.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,51 +54,69 @@ impl PoolWindow<'_> {
         }
         out
     }
+
+    /// Output lengths per spatial axis of an input of `dims` (`[N, C, spatial...]`).
+    fn outputs(&self, dims: &[usize]) -> Vec<usize> {
+        (0..dims.len() - 2).map(|a| self.output(a, dims[a + 2])).collect()
+    }
+
+    /// Padding per axis of `D` that puts `begins(a)` in front of a spatial axis of `extents(a)`
+    /// elements and ends it exactly where the last window reaches (ceil mode reaches past the
+    /// explicit padding; floor mode may leave some of it unread).
+    fn pads_to_reach<const D: usize>(
+        &self,
+        out: &[usize],
+        begins: impl Fn(usize) -> usize,
+        extents: impl Fn(usize) -> usize,
+    ) -> Vec<(usize, usize)> {
+        let mut pairs = vec![(0, 0); D];
+        for (a, &n) in out.iter().enumerate() {
+            let reach = (n - 1) * self.strides[a] + self.span(a);
+            pairs[a + 2] = (begins(a), reach.saturating_sub(begins(a) + extents(a)));
+        }
+        pairs
+    }
+
+    /// Tap `tap` (row-major over the kernel) of every window over `padded`: one strided slice.
+    fn tap<const D: usize, K: Basic>(&self, padded: &Tensor<D, K>, out: &[usize], tap: usize) -> Tensor<D, K> {
+        let mut ranges: Vec<Slice> = (0..D).map(|_| Slice::new(0, None, 1)).collect();
+        let mut rest = tap;
+        // The last axis varies fastest, as in `kernel`'s row-major order.
+        for a in (0..D - 2).rev() {
+            let k = rest % self.kernel[a];
+            rest /= self.kernel[a];
+            let start = k * self.dilations[a];
+            let end = start + (out[a] - 1) * self.strides[a] + 1;
+            ranges[a + 2] = Slice::new(start as isize, Some(end as isize), self.strides[a] as isize);
+        }
+        padded.clone().slice(ranges.as_slice())
+    }
+
+    fn taps(&self) -> usize {
+        self.kernel.iter().product()
+    }
 }
 
 /// Pools `x` (`[N, C, spatial...]`) over its `D - 2` spatial axes.
 pub fn pool<const D: usize>(x: Tensor<D>, reduce: PoolReduce, window: PoolWindow) -> Tensor<D> {
     let dims = x.dims();
-    let spatial = D - 2;
-    let out: Vec<usize> = (0..spatial).map(|a| window.output(a, dims[a + 2])).collect();
-    // Each axis padded at its end to exactly what the last window reaches (ceil mode reaches
-    // past the explicit padding; floor mode may leave some of it unread).
-    let reach = |a: usize| (out[a] - 1) * window.strides[a] + window.span(a);
-    let pad_to_reach = |begins: &dyn Fn(usize) -> usize, extents: &dyn Fn(usize) -> usize| {
-        let mut pairs = vec![(0, 0); D];
-        for a in 0..spatial {
-            pairs[a + 2] = (begins(a), reach(a).saturating_sub(begins(a) + extents(a)));
-        }
-        pairs
-    };
-    let input_pads = pad_to_reach(&|a| window.pads[a].0, &|a| dims[a + 2]);
+    let out = window.outputs(&dims);
+    let input_pads = window.pads_to_reach::<D>(&out, |a| window.pads[a].0, |a| dims[a + 2]);
     let (x, fill) = match reduce {
         PoolReduce::Max => (x, f32::NEG_INFINITY),
         PoolReduce::Average { .. } => (x, 0.0),
         PoolReduce::Lp { p } => (x.abs().powf_scalar(p as f32), 0.0),
     };
     let padded = x.pad(input_pads.as_slice(), PadMode::Constant(fill));
-    let taps: usize = window.kernel.iter().product();
     let combine = |acc: Option<Tensor<D>>, tap: Tensor<D>| match acc {
         None => tap,
         Some(acc) if reduce == PoolReduce::Max => acc.max_pair(tap),
         Some(acc) => acc + tap,
     };
-    let tap_slices = |t: &Tensor<D>, tap: usize| -> Tensor<D> {
-        let mut ranges: Vec<Slice> = (0..D).map(|_| Slice::new(0, None, 1)).collect();
-        let mut rest = tap;
-        // The last axis varies fastest, as in `kernel`'s row-major order.
-        for a in (0..spatial).rev() {
-            let k = rest % window.kernel[a];
-            rest /= window.kernel[a];
-            let start = k * window.dilations[a];
-            let end = start + (out[a] - 1) * window.strides[a] + 1;
-            ranges[a + 2] = Slice::new(start as isize, Some(end as isize), window.strides[a] as isize);
-        }
-        t.clone().slice(ranges.as_slice())
-    };
     let sum_over_taps = |t: &Tensor<D>| {
-        (0..taps).fold(None, |acc, tap| Some(combine(acc, tap_slices(t, tap)))).expect("a kernel has a tap")
+        (0..window.taps())
+            .fold(None, |acc, tap| Some(combine(acc, window.tap(t, &out, tap))))
+            .expect("a kernel has a tap")
     };
     let pooled = sum_over_taps(&padded);
     match reduce {
@@ -107,16 +126,108 @@ pub fn pool<const D: usize>(x: Tensor<D>, reduce: PoolReduce, window: PoolWindow
             // How many elements each window averages: the same taps over ones where an
             // element counts (the input, or the input and its explicit padding), zeros past it.
             let mut counted = [1; D];
-            for a in 0..spatial {
+            for a in 0..D - 2 {
                 let (begin, end) = window.pads[a];
                 counted[a + 2] = if count_include_pad { begin + dims[a + 2] + end } else { dims[a + 2] };
             }
             let ones = Tensor::<D>::ones(counted, &padded.device());
-            let pads = if count_include_pad { pad_to_reach(&|_| 0, &|a| counted[a + 2]) } else { input_pads };
+            let pads =
+                if count_include_pad { window.pads_to_reach::<D>(&out, |_| 0, |a| counted[a + 2]) } else { input_pads };
             let ones = ones.pad(pads.as_slice(), PadMode::Constant(0.0));
             pooled / sum_over_taps(&ones)
         }
     }
+}
+
+/// ONNX MaxPool with its `Indices` output: each window's largest value and the flat position
+/// of its first occurrence (in the kernel's row-major order; ONNX's reference keeps the first
+/// too) over the whole `[N, C, spatial...]` input: the spatial axes row-major, or
+/// column-major (`storage_order = 1`: the first spatial axis fastest, N and C still
+/// outermost). Padding never wins; a window over padding only gives `-inf` and index -1.
+pub fn max_pool_with_indices<const D: usize>(
+    x: Tensor<D>,
+    window: PoolWindow,
+    column_major: bool,
+) -> (Tensor<D>, Tensor<D, Int>) {
+    let dims = x.dims();
+    let out = window.outputs(&dims);
+    let device = x.device();
+    let count: usize = dims.iter().product();
+    if count == 0 {
+        // No input element at all (Burn cannot reshape an empty range into these dims).
+        let mut out_dims = dims;
+        out_dims[2..].copy_from_slice(&out);
+        let values = Tensor::full(out_dims, f32::NEG_INFINITY, (&device, x.dtype()));
+        return (values, Tensor::full(out_dims, -1, &device));
+    }
+    let positions = Tensor::<1, Int>::arange(0..count as i64, &device);
+    let positions: Tensor<D, Int> = if column_major {
+        // Numbered with the spatial axes reversed, then put back in place.
+        let mut reversed = dims;
+        reversed[2..].reverse();
+        let mut axes: [usize; D] = core::array::from_fn(|a| a);
+        axes[2..].reverse();
+        positions.reshape(reversed).permute(axes)
+    } else {
+        positions.reshape(dims)
+    };
+    let pads = window.pads_to_reach::<D>(&out, |a| window.pads[a].0, |a| dims[a + 2]);
+    let padded = x.pad(pads.as_slice(), PadMode::Constant(f32::NEG_INFINITY));
+    let padded_positions = positions.pad(pads.as_slice(), PadMode::Constant(-1.0));
+    let mut best = window.tap(&padded, &out, 0);
+    let mut best_at = window.tap(&padded_positions, &out, 0);
+    for tap in 1..window.taps() {
+        let (value, at) = (window.tap(&padded, &out, tap), window.tap(&padded_positions, &out, tap));
+        // An input element beats a larger one only if strictly larger, and any padding.
+        let beats = value.clone().greater(best.clone()).bool_or(best_at.clone().lower_elem(0));
+        let wins = at.clone().greater_equal_elem(0).bool_and(beats);
+        best = best.mask_where(wins.clone(), value);
+        best_at = best_at.mask_where(wins, at);
+    }
+    (best, best_at)
+}
+
+/// ONNX MaxUnpool: `x`'s values written at their flat `indices` (row-major over the whole
+/// tensor) into zeros of the shape MaxPool with this window reads, `[N, C, (in - 1) * stride
+/// + kernel - pad_begin - pad_end...]`; with `output_shape`, that tensor then zero-padded at
+/// the end of each axis to it, as ONNX's reference evaluator does.
+pub fn max_unpool<const D: usize>(
+    x: Tensor<D>,
+    indices: Tensor<D, Int>,
+    kernel: &[usize],
+    strides: &[usize],
+    pads: &[(usize, usize)],
+    output_shape: Option<&[i64]>,
+) -> Tensor<D> {
+    let dims = x.dims();
+    assert_eq!(indices.dims(), dims, "MaxUnpool: the indices must have the shape of X");
+    let mut unpooled = dims;
+    for a in 0..D - 2 {
+        let (begin, end) = pads[a];
+        let full = dims[a + 2].checked_sub(1).map(|steps| steps * strides[a] + kernel[a]);
+        unpooled[a + 2] = full.and_then(|n| n.checked_sub(begin + end)).unwrap_or_else(|| {
+            panic!("MaxUnpool: axis {} of X {dims:?} unpools to nothing (kernel {kernel:?}, pads {pads:?})", a + 2)
+        });
+    }
+    let (count, total) = (dims.iter().product::<usize>(), unpooled.iter().product::<usize>());
+    let device = x.device();
+    let zeros = Tensor::<D>::zeros(unpooled, (&device, x.dtype()));
+    let y = if count == 0 || total == 0 {
+        zeros
+    } else {
+        let flat = zeros.reshape([total]);
+        let update = burn::tensor::ops::IndexingUpdateOp::Assign;
+        flat.scatter(0, indices.reshape([count]), x.reshape([count]), update).reshape(unpooled)
+    };
+    let Some(shape) = output_shape else { return y };
+    assert!(shape.len() == D, "MaxUnpool: output_shape {shape:?} must have {D} values");
+    let grow: Vec<(usize, usize)> = (0..D)
+        .map(|a| {
+            let extra = usize::try_from(shape[a]).ok().and_then(|n| n.checked_sub(unpooled[a]));
+            (0, extra.unwrap_or_else(|| panic!("MaxUnpool: output_shape {shape:?} is smaller than {unpooled:?}")))
+        })
+        .collect();
+    y.pad(grow.as_slice(), PadMode::Constant(0.0))
 }
 
 /// Each case against ONNX's reference evaluator (`scripts/helper_references.py`, the case named
@@ -124,7 +235,7 @@ pub fn pool<const D: usize>(x: Tensor<D>, reduce: PoolReduce, window: PoolWindow
 #[cfg(all(test, feature = "flex"))]
 mod tests {
     use super::*;
-    use crate::test_util::{assert_close, floats};
+    use crate::test_util::{assert_close, floats, int_values, ints};
 
     fn window<'a>(
         kernel: &'a [usize],
@@ -201,5 +312,52 @@ mod tests {
         // Size 4, kernel 1, stride 2, end pad 1: a third window would start at index 4, in the
         // padding only.
         assert_eq!(window(&[1], &[2], &[1], &[(0, 1)], true).output(0, 4), 2);
+    }
+
+    #[test]
+    fn max_indices_count_over_the_whole_tensor_row_or_column_major() {
+        // Case pool_max_indices: ties keep the first maximum, padding never wins.
+        let base = [1.0, 3.0, 3.0, 2.0, 0.0, 5.0, 5.0, 1.0, 4.0, 4.0, 9.0, 9.0, 2.0, 6.0, 7.0, 7.0];
+        let mut values = base.to_vec();
+        values.extend(base.iter().map(|v| -v));
+        values.extend(base.iter().rev());
+        values.extend([0.0; 16]);
+        let x = floats(&values, [2, 2, 4, 4]);
+        let w = window(&[2, 3], &[2, 1], &[1, 1], &[(1, 0), (0, 1)], false);
+        let expected = [
+            3.0, 3.0, 3.0, 9.0, 9.0, 9.0, -1.0, -2.0, -2.0, 0.0, -1.0, -1.0, 7.0, 7.0, 6.0, 9.0, 9.0, 5.0, 0.0, 0.0,
+            0.0, 0.0, 0.0, 0.0,
+        ];
+        let (y, indices) = max_pool_with_indices(x.clone(), w, false);
+        assert_close(y, [2, 2, 2, 3], &expected, 0.0);
+        let row_major = [1, 1, 2, 10, 10, 10, 16, 19, 19, 20, 23, 23, 32, 33, 34, 36, 37, 42, 48, 49, 50, 52, 53, 54];
+        assert_eq!(int_values(indices), (vec![2, 2, 2, 3], row_major.to_vec()));
+        let (y, indices) = max_pool_with_indices(x, w, true);
+        assert_close(y, [2, 2, 2, 3], &expected, 0.0);
+        let column_major =
+            [4, 4, 8, 10, 10, 10, 16, 28, 28, 17, 29, 29, 32, 36, 40, 33, 37, 42, 48, 52, 56, 49, 53, 57];
+        assert_eq!(int_values(indices), (vec![2, 2, 2, 3], column_major.to_vec()));
+    }
+
+    #[test]
+    fn max_indices_over_three_dilated_axes() {
+        // Case pool_max_indices_3d (column-major).
+        let values = [5.0, 3.0, 8.0, 1.0, 9.0, 2.0, 7.0, 4.0, 6.0, 0.0, 11.0, 10.0, 13.0, 12.0, 14.0, 17.0, 16.0, 15.0];
+        let w = window(&[1, 2, 2], &[1; 3], &[1, 2, 1], &[(0, 0); 3], false);
+        let (y, indices) = max_pool_with_indices(floats(&values, [1, 1, 2, 3, 3]), w, true);
+        assert_close(y, [1, 1, 2, 1, 2], &[7.0, 8.0, 17.0, 16.0], 0.0);
+        assert_eq!(int_values(indices), (vec![1, 1, 2, 1, 2], vec![4, 12, 5, 11]));
+    }
+
+    #[test]
+    fn max_unpool_scatters_into_the_unpooled_shape_then_grows_it() {
+        // Case max_unpool: kernel 3, stride 2, pads (1, 0) unpool 3 positions to 6.
+        let x = floats(&[1.0, 3.0, 3.0, 4.0, 5.0, 6.0], [1, 2, 3]);
+        let indices = ints(&[0, 3, 3, 5, 7, 9], [1, 2, 3]);
+        let y = max_unpool(x.clone(), indices.clone(), &[3], &[2], &[(1, 0)], None);
+        assert_close(y, [1, 2, 6], &[1.0, 0.0, 0.0, 3.0, 0.0, 4.0, 0.0, 5.0, 0.0, 6.0, 0.0, 0.0], 0.0);
+        let y = max_unpool(x, indices, &[3], &[2], &[(1, 0)], Some(&[1, 2, 7]));
+        let expected = [1.0, 0.0, 0.0, 3.0, 0.0, 4.0, 0.0, 0.0, 5.0, 0.0, 6.0, 0.0, 0.0, 0.0];
+        assert_close(y, [1, 2, 7], &expected, 0.0);
     }
 }

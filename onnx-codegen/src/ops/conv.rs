@@ -1,6 +1,6 @@
 use crate::emitter::{dims_literal, lit, Emitter};
 use crate::error::{CodegenError, Result};
-use onnx_ir::ops::{Col2ImConfig, ConvConfig, ConvTransposeConfig, UnaryOp};
+use onnx_ir::ops::{Col2ImConfig, ConvConfig, ConvTransposeConfig, DeformConvConfig, UnaryOp};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -135,8 +135,8 @@ pub(crate) fn activation(fused: Option<UnaryOp>) -> Result<TokenStream> {
 fn conv_options(c: &ConvConfig) -> TokenStream {
     let win = &c.window;
     let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
-    let pads = win.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
-    quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups) }
+    let pads = super::pool::pads_tokens(&win.pads);
+    quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, #pads, #dilations, #groups) }
 }
 
 /// Convolution with weights computed at run time (or 3-D): Burn's functional `convNd`.
@@ -237,6 +237,30 @@ fn conv_transpose_layer(
             .init(device)
     };
     e.add_layer(&format!("convtranspose{n}d"), quote! { burn::nn::conv::#ty }, init, weights)
+}
+
+/// `burn_onnx::ops::deform_conv2d`: Burn's, with ONNX's per-side pads.
+pub fn deform_conv(e: &mut Emitter, node: &Node, c: &DeformConvConfig) -> Result<TokenStream> {
+    let win = &c.window;
+    let x = e.input(&node.inputs, 0)?;
+    let w = e.input(&node.inputs, 1)?;
+    let offset = e.input(&node.inputs, 2)?;
+    let bias = e.optional_input(&node.inputs, 3)?;
+    let mask = e.optional_input(&node.inputs, 4)?;
+    let pads = super::pool::pads_tokens(&win.pads);
+    let (strides, dilations) = (dims_literal(&win.strides), dims_literal(&win.dilations));
+    let (groups, offset_groups) = (lit(c.groups), lit(c.offset_groups));
+    Ok(quote! {
+        burn_onnx::ops::deform_conv2d(
+            #x,
+            #offset,
+            #w,
+            #mask,
+            #bias,
+            #pads,
+            burn::tensor::ops::DeformConvOptions::new(#strides, [0, 0], #dilations, #groups, #offset_groups),
+        )
+    })
 }
 
 pub fn col2im(e: &mut Emitter, node: &Node, c: &Col2ImConfig) -> Result<TokenStream> {

@@ -78,7 +78,9 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Conv(c) => conv::conv(e, node, c),
         Op::ConvTranspose(c) => conv::conv_transpose(e, node, c),
         Op::Col2Im(c) => conv::col2im(e, node, c),
+        Op::DeformConv(c) => conv::deform_conv(e, node, c),
         Op::Pool(c) => pool::pool(e, node, c),
+        Op::MaxUnpool(c) => pool::max_unpool(e, node, c),
         Op::GlobalAveragePool => pool::global(e, node, false),
         Op::GlobalMaxPool => pool::global(e, node, true),
         Op::GroupNorm { kind, epsilon } => norm::group_norm(e, node, kind, *epsilon),
@@ -126,7 +128,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
 /// parameter after loading, whether a Burn layer holds it or a field of its own. Weights and
 /// biases of Conv, ConvTranspose, Gemm and MatMul (a fused bias is input 2), norm scales and
 /// biases (not BatchNorm's running statistics), a table Gather reads rows of, PRelu's slope,
-/// and a recurrent cell's W, R, B and peepholes. Every other constant (shapes, indices,
+/// a recurrent cell's W, R, B and peepholes, and DeformConv's weight and bias. Every other constant (shapes, indices,
 /// integer tables, folded values read as operands) stays frozen.
 pub fn weight_inputs(op: &Op) -> &'static [usize] {
     use onnx_ir::ops::{BinaryConfig, BinaryOp, GroupNormKind};
@@ -136,6 +138,7 @@ pub fn weight_inputs(op: &Op) -> &'static [usize] {
         Op::Gather { axis: 0 } => &[0],
         Op::Binary(BinaryConfig { op: BinaryOp::PRelu, .. }) => &[1],
         Op::Recurrent(_) => &[1, 2, 3, 7],
+        Op::DeformConv(_) => &[1, 3],
         _ => &[],
     }
 }

@@ -1,6 +1,6 @@
 use crate::emitter::{dims_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{PoolConfig, PoolKind};
+use onnx_ir::ops::{IndexOrder, MaxUnpoolConfig, PoolConfig, PoolKind};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -14,6 +14,19 @@ pub fn pool(e: &mut Emitter, node: &Node, c: &PoolConfig) -> Result<TokenStream>
     } else {
         x
     };
+    if let Some(order) = c.indices {
+        let window = window_tokens(c);
+        let column_major = order == IndexOrder::ColumnMajor;
+        let pooled = quote! { burn_onnx::ops::max_pool_with_indices(#x, #window, #column_major) };
+        return Ok(if int {
+            quote! {{
+                let (values, indices) = #pooled;
+                (values.int(), indices)
+            }}
+        } else {
+            pooled
+        });
+    }
     let pooled = pool_float(x, c);
     Ok(if int {
         quote! { #pooled.int() }
@@ -22,12 +35,49 @@ pub fn pool(e: &mut Emitter, node: &Node, c: &PoolConfig) -> Result<TokenStream>
     })
 }
 
+/// `burn_onnx::ops::PoolWindow { .. }` of the node's window.
+fn window_tokens(c: &PoolConfig) -> TokenStream {
+    let w = &c.window;
+    let (kernel, strides, dilations) = (dims_literal(&w.kernel), dims_literal(&w.strides), dims_literal(&w.dilations));
+    let pads = pads_tokens(&w.pads);
+    let ceil = c.ceil_mode;
+    quote! {
+        burn_onnx::ops::PoolWindow {
+            kernel: &#kernel,
+            strides: &#strides,
+            dilations: &#dilations,
+            pads: &#pads,
+            ceil_mode: #ceil,
+        }
+    }
+}
+
+/// `[(begin, end), ...]`: per-side pads of a window.
+pub(super) fn pads_tokens(pads: &[(usize, usize)]) -> TokenStream {
+    let pads = pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
+    quote! { [#(#pads),*] }
+}
+
+/// `burn_onnx::ops::max_unpool(x, indices, kernel, strides, pads, output_shape)`.
+pub fn max_unpool(e: &mut Emitter, node: &Node, c: &MaxUnpoolConfig) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let indices = e.input(&node.inputs, 1)?;
+    let output_shape = match &c.output_shape {
+        Some(shape) => {
+            let shape = super::indexing::ints(e, node, 2, shape)?;
+            quote! { Some(#shape) }
+        }
+        None => quote! { None },
+    };
+    let (kernel, strides, pads) = (dims_literal(&c.kernel), dims_literal(&c.strides), pads_tokens(&c.pads));
+    Ok(quote! { burn_onnx::ops::max_unpool(#x, #indices, &#kernel, &#strides, &#pads, #output_shape) })
+}
+
 fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
     let w = &c.window;
     let n = w.kernel.len();
     let (kernel, strides) = (dims_literal(&w.kernel), dims_literal(&w.strides));
-    let pads = w.pads.iter().map(|&(a, b)| (lit(a), lit(b))).map(|(a, b)| quote! { (#a, #b) });
-    let pads = quote! { [#(#pads),*] };
+    let pads = pads_tokens(&w.pads);
     let ceil = c.ceil_mode;
     let dilated = w.dilations.iter().any(|&d| d != 1);
     match c.kind {
@@ -42,20 +92,8 @@ fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
                     quote! { Lp { p: #p } }
                 }
             };
-            let dilations = dims_literal(&w.dilations);
-            quote! {
-                burn_onnx::ops::pool(
-                    #x,
-                    burn_onnx::ops::PoolReduce::#reduce,
-                    burn_onnx::ops::PoolWindow {
-                        kernel: &#kernel,
-                        strides: &#strides,
-                        dilations: &#dilations,
-                        pads: &#pads,
-                        ceil_mode: #ceil,
-                    },
-                )
-            }
+            let window = window_tokens(c);
+            quote! { burn_onnx::ops::pool(#x, burn_onnx::ops::PoolReduce::#reduce, #window) }
         }
         // Floor-mode 2-D max pooling without the indices Burn's flex kernel computes.
         PoolKind::Max if n == 2 && !ceil => {

@@ -1,6 +1,6 @@
 //! Conv (opsets 1, 11, 22) over 1-D, 2-D and 3-D inputs; the weight gives the kernel shape when
-//! `kernel_shape` is absent. ConvTranspose, and Col2Im (the sum of sliding blocks back into an
-//! image).
+//! `kernel_shape` is absent. ConvTranspose, DeformConv (opsets 19, 22; 2-D), and Col2Im (the
+//! sum of sliding blocks back into an image).
 
 use super::common::{
     add_dims, check_pads_agree, checked_product, mul_dims, read_window, spatial_attr, window_output_type, AutoPad,
@@ -181,6 +181,86 @@ pub fn infer_transpose(c: &ConvTransposeConfig, x: &TensorType) -> Result<Tensor
         });
     }
     Ok(TensorType::new(x.dtype, shape))
+}
+
+/// DeformConv (opsets 19 and 22) over 2-D inputs: each kernel tap samples the input
+/// (bilinearly, zero outside it) at its position moved by a learned offset, optionally scaled by
+/// a mask. Inputs: X `[N, C, H, W]`, W `[oC, C / group, kH, kW]`, offset `[N, offset_group *
+/// kH * kW * 2, oH, oW]` (a (row, column) pair per tap), B? `[oC]`, mask? `[N, offset_group *
+/// kH * kW, oH, oW]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeformConvConfig {
+    /// Kernel, strides, dilations and explicit pads.
+    pub window: Window,
+    /// `group` (default 1): input and output channels split into this many independent groups.
+    pub groups: usize,
+    /// `offset_group` (default 1): input channels split into groups that share one offset.
+    pub offset_groups: usize,
+    /// Output channels `oC`.
+    pub out_channels: usize,
+}
+
+pub fn parse_deform_conv(ctx: &NodeCtx) -> Result<Parsed> {
+    let (x, w, w_shape, spatial) = operands(ctx, "deformable convolution")?;
+    let offset = ctx.input_type(2)?;
+    // Burn has deform_conv2d only; ONNX's reference evaluator too computes 2-D only.
+    if spatial != 2 {
+        return Err(ctx.error(format!("only 2-D deformable convolution is supported, input {x}")));
+    }
+    let optional = [3, 4].map(|i| ctx.inputs.get(i).copied().flatten().map(|v| &v.ty));
+    let floats = [Some(x), Some(w), Some(offset)].into_iter().chain(optional).flatten();
+    if x.dtype.kind() != Kind::Float || floats.clone().any(|t| t.dtype != x.dtype) {
+        let types: Vec<String> = floats.map(|t| t.to_string()).collect();
+        return Err(ctx.error(format!("inputs must be float tensors of one type, got {}", types.join(", "))));
+    }
+    let kernel = kernel_of_weight(ctx, w, &w_shape)?;
+    let positive = |name: &str| -> Result<usize> {
+        let v = ctx.attrs.int_or(name, 1)?;
+        usize::try_from(v)
+            .ok()
+            .filter(|&v| v >= 1)
+            .ok_or_else(|| ctx.error(format!("{name} must be positive, got {v}")))
+    };
+    let (groups, offset_groups) = (positive("group")?, positive("offset_group")?);
+    let window = read_window(ctx, kernel, x)?;
+    let out_channels = w_shape[0];
+    let in_channels = mul_dims(w_shape[1], groups, "the input channels").map_err(|e| ctx.error(e))?;
+    if out_channels % groups != 0 || x.shape[1].as_static().is_some_and(|c| c != in_channels) {
+        return Err(ctx.error(format!("input {x} and weight {w} do not fit group {groups}")));
+    }
+    if in_channels % offset_groups != 0 {
+        return Err(ctx.error(format!("{in_channels} input channels do not split into {offset_groups} offset groups")));
+    }
+    let taps = checked_product([offset_groups, window.kernel[0], window.kernel[1]])
+        .ok_or_else(|| ctx.error("offset_group times the kernel size overflows"))?;
+    let config = DeformConvConfig { window, groups, offset_groups, out_channels };
+    let y = infer_deform_conv(&config, x).map_err(|e| ctx.error(e))?;
+    // The offset and mask hold one value (pair) per tap and output position.
+    for (index, name, per_tap) in [(2, "offset", 2), (4, "mask", 1)] {
+        let Some(t) = ctx.inputs.get(index).copied().flatten().map(|v| &v.ty) else { continue };
+        let channels = Dim::Static(taps.saturating_mul(per_tap));
+        let expected = [&y.shape[0], &channels, &y.shape[2], &y.shape[3]];
+        let agree = |d: &Dim, e: &Dim| match (d.as_static(), e.as_static()) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        let fits = t.rank() == 4 && t.shape.iter().zip(expected).all(|(d, e)| agree(d, e));
+        if !fits {
+            return Err(ctx.error(format!(
+                "{name} {t} does not fit [N, {}, oH, oW] for the output {y}",
+                taps.saturating_mul(per_tap)
+            )));
+        }
+    }
+    if let Some(b) = optional[0].filter(|b| b.rank() != 1 || b.shape[0].as_static().is_some_and(|n| n != out_channels))
+    {
+        return Err(ctx.error(format!("bias {b} must be [{out_channels}]")));
+    }
+    Ok(Parsed::new(Op::DeformConv(config), 5))
+}
+
+pub fn infer_deform_conv(c: &DeformConvConfig, x: &TensorType) -> Result<TensorType, String> {
+    window_output_type(x, Dim::Static(c.out_channels), &c.window, false)
 }
 
 /// Col2Im (opset 18): the columns `[N, C * prod(block), L]` summed back into images

@@ -35,14 +35,14 @@ use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 
 pub use attention::{AttentionConfig, LinearAttentionConfig, RotaryConfig};
-pub use conv::{Col2ImConfig, ConvConfig, ConvTransposeConfig};
+pub use conv::{Col2ImConfig, ConvConfig, ConvTransposeConfig, DeformConvConfig};
 pub use custom::{AttrValue, CustomOp};
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 pub use linear::GemmConfig;
 pub use loss::{LossConfig, Reduction};
 pub use norm::{BatchNormConfig, GroupNormKind, LayerNormConfig, LrnConfig};
-pub use pool::{PoolConfig, PoolKind};
+pub use pool::{IndexOrder, MaxUnpoolConfig, PoolConfig, PoolKind};
 pub use quantize::{QuantizeConfig, QuantizedLinearConfig};
 pub use recurrent::{CellKind, RecurrentConfig};
 pub use reduce::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
@@ -267,8 +267,12 @@ pub enum Op {
     ConvTranspose(ConvTransposeConfig),
     /// `Col2Im(columns, image_shape, block_shape)` (opset 18).
     Col2Im(Col2ImConfig),
-    /// MaxPool, AveragePool or LpPool.
+    /// `DeformConv(X, W, offset, B?, mask?)` (opsets 19, 22), 2-D.
+    DeformConv(DeformConvConfig),
+    /// MaxPool (with its optional `Indices` output), AveragePool or LpPool.
     Pool(PoolConfig),
+    /// `MaxUnpool(X, I, output_shape?)`: values scattered back to the positions MaxPool took them from.
+    MaxUnpool(MaxUnpoolConfig),
     /// The mean over all spatial dims, kept with size 1.
     GlobalAveragePool,
     /// The maximum over all spatial dims, kept with size 1.
@@ -814,7 +818,9 @@ impl Op {
             Op::Conv(c) => one(conv::infer(c, inputs)?),
             Op::ConvTranspose(c) => one(conv::infer_transpose(c, inputs[0])?),
             Op::Col2Im(c) => one(conv::infer_col2im(c, inputs[0])),
-            Op::Pool(c) => one(pool::infer(c, inputs)?),
+            Op::DeformConv(c) => one(conv::infer_deform_conv(c, inputs[0])?),
+            Op::Pool(c) => pool::infer(c, inputs),
+            Op::MaxUnpool(c) => one(pool::infer_max_unpool(c, inputs[0])?),
             Op::GlobalAveragePool | Op::GlobalMaxPool => one(pool::infer_global(inputs)?),
             Op::GroupNorm { .. } | Op::Lrn(_) => one(inputs[0].clone()),
             Op::DepthSpace { block, to_space, .. } => one(shape::infer_depth_space(*block, *to_space, inputs[0])?),

@@ -72,6 +72,8 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "MatMul" => linear::parse_matmul,
         "Einsum" => linear::parse_einsum,
         "Conv" => conv::parse,
+        "DeformConv" => conv::parse_deform_conv,
+        "MaxUnpool" => pool::parse_max_unpool,
         "ConvTranspose" => conv::parse_transpose,
         "MaxPool" | "AveragePool" | "LpPool" => pool::parse,
         "GlobalAveragePool" | "GlobalMaxPool" => pool::parse_global,
