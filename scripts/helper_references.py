@@ -425,6 +425,37 @@ def gather_scatter_elements():
     )
 
 
+@case
+def reverse_sequence():
+    x = np.arange(12, dtype=F).reshape(3, 2, 2)
+    return run("ReverseSequence", {"x": x, "lens": np.array([3, 1], np.int64)}, batch_axis=1, time_axis=0, ort=True) + run(
+        "ReverseSequence", {"x": x.reshape(2, 3, 2), "lens": np.array([2, 0], np.int64)}, batch_axis=0, time_axis=1, ort=True
+    )
+
+
+@case
+def pad_wrap():
+    x = np.arange(1, 7, dtype=F).reshape(2, 3)
+    return (
+        run("Pad", {"x": x, "pads": np.array([1, 4, 0, 2], np.int64)}, mode="wrap")
+        # Negative pads crop first (ONNX Runtime: the reference evaluator refuses them).
+        + run("Pad", {"x": x, "pads": np.array([0, -1, 1, 2], np.int64)}, mode="wrap", ort=True)
+        + run("Pad", {"x": x, "pads": np.array([-1, 1], np.int64), "v": None, "axes": np.array([-1], np.int64)},
+              mode="wrap", ort=True)
+    )
+
+
+@case
+def affine_grid():
+    theta2 = np.array([[[1.0, 0.5, 0.2], [-0.3, 2.0, 0.1]]], F)
+    theta3 = np.array([[[1.0, 0.1, 0.2, 0.3], [0.0, 1.5, -0.5, 0.0], [0.2, 0.0, 0.7, -1.0]]], F)
+    return (
+        run("AffineGrid", {"theta": theta2, "size": np.array([1, 1, 2, 3], np.int64)}, ort=True)
+        + run("AffineGrid", {"theta": theta2, "size": np.array([1, 1, 2, 3], np.int64)}, align_corners=1, ort=True)
+        + run("AffineGrid", {"theta": theta3, "size": np.array([1, 1, 2, 1, 2], np.int64)}, align_corners=1, ort=True)
+    )
+
+
 def main():
     names = sys.argv[1:] or list(CASES)
     for name in names:

@@ -1729,8 +1729,38 @@ def gen_rotary():
 def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
-        + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + vendor_cases()
+        + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + gen_if_scalar_or_single()
+        + vendor_cases()
     )
+
+
+def gen_if_scalar_or_single():
+    """An If whose branches yield a scalar (ReduceSum without keepdims) and a one-element
+    vector (with keepdims), as ONNX's expanded AffineGrid does: ONNX Runtime takes either. The
+    importer gives the If one type, the declared output's rank (each case runs the branch of
+    that rank), or the one a later node accepts (a Concat wants a vector), and reshapes the
+    other branch's value."""
+    cases = []
+    for taken, cond in (("then", True), ("else", False)):
+        c = Case("If", 13, f"scalar_or_single_{taken}")
+        c.input("x", (3,))
+        c.given_input("c", np.array(cond))
+        out = [helper.make_tensor_value_info("s", TensorProto.FLOAT, None)]
+        then_branch = helper.make_graph([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0)], "then", [], out)
+        else_branch = helper.make_graph([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=1)], "else", [], out)
+        c.node("If", ["c"], ["y"], then_branch=then_branch, else_branch=else_branch)
+        cases.append(c.output("y"))
+    c = Case("If", 13, "scalar_or_single_concat")
+    c.input("x", (3,))
+    c.input("pair", (2,))
+    c.given_input("c", np.array(False))
+    out = [helper.make_tensor_value_info("s", TensorProto.FLOAT, None)]
+    then_branch = helper.make_graph([helper.make_node("ReduceMax", ["x"], ["s"], keepdims=0)], "then", [], out)
+    else_branch = helper.make_graph([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=1)], "else", [], out)
+    c.node("If", ["c"], ["v"], then_branch=then_branch, else_branch=else_branch)
+    c.node("Concat", ["v", "pair"], ["y"], axis=0)
+    cases.append(c.output("y"))
+    return cases
 
 
 def gen_quantized_chain():

@@ -13,7 +13,7 @@ use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto};
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, Holder, TensorType};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 /// A node's inputs in ONNX order; `None` for an omitted optional input.
@@ -80,24 +80,35 @@ const MAX_SEARCH_NODES: usize = 250_000;
 /// cannot become one typed Rust value. Type the rest of the graph for each branch in turn and
 /// keep the typing that fits every later node and the declared outputs while making the
 /// fewest branches unreachable (such a branch becomes a run-time error, as it is in ONNX
-/// Runtime when later nodes reject its rank). No fitting typing, or a tie, leaves the
-/// original error.
+/// Runtime when later nodes reject its rank). An If whose outputs differ only as a scalar and
+/// a one-element vector gives up no branch: the other branch's value is reshaped. No fitting
+/// typing, or a tie, leaves the original error; but typings that differ only in the ranks of
+/// such reshaped values and give the graph's outputs the same types are as good as each other.
 fn search_branch_typings(model: &ModelProto, graph: &GraphProto, context: &Context, conflict: Error) -> Result<Graph> {
     let mut pending = vec![BranchChoices::new()];
-    let mut fitting = vec![];
+    let mut fitting: Vec<(usize, BranchChoices, Graph)> = vec![];
+    // The Ifs whose choice reshapes a value rather than giving a branch up.
+    let mut reshapable = BTreeSet::new();
+    let dropped = |choices: &BranchChoices, reshapable: &BTreeSet<String>| {
+        choices.keys().filter(|node| !reshapable.contains(*node)).count()
+    };
     let mut fewest = usize::MAX;
     let attempts = MAX_TYPINGS.min(MAX_SEARCH_NODES / graph.node_count().max(1)).max(1);
     for _ in 0..attempts {
         let Some(choices) = pending.pop() else { break };
-        if choices.len() > fewest {
+        let given_up = dropped(&choices, &reshapable);
+        if given_up > fewest {
             continue; // Gives up more branches than a typing already found.
         }
         match build_typed(model, graph, context, &choices) {
             Ok(typed) => {
-                fewest = fewest.min(choices.len());
-                fitting.push((choices.len(), typed));
+                fewest = fewest.min(given_up);
+                fitting.push((given_up, choices, typed));
             }
-            Err(Error::BranchTypes { node, .. }) => {
+            Err(Error::BranchTypes { node, reshapable: by_reshape, .. }) => {
+                if by_reshape {
+                    reshapable.insert(node.clone());
+                }
                 for then_typed in [false, true] {
                     let mut next = choices.clone();
                     next.insert(node.clone(), then_typed);
@@ -107,13 +118,24 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, context: &Conte
             Err(_) => {}
         }
     }
-    // Each choice makes one branch unreachable: keep the typing that gives up the fewest.
-    fitting.sort_by_key(|(dropped, _)| *dropped);
-    match fitting.as_slice() {
-        [(fewest, _), (next, _), ..] if fewest == next => Err(conflict),
-        _ if !pending.is_empty() => Err(conflict),
-        _ => fitting.into_iter().next().map(|(_, typed)| typed).ok_or(conflict),
+    if !pending.is_empty() {
+        return Err(conflict);
     }
+    // Each choice of a branch makes the other unreachable: keep the typing that gives up the fewest.
+    fitting.sort_by_key(|(given_up, ..)| *given_up);
+    let Some((fewest, first_choices, first)) = fitting.first() else { return Err(conflict) };
+    fn branches_given_up<'c>(choices: &'c BranchChoices, reshapable: &BTreeSet<String>) -> Vec<(&'c String, &'c bool)> {
+        choices.iter().filter(|(node, _)| !reshapable.contains(*node)).collect()
+    }
+    let output_types = |g: &Graph| g.outputs.iter().map(|&o| g.values[o].ty.clone()).collect::<Vec<_>>();
+    let equally_good = fitting.iter().skip(1).take_while(|(given_up, ..)| given_up == fewest).all(|(_, choices, g)| {
+        branches_given_up(choices, &reshapable) == branches_given_up(first_choices, &reshapable)
+            && output_types(g) == output_types(first)
+    });
+    if !equally_good {
+        return Err(conflict);
+    }
+    Ok(fitting.swap_remove(0).2)
 }
 
 /// What every build of one import shares.
@@ -698,5 +720,14 @@ impl Subgraphs for Builder<'_> {
 
     fn branch_choice(&self, node: &str) -> Option<bool> {
         self.choices.get(node).copied()
+    }
+
+    fn declared(&self, name: &str) -> Option<&TensorType> {
+        self.declared.get(name)
+    }
+
+    fn private_value(&mut self, name: String, ty: TensorType) -> ValueId {
+        self.graph.values.push(Value { name, ty, constant: None });
+        self.graph.values.len() - 1
     }
 }

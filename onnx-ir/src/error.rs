@@ -61,6 +61,9 @@ pub enum Error {
         then_type: String,
         /// The `else_branch` output's type, as displayed.
         else_type: String,
+        /// The outputs differ only as a scalar and a one-element vector: either branch's value
+        /// can be reshaped to the other's type, so no branch need be given up.
+        reshapable: bool,
     },
     /// A graph output's declared type contradicts the type inferred for it.
     #[error("graph output `{name}`: the model declares {declared} but the graph computes {inferred}")]

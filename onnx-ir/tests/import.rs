@@ -251,6 +251,65 @@ fn if_branches_of_different_rank_with_nothing_to_choose_by_are_an_error() {
     assert_eq!(err.to_string(), "node `If_node` (If): branch outputs differ: f32[2, 3] and f32[1, 2, 3]");
 }
 
+/// The then branch squeezes `x` (`[1]`) to a scalar, the else branch keeps it `[1]`; the If's
+/// output is declared of `declared_output_rank`, or read with a `[2]` vector by `reader`
+/// (Concat, which wants a vector, or Mul, which takes either).
+fn scalar_or_single_if(declared_output_rank: Option<usize>, reader: Option<&str>) -> Vec<u8> {
+    let mut nodes =
+        vec![if_with("c", node("Squeeze", &["x"], &["out"], vec![]), node("Relu", &["x"], &["out"], vec![]))];
+    match reader {
+        Some("Concat") => nodes.push(node("Concat", &["y", "pair"], &["z"], vec![attr_int("axis", 0)])),
+        Some(op) => nodes.push(node(op, &["y", "pair"], &["z"], vec![])),
+        None => {}
+    }
+    let inputs = vec![input("x", &[1]), input("pair", &[2]), bool_input("c")];
+    let mut proto = ModelProto::decode(model(11, nodes, inputs, vec![]).as_slice()).expect("decodes");
+    if let (Some(rank), Some(g)) = (declared_output_rank, proto.graph.as_mut()) {
+        g.output = vec![input("y", &vec![1; rank])];
+    }
+    proto.encode_to_vec()
+}
+
+/// The branch `converted` ends in a Reshape of its own value to the If's output type.
+fn reshaped_branch_output(graph: &onnx_ir::Graph, branch: &onnx_ir::ops::Branch, rank: usize) {
+    let last = branch.nodes.last().expect("a node");
+    assert_eq!(last.op, Op::Reshape { shape: vec![1; rank] }, "{last:?}");
+    assert_eq!(branch.outputs, last.outputs);
+    assert_eq!(graph.values[last.outputs[0]].ty.rank(), rank);
+}
+
+#[test]
+fn if_branches_yielding_a_scalar_and_a_one_element_vector_take_the_declared_rank() {
+    for rank in [0, 1] {
+        let graph = import(&scalar_or_single_if(Some(rank), None), ImportOptions::default()).expect("imports");
+        let Op::If(config) = &graph.nodes[0].op else { panic!("expected If, got {:?}", graph.nodes[0].op) };
+        assert_eq!(graph.values[graph.outputs[0]].ty, TensorType::new(onnx_ir::DType::F32, vec![Dim::Static(1); rank]));
+        assert!(config.then_branch.untyped.is_none() && config.else_branch.untyped.is_none());
+        // The branch of the other rank is reshaped; the one of the declared rank is as it was.
+        let (converted, kept) = if rank == 0 {
+            (&config.else_branch, &config.then_branch)
+        } else {
+            (&config.then_branch, &config.else_branch)
+        };
+        reshaped_branch_output(&graph, converted, rank);
+        assert_eq!(kept.nodes.len(), 1);
+    }
+}
+
+#[test]
+fn if_branches_yielding_a_scalar_and_a_one_element_vector_take_the_rank_later_nodes_accept() {
+    let graph = import(&scalar_or_single_if(None, Some("Concat")), ImportOptions::default()).expect("imports");
+    let Op::If(config) = &graph.nodes[0].op else { panic!("expected If, got {:?}", graph.nodes[0].op) };
+    reshaped_branch_output(&graph, &config.then_branch, 1);
+    assert_eq!(graph.values[graph.outputs[0]].ty.shape, [Dim::Static(3)]);
+    // Either rank gives the graph's output the same type: the choice shows nowhere.
+    let graph = import(&scalar_or_single_if(None, Some("Mul")), ImportOptions::default()).expect("imports");
+    assert_eq!(graph.values[graph.outputs[0]].ty.shape, [Dim::Static(2)]);
+    // Nothing to settle it: the branches' types conflict.
+    let err = import(&scalar_or_single_if(None, None), ImportOptions::default()).expect_err("both ranks fit");
+    assert_eq!(err.to_string(), "node `If_node` (If): branch outputs differ: f32[] and f32[1]");
+}
+
 #[test]
 fn if_on_a_run_time_condition_keeps_both_branches() {
     let graph = import(

@@ -640,6 +640,52 @@ pub mod ops {
         Tensor::full(dims, value, (&like.device(), dtype))
     }
 
+    /// ONNX `AffineGrid` (opset 20): `theta` `[N, S, S + 1]` (S = D - 2 spatial axes) applied to
+    /// the normalised coordinates of the spatial dims of `size` (`[N, C, spatial...]`), giving
+    /// `[N, spatial..., S]` whose last axis is (x, y, z): the last spatial axis's coordinate
+    /// first. A coordinate runs from -1 to 1 along its axis, over the centres of the end elements
+    /// with `align_corners`, else over their outer edges (the centres of `n` equal parts). An axis
+    /// of one element has coordinate 1 with `align_corners` and 0 without, as ONNX Runtime
+    /// computes it (Eigen's one-point `LinSpaced` is its upper end; ONNX's reference has none).
+    pub fn affine_grid<const D: usize>(theta: Tensor<3>, size: &[i64], align_corners: bool) -> Tensor<D> {
+        let spatial: Vec<usize> = size[2..].iter().map(|&d| d.max(0) as usize).collect();
+        let axes = spatial.len();
+        let count = spatial.iter().try_fold(1usize, |p, &n| p.checked_mul(n));
+        let count = count.unwrap_or_else(|| panic!("AffineGrid: size {size:?} has too many positions"));
+        let coordinate = |i: usize, n: usize| -> f64 {
+            match (n, align_corners) {
+                (1, true) => 1.0,
+                (_, true) => -1.0 + 2.0 * i as f64 / (n - 1) as f64,
+                (_, false) => -1.0 + (2 * i + 1) as f64 / n as f64,
+            }
+        };
+        // The homogeneous coordinates (x, y, z, 1) of every position, in row-major order.
+        let mut base = Vec::with_capacity(count * (axes + 1));
+        let mut position = vec![0.0; axes];
+        for flat in 0..count {
+            let mut rest = flat;
+            for (axis, &n) in spatial.iter().enumerate().rev() {
+                position[axes - 1 - axis] = coordinate(rest % n, n);
+                rest /= n;
+            }
+            base.extend_from_slice(&position);
+            base.push(1.0);
+        }
+        let (device, dtype, batch) = (theta.device(), theta.dtype(), theta.dims()[0]);
+        let mut dims = [0; D];
+        dims[0] = batch;
+        dims[1..D - 1].copy_from_slice(&spatial);
+        dims[D - 1] = axes;
+        if count == 0 || batch == 0 {
+            // Burn's reshape reads a 0 as 'keep this dim'.
+            return Tensor::zeros(dims, (&device, dtype));
+        }
+        let base = Tensor::<2>::from_data(TensorData::new(base, [count, axes + 1]), (&device, dtype));
+        // [N, count, S + 1] times [N, S + 1, S].
+        let grid = base.unsqueeze::<3>().expand([batch, count, axes + 1]).matmul(theta.swap_dims(1, 2));
+        grid.reshape(dims)
+    }
+
     /// Col2Im's per-axis attributes: `pads` holds all begins, then all ends.
     pub struct Col2ImWindow<'a> {
         pub strides: &'a [usize],
@@ -750,6 +796,35 @@ pub mod ops {
         axes: &[i64],
         mode: burn::tensor::ops::PadMode,
     ) -> Tensor<D, K> {
+        let (x, pairs) = crop_negative_pads(x, pads, axes);
+        x.pad(pairs, mode)
+    }
+
+    /// ONNX `Pad` with mode `wrap` (opset 19), as numpy's: the padding before an axis repeats
+    /// its end, the padding after it its start, going round the axis as often as the pad needs;
+    /// negative pads crop first (as in [`pad`]).
+    pub fn pad_wrap<const D: usize, K: Basic>(x: Tensor<D, K>, pads: &[i64], axes: &[i64]) -> Tensor<D, K> {
+        let (x, pairs) = crop_negative_pads(x, pads, axes);
+        pairs.into_iter().enumerate().fold(x, |x, (axis, (begin, end))| {
+            if begin == 0 && end == 0 {
+                return x;
+            }
+            let n = x.dims()[axis];
+            assert!(n > 0, "Pad: mode wrap cannot pad axis {axis}, which is empty");
+            // Whole copies of the axis around it, then the window from `begin` before the middle one.
+            let (before, after) = (begin.div_ceil(n), end.div_ceil(n));
+            let start = before * n - begin;
+            x.repeat_dim(axis, before + 1 + after).slice_dim(axis, start..start + begin + n + end)
+        })
+    }
+
+    /// `x` cropped where `pads` (`[begins..., ends...]` over `axes`, all axes when empty) are
+    /// negative, and the `(begin, end)` padding left per axis.
+    fn crop_negative_pads<const D: usize, K: Basic>(
+        x: Tensor<D, K>,
+        pads: &[i64],
+        axes: &[i64],
+    ) -> (Tensor<D, K>, Vec<(usize, usize)>) {
         let listed: Vec<usize> = if axes.is_empty() {
             (0..D).collect()
         } else {
@@ -768,7 +843,37 @@ pub mod ops {
             }
         }
         let x = if crop_axes.is_empty() { x } else { slice(x, &starts, &ends, &crop_axes, &[]) };
-        x.pad(pairs, mode)
+        (x, pairs)
+    }
+
+    /// ONNX `ReverseSequence`: along `time_axis` (0 or 1; the batch axis is the other one), the
+    /// first `lens[b]` elements of batch entry `b` reversed, the rest kept. The gather indices
+    /// are computed by tensor ops, so the lengths are never read back: position `t` of entry `b`
+    /// reads `lens[b] - 1 - t` where `t < lens[b]`, else `t`. Lengths are clamped into
+    /// `0..=time` (ONNX Runtime refuses others) so that no index leaves the axis.
+    pub fn reverse_sequence<const D: usize, K: Basic>(
+        x: Tensor<D, K>,
+        lens: Tensor<1, Int>,
+        time_axis: usize,
+    ) -> Tensor<D, K> {
+        let dims = x.dims();
+        let (time, batch_axis) = (dims[time_axis], 1 - time_axis);
+        if time == 0 || dims[batch_axis] == 0 {
+            return x; // Nothing to reverse (and Burn's reshape reads a 0 as 'keep this dim').
+        }
+        // The [time, batch] (or [batch, time]) plane, the other dims 1.
+        let mut plane = [1usize; D];
+        plane[time_axis] = time;
+        plane[batch_axis] = dims[batch_axis];
+        let (mut steps_dims, mut lens_dims) = ([1usize; D], [1usize; D]);
+        steps_dims[time_axis] = time;
+        lens_dims[batch_axis] = dims[batch_axis];
+        let device = x.device();
+        let steps = Tensor::<1, Int>::arange(0..time as i64, &device).reshape(steps_dims).expand(plane);
+        let lens = default_int(lens).clamp(0, time as i64).reshape(lens_dims).expand(plane);
+        let reversed = lens.clone().sub(steps.clone()).sub_scalar(1);
+        let index = steps.clone().mask_where(steps.lower(lens), reversed);
+        x.gather(time_axis, index.expand(dims))
     }
 
     /// ONNX `CenterCropPad`: each of `axes` cropped or zero-padded about its centre to the size

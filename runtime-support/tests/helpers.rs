@@ -159,6 +159,60 @@ fn pad_matches_the_documentation() {
 }
 
 #[test]
+fn pad_wrap_goes_round_the_axis_after_cropping() {
+    // scripts/helper_references.py, case pad_wrap (ONNX's reference evaluator, and ONNX Runtime
+    // for the negative pads): [[1, 2, 3], [4, 5, 6]] padded more than once round an axis,
+    // cropped then wrapped, and one listed axis.
+    let x = || floats(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2, 3]);
+    let row = |a: f32, b: f32, c: f32| [c, a, b, c, a, b, c, a, b];
+    let expected: Vec<f32> = [row(4.0, 5.0, 6.0), row(1.0, 2.0, 3.0), row(4.0, 5.0, 6.0)].concat();
+    assert_eq!(float_values(ops::pad_wrap(x(), &[1, 4, 0, 2], &[])), (vec![3, 9], expected));
+    let expected = vec![2.0, 3.0, 2.0, 3.0, 5.0, 6.0, 5.0, 6.0, 2.0, 3.0, 2.0, 3.0];
+    assert_eq!(float_values(ops::pad_wrap(x(), &[0, -1, 1, 2], &[])), (vec![3, 4], expected));
+    let expected = vec![2.0, 3.0, 2.0, 5.0, 6.0, 5.0];
+    assert_eq!(float_values(ops::pad_wrap(x(), &[-1, 1], &[-1])), (vec![2, 3], expected));
+    // Integers and no padding at all.
+    let (dims, values) = int_values(ops::pad_wrap(ints(&[7, 8], [1, 2]), &[0, 1, 0, 0], &[]));
+    assert_eq!((dims, values), (vec![1, 3], vec![8, 7, 8]));
+    assert_eq!(float_values(ops::pad_wrap(x(), &[0, 0, 0, 0], &[])).1, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+}
+
+#[test]
+fn reverse_sequence_reverses_each_prefix() {
+    // scripts/helper_references.py, case reverse_sequence (ONNX Runtime): 0..12 as [3, 2, 2]
+    // with lengths [3, 1] along time axis 0, and as [2, 3, 2] with [2, 0] along time axis 1.
+    let x = |shape: [usize; 3]| floats(&(0..12).map(|v| v as f32).collect::<Vec<_>>(), shape);
+    let expected = [8.0, 9.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0, 1.0, 10.0, 11.0];
+    let y = ops::reverse_sequence(x([3, 2, 2]), ints(&[3, 1], [2]), 0);
+    assert_eq!(float_values(y), (vec![3, 2, 2], expected.to_vec()));
+    let expected = [2.0, 3.0, 0.0, 1.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0];
+    let y = ops::reverse_sequence(x([2, 3, 2]), ints(&[2, 0], [2]), 1);
+    assert_eq!(float_values(y), (vec![2, 3, 2], expected.to_vec()));
+    // Bools move the same way; a length beyond the axis is clamped to it.
+    let flags = Tensor::<2, Bool>::from_data(TensorData::new(vec![true, false, false, false], [2, 2]), &device());
+    let y = ops::reverse_sequence(flags, ints(&[5, 1], [2]), 0);
+    assert_eq!(y.into_data().iter::<bool>().collect::<Vec<_>>(), [false, false, true, false]);
+}
+
+#[test]
+fn affine_grid_maps_normalised_coordinates() {
+    // scripts/helper_references.py, case affine_grid (ONNX Runtime): a 2-D theta on a 2 x 3
+    // grid without and with align_corners, and a 3-D theta on 2 x 1 x 2 with align_corners (the
+    // axis of one element at coordinate 1, as ONNX Runtime puts it).
+    let theta2 = || floats(&[1.0, 0.5, 0.2, -0.3, 2.0, 0.1], [1, 2, 3]);
+    let expected =
+        [-0.716_666_7, -0.7, -0.05, -0.9, 0.616_666_7, -1.1, -0.216_666_68, 1.3, 0.45, 1.1, 1.116_666_7, 0.9];
+    assert_close(ops::affine_grid::<4>(theta2(), &[1, 1, 2, 3], false), [1, 2, 3, 2], &expected, 1e-6);
+    let expected = [-1.3, -1.6, -0.3, -1.9, 0.7, -2.2, -0.3, 2.4, 0.7, 2.1, 1.7, 1.8];
+    assert_close(ops::affine_grid::<4>(theta2(), &[1, 1, 2, 3], true), [1, 2, 3, 2], &expected, 1e-6);
+    let theta3 = floats(&[1.0, 0.1, 0.2, 0.3, 0.0, 1.5, -0.5, 0.0, 0.2, 0.0, 0.7, -1.0], [1, 3, 4]);
+    let expected = [-0.8, 2.0, -1.9, 1.2, 2.0, -1.5, -0.4, 1.0, -0.5, 1.6, 1.0, -0.1];
+    assert_close(ops::affine_grid::<5>(theta3, &[1, 1, 2, 1, 2], true), [1, 2, 1, 2, 3], &expected, 1e-6);
+    // No positions: an empty grid.
+    assert_eq!(float_values(ops::affine_grid::<4>(theta2(), &[1, 1, 0, 3], false)).0, [1, 0, 3, 2]);
+}
+
+#[test]
 fn nll_loss_picks_target_log_probabilities_with_weights_and_ignore_index() {
     // log_prob [2 samples, 3 classes], targets [2, 0]; class weights [0.2, 0.3, 0.5]; the
     // second sample ignored (ignore_index 0).

@@ -404,6 +404,7 @@ pub fn pad(e: &mut Emitter, node: &Node, c: &PadConfig) -> Result<TokenStream> {
     let empty = IntsInput::Static(vec![]);
     let axes = ints(e, node, 3, c.axes.as_ref().unwrap_or(&empty))?;
     let mode = match c.mode {
+        PadMode::Wrap => return Ok(quote! { burn_onnx::ops::pad_wrap(#x, #pads, #axes) }),
         PadMode::Constant(Some(v)) => {
             // Any f64 (infinities included) as a literal, narrowed for Burn's f32 pad value.
             let v = crate::emitter::float_literal(v);
@@ -417,6 +418,13 @@ pub fn pad(e: &mut Emitter, node: &Node, c: &PadConfig) -> Result<TokenStream> {
         PadMode::Edge => quote! { burn::tensor::ops::PadMode::Edge },
     };
     Ok(quote! { burn_onnx::ops::pad(#x, #pads, #axes, #mode) })
+}
+
+pub fn reverse_sequence(e: &mut Emitter, node: &Node, time_axis: usize) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let lens = e.input(&node.inputs, 1)?;
+    let time_axis = lit(time_axis);
+    Ok(quote! { burn_onnx::ops::reverse_sequence(#x, #lens, #time_axis) })
 }
 
 pub fn center_crop_pad(e: &mut Emitter, node: &Node, axes: &[usize], shape: &IntsInput) -> Result<TokenStream> {

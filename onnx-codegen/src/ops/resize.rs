@@ -1,7 +1,7 @@
-use crate::emitter::{float_literal, ints_literal, variant, Emitter};
+use crate::emitter::{float_literal, ints_literal, lit, variant, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::resize::Interpolation;
-use onnx_ir::ops::{FloatsInput, IntsOrRuntime, ResizeConfig};
+use onnx_ir::ops::{FloatsInput, IntsInput, IntsOrRuntime, ResizeConfig};
 use onnx_ir::{Kind, Node};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -93,4 +93,11 @@ pub fn grid_sample(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::GridSampleCon
                 .with_align_corners(#align),
         )
     })
+}
+
+pub fn affine_grid(e: &mut Emitter, node: &Node, align_corners: bool, size: &IntsInput) -> Result<TokenStream> {
+    let rank = lit(e.rank(node.outputs[0]));
+    let theta = e.input(&node.inputs, 0)?;
+    let size = super::indexing::ints(e, node, 1, size)?;
+    Ok(quote! { burn_onnx::ops::affine_grid::<#rank>(#theta, #size, #align_corners) })
 }

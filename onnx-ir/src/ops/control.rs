@@ -32,6 +32,10 @@ pub(crate) trait Subgraphs {
     /// For an If whose branches yield different types: whether the rest of the graph is typed
     /// for its then branch (`Some(true)`), for its else branch, or not yet decided (`None`).
     fn branch_choice(&self, node: &str) -> Option<bool>;
+    /// The type the model declares for a value of the main graph (value_info, graph outputs).
+    fn declared(&self, name: &str) -> Option<&TensorType>;
+    /// A new value that no name refers to (a node's converted output).
+    fn private_value(&mut self, name: String, ty: TensorType) -> ValueId;
 }
 
 /// What a control-flow node becomes.
@@ -295,9 +299,69 @@ fn parse_if(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inputs
             node.output.len()
         )));
     }
+    let (then_branch, else_branch) = reshape_one_element_outputs(b, name, &node.output, then_branch, else_branch)?;
     let (then_branch, else_branch, output_types) = type_if_outputs(b, name, then_branch, else_branch)?;
     let op = Op::If(Box::new(IfConfig { then_branch, else_branch }));
     Ok(Built::Node { op, inputs: vec![Some(condition)], outputs: output_types })
+}
+
+/// Whether `a` and `b` are a scalar and a one-element vector of one dtype (either way round).
+fn scalar_and_single(a: &TensorType, b: &TensorType) -> bool {
+    let single = |t: &TensorType| t.shape == [Dim::Static(1)];
+    a.is_tensor() && b.is_tensor() && a.dtype == b.dtype && (a.rank() == 0 && single(b) || single(a) && b.rank() == 0)
+}
+
+/// An If output that is a scalar in one branch and a one-element vector in the other (ONNX
+/// Runtime accepts both): the rank the model declares for the output, else the one the rest of
+/// the graph is typed for ([`Subgraphs::branch_choice`]), is the If's; the other branch's value
+/// is reshaped to it. Neither known: the branches' types conflict, for the typing search.
+fn reshape_one_element_outputs(
+    b: &mut impl Subgraphs,
+    name: &str,
+    output_names: &[String],
+    mut then_branch: Branch,
+    mut else_branch: Branch,
+) -> Result<(Branch, Branch)> {
+    for (i, out_name) in output_names.iter().enumerate() {
+        let (then_out, else_out) = (then_branch.outputs[i], else_branch.outputs[i]);
+        let (then_type, else_type) = (b.value(then_out).ty.clone(), b.value(else_out).ty.clone());
+        if !scalar_and_single(&then_type, &else_type) {
+            continue;
+        }
+        let declared_rank = b.declared(out_name).filter(|d| d.dtype == then_type.dtype).map(TensorType::rank);
+        let then_typed = match declared_rank {
+            Some(rank) if rank == then_type.rank() => true,
+            Some(rank) if rank == else_type.rank() => false,
+            _ => match b.branch_choice(name) {
+                Some(choice) => choice,
+                None => {
+                    return Err(Error::BranchTypes {
+                        node: name.to_string(),
+                        then_type: then_type.to_string(),
+                        else_type: else_type.to_string(),
+                        reshapable: true,
+                    })
+                }
+            },
+        };
+        let (kept, converted, branch, side) = if then_typed {
+            (then_type, else_out, &mut else_branch, "else")
+        } else {
+            (else_type, then_out, &mut then_branch, "then")
+        };
+        let shape = if kept.rank() == 0 { vec![] } else { vec![1] };
+        let node_name = format!("{name}::{side}_output{i}");
+        let reshaped = b.private_value(node_name.clone(), kept);
+        branch.nodes.push(super::Node {
+            name: node_name,
+            op_type: "Reshape".into(),
+            op: Op::Reshape { shape },
+            inputs: vec![Some(converted)],
+            outputs: vec![reshaped],
+        });
+        branch.outputs[i] = reshaped;
+    }
+    Ok((then_branch, else_branch))
 }
 
 /// An If's output types from its branches. Branches that differ in dtype or rank are
@@ -316,7 +380,12 @@ fn type_if_outputs(
         return Ok((then_branch, else_branch, merged));
     };
     let Some(then_typed) = b.branch_choice(name) else {
-        return Err(Error::BranchTypes { node: name.to_string(), then_type: t.to_string(), else_type: e.to_string() });
+        return Err(Error::BranchTypes {
+            node: name.to_string(),
+            then_type: t.to_string(),
+            else_type: e.to_string(),
+            reshapable: false,
+        });
     };
     let list = |types: &[TensorType]| types.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
     let (kept, dropped) = if then_typed { ("then", "else") } else { ("else", "then") };

@@ -110,11 +110,9 @@ pub fn infer_expand(shape: &IntsInput, x: &TensorType) -> Result<TensorType, Str
         IntsInput::Static(v) => v.iter().map(|&d| Dim::Static(d.max(0) as usize)).collect(),
         IntsInput::Runtime { len } => vec![Dim::Unknown; *len],
     };
-    let mut out = broadcast_shapes(&x.shape, &target)?;
-    if let IntsInput::Runtime { .. } = shape {
-        out.iter_mut().for_each(|d| *d = Dim::Unknown);
-    }
-    Ok(TensorType::new(x.dtype, out))
+    // A target read at run time still keeps the input's dims other than 1: broadcasting
+    // leaves them as they are (or fails).
+    Ok(TensorType::new(x.dtype, broadcast_shapes(&x.shape, &target)?))
 }
 
 pub fn parse_gather(ctx: &NodeCtx) -> Result<Parsed> {
@@ -386,6 +384,34 @@ pub fn parse_gather_elements(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::GatherElements { axis }, 2))
 }
 
+/// ReverseSequence (opset 10): along `time_axis`, the first `sequence_lens[b]` elements of each
+/// batch entry `b` (along `batch_axis`) reversed, the rest kept.
+pub fn parse_reverse_sequence(ctx: &NodeCtx) -> Result<Parsed> {
+    let (x, lens) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if x.rank() < 2 {
+        return Err(ctx.error(format!("the input must have rank 2 or more, got {x}")));
+    }
+    if lens.dtype != DType::I64 || lens.rank() != 1 {
+        return Err(ctx.error(format!("sequence_lens must be a 1-D int64 tensor, got {lens}")));
+    }
+    let axis = |name: &str, default: i64| -> Result<usize> {
+        match ctx.attrs.int_or(name, default)? {
+            a @ (0 | 1) => Ok(a as usize),
+            a => Err(ctx.error(format!("attribute `{name}` must be 0 or 1, got {a}"))),
+        }
+    };
+    let (time_axis, batch_axis) = (axis("time_axis", 0)?, axis("batch_axis", 1)?);
+    if time_axis == batch_axis {
+        return Err(ctx.error(format!("time_axis and batch_axis are both {time_axis}")));
+    }
+    if let (Dim::Static(batch), Dim::Static(n)) = (&x.shape[batch_axis], &lens.shape[0]) {
+        if batch != n {
+            return Err(ctx.error(format!("{n} sequence lengths for a batch of {batch} ({x})")));
+        }
+    }
+    Ok(Parsed::new(Op::ReverseSequence { time_axis }, 2))
+}
+
 pub fn parse_hardmax(ctx: &NodeCtx) -> Result<Parsed> {
     let rank = ctx.input_type(0)?.rank();
     let legacy = ctx.opset < 13;
@@ -439,7 +465,7 @@ pub fn infer_one_hot(axis: usize, depth: Option<usize>, indices: &TensorType, va
 }
 
 /// Pad: `pads` as an attribute (before opset 11) or input, `axes` from 18; modes constant,
-/// reflect and edge.
+/// reflect and edge, and wrap from 19.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PadConfig {
     /// `[begins..., ends...]` per padded axis (negative crops): an attribute before opset 11, input 1 since.
@@ -459,6 +485,8 @@ pub enum PadMode {
     Reflect,
     /// Repeats the edge element.
     Edge,
+    /// Wraps around: the padding before an axis repeats its end, the padding after its start.
+    Wrap,
 }
 
 spelled_enum! {
@@ -500,7 +528,11 @@ pub fn parse_pad(ctx: &NodeCtx) -> Result<Parsed> {
         PadModeName::Constant => PadMode::Constant(value),
         PadModeName::Reflect => PadMode::Reflect,
         PadModeName::Edge => PadMode::Edge,
-        PadModeName::Wrap => return Err(ctx.error("pad mode `wrap` is not supported by Burn")),
+        // Pad-19 added `wrap`; earlier versions do not define it.
+        PadModeName::Wrap if ctx.opset < 19 => {
+            return Err(ctx.error(format!("pad mode `wrap` needs opset 19, the model has opset {}", ctx.opset)))
+        }
+        PadModeName::Wrap => PadMode::Wrap,
     };
     Ok(Parsed::new(Op::Pad(PadConfig { pads, axes, mode }), ctx.inputs.len().clamp(1, 4)))
 }

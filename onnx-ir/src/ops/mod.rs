@@ -208,6 +208,12 @@ pub enum Op {
         /// `depth` when known at import; `None` when read at run time.
         depth: Option<usize>,
     },
+    /// `ReverseSequence(input, sequence_lens)`: the first `sequence_lens[b]` elements of each
+    /// batch entry reversed along the time axis; the batch axis is the other one of 0 and 1.
+    ReverseSequence {
+        /// `time_axis` (default 0), 0 or 1.
+        time_axis: usize,
+    },
     /// `Pad(data, pads, constant_value?, axes?)`.
     Pad(PadConfig),
     /// `Compress(data, condition)` along `axis`, or over the flattened data when `None`.
@@ -403,6 +409,14 @@ pub enum Op {
     Recurrent(RecurrentConfig),
     /// `GridSample(X, grid)` over 4-D inputs (opset 16).
     GridSample(GridSampleConfig),
+    /// `AffineGrid(theta, size)` (opset 20): the sampling grid `[N, spatial..., 2 or 3]`.
+    AffineGrid {
+        /// `align_corners` (default 0): -1 and 1 are the centres of the corner elements rather
+        /// than their outer edges.
+        align_corners: bool,
+        /// `size` (input 1): `[N, C, H, W]` or `[N, C, D, H, W]`.
+        size: IntsInput,
+    },
     /// A node computed by a user hook.
     Custom(CustomOp),
     /// `If`: one branch runs, chosen by a boolean scalar; each branch's nodes read values of
@@ -765,7 +779,7 @@ impl Op {
             Op::Slice(c) => one(indexing::infer_slice(c, inputs[0])?),
             Op::Split { axis, sizes } => Ok(indexing::infer_split(*axis, sizes, inputs[0])),
             Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])?),
-            Op::Trilu { .. } | Op::CumSum { .. } => one(inputs[0].clone()),
+            Op::Trilu { .. } | Op::CumSum { .. } | Op::ReverseSequence { .. } => one(inputs[0].clone()),
             Op::LayerNorm(c) => Ok(norm::infer_layer_norm(c, inputs[0])),
             Op::SqueezeRuntime { rank } | Op::UnsqueezeRuntime { rank } => {
                 one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank]))
@@ -803,6 +817,7 @@ impl Op {
             Op::NonMaxSuppression { .. } => one(detection::infer_non_max_suppression()),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),
+            Op::AffineGrid { size, .. } => one(resize::infer_affine_grid(size, inputs[0])),
             Op::GatherNd { batch_dims } => one(indexing::infer_gather_nd(*batch_dims, inputs[0], inputs[1])),
             Op::Scatter { .. } | Op::ScatterNd { .. } => one(inputs[0].clone()),
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),

@@ -1,8 +1,9 @@
 //! Resize (opsets 10, 11, 13, 18, 19) and Upsample (7, 9): mode, coordinate transformation,
 //! nearest rounding, cubic coefficient, exclude_outside, antialias, axes and the aspect-ratio
-//! policy; roi, scales and sizes as constants or run-time tensors.
+//! policy; roi, scales and sizes as constants or run-time tensors. GridSample and AffineGrid,
+//! which makes its sampling grids.
 
-use super::{NodeCtx, Op, Parsed};
+use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{Dim, Kind, TensorType};
@@ -237,4 +238,54 @@ pub fn parse_grid_sample(ctx: &NodeCtx) -> Result<Parsed> {
 /// GridSample's output: `[N, C, H_out, W_out]` from X `[N, C, H, W]` and grid `[N, H_out, W_out, 2]`.
 pub fn infer_grid_sample(x: &TensorType, grid: &TensorType) -> TensorType {
     TensorType::new(x.dtype, vec![x.shape[0].clone(), x.shape[1].clone(), grid.shape[1].clone(), grid.shape[2].clone()])
+}
+
+/// AffineGrid (opset 20): theta `[N, 2, 3]` (2-D) or `[N, 3, 4]` (3-D) applied to the
+/// normalised coordinates of the spatial dims of `size` (`[N, C, H, W]` or `[N, C, D, H, W]`).
+pub fn parse_affine_grid(ctx: &NodeCtx) -> Result<Parsed> {
+    let theta = ctx.input_type(0)?;
+    if theta.dtype.kind() != Kind::Float || theta.rank() != 3 {
+        return Err(ctx.error(format!("theta must be a rank-3 float tensor, got {theta}")));
+    }
+    let size = ctx.ints_input(1, "size")?.ok_or_else(|| ctx.error("input `size` is required"))?;
+    let spatial = match size.len() {
+        4 => 2,
+        5 => 3,
+        n => return Err(ctx.error(format!("size must have 4 (2-D) or 5 (3-D) entries, got {n}"))),
+    };
+    let affine = [Dim::Static(spatial), Dim::Static(spatial + 1)];
+    if theta.shape[1..].iter().zip(&affine).any(|(d, want)| d.as_static().is_some() && d != want) {
+        return Err(
+            ctx.error(format!("theta must be [N, {spatial}, {}] for a {spatial}-D size, got {theta}", spatial + 1))
+        );
+    }
+    if let Some(sizes) = size.as_static() {
+        if sizes.iter().any(|&d| d < 0) {
+            return Err(ctx.error(format!("size {sizes:?} has a negative entry")));
+        }
+        if super::common::checked_product(sizes.iter().map(|&d| d as usize)).is_none() {
+            return Err(ctx.error(format!("size {sizes:?} has too many elements")));
+        }
+        if matches!(theta.shape[0], Dim::Static(n) if n as i64 != sizes[0]) {
+            return Err(ctx.error(format!("size {sizes:?} has a batch other than theta's {theta}")));
+        }
+    }
+    let align_corners = ctx.attrs.int_or("align_corners", 0)? != 0;
+    Ok(Parsed::new(Op::AffineGrid { align_corners, size }, 2))
+}
+
+/// AffineGrid's output: `[N, spatial..., spatial rank]`, theta's batch and float type.
+pub fn infer_affine_grid(size: &IntsInput, theta: &TensorType) -> TensorType {
+    let spatial = size.len().saturating_sub(2);
+    let batch = match (&theta.shape[0], size.as_static()) {
+        (Dim::Static(n), _) => Dim::Static(*n),
+        (_, Some(sizes)) => Dim::Static(sizes[0] as usize),
+        (d, None) => d.clone(),
+    };
+    let dims: Vec<Dim> = match size.as_static() {
+        Some(sizes) => sizes[2..].iter().map(|&d| Dim::Static(d as usize)).collect(),
+        None => vec![Dim::Unknown; spatial],
+    };
+    let shape = std::iter::once(batch).chain(dims).chain([Dim::Static(spatial)]).collect();
+    TensorType::new(theta.dtype, shape)
 }

@@ -147,8 +147,12 @@ pub fn parse_squeeze(ctx: &NodeCtx) -> Result<Parsed> {
     let axes = match read_axes(ctx)? {
         Some(axes) => normalize_axes(&axes, x.rank()).map_err(|e| ctx.error(e))?,
         None => {
-            if x.shape.iter().any(|d| d.as_static().is_none()) {
-                return Err(ctx.error(format!("Squeeze without axes needs a static input shape, got {x}")));
+            // Every dim of size 1 goes: one known only at run time leaves the output rank open.
+            if let Some(open) = x.shape.iter().position(|d| d.as_static().is_none()) {
+                return Err(ctx.error(format!(
+                    "Squeeze without axes needs a static input shape, got {x} (whether axis {open} has size 1, \
+                     and so the output rank, is known only at run time)"
+                )));
             }
             (0..x.rank()).filter(|&i| x.shape[i] == Dim::Static(1)).collect()
         }
