@@ -71,6 +71,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,
         "Einsum" => linear::parse_einsum,
+        "Det" => linear::parse_det,
         "Conv" => conv::parse,
         "ConvTranspose" => conv::parse_transpose,
         "MaxPool" | "AveragePool" | "LpPool" => pool::parse,
