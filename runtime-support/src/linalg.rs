@@ -84,7 +84,7 @@ mod tests {
     fn row_swaps_flip_the_sign_and_singular_is_zero() {
         // By hand: rows 0 and 1 of diag(1, 1, 2, 3) swapped: -6. Two equal rows: 0.
         let swapped = [0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 3.0];
-        let singular = [1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 1.0, 0.0, 0.0, 1.0];
+        let singular = [1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 1.0, 0.0, 0.0, 1.0];
         let x = floats(&[swapped, singular].concat(), [1, 2, 4, 4]);
         assert_eq!(values(det::<4, 2>(x)), (vec![1, 2], vec![-6.0, 0.0]));
     }
