@@ -27,8 +27,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     // With a ratio of 0 training mode drops nothing either: the output is the input whatever
     // training_mode is. A ratio known only at run time is checked there (see `Op::Dropout`).
     let checked = match (ratio, training) {
-        (_, Some(false)) => false,
-        (Some(ratio), _) if ratio == 0.0 => false,
+        (_, Some(false)) | (Some(0.0), _) => false,
         (None, _) => true,
         (Some(ratio), Some(true)) => {
             return Err(ctx.error(format!(
