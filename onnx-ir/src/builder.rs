@@ -7,7 +7,7 @@ use crate::error::{Error, Result, UnsupportedOp};
 use crate::external::SideData;
 use crate::graph::{Graph, ModelInfo, Node, Value, ValueId};
 use crate::ops::control::{self, Built, Formal, Subgraph, Subgraphs};
-use crate::ops::microsoft::Src;
+use crate::ops::lowering::Src;
 use crate::ops::{registry, Branch, NodeCtx};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto};
@@ -166,6 +166,7 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
         side: &side,
         declared,
         choices,
+        ml_opset: crate::domain::opset(model, crate::ops::ml::DOMAIN).unwrap_or(0),
     };
     for (name, data) in initializers(graph, &side)? {
         b.add_value(name, data.tensor_type(), Some(data));
@@ -337,6 +338,8 @@ struct Builder<'a> {
     /// Outputs a node declares but the op does not produce in inference (Dropout's mask).
     unproduced: HashMap<String, (String, String)>,
     choices: &'a BranchChoices,
+    /// The model's `ai.onnx.ml` opset version (0 when it imports none).
+    ml_opset: i64,
 }
 
 impl Builder<'_> {
@@ -510,7 +513,7 @@ impl Builder<'_> {
             }
             return attrs.check_all_read(self.graph.opset);
         }
-        if crate::ops::microsoft::lowers(node.domain(), node.op_type()) {
+        if crate::ops::lowering::lowers(node.domain(), node.op_type()) {
             return self.add_lowered_node(node, &name, inputs, attrs);
         }
         let parser = registry::lookup(node.domain(), node.op_type()).ok_or_else(|| Error::Node {
@@ -537,19 +540,20 @@ impl Builder<'_> {
         self.add_op(name, node.op_type(), parsed.op, data_inputs, &node.output).map(|_| ())
     }
 
-    /// A vendor node lowered into IR ops ([`crate::ops::microsoft`]): each step becomes a node
-    /// of private outputs, and the node's outputs name the values the lowering says.
+    /// A vendor or `ai.onnx.ml` node lowered into IR ops ([`crate::ops::lowering`]): each step
+    /// becomes a node of private outputs, and the node's outputs name the values the lowering says.
     fn add_lowered_node(&mut self, node: &NodeProto, name: &str, inputs: NodeInputs, attrs: Attributes) -> Result<()> {
+        let ml = node.domain() == crate::ops::ml::DOMAIN;
         let ctx = NodeCtx {
             name,
             op_type: node.op_type(),
-            opset: self.graph.opset,
+            opset: if ml { self.ml_opset } else { self.graph.opset },
             attrs,
             inputs: inputs.iter().map(|i| i.map(|id| &self.graph.values[id])).collect(),
             num_outputs: node.output.len(),
         };
-        let lowered = crate::ops::microsoft::lower(&ctx)?;
-        ctx.attrs.check_all_read(self.graph.opset)?;
+        let lowered = crate::ops::lowering::lower(node.domain(), &ctx)?;
+        ctx.attrs.check_all_read(ctx.opset)?;
         let constants: Vec<ValueId> = lowered
             .constants
             .into_iter()

@@ -30,3 +30,8 @@ pub fn display(domain: &str) -> &str {
 pub fn default_opset(model: &ModelProto) -> i64 {
     model.opset_import.iter().find(|o| is_default(o.domain())).map_or(1, |o| o.version())
 }
+
+/// The opset version a model imports of a domain other than the default one.
+pub fn opset(model: &ModelProto, domain: &str) -> Option<i64> {
+    model.opset_import.iter().find(|o| o.domain() == domain).map(|o| o.version())
+}

@@ -547,3 +547,92 @@ fn deform_conv_is_two_dimensional_with_matching_offsets() {
     let err = deform(&[1, 4, 5], &[3, 4, 2], &[1, 8, 4]).unwrap_err();
     assert!(err.to_string().contains("only 2-D deformable convolution"), "{err}");
 }
+
+fn import_error(bytes: &[u8]) -> String {
+    import(bytes, ImportOptions::default()).unwrap_err().to_string()
+}
+
+#[test]
+fn dropout_mask_is_all_ones_of_bool_from_opset_10_and_of_the_input_type_before() {
+    for (opset, mask) in [(13, onnx_ir::DType::Bool), (7, onnx_ir::DType::F32)] {
+        let nodes = vec![node("Dropout", &["x"], &["y", "z"], vec![])];
+        let bytes = model_with_outputs(opset, nodes, vec![input("x", &[2, 3])], vec![], &["y", "z"]);
+        let graph = import(&bytes, ImportOptions::default()).expect("imports");
+        assert_eq!(graph.nodes[0].op, Op::Dropout { mask: Some(mask) });
+        assert_eq!(graph.values[graph.outputs[1]].ty.dtype, mask);
+        assert_eq!(dims(&graph.values[graph.outputs[1]].ty), [Some(2), Some(3)]);
+    }
+}
+
+#[test]
+fn dropout_training_mode_passes_through_only_where_nothing_is_dropped() {
+    let dropout = || vec![node("Dropout", &["x", "r", "t"], &["y"], vec![])];
+    let x_and_t = || vec![input("x", &[2]), bool_input("t")];
+    // A constant ratio of 0: the input, whatever training_mode is.
+    let zero = floats_init("r", &[], &[0.0]);
+    let unsimplified = ImportOptions { simplify: false, ..Default::default() };
+    let graph = import(&model(13, dropout(), x_and_t(), vec![zero]), unsimplified).expect("imports");
+    assert_eq!(graph.nodes[0].op, Op::Identity);
+    // Both computed: checked at run time, so they stay inputs.
+    let inputs = vec![input("x", &[2]), input("r", &[]), bool_input("t")];
+    let graph = import(&model(13, dropout(), inputs, vec![]), ImportOptions::default()).expect("imports");
+    assert_eq!((&graph.nodes[0].op, graph.nodes[0].inputs.len()), (&Op::Dropout { mask: None }, 3));
+    // A constant non-zero ratio with a computed training_mode drops random elements.
+    let half = floats_init("r", &[], &[0.5]);
+    let err = import_error(&model(13, dropout(), x_and_t(), vec![half]));
+    assert!(err.contains("training_mode is computed at run time and the ratio is 0.5"), "{err}");
+}
+
+#[test]
+fn blocked_quantization_from_opset_21_with_the_scale_of_the_input_rank() {
+    let quantize = || vec![node("QuantizeLinear", &["x", "s"], &["y"], vec![attr_int("block_size", 2)])];
+    let inputs = |scale: &[i64]| vec![input("x", &[3, 5]), input("s", scale)];
+    let (op, ty) = only_op(&model(21, quantize(), inputs(&[3, 3]), vec![]));
+    let Op::Quantize(c) = op else { panic!("expected Quantize, got {op:?}") };
+    assert_eq!((c.axis, c.block_size), (1, Some(2)));
+    assert_eq!(dims(&ty), [Some(3), Some(5)]);
+    let err = import_error(&model(21, quantize(), inputs(&[3, 2]), vec![]));
+    assert!(err.contains("ceil(len / block_size) blocks along the axis, got f32[3, 2]"), "{err}");
+    let err = import_error(&model(19, quantize(), inputs(&[3, 3]), vec![]));
+    assert!(err.contains("`block_size` exists from opset 21"), "{err}");
+}
+
+#[test]
+fn det_of_the_last_two_dims() {
+    let det = || vec![node("Det", &["x"], &["y"], vec![])];
+    let (op, ty) = only_op(&model(11, det(), vec![input("x", &[4, 3, 3])], vec![]));
+    assert_eq!((op, dims(&ty)), (Op::Det, vec![Some(4)]));
+    let err = import_error(&model(22, det(), vec![input("x", &[2, 3])], vec![]));
+    assert!(err.contains("the last two dims must be equal"), "{err}");
+}
+
+/// A model of one `ai.onnx.ml` node importing that domain at `ml_opset` (none when 0).
+fn ml_model(op: &str, inputs: Vec<ValueInfoProto>, attrs: Vec<AttributeProto>, ml_opset: i64) -> Vec<u8> {
+    let names: Vec<String> = inputs.iter().map(|i| i.name().to_string()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut ml_node = node(op, &names, &["y"], attrs);
+    ml_node.domain = Some("ai.onnx.ml".into());
+    let mut proto = ModelProto::decode(model(13, vec![ml_node], inputs, vec![]).as_slice()).expect("decodes");
+    if ml_opset > 0 {
+        proto.opset_import.push(OperatorSetIdProto { domain: Some("ai.onnx.ml".into()), version: Some(ml_opset) });
+    }
+    proto.encode_to_vec()
+}
+
+#[test]
+fn ml_binarizer_and_array_feature_extractor_are_lowered() {
+    let graph = import(
+        &ml_model("Binarizer", vec![input("x", &[2, 3])], vec![attr_float("threshold", 1.0)], 1),
+        ImportOptions::default(),
+    )
+    .expect("imports");
+    let ops: Vec<&Op> = graph.nodes.iter().map(|n| &n.op).collect();
+    assert!(matches!(ops[..], [Op::Binary(_), Op::Cast { to: onnx_ir::DType::F32, .. }]), "{ops:?}");
+    let inputs = vec![input("x", &[4]), typed_input("i", 7, &[1, 2])];
+    let (_, ty) = only_op(&ml_model("ArrayFeatureExtractor", inputs, vec![], 3));
+    assert_eq!(dims(&ty), [Some(1), Some(2)]);
+    let err = import_error(&ml_model("Binarizer", vec![input("x", &[2])], vec![], 0));
+    assert!(err.contains("imports no opset of the ai.onnx.ml domain"), "{err}");
+    let err = import_error(&ml_model("Binarizer", vec![input("x", &[2])], vec![], 9));
+    assert!(err.contains("opset version 9 of the ai.onnx.ml domain does not exist"), "{err}");
+}

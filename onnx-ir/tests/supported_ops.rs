@@ -52,8 +52,26 @@ fn render(ops_list: &str) -> String {
          migrations, changed defaults). Tests per version: `tests/models` has a model for every \
          since-version of the first 27 ops (Conv, Gemm, ... Unsqueeze), of Scan from 9 and of Loop from 11; for the others, the official \
          backend cases in `tests/onnx-backend/expectations.toml` cover the versions they use.\n\n\
-         | operator | supported (since-versions) |\n|---|---|\n{rows}{}",
+         | operator | supported (since-versions) |\n|---|---|\n{rows}{}{}",
+        ml_section(),
         vendor_section()
+    )
+}
+
+/// The `ai.onnx.ml` ops, lowered at import into the ops above.
+fn ml_section() -> String {
+    let mut rows = String::new();
+    for (op, _, how) in onnx_ir::ops::ml::OPS {
+        let _ = writeln!(rows, "| {op} | {how} |");
+    }
+    format!(
+        "\n## {domain}\n\n\
+         The classical machine-learning ops that Burn's tensors express, each lowered at import \
+         into the operators above (`onnx-ir/src/ops/ml.rs`); the model must import the domain \
+         (versions 1 to {newest}). Tests: the `test_ai_onnx_ml_*` backend cases.\n\n\
+         | operator (since version 1) | lowered to |\n|---|---|\n{rows}",
+        domain = onnx_ir::ops::ml::DOMAIN,
+        newest = onnx_ir::ops::ml::NEWEST_OPSET
     )
 }
 

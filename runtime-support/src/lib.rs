@@ -161,6 +161,7 @@ mod float;
 #[cfg(feature = "flex")]
 mod gemm;
 mod kernels;
+mod linalg;
 mod low_bit;
 mod parallel;
 mod pool;
@@ -183,6 +184,7 @@ pub mod ops {
         avg_pool2d, batch_norm, cat, conv1d, conv2d, conv2d_residual, exp, linear, local_response_norm, max_pool2d,
         sigmoid, silu, tanh, ConvActivation,
     };
+    pub use crate::linalg::det;
     pub use crate::low_bit::{cast_float_to_narrow_int, cast_to_mini_float, wrap_int, MiniFloat, NarrowInt};
     pub use crate::pool::{max_pool_with_indices, max_unpool, pool, PoolReduce, PoolWindow};
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
@@ -762,6 +764,25 @@ pub mod ops {
             }),
         );
         summed.reshape::<D, _>(burn::tensor::Shape::from(dims)).slice(crop.as_slice())
+    }
+
+    /// ONNX `Dropout` whose ratio and training_mode are known only at run time: generated code
+    /// passes the input through, which is right in inference mode and for a ratio of 0; training
+    /// mode with another ratio drops random elements, which it does not do.
+    pub fn check_dropout_inference(ratio: Tensor<1>, training_mode: Tensor<1, Bool>) {
+        let training = training_mode.into_data().iter::<bool>().next().unwrap_or(false);
+        let ratio = ratio.into_data().iter::<f64>().next().unwrap_or(0.5);
+        assert!(
+            !training || ratio == 0.0,
+            "Dropout: training_mode is true with ratio {ratio}: dropping random elements is not supported (inference only)"
+        );
+    }
+
+    /// Blocked quantization's scale or zero point (ONNX `block_size`): each value along `axis`
+    /// repeated `block_size` times, cut to `len` (the quantized tensor's length there).
+    pub fn repeat_blocks<const D: usize>(param: Tensor<D>, axis: usize, block_size: usize, len: usize) -> Tensor<D> {
+        let indices = Tensor::<1, Int>::arange(0..len as i64, &param.device()).div_scalar(block_size as i64);
+        param.select(axis, indices)
     }
 
     /// ONNX `Hardmax`: 1 at the first maximum along `axis`, 0 elsewhere.

@@ -136,6 +136,14 @@ fn split_sizes_and_equal_parts() {
 }
 
 #[test]
+fn repeat_blocks_repeats_each_value_and_cuts_the_last_block() {
+    // By the definition: blocks of 2 along axis 1 of a length-5 axis, the last block short.
+    let scale = floats(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2, 3]);
+    let expected = vec![1.0, 1.0, 2.0, 2.0, 3.0, 4.0, 4.0, 5.0, 5.0, 6.0];
+    assert_eq!(float_values(ops::repeat_blocks(scale, 1, 2, 5)), (vec![2, 5], expected));
+}
+
+#[test]
 fn hardmax_marks_the_first_maximum() {
     // Ties go to the first occurrence, as numpy's argmax in ONNX's reference.
     let x = floats(&[3.0, 0.0, 1.0, 2.0, 1.0, 2.0, 2.0, 2.0], [2, 4]);

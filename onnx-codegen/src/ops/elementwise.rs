@@ -393,3 +393,27 @@ pub fn clip(e: &mut Emitter, node: &Node, c: &ClipConfig) -> Result<TokenStream>
         (None, None) => x,
     })
 }
+
+/// Dropout as an identity: the input, the ratio and training_mode checked first when they are
+/// known only at run time, and its mask (when asked for) all ones.
+pub fn dropout(e: &mut Emitter, node: &Node, mask: Option<DType>) -> Result<TokenStream> {
+    let check = if node.inputs.len() == 3 {
+        let (ratio, training) = (e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
+        quote! { burn_onnx::ops::check_dropout_inference(#ratio, #training); }
+    } else {
+        quote! {}
+    };
+    let rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
+    let x = e.input(&node.inputs, 0)?;
+    let mask = match mask {
+        None => return Ok(quote! {{ #check #x }}),
+        Some(DType::Bool) => quote! { Tensor::<#rank, Bool>::ones(x.shape(), &x.device()) },
+        Some(_) => quote! { x.ones_like() },
+    };
+    Ok(quote! {{
+        #check
+        let x = #x;
+        let mask = #mask;
+        (x, mask)
+    }})
+}

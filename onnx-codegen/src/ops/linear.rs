@@ -168,3 +168,11 @@ pub fn einsum(e: &mut Emitter, node: &Node, equation: &str) -> Result<TokenStrea
     let operands = (0..node.inputs.len()).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
     Ok(quote! { Tensor::<#rank, #kind>::einsum(#equation, [#(#operands.into()),*]) })
 }
+
+/// Det on the host (`burn_onnx::ops::det`): rank `D` to the batch rank (rank 0 is a
+/// one-element vector).
+pub fn det(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+    let (rank, out) = (lit(e.rank(e.input_id(&node.inputs, 0)?)), lit(e.rank(node.outputs[0]).max(1)));
+    let x = e.input(&node.inputs, 0)?;
+    Ok(quote! { burn_onnx::ops::det::<#rank, #out>(#x) })
+}

@@ -10,7 +10,8 @@ use quote::quote;
 /// QuantizeLinear: round(x / scale) + zero point, saturated; DequantizeLinear: the inverse.
 pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<TokenStream> {
     let rank = e.rank(e.input_id(&node.inputs, 0)?).max(1);
-    let per_axis = |index: usize, e: &mut Emitter| -> Result<Option<TokenStream>> {
+    // A scale or zero point as a float tensor; per axis or per block, lined up with `x`'s rank.
+    let parameter = |index: usize, e: &mut Emitter| -> Result<Option<TokenStream>> {
         let Some(id) = node.inputs.get(index).copied().flatten() else { return Ok(None) };
         let vector = e.rank(id) == 1 && rank > 1;
         let float = e.ty(id).dtype.kind() == onnx_ir::Kind::Float;
@@ -20,7 +21,9 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
         } else {
             quote! { #v.float() }
         };
-        Ok(Some(if vector {
+        Ok(Some(if c.block_size.is_some() {
+            v
+        } else if vector {
             let axes = (0..rank).filter(|&a| a != c.axis).map(lit);
             let r = lit(rank);
             quote! { #v.unsqueeze_dims::<#r>(&[#(#axes),*]) }
@@ -30,8 +33,37 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
     };
     let x_kind = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind();
     let x = e.input(&node.inputs, 0)?;
-    let scale = per_axis(1, e)?.ok_or_else(|| e.error("scale is required"))?;
-    let zero = per_axis(2, e)?;
+    let scale = parameter(1, e)?.ok_or_else(|| e.error("scale is required"))?;
+    let zero = parameter(2, e)?;
+    let Some(block_size) = c.block_size else { return quantize_formula(e, c, x_kind, x, scale, zero) };
+    // Blocked: each scale (and zero point) repeated `block_size` times along the axis, cut to
+    // `x`'s length there; then the per-axis formula. The operands are bound in one tuple so
+    // that no name bound here hides one they read.
+    let (axis, block_size) = (lit(c.axis), lit(block_size));
+    let repeated = |v: TokenStream| quote! { burn_onnx::ops::repeat_blocks(#v, #axis, #block_size, len) };
+    let (mut names, mut operands) = (vec![quote! { x }, quote! { scale }], vec![x, scale]);
+    if let Some(z) = &zero {
+        names.push(quote! { zero });
+        operands.push(z.clone());
+    }
+    let zero = zero.map(|_| repeated(quote! { zero }));
+    let formula = quantize_formula(e, c, x_kind, quote! { x }, repeated(quote! { scale }), zero)?;
+    Ok(quote! {{
+        let (#(#names),*) = (#(#operands),*);
+        let len = x.dims()[#axis];
+        #formula
+    }})
+}
+
+/// The (de)quantization of `x` by `scale` and `zero` (float tensors of `x`'s rank).
+fn quantize_formula(
+    e: &Emitter,
+    c: &QuantizeConfig,
+    x_kind: Kind,
+    x: TokenStream,
+    scale: TokenStream,
+    zero: Option<TokenStream>,
+) -> Result<TokenStream> {
     if !c.quantize {
         let zero = zero.map(|z| quote! { .sub(#z) });
         // A float8 or float4 `x` is a float tensor already.

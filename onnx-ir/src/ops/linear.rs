@@ -1,10 +1,10 @@
 //! Gemm (alpha/beta/transposes; C optional from opset 11) and MatMul (numpy matmul
-//! semantics, including 1-D operands and batch broadcasting).
+//! semantics, including 1-D operands and batch broadcasting), Einsum, and Det (opsets 11, 22).
 
 use super::common::broadcast_shapes;
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
-use crate::types::{Dim, TensorType};
+use crate::types::{DType, Dim, TensorType};
 
 /// Gemm: `alpha · A' · B' + beta · C`, A' and B' transposed as asked.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -144,4 +144,28 @@ pub fn einsum_rank(equation: &str, ranks: &[usize]) -> Result<usize, String> {
             once + ellipsis
         }
     })
+}
+
+/// Det: the determinant of each square matrix of the last two dims.
+pub fn parse_det(ctx: &NodeCtx) -> Result<Parsed> {
+    let x = ctx.input_type(0)?;
+    // bfloat16 from opset 22.
+    let float = matches!(x.dtype, DType::F16 | DType::F32 | DType::F64) || (x.dtype == DType::BF16 && ctx.opset >= 22);
+    if !float {
+        return Err(ctx.error(format!("input must be a float tensor, got {x}")));
+    }
+    let [.., rows, cols] = &x.shape[..] else {
+        return Err(ctx.error(format!("input must have rank 2 or more (square matrices), got {x}")));
+    };
+    if let (Some(r), Some(c)) = (rows.as_static(), cols.as_static()) {
+        if r != c {
+            return Err(ctx.error(format!("the last two dims must be equal (square matrices), got {x}")));
+        }
+    }
+    Ok(Parsed::new(Op::Det, 1))
+}
+
+/// The batch dims: the input's without its last two.
+pub fn infer_det(x: &TensorType) -> TensorType {
+    TensorType::new(x.dtype, x.shape[..x.rank().saturating_sub(2)].to_vec())
 }

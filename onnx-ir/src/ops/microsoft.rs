@@ -7,7 +7,8 @@
 //! attribute value they define that is not implemented is an import error naming it.
 
 use super::common::normalize_axis;
-use super::elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp};
+use super::elementwise::{BinaryOp, Bound, ClipConfig, UnaryOp};
+use super::lowering::{f32_tensor, output, Lowered, Src};
 use super::norm::LayerNormConfig;
 use super::{IntsInput, NodeCtx, Op};
 use crate::error::Result;
@@ -39,99 +40,6 @@ pub const OPS: &[(&str, &str)] = &[
 /// Whether the op is one this module lowers.
 pub fn lowers(domain: &str, op_type: &str) -> bool {
     domain == DOMAIN && OPS.iter().any(|(op, _)| *op == op_type)
-}
-
-/// A value a lowering step reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Src {
-    /// The node's input at this position (`None` when omitted).
-    Input(usize),
-    /// One of [`Lowered::constants`].
-    Constant(usize),
-    /// Output `.1` of step `.0`.
-    Step(usize, usize),
-}
-
-/// One IR op of a lowering: the op, its inputs, and how many of its outputs are kept.
-#[derive(Debug)]
-pub struct Step {
-    /// The IR op.
-    pub op: Op,
-    /// Where each input comes from (`None`: an omitted optional input).
-    pub inputs: Vec<Option<Src>>,
-    /// How many of the op's outputs are kept.
-    pub outputs: usize,
-}
-
-/// A node as IR ops: constants made at import, steps in order, and which value each of the
-/// node's outputs is (`None`: not produced, an error when the model uses it).
-#[derive(Debug, Default)]
-pub struct Lowered {
-    /// Constants made at import (dequantized weights, scales), read as [`Src`]s.
-    pub constants: Vec<TensorData>,
-    /// The IR ops, in execution order.
-    pub steps: Vec<Step>,
-    /// The value each of the node's outputs is.
-    pub outputs: Vec<Option<Src>>,
-}
-
-impl Lowered {
-    fn constant(&mut self, data: TensorData) -> Src {
-        self.constants.push(data);
-        Src::Constant(self.constants.len() - 1)
-    }
-
-    fn scalar(&mut self, value: f32) -> Src {
-        self.constant(f32_tensor(vec![], &[value]))
-    }
-
-    /// A step; its first output.
-    fn op(&mut self, op: Op, inputs: &[Src]) -> Src {
-        self.op_optional(op, inputs.iter().map(|&s| Some(s)).collect())
-    }
-
-    fn op_optional(&mut self, op: Op, inputs: Vec<Option<Src>>) -> Src {
-        self.op_outputs(op, inputs, 1)
-    }
-
-    /// A step keeping `outputs` outputs; its first.
-    fn op_outputs(&mut self, op: Op, inputs: Vec<Option<Src>>, outputs: usize) -> Src {
-        self.steps.push(Step { op, inputs, outputs });
-        Src::Step(self.steps.len() - 1, 0)
-    }
-
-    fn binary(&mut self, op: BinaryOp, a: Src, b: Src) -> Src {
-        self.op(Op::Binary(BinaryConfig { op, legacy_axis: None }), &[a, b])
-    }
-
-    /// `a + b` when `b` is given, else `a`.
-    fn add_optional(&mut self, a: Src, b: Option<Src>) -> Src {
-        match b {
-            Some(b) => self.binary(BinaryOp::Add, a, b),
-            None => a,
-        }
-    }
-
-    fn unary(&mut self, op: UnaryOp, x: Src) -> Src {
-        self.op(Op::Unary(op), &[x])
-    }
-
-    fn done(mut self, outputs: Vec<Option<Src>>) -> Self {
-        self.outputs = outputs;
-        self
-    }
-}
-
-/// Output `index` of the step whose first output is `first`.
-fn output(first: Src, index: usize) -> Src {
-    match first {
-        Src::Step(step, _) => Src::Step(step, index),
-        other => other,
-    }
-}
-
-fn f32_tensor(shape: Vec<usize>, values: &[f32]) -> TensorData {
-    TensorData::new(DType::F32, shape, values.iter().flat_map(|v| v.to_le_bytes()).collect())
 }
 
 /// The node as IR ops.

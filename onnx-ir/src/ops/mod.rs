@@ -15,7 +15,9 @@ pub(crate) mod elementwise;
 pub(crate) mod indexing;
 pub(crate) mod linear;
 pub(crate) mod loss;
+pub mod lowering;
 pub mod microsoft;
+pub mod ml;
 pub(crate) mod norm;
 pub(crate) mod passthrough;
 pub(crate) mod pool;
@@ -52,9 +54,9 @@ pub use signal::{DftConfig, WindowKind};
 pub use softmax::SoftmaxConfig;
 
 /// Whether an op is supported: one of the default domain (`""` or `ai.onnx`) with a parser, or
-/// a vendor op lowered at import ([`microsoft`]).
+/// a vendor or `ai.onnx.ml` op lowered at import ([`microsoft`], [`ml`]).
 pub fn is_supported(domain: &str, op_type: &str) -> bool {
-    registry::lookup(domain, op_type).is_some() || microsoft::lowers(domain, op_type)
+    registry::lookup(domain, op_type).is_some() || lowering::lowers(domain, op_type)
 }
 
 /// The index of a value in [`crate::Graph::values`].
@@ -262,6 +264,8 @@ pub enum Op {
     /// `[n]` added to every row, and then `b` is a constant `[k, n]` matrix and `a` has rank 2
     /// or more.
     MatMul,
+    /// `Det`: the determinant of each square matrix of the last two dims.
+    Det,
     /// `Einsum` of any number of inputs.
     Einsum {
         /// The `equation`, e.g. `"ij,jk->ik"`.
@@ -470,6 +474,14 @@ pub enum Op {
     },
     /// Identity and inference-mode Dropout.
     Identity,
+    /// Dropout that is not an Identity: outputs the input and, when asked for, a mask of its
+    /// shape, all ones (nothing dropped). Inputs: the data and, when they are known only at
+    /// run time, the ratio and training_mode, checked there: training mode with a non-zero
+    /// ratio (random elements dropped) is refused with a panic naming the op.
+    Dropout {
+        /// The mask's type (bool from opset 10, the input's before), when the node asks for it.
+        mask: Option<DType>,
+    },
 }
 
 /// An integer list that is either a constant or read from a runtime tensor of known length.
@@ -823,9 +835,13 @@ impl Op {
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
             Op::Cast { to, .. } | Op::BitCast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
             Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),
+            Op::Dropout { mask } => Ok(std::iter::once(inputs[0].clone())
+                .chain(mask.map(|m| TensorType::new(m, inputs[0].shape.clone())))
+                .collect()),
             Op::Softmax(_) => one(inputs[0].clone()),
             Op::Gemm(c) => one(linear::infer_gemm(c, inputs)?),
             Op::MatMul => one(linear::infer_matmul(inputs)?),
+            Op::Det => one(linear::infer_det(inputs[0])),
             Op::Einsum { equation } => {
                 let ranks: Vec<usize> = inputs.iter().map(|t| t.rank()).collect();
                 one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; linear::einsum_rank(equation, &ranks)?]))

@@ -1,5 +1,5 @@
-//! QuantizeLinear and DequantizeLinear (opsets 10 to 24) with a scalar or per-axis scale
-//! and zero point (blocked quantization is not supported yet), DynamicQuantizeLinear, and the
+//! QuantizeLinear and DequantizeLinear (opsets 10 to 24) with a scalar, per-axis or blocked
+//! (opset 21) scale and zero point, DynamicQuantizeLinear, and the
 //! integer and quantized-linear MatMul/Conv (MatMulInteger, ConvInteger, QLinearMatMul,
 //! QLinearConv).
 
@@ -8,11 +8,15 @@ use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Kind, TensorType};
 
-/// QuantizeLinear or DequantizeLinear with a scalar or per-axis scale and zero point.
+/// QuantizeLinear or DequantizeLinear with a scalar, per-axis or blocked scale and zero point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuantizeConfig {
-    /// The axis a 1-D scale runs along.
+    /// The axis a 1-D scale, or a blocked one, runs along.
     pub axis: usize,
+    /// Blocked quantization (`block_size`, opset 21): the scale has the input's rank, and each
+    /// of its values covers this many consecutive elements along `axis` (the last block may be
+    /// shorter).
+    pub block_size: Option<usize>,
     /// Quantize (float to integer) or dequantize.
     pub quantize: bool,
     /// Type of the quantized side: an integer type of [`int_range`], or a float8 or float4.
@@ -41,14 +45,16 @@ pub fn int_range(dtype: DType) -> Option<(f64, f64)> {
 /// Parses QuantizeLinear and DequantizeLinear into [`Op::Quantize`].
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let quantize = ctx.op_type == "QuantizeLinear";
-    if ctx.attrs.int_or("block_size", 0)? != 0 {
-        return Err(ctx.error("blocked quantization (block_size) is not supported yet"));
-    }
     let x = ctx.input_type(0)?;
-    // The axis matters only for a per-axis (1-D) scale on a tensor of rank > 1.
-    let per_axis = ctx.input_type(1)?.rank() == 1 && x.rank() > 1;
-    let axis = ctx.attrs.int_or("axis", 1)?;
-    let axis = if per_axis { normalize_axis(axis, x.rank()).map_err(|e| ctx.error(e))? } else { 0 };
+    let (axis, block_size) = match ctx.attrs.int_or("block_size", 0)? {
+        0 => {
+            // The axis matters only for a per-axis (1-D) scale on a tensor of rank > 1.
+            let per_axis = ctx.input_type(1)?.rank() == 1 && x.rank() > 1;
+            let axis = ctx.attrs.int_or("axis", 1)?;
+            (if per_axis { normalize_axis(axis, x.rank()).map_err(|e| ctx.error(e))? } else { 0 }, None)
+        }
+        block_size => blocked_axis(ctx, block_size)?,
+    };
     let scale_type = ctx.input_type(1)?.dtype;
     let zero_point = ctx.inputs.get(2).copied().flatten().map(|v| v.ty.dtype);
     // Concerns float8 outputs only.
@@ -72,7 +78,38 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     if !narrow_float && (quantized_type.kind() != Kind::Int || int_range(quantized_type).is_none()) {
         return Err(ctx.error(format!("quantized type {quantized_type} is not supported")));
     }
-    Ok(Parsed::new(Op::Quantize(QuantizeConfig { axis, quantize, quantized_type, saturate }), 3))
+    Ok(Parsed::new(Op::Quantize(QuantizeConfig { axis, block_size, quantize, quantized_type, saturate }), 3))
+}
+
+/// The axis and block size of blocked quantization, checked against the shapes: the scale (and
+/// zero point) has the input's shape except `ceil(len / block_size)` blocks along the axis.
+fn blocked_axis(ctx: &NodeCtx, block_size: i64) -> Result<(usize, Option<usize>)> {
+    if ctx.opset < 21 {
+        return Err(
+            ctx.error(format!("attribute `block_size` exists from opset 21, the model has opset {}", ctx.opset))
+        );
+    }
+    let block =
+        usize::try_from(block_size).map_err(|_| ctx.error(format!("block_size must be positive, got {block_size}")))?;
+    let x = ctx.input_type(0)?;
+    let axis = normalize_axis(ctx.attrs.int_or("axis", 1)?, x.rank()).map_err(|e| ctx.error(e))?;
+    let parameters = [(1, "scale"), (2, "zero point")];
+    for (index, what) in parameters {
+        let Some(p) = ctx.inputs.get(index).copied().flatten().map(|v| &v.ty) else { continue };
+        let fits = p.rank() == x.rank()
+            && x.shape.iter().zip(&p.shape).enumerate().all(|(i, (d, b))| match (d.as_static(), b.as_static()) {
+                (Some(d), Some(b)) if i == axis => d.div_ceil(block) == b,
+                (Some(d), Some(b)) => d == b,
+                _ => true,
+            });
+        if !fits {
+            return Err(ctx.error(format!(
+                "blocked quantization with block_size {block} along axis {axis} of {x} needs a {what} of the \
+                 input's shape with ceil(len / block_size) blocks along the axis, got {p}"
+            )));
+        }
+    }
+    Ok((axis, Some(block)))
 }
 
 /// QuantizeLinear yields the quantized type, DequantizeLinear the scale's type, in the input's shape.

@@ -72,6 +72,7 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "Gemm" => linear::parse_gemm,
         "MatMul" => linear::parse_matmul,
         "Einsum" => linear::parse_einsum,
+        "Det" => linear::parse_det,
         "Conv" => conv::parse,
         "DeformConv" => conv::parse_deform_conv,
         "MaxUnpool" => pool::parse_max_unpool,
