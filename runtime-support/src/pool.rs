@@ -188,9 +188,9 @@ pub fn max_pool_with_indices<const D: usize>(
 }
 
 /// ONNX MaxUnpool: `x`'s values written at their flat `indices` (row-major over the whole
-/// tensor) into zeros of the shape MaxPool with this window reads, `[N, C, (in - 1) * stride
-/// + kernel - pad_begin - pad_end...]`; with `output_shape`, that tensor then zero-padded at
-/// the end of each axis to it, as ONNX's reference evaluator does.
+/// tensor) into zeros of the shape MaxPool with this window reads, per spatial axis
+/// `(in - 1) * stride + kernel - pad_begin - pad_end`; with `output_shape`, that tensor then
+/// zero-padded at the end of each axis to it, as ONNX's reference evaluator does.
 pub fn max_unpool<const D: usize>(
     x: Tensor<D>,
     indices: Tensor<D, Int>,
