@@ -11,7 +11,8 @@
 #      pytorch-operator, light), each checked against its expectations file under
 #      tests/onnx-backend/: a test listed as passing that fails fails this script;
 #   5. real models shipped in PyPI packages, imported with #[onnx_model], against ONNX Runtime
-#      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand);
+#      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand),
+#      each one's module exported back to ONNX and run by ONNX Runtime against the original;
 #      the node suite and the real models also on Burn's ndarray backend (tests/onnx-backend/ndarray/),
 #      and MiniLM's gradient check (every float initializer of the file gets a non-zero gradient),
 #      and the openwakeword models on Burn's wgpu backend (Mesa's lavapipe, scripts/wgpu_models.sh),
@@ -79,7 +80,14 @@ done
 # and then on ndarray.
 "$PY" scripts/fetch_real_models.py
 REAL_MODELS="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models"
-"$RUNNER" --dir "$REAL_MODELS" --macro --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
+# Each imported module is also exported back to ONNX (burn_onnx::export) and ONNX Runtime on
+# the re-export must match ONNX Runtime on the original (scripts/check_reexport.py).
+REEXPORTED="${CARGO_TARGET_DIR:-target}/tmp/reexported"
+rm -rf "$REEXPORTED"
+"$RUNNER" --dir "$REAL_MODELS" --macro --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml \
+    --export-dir "$REEXPORTED"
+echo "== the real models' modules exported back to ONNX, against ONNX Runtime on the originals"
+"$PY" scripts/check_reexport.py "$REEXPORTED" --require 24
 echo "== real models on Burn's ndarray backend"
 "$RUNNER" --dir "$REAL_MODELS" --macro --rtol 1e-4 --atol 1e-4 --backend ndarray \
     --expectations tests/onnx-backend/ndarray/real-models.toml
