@@ -30,7 +30,11 @@ TOLERANCE = 1e-4
 # Re-exports known to differ from the original, with what was measured; reported, and they do
 # not fail the check (a model that starts to match is reported too, to be taken off the list).
 KNOWN_FAILURES = {
-    "light_squeezenet": "output 0 (softmax) differs by 1e-3 from ONNX Runtime on the original: not yet investigated",
+    # The light suite's SqueezeNet has constant weights: its 1,000 logits are all about 1.05e10,
+    # where one ulp is 1,024, and ONNX Runtime on the re-export (the same ops, GlobalAveragePool as
+    # ReduceMean) rounds some one ulp apart (relative 9.8e-8): exp(1024) moves all the softmax's
+    # mass.
+    "light_squeezenet": "softmax of logits ~1.05e10 that differ by one ulp (1,024), relative 9.8e-8",
 }
 
 
