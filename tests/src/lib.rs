@@ -41,8 +41,15 @@ pub trait FromPb: Sized {
     }
 }
 
+/// Float inputs as f32 tensors, except double ones, which stay F64 tensors as a caller holding
+/// f64 data would pass them: the generated code then computes in f64 where its ops keep the
+/// dtype (computed as f32 instead, values past f32's range became infinities).
 impl<const D: usize> FromPb for Tensor<D> {
     fn from_pb(data: &onnx_ir::TensorData, device: &Device) -> Self {
+        if data.dtype == onnx_ir::DType::F64 {
+            let values = data.to_f64s().expect("decoded data is in memory");
+            return Tensor::from_data(TensorData::new(values, data.shape.clone()), (device, burn::tensor::DType::F64));
+        }
         Tensor::from_data(to_burn(data), device)
     }
 }
