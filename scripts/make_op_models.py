@@ -1740,24 +1740,29 @@ def gen_if_scalar_or_single():
     importer gives the If one type, the declared output's rank (each case runs the branch of
     that rank), or the one a later node accepts (a Concat wants a vector), and reshapes the
     other branch's value."""
+
+    def branches(then_reduce):
+        """`then_reduce` of x without keepdims (a scalar); ReduceSum with keepdims (a vector)."""
+        out = [helper.make_tensor_value_info("s", TensorProto.FLOAT, None)]
+        then_node = helper.make_node(then_reduce, ["x"], ["s"], keepdims=0)
+        else_node = helper.make_node("ReduceSum", ["x"], ["s"], keepdims=1)
+        return {
+            "then_branch": helper.make_graph([then_node], "then", [], out),
+            "else_branch": helper.make_graph([else_node], "else", [], out),
+        }
+
     cases = []
     for taken, cond in (("then", True), ("else", False)):
         c = Case("If", 13, f"scalar_or_single_{taken}")
         c.input("x", (3,))
         c.given_input("c", np.array(cond))
-        out = [helper.make_tensor_value_info("s", TensorProto.FLOAT, None)]
-        then_branch = helper.make_graph([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0)], "then", [], out)
-        else_branch = helper.make_graph([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=1)], "else", [], out)
-        c.node("If", ["c"], ["y"], then_branch=then_branch, else_branch=else_branch)
+        c.node("If", ["c"], ["y"], **branches("ReduceSum"))
         cases.append(c.output("y"))
     c = Case("If", 13, "scalar_or_single_concat")
     c.input("x", (3,))
     c.input("pair", (2,))
     c.given_input("c", np.array(False))
-    out = [helper.make_tensor_value_info("s", TensorProto.FLOAT, None)]
-    then_branch = helper.make_graph([helper.make_node("ReduceMax", ["x"], ["s"], keepdims=0)], "then", [], out)
-    else_branch = helper.make_graph([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=1)], "else", [], out)
-    c.node("If", ["c"], ["v"], then_branch=then_branch, else_branch=else_branch)
+    c.node("If", ["c"], ["v"], **branches("ReduceMax"))
     c.node("Concat", ["v", "pair"], ["y"], axis=0)
     cases.append(c.output("y"))
     return cases

@@ -89,14 +89,11 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, context: &Conte
     let mut fitting: Vec<(usize, BranchChoices, Graph)> = vec![];
     // The Ifs whose choice reshapes a value rather than giving a branch up.
     let mut reshapable = BTreeSet::new();
-    let dropped = |choices: &BranchChoices, reshapable: &BTreeSet<String>| {
-        choices.keys().filter(|node| !reshapable.contains(*node)).count()
-    };
     let mut fewest = usize::MAX;
     let attempts = MAX_TYPINGS.min(MAX_SEARCH_NODES / graph.node_count().max(1)).max(1);
     for _ in 0..attempts {
         let Some(choices) = pending.pop() else { break };
-        let given_up = dropped(&choices, &reshapable);
+        let given_up = branches_given_up(&choices, &reshapable).len();
         if given_up > fewest {
             continue; // Gives up more branches than a typing already found.
         }
@@ -124,9 +121,6 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, context: &Conte
     // Each choice of a branch makes the other unreachable: keep the typing that gives up the fewest.
     fitting.sort_by_key(|(given_up, ..)| *given_up);
     let Some((fewest, first_choices, first)) = fitting.first() else { return Err(conflict) };
-    fn branches_given_up<'c>(choices: &'c BranchChoices, reshapable: &BTreeSet<String>) -> Vec<(&'c String, &'c bool)> {
-        choices.iter().filter(|(node, _)| !reshapable.contains(*node)).collect()
-    }
     let output_types = |g: &Graph| g.outputs.iter().map(|&o| g.values[o].ty.clone()).collect::<Vec<_>>();
     let equally_good = fitting.iter().skip(1).take_while(|(given_up, ..)| given_up == fewest).all(|(_, choices, g)| {
         branches_given_up(choices, &reshapable) == branches_given_up(first_choices, &reshapable)
@@ -136,6 +130,12 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, context: &Conte
         return Err(conflict);
     }
     Ok(fitting.swap_remove(0).2)
+}
+
+/// The branch choices of `choices` that make a branch unreachable: those of the Ifs not in
+/// `reshapable` (whose other branch's value is reshaped instead).
+fn branches_given_up<'c>(choices: &'c BranchChoices, reshapable: &BTreeSet<String>) -> Vec<(&'c String, &'c bool)> {
+    choices.iter().filter(|(node, _)| !reshapable.contains(*node)).collect()
 }
 
 /// What every build of one import shares.

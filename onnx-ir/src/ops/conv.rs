@@ -44,14 +44,16 @@ fn operands<'a>(ctx: &NodeCtx<'a>, what: &str) -> Result<(&'a TensorType, &'a Te
     Ok((x, w, w_shape, spatial))
 }
 
+/// A count attribute (`group`, `offset_group`): default 1, at least 1.
+fn positive_attr(ctx: &NodeCtx, name: &str) -> Result<usize> {
+    let v = ctx.attrs.int_or(name, 1)?;
+    usize::try_from(v).ok().filter(|&v| v >= 1).ok_or_else(|| ctx.error(format!("{name} must be positive, got {v}")))
+}
+
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let (x, w, w_shape, _) = operands(ctx, "convolution")?;
     let kernel = kernel_of_weight(ctx, w, &w_shape)?;
-    let groups = ctx.attrs.int_or("group", 1)?;
-    if groups < 1 {
-        return Err(ctx.error(format!("group must be positive, got {groups}")));
-    }
-    let groups = groups as usize;
+    let groups = positive_attr(ctx, "group")?;
     let window = read_window(ctx, kernel, x)?;
     let has_bias = ctx.inputs.get(2).copied().flatten().is_some();
     let config = ConvConfig {
@@ -105,11 +107,7 @@ pub struct ConvTransposeConfig {
 
 pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
     let (x, w, w_shape, spatial) = operands(ctx, "transposed convolution")?;
-    let groups = ctx.attrs.int_or("group", 1)?;
-    if groups < 1 {
-        return Err(ctx.error(format!("group must be positive, got {groups}")));
-    }
-    let groups = groups as usize;
+    let groups = positive_attr(ctx, "group")?;
     let kernel = kernel_of_weight(ctx, w, &w_shape)?;
     if let Some(axis) = kernel.iter().position(|&k| k == 0) {
         return Err(ctx.error(format!("the kernel {kernel:?} is empty along spatial axis {axis}")));
@@ -214,14 +212,7 @@ pub fn parse_deform_conv(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error(format!("inputs must be float tensors of one type, got {}", types.join(", "))));
     }
     let kernel = kernel_of_weight(ctx, w, &w_shape)?;
-    let positive = |name: &str| -> Result<usize> {
-        let v = ctx.attrs.int_or(name, 1)?;
-        usize::try_from(v)
-            .ok()
-            .filter(|&v| v >= 1)
-            .ok_or_else(|| ctx.error(format!("{name} must be positive, got {v}")))
-    };
-    let (groups, offset_groups) = (positive("group")?, positive("offset_group")?);
+    let (groups, offset_groups) = (positive_attr(ctx, "group")?, positive_attr(ctx, "offset_group")?);
     let window = read_window(ctx, kernel, x)?;
     let out_channels = w_shape[0];
     let in_channels = mul_dims(w_shape[1], groups, "the input channels").map_err(|e| ctx.error(e))?;
