@@ -219,6 +219,7 @@ impl<'g> Emitter<'g> {
                 Kind::Int => ints,
                 Kind::Float => quote! { #ints.float() },
                 Kind::Bool => quote! { #ints.bool() },
+                Kind::String => return Err(self.error("a string value computed on the host")),
             });
         }
         Ok(if used_again {
@@ -325,6 +326,7 @@ impl<'g> Emitter<'g> {
             Kind::Float => quote! { burn_onnx::float_param(#shape, device) },
             Kind::Int => quote! { burn_onnx::int_param(#shape, device) },
             Kind::Bool => quote! { burn_onnx::bool_param(#shape, device) },
+            Kind::String => return Err(self.error("a string constant")),
         };
         self.fields.push(Field { name: name.clone(), ty: quote! { burn::module::Param<#ty> }, init });
         self.weights.push(Weight { path: name.to_string(), data, role });
@@ -415,13 +417,15 @@ pub fn tuple_or_single(mut items: Vec<TokenStream>) -> TokenStream {
     }
 }
 
-/// `Tensor<R>`, `Tensor<R, Int>` or `Tensor<R, Bool>`; rank-0 values are one-element vectors.
+/// `Tensor<R>`, `Tensor<R, Int>` or `Tensor<R, Bool>` (`StringTensor<R>` for strings); rank-0
+/// values are one-element vectors.
 pub fn tensor_type_tokens(ty: &TensorType) -> TokenStream {
     let rank = lit(ty.rank().max(1));
     match ty.dtype.kind() {
         Kind::Float => quote! { Tensor<#rank> },
         Kind::Int => quote! { Tensor<#rank, Int> },
         Kind::Bool => quote! { Tensor<#rank, Bool> },
+        Kind::String => quote! { burn_onnx::StringTensor<#rank> },
     }
 }
 
@@ -444,6 +448,7 @@ pub fn scalar_type_tokens(kind: Kind) -> TokenStream {
         Kind::Float => quote! { f32 },
         Kind::Int => quote! { i64 },
         Kind::Bool => quote! { bool },
+        Kind::String => quote! { burn_onnx::__private::alloc::string::String },
     }
 }
 

@@ -50,7 +50,14 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
             // Scalars arrive as plain Rust values and become one-element tensors.
             inputs.push((var.clone(), scalar_type_tokens(ty.dtype.kind())));
             let tensor = tensor_type_tokens(ty);
-            scalar_inputs.push(quote! { let #var = <#tensor>::from_data([#var], &device); });
+            scalar_inputs.push(if ty.dtype == onnx_ir::DType::String {
+                quote! { let #var = <#tensor>::scalar(#var); }
+            } else {
+                quote! { let #var = <#tensor>::from_data([#var], &device); }
+            });
+        } else if ty.dtype == onnx_ir::DType::String {
+            // String tensors live on the host: they do not say which device to compute on.
+            inputs.push((var, tensor_type_tokens(ty)));
         } else {
             device_source.get_or_insert_with(|| var.clone());
             inputs.push((var, tensor_type_tokens(ty)));
@@ -78,7 +85,11 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
         if ty.rank() == 0 && ty.is_tensor() {
             // Rank-0 values are held as one-element tensors and returned as plain scalars.
             let scalar = scalar_type_tokens(ty.dtype.kind());
-            outputs.push(quote! { #value.into_scalar::<#scalar>() });
+            outputs.push(if ty.dtype == onnx_ir::DType::String {
+                quote! { #value.into_scalar() }
+            } else {
+                quote! { #value.into_scalar::<#scalar>() }
+            });
             output_types.push(scalar);
         } else {
             outputs.push(value);

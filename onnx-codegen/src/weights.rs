@@ -190,7 +190,8 @@ fn storage_dtype(dtype: DType) -> DType {
     match dtype.kind() {
         Kind::Float => DType::F32,
         Kind::Int => DType::I64,
-        Kind::Bool => dtype,
+        // Strings never become `TensorData` (the IR refuses string constants).
+        Kind::Bool | Kind::String => dtype,
     }
 }
 

@@ -107,6 +107,11 @@ impl<'a> Attributes<'a> {
         }
     }
 
+    /// A tensor attribute as stored, for the string tensors [`TensorData`] does not hold.
+    pub fn tensor_proto(&self, name: &str) -> Result<Option<&'a crate::proto::TensorProto>> {
+        Ok(self.get(name, ty::TENSOR)?.and_then(|a| a.t.as_ref()))
+    }
+
     /// A subgraph attribute (If's branches, a loop's body).
     pub fn graph(&self, name: &str) -> Result<Option<&'a GraphProto>> {
         Ok(self.get(name, ty::GRAPH)?.and_then(|a| a.g.as_ref()))

@@ -627,6 +627,22 @@ impl Builder<'_> {
                 ),
             });
         }
+        if let Some(ty) = types
+            .iter()
+            .copied()
+            .chain(&out_types)
+            .find(|t| t.dtype == crate::types::DType::String)
+            .filter(|_| !crate::ops::text::reads_strings(&op))
+        {
+            return Err(Error::Node {
+                node: name,
+                op: op_type.to_string(),
+                message: format!(
+                    "{ty}: string tensors are supported only by the text ops (StringConcat, StringSplit, \
+                     StringNormalizer, RegexFullMatch, LabelEncoder), Equal and Identity, not by this op"
+                ),
+            });
+        }
         // One check for every op: no tensor of a shape whose element count overflows can exist
         // (ConstantOfShape, Expand, Tile, Pad, ... of huge static dims).
         if let Some((i, ty)) = out_types

@@ -25,7 +25,7 @@ pub use attributes::Spelled;
 pub use error::{Error, Result, UnsupportedOp};
 pub use graph::{Graph, ModelInfo, Node, Value, ValueId};
 pub use ops::Op;
-pub use tensor::{Storage, TensorData};
+pub use tensor::{decode_strings, Storage, TensorData};
 pub use types::{DType, Dim, Holder, Kind, TensorType};
 
 use prost::Message;

@@ -89,6 +89,13 @@ impl TensorData {
         let fail = |message: String| Error::Tensor { name: proto.name().to_string(), message };
         let dtype = DType::from_onnx(proto.data_type())
             .ok_or_else(|| fail(format!("unsupported data type code {}", proto.data_type())))?;
+        if dtype == DType::String {
+            return Err(fail(
+                "string tensors are supported as graph inputs and outputs and in the text ops, not as \
+                 initializers or constants"
+                    .into(),
+            ));
+        }
         let shape = proto
             .dims
             .iter()
@@ -319,7 +326,41 @@ fn typed_field_bytes(p: &TensorProto, dtype: DType) -> Vec<u8> {
         | DType::I4
         | DType::U2
         | DType::I2 => Vec::new(),
+        // Refused by `from_proto`: strings are read by `strings_from_proto`.
+        DType::String => Vec::new(),
     }
+}
+
+/// The shape and values of a `STRING` tensor (`string_data`, UTF-8): LabelEncoder's tensor
+/// attributes and string test data. Invalid UTF-8 or a count that does not match the shape is an
+/// error.
+pub fn strings_from_proto(proto: &TensorProto) -> Result<(Vec<usize>, Vec<String>)> {
+    let fail = |message: String| Error::Tensor { name: proto.name().to_string(), message };
+    if DType::from_onnx(proto.data_type()) != Some(DType::String) {
+        return Err(fail(format!("type code {} is not a string tensor", proto.data_type())));
+    }
+    let shape = proto
+        .dims
+        .iter()
+        .map(|&d| usize::try_from(d).map_err(|_| fail(format!("negative dimension {d}"))))
+        .collect::<Result<Vec<_>>>()?;
+    let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    if count != Some(proto.string_data.len()) {
+        return Err(fail(format!(
+            "holds {} strings, but its shape {shape:?} needs {count:?}",
+            proto.string_data.len()
+        )));
+    }
+    let values = proto
+        .string_data
+        .iter()
+        .map(|bytes| String::from_utf8(bytes.clone()).map_err(|_| fail("a string element is not valid UTF-8".into())));
+    Ok((shape, values.collect::<Result<_>>()?))
+}
+
+/// [`strings_from_proto`] of a serialized `TensorProto` (a `.pb` file of ONNX test data).
+pub fn decode_strings(bytes: &[u8]) -> Result<(Vec<usize>, Vec<String>)> {
+    strings_from_proto(&TensorProto::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?)
 }
 
 #[cfg(test)]

@@ -54,6 +54,10 @@ pub enum DType {
     U2,
     /// `INT2`, carried in i8.
     I2,
+    /// `STRING`: UTF-8 text, one string per element. Not a Burn tensor: the generated code
+    /// holds string tensors in `burn_onnx::StringTensor`, and only the text ops, Equal and
+    /// Identity read them (`ops::reads_strings`). Never a [`crate::TensorData`].
+    String,
 }
 
 /// The three tensor kinds Burn distinguishes.
@@ -65,11 +69,12 @@ pub enum Kind {
     Int,
     /// Boolean.
     Bool,
+    /// Text ([`DType::String`]).
+    String,
 }
 
 impl DType {
-    /// Maps `TensorProto.DataType`; `None` for types we cannot hold (strings, complex,
-    /// float8e8m0).
+    /// Maps `TensorProto.DataType`; `None` for types we cannot hold (complex, float8e8m0).
     pub fn from_onnx(code: i32) -> Option<Self> {
         Some(match code {
             1 => Self::F32,
@@ -79,6 +84,7 @@ impl DType {
             5 => Self::I16,
             6 => Self::I32,
             7 => Self::I64,
+            8 => Self::String,
             9 => Self::Bool,
             10 => Self::F16,
             11 => Self::F64,
@@ -106,6 +112,8 @@ impl DType {
             Self::F16 | Self::BF16 | Self::I16 | Self::U16 => 2,
             Self::F32 | Self::I32 | Self::U32 => 4,
             Self::F64 | Self::I64 | Self::U64 => 8,
+            // No byte layout: string values never become a `TensorData` (`from_proto` refuses them).
+            Self::String => 0,
             low => low.carrier().size(),
         }
     }
@@ -164,6 +172,7 @@ impl DType {
         match self {
             Self::F16 | Self::BF16 | Self::F32 | Self::F64 => Kind::Float,
             Self::Bool => Kind::Bool,
+            Self::String => Kind::String,
             _ => Kind::Int,
         }
     }

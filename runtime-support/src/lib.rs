@@ -34,6 +34,7 @@ mod boxed;
 mod deform_conv;
 mod detection;
 pub use boxed::Boxed;
+pub use strings::StringTensor;
 
 #[cfg(feature = "export")]
 pub mod export;
@@ -171,6 +172,7 @@ mod rotary;
 mod sequence;
 mod signal;
 mod stateful;
+mod strings;
 #[cfg(all(test, feature = "flex"))]
 mod test_util;
 mod unique;
@@ -197,6 +199,10 @@ pub mod ops {
     pub use crate::signal::{dft, mel_weight_matrix, stft, window, DftOptions, Window};
     pub use crate::stateful::{
         causal_conv_with_state, linear_attention, tensor_scatter_indices, LinearAttentionOptions,
+    };
+    pub use crate::strings::{
+        label_encode, regex_full_match, string_concat, string_equal, string_normalize, string_split, CaseChange,
+        LabelKey, Labelled,
     };
     pub use crate::unique::unique;
 

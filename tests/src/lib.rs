@@ -28,6 +28,7 @@ pub fn to_burn(data: &onnx_ir::TensorData) -> TensorData {
             data.resident().expect("decoded data is in memory").iter().map(|&b| b != 0).collect::<Vec<bool>>(),
             shape,
         ),
+        onnx_ir::Kind::String => panic!("string test data is a StringTensor, not a Burn tensor"),
     }
 }
 
@@ -63,6 +64,46 @@ impl<const D: usize> FromPb for Tensor<D, Int> {
 impl<const D: usize> FromPb for Tensor<D, Bool> {
     fn from_pb(data: &onnx_ir::TensorData, device: &Device) -> Self {
         Tensor::from_data(to_burn(data), device)
+    }
+}
+
+/// String inputs: their `.pb` holds `string_data`, which `onnx_ir::TensorData` does not.
+impl<const D: usize> FromPb for burn_onnx::StringTensor<D> {
+    fn from_pb(data: &onnx_ir::TensorData, _device: &Device) -> Self {
+        panic!("a string input is decoded from its bytes, not a {} tensor", data.dtype)
+    }
+
+    fn from_bytes(bytes: &[u8], _device: &Device) -> Result<Self, String> {
+        let (shape, values) = onnx_ir::decode_strings(bytes).map_err(|e| e.to_string())?;
+        // Rank-0 data fills a one-element vector, as the generated code holds it.
+        let shape: [usize; D] = match shape.len() {
+            0 => [1; D],
+            _ => shape.try_into().map_err(|s| format!("a string tensor of shape {s:?}, expected rank {D}"))?,
+        };
+        Ok(burn_onnx::StringTensor::new(values, shape))
+    }
+}
+
+impl FromPb for String {
+    fn from_pb(data: &onnx_ir::TensorData, _device: &Device) -> Self {
+        panic!("a string input is decoded from its bytes, not a {} tensor", data.dtype)
+    }
+
+    fn from_bytes(bytes: &[u8], _device: &Device) -> Result<Self, String> {
+        let (_, values) = onnx_ir::decode_strings(bytes).map_err(|e| e.to_string())?;
+        values.into_iter().next().ok_or_else(|| "an empty rank-0 string".into())
+    }
+}
+
+impl<const D: usize> Output for burn_onnx::StringTensor<D> {
+    fn into_output(self) -> Returned {
+        Returned::Strings { shape: self.dims().to_vec(), values: self.into_values() }
+    }
+}
+
+impl Output for String {
+    fn into_output(self) -> Returned {
+        Returned::Strings { shape: vec![], values: vec![self] }
     }
 }
 

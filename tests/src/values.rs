@@ -77,6 +77,11 @@ pub enum Returned {
     Tensor(TensorData),
     Sequence(Vec<TensorData>),
     Optional(Option<Box<Returned>>),
+    /// A string tensor: its shape and row-major values.
+    Strings {
+        shape: Vec<usize>,
+        values: Vec<String>,
+    },
 }
 
 impl<T: crate::Output> crate::Output for Vec<T> {
@@ -102,6 +107,16 @@ pub fn compare(actual: &Returned, bytes: &[u8], tol: Tolerance) -> Result<f64, S
     let decode = |bytes: &[u8]| onnx_ir::TensorData::decode(bytes).map_err(|e| e.to_string());
     match actual {
         Returned::Tensor(data) => compare_tensors(data, &decode(bytes)?, tol),
+        Returned::Strings { shape, values } => {
+            let (want_shape, want) = onnx_ir::decode_strings(bytes).map_err(|e| e.to_string())?;
+            if *shape != want_shape {
+                return Err(format!("shape {shape:?}, expected {want_shape:?}"));
+            }
+            match values.iter().zip(&want).position(|(got, want)| got != want) {
+                Some(i) => Err(format!("element {i} is {:?}, expected {:?}", values[i], want[i])),
+                None => Ok(0.0),
+            }
+        }
         Returned::Sequence(tensors) => {
             let expected = sequence_tensors(bytes)?;
             if expected.len() != tensors.len() {

@@ -29,6 +29,7 @@ pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<To
                 // An integer mask is added to the scores as numbers, as a float one is.
                 Kind::Int => quote! { Some(burn_onnx::ops::AttentionMask::Add(#m.float())) },
                 Kind::Float => quote! { Some(burn_onnx::ops::AttentionMask::Add(#m)) },
+                Kind::String => return Err(e.error("a string mask")),
             }
         }
         None => quote! { None },

@@ -33,7 +33,8 @@ fn signature_entry(ty: &TensorType) -> TokenStream {
     let kind = match ty.dtype.kind() {
         Kind::Float => quote! { Float },
         Kind::Int => quote! { Int },
-        Kind::Bool => quote! { Bool },
+        // Never reached: the IR refuses string tensors outside the text ops.
+        Kind::Bool | Kind::String => quote! { Bool },
     };
     quote! { (#rank, burn_onnx::hook::TensorKind::#kind) }
 }

@@ -58,6 +58,9 @@ fn binary_in_storage(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<T
     let (a, b) = (e.input_id(&node.inputs, 0)?, e.input_id(&node.inputs, 1)?);
     let rank = e.rank(node.outputs[0]).max(1);
     let a_type = e.ty(a);
+    if a_type.dtype == DType::String {
+        return super::text::equal(e, node);
+    }
     let float = a_type.dtype.kind() == Kind::Float;
     let (name, scalar_name) = binary_methods(c.op, float);
     let method = format_ident!("{name}");
@@ -334,6 +337,7 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<T
             .ok_or_else(|| e.error(format!("no run-time cast to {to}")));
     }
     Ok(match (from, to.kind()) {
+        (Kind::String, _) | (_, Kind::String) => return Err(e.error("a cast of string tensors")),
         // Narrower floats round through the narrow type and come back as Burn's default float.
         (Kind::Float, Kind::Float) if matches!(to, DType::F16 | DType::BF16) => {
             let narrow = if to == DType::F16 {
@@ -360,6 +364,7 @@ pub fn bit_cast(e: &mut Emitter, node: &Node, to: DType) -> Result<TokenStream> 
         Kind::Float => quote! { burn::tensor::Float },
         Kind::Int => quote! { burn::tensor::Int },
         Kind::Bool => quote! { burn::tensor::Bool },
+        Kind::String => return Err(e.error("a bit cast of string tensors")),
     };
     let (from, to) = (format_ident!("{from:?}"), format_ident!("{to:?}"));
     Ok(quote! {

@@ -39,7 +39,8 @@ fn kind_tokens(kind: Kind) -> TokenStream {
     match kind {
         Kind::Float => quote! { burn::tensor::Float },
         Kind::Int => quote! { Int },
-        Kind::Bool => quote! { Bool },
+        // Never reached: the IR refuses string tensors outside the text ops.
+        Kind::Bool | Kind::String => quote! { Bool },
     }
 }
 
@@ -459,6 +460,7 @@ pub fn non_zero(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Kind::Bool => x,
         Kind::Int => quote! { #x.not_equal_elem(0) },
         Kind::Float => quote! { #x.not_equal_elem(0.0) },
+        Kind::String => return Err(e.error("NonZero of strings")),
     };
     // `argwhere` gives one row per element, ONNX one column.
     Ok(quote! { #mask.argwhere().transpose() })

@@ -46,6 +46,7 @@ pub fn cast_to(x: TokenStream, from: DType, to: DType, saturate: bool) -> Option
         Kind::Int => int_to_int(x, from, to),
         // 0 and 1 are in every narrow integer's range but int2's, where 1 still is.
         Kind::Bool => quote! { #x.int() },
+        Kind::String => return None,
     })
 }
 

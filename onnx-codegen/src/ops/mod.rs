@@ -22,6 +22,7 @@ mod sequence;
 mod shape;
 mod signal;
 mod softmax;
+mod text;
 
 use crate::emitter::Emitter;
 use crate::error::Result;
@@ -35,6 +36,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     }
     match &node.op {
         Op::Binary(c) => elementwise::binary(e, node, c),
+        Op::Text(t) => text::text(e, node, t),
         Op::Unary(u) => elementwise::unary(e, node, *u),
         Op::Variadic(v) => elementwise::variadic(e, node, *v),
         Op::Where => elementwise::where_(e, node),

@@ -132,6 +132,7 @@ pub fn eye_like(e: &mut Emitter, node: &Node, k: i64, dtype: onnx_ir::DType) -> 
         onnx_ir::Kind::Float => quote! {},
         onnx_ir::Kind::Int => quote! { .int() },
         onnx_ir::Kind::Bool => quote! { .bool() },
+        onnx_ir::Kind::String => return Err(e.error("EyeLike of strings")),
     };
     Ok(quote! {{
         let x = #x;

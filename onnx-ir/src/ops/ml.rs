@@ -19,6 +19,7 @@ pub const NEWEST_OPSET: i64 = 5;
 pub const OPS: &[(&str, usize, &str)] = &[
     ("ArrayFeatureExtractor", 2, "Gather of the flattened indices along the last axis"),
     ("Binarizer", 1, "Greater than `threshold`, cast to the input's type"),
+    ("LabelEncoder", 1, "A table lookup of strings, integers or floats (a text op, `ops::text`)"),
 ];
 
 /// Whether the op is one this module lowers.
@@ -49,6 +50,7 @@ pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
     let plan = Lowered::default();
     match ctx.op_type {
         "Binarizer" => binarizer(ctx, plan),
+        "LabelEncoder" => label_encoder(ctx, plan),
         "ArrayFeatureExtractor" => array_feature_extractor(ctx, plan),
         _ => Err(ctx.error("no implementation")),
     }
@@ -114,5 +116,12 @@ fn array_feature_extractor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> 
     let flat = plan.op(Op::Reshape { shape: vec![-1] }, &[Src::Input(1)]);
     let picked = plan.op(Op::Gather { axis: x.rank() - 1 }, &[Src::Input(0), flat]);
     let y = if x.rank() == 1 { plan.op(Op::Unsqueeze { axes: vec![0] }, &[picked]) } else { picked };
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// LabelEncoder: one text op ([`super::text::parse_label_encoder`]).
+fn label_encoder(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let parsed = super::text::parse_label_encoder(ctx)?;
+    let y = plan.op(parsed.op, &[Src::Input(0)]);
     Ok(plan.done(vec![Some(y)]))
 }

@@ -30,6 +30,7 @@ pub(crate) mod sequence;
 pub(crate) mod shape;
 pub mod signal;
 pub(crate) mod softmax;
+pub mod text;
 
 use crate::attributes::Attributes;
 use crate::error::{Error, Result};
@@ -210,6 +211,9 @@ pub enum Op {
         /// `depth` when known at import; `None` when read at run time.
         depth: Option<usize>,
     },
+    /// A string op ([`text::TextOp`]): StringConcat, StringSplit, StringNormalizer,
+    /// RegexFullMatch, ai.onnx.ml LabelEncoder.
+    Text(text::TextOp),
     /// `ReverseSequence(input, sequence_lens)`: the first `sequence_lens[b]` elements of each
     /// batch entry reversed along the time axis; the batch axis is the other one of 0 and 1.
     ReverseSequence {
@@ -792,6 +796,7 @@ impl Op {
             Op::Split { axis, sizes } => Ok(indexing::infer_split(*axis, sizes, inputs[0])),
             Op::Tile { repeats } => one(indexing::infer_tile(repeats, inputs[0])?),
             Op::Trilu { .. } | Op::CumSum { .. } | Op::ReverseSequence { .. } => one(inputs[0].clone()),
+            Op::Text(t) => text::infer(t, inputs),
             Op::LayerNorm(c) => Ok(norm::infer_layer_norm(c, inputs[0])),
             Op::SqueezeRuntime { rank } | Op::UnsqueezeRuntime { rank } => {
                 one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank]))

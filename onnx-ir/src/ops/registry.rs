@@ -2,7 +2,7 @@
 
 use super::{
     attention, conv, detection, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent,
-    reduce, resize, sequence, shape, signal, softmax, NodeCtx, Parsed,
+    reduce, resize, sequence, shape, signal, softmax, text, NodeCtx, Parsed,
 };
 use crate::error::Result;
 
@@ -87,6 +87,10 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "LayerNormalization" | "RMSNormalization" => norm::parse_layer_norm,
         "GatherElements" => indexing::parse_gather_elements,
         "ReverseSequence" => indexing::parse_reverse_sequence,
+        "StringConcat" => text::parse_concat,
+        "StringSplit" => text::parse_split,
+        "StringNormalizer" => text::parse_normalizer,
+        "RegexFullMatch" => text::parse_full_match,
         "GatherND" => indexing::parse_gather_nd,
         "ScatterElements" | "Scatter" | "ScatterND" => indexing::parse_scatter,
         "NegativeLogLikelihoodLoss" | "SoftmaxCrossEntropyLoss" => loss::parse,
