@@ -171,32 +171,48 @@ pub enum CaseChange {
     Keep,
 }
 
-/// ONNX `StringNormalizer` of a `[C]` or `[1, C]` tensor: elements equal to a stopword removed
-/// (ignoring case unless `case_sensitive`), then the case changed (Unicode's default mapping).
-/// When nothing is left, the output is one empty string (`[1]` or `[1, 1]`), as ONNX Runtime's.
+/// `s` in one case, character by character as a locale's `towlower`/`towupper` do: only ASCII
+/// letters (`ascii`: the C locale), or each character whose Unicode counterpart is one
+/// character (English locales: `ß` stays, it has no one-character capital).
+fn change_case(s: &str, upper: bool, ascii: bool) -> String {
+    s.chars()
+        .map(|c| match (ascii, upper) {
+            (true, true) => c.to_ascii_uppercase(),
+            (true, false) => c.to_ascii_lowercase(),
+            (false, _) => {
+                let mut mapped = if upper { c.to_uppercase().collect::<Vec<_>>() } else { c.to_lowercase().collect() };
+                if mapped.len() == 1 {
+                    mapped.remove(0)
+                } else {
+                    c
+                }
+            }
+        })
+        .collect()
+}
+
+/// ONNX `StringNormalizer` of a `[C]` or `[1, C]` tensor, as ONNX Runtime's: elements equal to
+/// a stopword removed (ignoring case unless `case_sensitive`), then the case changed (only
+/// ASCII letters with `ascii_case`, the C locale). When nothing is left, the output is one
+/// empty string (`[1]` or `[1, 1]`).
 pub fn string_normalize<const D: usize>(
     x: StringTensor<D>,
     stopwords: &[&str],
     case_sensitive: bool,
     case: CaseChange,
+    ascii_case: bool,
 ) -> StringTensor<D> {
     assert!(D == 1 || (D == 2 && x.shape[0] == 1), "StringNormalizer takes [C] or [1, C], got {:?}", x.shape);
-    let lowered: Vec<String> = stopwords.iter().map(|w| w.to_lowercase()).collect();
-    let is_stopword = |s: &str| {
-        if case_sensitive {
-            stopwords.contains(&s)
-        } else {
-            let s = s.to_lowercase();
-            lowered.contains(&s)
-        }
-    };
+    let lower = |s: &str| change_case(s, false, ascii_case);
+    let lowered: Vec<String> = stopwords.iter().map(|w| lower(w)).collect();
+    let is_stopword = |s: &str| if case_sensitive { stopwords.contains(&s) } else { lowered.contains(&lower(s)) };
     let mut kept: Vec<String> = x
         .values
         .into_iter()
         .filter(|s| !is_stopword(s))
         .map(|s| match case {
-            CaseChange::Lower => s.to_lowercase(),
-            CaseChange::Upper => s.to_uppercase(),
+            CaseChange::Lower => change_case(&s, false, ascii_case),
+            CaseChange::Upper => change_case(&s, true, ascii_case),
             CaseChange::Keep => s,
         })
         .collect();
@@ -353,12 +369,21 @@ mod tests {
     #[test]
     fn normalize_removes_stopwords_then_changes_case() {
         let x = strings(&["Monday", "tuesday", "monday"], [1, 3]);
-        let y = string_normalize(x.clone(), &["monday"], false, CaseChange::Upper);
+        let y = string_normalize(x.clone(), &["monday"], false, CaseChange::Upper, false);
         assert_eq!((y.dims(), y.values()), ([1, 1], &["TUESDAY".to_string()][..]));
-        let y = string_normalize(x, &["monday"], true, CaseChange::Keep);
+        let y = string_normalize(x, &["monday"], true, CaseChange::Keep, false);
         assert_eq!(y.values(), ["Monday", "tuesday"]);
-        let y = string_normalize(strings(&["monday"], [1]), &["monday"], true, CaseChange::Lower);
+        let y = string_normalize(strings(&["monday"], [1]), &["monday"], true, CaseChange::Lower, false);
         assert_eq!((y.dims(), y.values()), ([1], &[String::new()][..]));
+    }
+
+    // Expected values: glibc's towupper (en_US.UTF-8) and the C locale's.
+    #[test]
+    fn case_changes_map_one_character_to_one() {
+        assert_eq!(change_case("straße Äpfel", true, false), "STRAßE ÄPFEL");
+        assert_eq!(change_case("straße Äpfel", true, true), "STRAßE ÄPFEL");
+        assert_eq!(change_case("ÄPFEL", false, true), "Äpfel");
+        assert_eq!(change_case("ÄPFEL", false, false), "äpfel");
     }
 
     #[test]

@@ -29,14 +29,20 @@ pub fn text(e: &mut Emitter, node: &Node, op: &TextOp) -> Result<TokenStream> {
         TextOp::Normalize(c) => {
             let x = e.input(&node.inputs, 0)?;
             let stopwords = &c.stopwords;
-            let case_sensitive = c.case_sensitive;
+            let (case_sensitive, ascii_case) = (c.case_sensitive, c.ascii_case);
             let case = match c.case {
                 CaseChange::Lower => quote! { Lower },
                 CaseChange::Upper => quote! { Upper },
                 CaseChange::Keep => quote! { Keep },
             };
             Ok(quote! {
-                burn_onnx::ops::string_normalize(#x, &[#(#stopwords),*], #case_sensitive, burn_onnx::ops::CaseChange::#case)
+                burn_onnx::ops::string_normalize(
+                    #x,
+                    &[#(#stopwords),*],
+                    #case_sensitive,
+                    burn_onnx::ops::CaseChange::#case,
+                    #ascii_case,
+                )
             })
         }
         TextOp::FullMatch { pattern } => {

@@ -44,6 +44,9 @@ pub struct NormalizeConfig {
     pub case_sensitive: bool,
     /// `case_change_action`.
     pub case: CaseChange,
+    /// Only ASCII letters change case (`locale` C or POSIX); otherwise each character maps to
+    /// its one-character Unicode counterpart (English locales).
+    pub ascii_case: bool,
 }
 
 spelled_enum! {
@@ -146,14 +149,16 @@ pub fn parse_split(ctx: &NodeCtx) -> Result<Parsed> {
 pub fn parse_normalizer(ctx: &NodeCtx) -> Result<Parsed> {
     let case = ctx.attrs.choice_or("case_change_action", CaseChange::Keep)?;
     let case_sensitive = ctx.attrs.int_or("is_case_sensitive", 0)? != 0;
-    // The case rules are Unicode's default ones: a locale with other rules (Turkish dotted i)
-    // would change the result.
-    if let Some(locale) = ctx.attrs.string("locale")?.filter(|l| !l.is_empty()) {
-        let base = locale.split(['.', '@']).next().unwrap_or_default();
-        if !matches!(base, "C" | "POSIX") && !base.starts_with("en") {
+    // C and POSIX change only ASCII letters; English locales (ONNX Runtime's default is
+    // en_US.UTF-8) map characters one to one as Unicode does. Other locales' rules (Turkish
+    // dotted i) are not implemented.
+    let locale = ctx.attrs.string("locale")?.filter(|l| !l.is_empty());
+    let base = locale.as_deref().map(|l| l.split(['.', '@']).next().unwrap_or_default());
+    let ascii_case = matches!(base, Some("C" | "POSIX"));
+    if let (Some(locale), Some(base)) = (&locale, base) {
+        if !ascii_case && !base.starts_with("en") {
             return Err(ctx.error(format!(
-                "attribute `locale` = `{locale}` is not supported: case changes follow Unicode's default rules \
-                 (C, POSIX and English locales)"
+                "attribute `locale` = `{locale}` is not supported (C, POSIX and English locales are)"
             )));
         }
     }
@@ -162,7 +167,7 @@ pub fn parse_normalizer(ctx: &NodeCtx) -> Result<Parsed> {
     if x.rank() == 2 && x.shape[0].as_static().is_some_and(|n| n != 1) {
         return Err(ctx.error(format!("input X must be [C] or [1, C], got {x}")));
     }
-    Ok(Parsed::new(Op::Text(TextOp::Normalize(NormalizeConfig { stopwords, case_sensitive, case })), 1))
+    Ok(Parsed::new(Op::Text(TextOp::Normalize(NormalizeConfig { stopwords, case_sensitive, case, ascii_case })), 1))
 }
 
 /// RegexFullMatch (opset 20): `pattern`, checked and rewritten at import.

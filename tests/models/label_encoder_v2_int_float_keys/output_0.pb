@@ -1,0 +1,1 @@
+2three2one2_Unused2threeBnames

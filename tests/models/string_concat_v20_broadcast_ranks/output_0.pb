@@ -1,0 +1,1 @@
+2ax2a2azz2bcx2bc2bczzBy

@@ -1,0 +1,1 @@
+2The2cat2THE2Äpfel2tHe the2straßeBx

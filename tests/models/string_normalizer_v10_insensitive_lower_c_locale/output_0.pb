@@ -1,0 +1,1 @@
+2cat2Äpfel2the the2straßeBy

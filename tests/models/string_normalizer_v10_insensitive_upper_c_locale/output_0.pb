@@ -1,0 +1,1 @@
+2CAT2ÄPFEL2THE THE2STRAßEBy
