@@ -112,7 +112,7 @@ fn batch_norm_training(ctx: &NodeCtx, x: &TensorType, epsilon: f64) -> Result<Pa
     let squared = plan.binary(BinaryOp::Mul, centred, centred);
     let var = plan.op(reduce, &[squared]);
     // Scale and bias as [C, 1, ...], against X's [N, C, ...].
-    let per_channel = Op::Reshape { shape: std::iter::once(-1).chain(std::iter::repeat(1).take(rank - 2)).collect() };
+    let per_channel = Op::Reshape { shape: std::iter::once(-1).chain(std::iter::repeat_n(1, rank - 2)).collect() };
     let scale = plan.op(per_channel.clone(), &[Src::Input(1)]);
     let bias = plan.op(per_channel, &[Src::Input(2)]);
     let scaled = plan.binary(BinaryOp::Mul, scale, centred);

@@ -72,7 +72,7 @@ impl Step {
     fn new(ctx: &NodeCtx, per_group: usize) -> Result<Self> {
         let tensors = ctx.inputs.len().saturating_sub(2);
         let groups = tensors / per_group;
-        if ctx.inputs.len() < 2 + per_group || tensors % per_group != 0 {
+        if ctx.inputs.len() < 2 + per_group || !tensors.is_multiple_of(per_group) {
             return Err(ctx.error(format!(
                 "takes R, T and {per_group} tensors per optimized tensor, got {} inputs",
                 ctx.inputs.len()
