@@ -717,6 +717,10 @@ fn training_optimizer_errors_name_the_node_and_reason() {
     proto.graph.as_mut().expect("graph").input[1] = input("T", &[]);
     let err = import_error(&proto.encode_to_vec());
     assert!(err.contains("T (the update count) must be an int64 scalar"), "{err}");
+    proto.graph.as_mut().expect("graph").input[1] = typed_input("T", 7, &[]);
+    proto.graph.as_mut().expect("graph").input[2] = typed_input("X", 11, &[2]);
+    let err = import_error(&proto.encode_to_vec());
+    assert!(err.contains("double is not supported"), "{err}");
 }
 
 /// BatchNormalization of x [2, 3, 4] at `opset` with these outputs, all graph outputs.
@@ -740,14 +744,26 @@ fn batch_norm_training_mode_per_opset() {
     let err = import_error(&batch_norm_model(15, &["y"], vec![attr_int("training_mode", 2)]));
     assert!(err.contains("training_mode=2"), "{err}");
     let err = import_error(&batch_norm_model(14, &outputs, vec![]));
-    assert!(err.contains("training_mode=0 with running_mean/running_var outputs"), "{err}");
-    // Opset 9: outputs beyond Y mean training mode; saved_mean is the batch mean, saved_var is
+    assert!(err.contains("training_mode=0 gives Y alone"), "{err}");
+    let err = import_error(&batch_norm_model(14, &["y"], vec![attr_int("training_mode", 1)]));
+    assert!(err.contains("training_mode=1 gives Y, running_mean and running_var, the node has 1 outputs"), "{err}");
+    // Opset 9: five outputs mean training mode; saved_mean is the batch mean, saved_var is
     // not produced.
     let legacy = ["y", "running_mean", "running_var", "saved_mean", "saved_var"];
-    let graph = import(&batch_norm_model(9, &legacy[..4], vec![]), ImportOptions::default()).expect("imports");
+    let mut nodes = vec![node("BatchNormalization", &["x", "s", "b", "m", "v"], &legacy, vec![])];
+    nodes.push(node("Identity", &["saved_mean"], &["mean"], vec![]));
+    let mut inputs = vec![input("x", &[2, 3, 4])];
+    inputs.extend(["s", "b", "m", "v"].iter().map(|n| input(n, &[3])));
+    let bytes = model_with_outputs(9, nodes.clone(), inputs.clone(), vec![], &["y", "mean"]);
+    let graph = import(&bytes, ImportOptions::default()).expect("imports");
     assert!(has_batch_statistics(&graph));
+    nodes[1] = node("Identity", &["saved_var"], &["mean"], vec![]);
+    let err = import_error(&model_with_outputs(9, nodes, inputs, vec![], &["y", "mean"]));
+    assert!(err.contains("uses output `saved_var` of node"), "{err}");
     let err = import_error(&batch_norm_model(9, &legacy, vec![]));
     assert!(err.contains("its output `saved_var` is a graph output but is not supported"), "{err}");
+    let err = import_error(&batch_norm_model(9, &legacy[..3], vec![]));
+    assert!(err.contains("the node has 3 outputs (opset 9)"), "{err}");
     let err = import_error(&batch_norm_model(9, &["y"], vec![attr_int("training_mode", 1)]));
     assert!(err.contains("attribute `training_mode` is not supported (opset 9)"), "{err}");
     // Opsets 1 and 6: `is_test`.

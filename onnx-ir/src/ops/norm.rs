@@ -51,34 +51,35 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
 }
 
 /// Whether the node normalizes with the batch's statistics: `training_mode` from opset 14
-/// (whose extra outputs are invalid without it); before, `is_test` = 0 at opsets 1 and 6, and
-/// outputs beyond Y at opsets 7 and 9 (the spec's output cases, and ONNX Runtime's rule).
+/// (with exactly the outputs Y, running_mean and running_var, else Y alone); before, with Y
+/// alone or all five outputs, `is_test` = 0 at opsets 1 and 6, and the five outputs at opsets
+/// 7 and 9 (the spec's output cases, and ONNX Runtime's rule). Other output counts are invalid
+/// (onnx.checker and ONNX Runtime refuse them).
 fn training_mode(ctx: &NodeCtx) -> Result<bool> {
-    let statistics_outputs = ctx.num_outputs > 1;
-    let training = match ctx.opset {
-        14.. => match ctx.attrs.int_or("training_mode", 0)? {
-            0 if statistics_outputs => {
-                return Err(ctx.error(
-                    "training_mode=0 with running_mean/running_var outputs, which the spec makes invalid \
-                     (ONNX Runtime computes them in training mode)",
-                ))
+    let outputs = ctx.num_outputs;
+    let count_error =
+        |expected: &str| Err(ctx.error(format!("{expected}, the node has {outputs} outputs (opset {})", ctx.opset)));
+    if ctx.opset >= 14 {
+        return match ctx.attrs.int_or("training_mode", 0)? {
+            0 if outputs != 1 => {
+                count_error("training_mode=0 gives Y alone (running statistics only in training mode)")
             }
-            0 => false,
-            1 => true,
-            v => return Err(ctx.error(format!("training_mode={v}: ONNX defines 0 and 1"))),
-        },
-        7.. => {
-            // Opset 7 dropped `is_test` (the outputs tell the mode); some exporters keep writing it.
-            ctx.attrs.ignore(&["is_test"]);
-            statistics_outputs
-        }
-        _ => match ctx.attrs.int_or("is_test", 0)? {
-            0 => true,
-            // Test mode's extra outputs are not computed: a node that uses them is an error.
-            _ => false,
-        },
-    };
-    Ok(training)
+            1 if outputs != 3 => count_error("training_mode=1 gives Y, running_mean and running_var"),
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(ctx.error(format!("training_mode={v}: ONNX defines 0 and 1"))),
+        };
+    }
+    if outputs != 1 && outputs != 5 {
+        return count_error("the outputs are Y alone (test mode) or Y, mean, var, saved_mean and saved_var (training)");
+    }
+    if ctx.opset >= 7 {
+        // Opset 7 dropped `is_test` (the outputs tell the mode); some exporters keep writing it.
+        ctx.attrs.ignore(&["is_test"]);
+        return Ok(outputs == 5);
+    }
+    // Test mode's extra outputs are not computed: a node that uses them is an error.
+    Ok(ctx.attrs.int_or("is_test", 0)? == 0)
 }
 
 /// Training mode: `Y = scale * (X - mean) / sqrt(var + epsilon) + B` with the batch's mean and
