@@ -7,7 +7,7 @@ use crate::error::{Error, Result, UnsupportedOp};
 use crate::external::SideData;
 use crate::graph::{Graph, ModelInfo, Node, Value, ValueId};
 use crate::ops::control::{self, Built, Formal, Subgraph, Subgraphs};
-use crate::ops::lowering::Src;
+use crate::ops::lowering::{Lowered, Src};
 use crate::ops::{registry, Branch, NodeCtx};
 use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
 use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto};
@@ -166,7 +166,7 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
         side: &side,
         declared,
         choices,
-        ml_opset: crate::domain::opset(model, crate::ops::ml::DOMAIN).unwrap_or(0),
+        domain_opsets: model.opset_import.iter().map(|o| (o.domain().to_string(), o.version())).collect(),
     };
     for (name, data) in initializers(graph, &side)? {
         b.add_value(name, data.tensor_type(), Some(data));
@@ -183,7 +183,14 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
         b.add_node(&graph.node[index], index)?;
     }
     for output in &graph.output {
-        let id = *b.names.get(output.name()).ok_or_else(|| Error::DanglingOutput(output.name().to_string()))?;
+        let id = *b.names.get(output.name()).ok_or_else(|| match b.unproduced.get(output.name()) {
+            Some((producer, op, why)) => Error::Node {
+                node: producer.clone(),
+                op: op.clone(),
+                message: format!("its output `{}` is a graph output but {why}", output.name()),
+            },
+            None => Error::DanglingOutput(output.name().to_string()),
+        })?;
         // `forward` returns what the graph computes, so its element type must be the one the
         // model promises (ONNX Runtime refuses the model too). A declared rank may be stale
         // (ddddocr's `common` declares rank 2 for a rank-3 output, which ONNX Runtime tolerates),
@@ -336,10 +343,12 @@ struct Builder<'a> {
     /// quadratic in a model of many Ifs.
     defined: Vec<(String, Option<ValueId>)>,
     /// Outputs a node declares but the op does not produce in inference (Dropout's mask).
-    unproduced: HashMap<String, (String, String)>,
+    /// `(producer, op type, why)`; also outputs a lowering does not produce.
+    unproduced: HashMap<String, (String, String, &'static str)>,
     choices: &'a BranchChoices,
-    /// The model's `ai.onnx.ml` opset version (0 when it imports none).
-    ml_opset: i64,
+    /// The model's opset imports, as (domain, version): the versions of the domains other than
+    /// the default one that lowered ops read.
+    domain_opsets: Vec<(String, i64)>,
 }
 
 impl Builder<'_> {
@@ -372,13 +381,11 @@ impl Builder<'_> {
         if let Some(&id) = self.names.get(name) {
             return Ok(Some(id));
         }
-        if let Some((producer, op)) = self.unproduced.get(name) {
+        if let Some((producer, op, why)) = self.unproduced.get(name) {
             return Err(Error::Node {
                 node: node_name.to_string(),
                 op: node.op_type().to_string(),
-                message: format!(
-                    "uses output `{name}` of node `{producer}` ({op}), which is only produced in training mode"
-                ),
+                message: format!("uses output `{name}` of node `{producer}` ({op}), which {why}"),
             });
         }
         Err(Error::DanglingInput {
@@ -531,6 +538,9 @@ impl Builder<'_> {
         };
         let parsed = (parser)(&ctx)?;
         ctx.attrs.check_all_read(self.graph.opset)?;
+        if let Some(lowered) = parsed.lowered {
+            return self.add_lowered(node, &name, &inputs, lowered);
+        }
         if let Some(data) = parsed.folded {
             let output = node.output.first().cloned().unwrap_or_default();
             self.add_value(output, data.tensor_type(), Some(data));
@@ -540,20 +550,29 @@ impl Builder<'_> {
         self.add_op(name, node.op_type(), parsed.op, data_inputs, &node.output).map(|_| ())
     }
 
-    /// A vendor or `ai.onnx.ml` node lowered into IR ops ([`crate::ops::lowering`]): each step
-    /// becomes a node of private outputs, and the node's outputs name the values the lowering says.
+    /// A node of another domain lowered into IR ops ([`crate::ops::lowering`]).
     fn add_lowered_node(&mut self, node: &NodeProto, name: &str, inputs: NodeInputs, attrs: Attributes) -> Result<()> {
-        let ml = node.domain() == crate::ops::ml::DOMAIN;
+        let opset = if crate::ops::lowering::versioned_domain(node.domain()) {
+            self.domain_opsets.iter().find(|(d, _)| d == node.domain()).map_or(0, |(_, v)| *v)
+        } else {
+            self.graph.opset
+        };
         let ctx = NodeCtx {
             name,
             op_type: node.op_type(),
-            opset: if ml { self.ml_opset } else { self.graph.opset },
+            opset,
             attrs,
             inputs: inputs.iter().map(|i| i.map(|id| &self.graph.values[id])).collect(),
             num_outputs: node.output.len(),
         };
         let lowered = crate::ops::lowering::lower(node.domain(), &ctx)?;
         ctx.attrs.check_all_read(ctx.opset)?;
+        self.add_lowered(node, name, &inputs, lowered)
+    }
+
+    /// A node as lowered IR ops: each step becomes a node of private outputs, and the node's
+    /// outputs name the values the lowering says (one it does not produce is an error where used).
+    fn add_lowered(&mut self, node: &NodeProto, name: &str, inputs: &NodeInputs, lowered: Lowered) -> Result<()> {
         let constants: Vec<ValueId> = lowered
             .constants
             .into_iter()
@@ -574,13 +593,16 @@ impl Builder<'_> {
             let outputs = self.add_op(format!("{name}::{index}"), node.op_type(), step.op, ids, &private)?;
             steps.push(outputs);
         }
-        for (out_name, src) in node.output.iter().zip(lowered.outputs).filter(|(o, _)| !o.is_empty()) {
-            let id = src.and_then(|s| resolve(s, &steps)).ok_or_else(|| Error::Node {
-                node: name.to_string(),
-                op: node.op_type().to_string(),
-                message: format!("output `{out_name}` is not supported"),
-            })?;
-            self.define(out_name.clone(), id);
+        let mut outputs = lowered.outputs.into_iter();
+        for out_name in node.output.iter() {
+            match outputs.next().flatten().and_then(|s| resolve(s, &steps)) {
+                _ if out_name.is_empty() => {}
+                Some(id) => self.define(out_name.clone(), id),
+                None => {
+                    let producer = (name.to_string(), node.op_type().to_string(), "is not supported");
+                    self.unproduced.insert(out_name.clone(), producer);
+                }
+            }
         }
         Ok(())
     }
@@ -682,7 +704,8 @@ impl Builder<'_> {
                 Some(ty) => outputs.push(self.add_value(out_name.clone(), ty.clone(), None)),
                 None if out_name.is_empty() => {}
                 None => {
-                    self.unproduced.insert(out_name.clone(), (name.clone(), op_type.to_string()));
+                    let producer = (name.clone(), op_type.to_string(), "is only produced in training mode");
+                    self.unproduced.insert(out_name.clone(), producer);
                 }
             }
         }

@@ -636,3 +636,144 @@ fn ml_binarizer_and_array_feature_extractor_are_lowered() {
     let err = import_error(&ml_model("Binarizer", vec![input("x", &[2])], vec![], 9));
     assert!(err.contains("opset version 9 of the ai.onnx.ml domain does not exist"), "{err}");
 }
+
+/// A model of one `ai.onnx.preview.training` node reading R, T and the named float [2]
+/// tensors, all its outputs graph outputs; `training_opset` 0 imports no opset of the domain.
+fn training_model(
+    op: &str,
+    tensors: &[&str],
+    outputs: &[&str],
+    attrs: Vec<AttributeProto>,
+    training_opset: i64,
+) -> Vec<u8> {
+    let mut inputs = vec![input("R", &[]), typed_input("T", 7, &[])];
+    inputs.extend(tensors.iter().map(|name| input(name, &[2])));
+    let names: Vec<&str> = ["R", "T"].into_iter().chain(tensors.iter().copied()).collect();
+    let mut training_node = node(op, &names, outputs, attrs);
+    training_node.domain = Some("ai.onnx.preview.training".into());
+    let bytes = model_with_outputs(13, vec![training_node], inputs, vec![], outputs);
+    let mut proto = ModelProto::decode(bytes.as_slice()).expect("decodes");
+    if training_opset > 0 {
+        let domain = Some("ai.onnx.preview.training".into());
+        proto.opset_import.push(OperatorSetIdProto { domain, version: Some(training_opset) });
+    }
+    proto.encode_to_vec()
+}
+
+fn momentum_attrs(mode: &str) -> Vec<AttributeProto> {
+    vec![
+        attr_float("alpha", 0.9),
+        attr_float("beta", 0.1),
+        attr_float("norm_coefficient", 0.0),
+        attr_string("mode", mode),
+    ]
+}
+
+#[test]
+fn training_optimizers_are_lowered_per_tensor_group() {
+    let tensors = ["X1", "X2", "G1", "G2", "V1", "V2", "H1", "H2"];
+    let outputs = ["X1n", "X2n", "V1n", "V2n", "H1n", "H2n"];
+    let graph =
+        import(&training_model("Adam", &tensors, &outputs, vec![], 1), ImportOptions::default()).expect("imports");
+    assert_eq!(graph.outputs.len(), 6);
+    for &o in &graph.outputs {
+        assert_eq!(dims(&graph.values[o].ty), [Some(2)]);
+    }
+    for mode in ["standard", "nesterov"] {
+        let bytes = training_model("Momentum", &["X", "G", "V"], &["Xn", "Vn"], momentum_attrs(mode), 1);
+        import(&bytes, ImportOptions::default()).expect("imports");
+    }
+    let bytes = training_model("Adagrad", &["X", "G", "H"], &["Xn", "Hn"], vec![attr_float("decay_factor", 0.1)], 1);
+    import(&bytes, ImportOptions::default()).expect("imports");
+}
+
+#[test]
+fn training_optimizer_errors_name_the_node_and_reason() {
+    let momentum = |attrs| training_model("Momentum", &["X", "G", "V"], &["Xn", "Vn"], attrs, 1);
+    let err = import_error(&momentum(momentum_attrs("heavy_ball")));
+    assert!(err.contains("attribute `mode` has unknown value `heavy_ball`"), "{err}");
+    let err = import_error(&momentum(momentum_attrs("standard").into_iter().skip(1).collect()));
+    assert!(err.contains("required attribute `alpha` is missing"), "{err}");
+    let err = import_error(&training_model(
+        "Adam",
+        &["X", "G", "V", "H"],
+        &["Xn", "Vn", "Hn"],
+        vec![attr_float("gamma", 1.0)],
+        1,
+    ));
+    assert!(err.contains("attribute `gamma` is not supported"), "{err}");
+    let err = import_error(&training_model("Adagrad", &["X", "G"], &["Xn"], vec![], 1));
+    assert!(err.contains("takes R, T and 3 tensors per optimized tensor"), "{err}");
+    let err = import_error(&training_model("Adagrad", &["X", "G", "H"], &["Xn"], vec![], 1));
+    assert!(err.contains("1 optimized tensor(s) give 2 outputs, the node has 1"), "{err}");
+    let err = import_error(&training_model("Adagrad", &["X", "G", "H"], &["Xn", "Hn"], vec![], 0));
+    assert!(err.contains("imports no opset of the ai.onnx.preview.training domain"), "{err}");
+    let err = import_error(&training_model("Adagrad", &["X", "G", "H"], &["Xn", "Hn"], vec![], 2));
+    assert!(err.contains("opset version 2 of the ai.onnx.preview.training domain does not exist"), "{err}");
+    // T must be an int64 scalar.
+    let mut proto =
+        ModelProto::decode(training_model("Adagrad", &["X", "G", "H"], &["Xn", "Hn"], vec![], 1).as_slice())
+            .expect("decodes");
+    proto.graph.as_mut().expect("graph").input[1] = input("T", &[]);
+    let err = import_error(&proto.encode_to_vec());
+    assert!(err.contains("T (the update count) must be an int64 scalar"), "{err}");
+    proto.graph.as_mut().expect("graph").input[1] = typed_input("T", 7, &[]);
+    proto.graph.as_mut().expect("graph").input[2] = typed_input("X", 11, &[2]);
+    let err = import_error(&proto.encode_to_vec());
+    assert!(err.contains("double is not supported"), "{err}");
+}
+
+/// BatchNormalization of x [2, 3, 4] at `opset` with these outputs, all graph outputs.
+fn batch_norm_model(opset: i64, outputs: &[&str], attrs: Vec<AttributeProto>) -> Vec<u8> {
+    let mut inputs = vec![input("x", &[2, 3, 4])];
+    inputs.extend(["s", "b", "m", "v"].iter().map(|n| input(n, &[3])));
+    let nodes = vec![node("BatchNormalization", &["x", "s", "b", "m", "v"], outputs, attrs)];
+    model_with_outputs(opset, nodes, inputs, vec![], outputs)
+}
+
+#[test]
+fn batch_norm_training_mode_per_opset() {
+    let has_batch_statistics = |g: &onnx_ir::Graph| g.nodes.iter().any(|n| matches!(n.op, Op::Reduce(_)));
+    // Opset 14 and 15: `training_mode`; Y and the running statistics.
+    let outputs = ["y", "running_mean", "running_var"];
+    let graph = import(&batch_norm_model(15, &outputs, vec![attr_int("training_mode", 1)]), ImportOptions::default())
+        .expect("imports");
+    assert!(has_batch_statistics(&graph));
+    let types: Vec<_> = graph.outputs.iter().map(|&o| dims(&graph.values[o].ty)).collect();
+    assert_eq!(types, [vec![Some(2), Some(3), Some(4)], vec![Some(3)], vec![Some(3)]]);
+    let err = import_error(&batch_norm_model(15, &["y"], vec![attr_int("training_mode", 2)]));
+    assert!(err.contains("training_mode=2"), "{err}");
+    let err = import_error(&batch_norm_model(14, &outputs, vec![]));
+    assert!(err.contains("training_mode=0 gives Y alone"), "{err}");
+    let err = import_error(&batch_norm_model(14, &["y"], vec![attr_int("training_mode", 1)]));
+    assert!(err.contains("training_mode=1 gives Y, running_mean and running_var, the node has 1 outputs"), "{err}");
+    // Opset 9: five outputs mean training mode; saved_mean is the batch mean, saved_var is
+    // not produced.
+    let legacy = ["y", "running_mean", "running_var", "saved_mean", "saved_var"];
+    let mut nodes = vec![node("BatchNormalization", &["x", "s", "b", "m", "v"], &legacy, vec![])];
+    nodes.push(node("Identity", &["saved_mean"], &["mean"], vec![]));
+    let mut inputs = vec![input("x", &[2, 3, 4])];
+    inputs.extend(["s", "b", "m", "v"].iter().map(|n| input(n, &[3])));
+    let bytes = model_with_outputs(9, nodes.clone(), inputs.clone(), vec![], &["y", "mean"]);
+    let graph = import(&bytes, ImportOptions::default()).expect("imports");
+    assert!(has_batch_statistics(&graph));
+    nodes[1] = node("Identity", &["saved_var"], &["mean"], vec![]);
+    let err = import_error(&model_with_outputs(9, nodes, inputs.clone(), vec![], &["y", "mean"]));
+    assert!(err.contains("uses output `saved_var` of node"), "{err}");
+    let err = import_error(&batch_norm_model(9, &legacy, vec![]));
+    assert!(err.contains("its output `saved_var` is a graph output but is not supported"), "{err}");
+    let err = import_error(&batch_norm_model(9, &legacy[..3], vec![]));
+    assert!(err.contains("the node has 3 outputs (opset 9)"), "{err}");
+    let err = import_error(&batch_norm_model(9, &["y"], vec![attr_int("training_mode", 1)]));
+    assert!(err.contains("attribute `training_mode` is not supported (opset 9)"), "{err}");
+    // Opsets 1 and 6: `is_test`.
+    let (op, _) = only_op(&batch_norm_model(6, &["y"], vec![attr_int("is_test", 1)]));
+    assert!(matches!(op, Op::BatchNorm(_)), "{op:?}");
+    // Y alone is test mode whatever `is_test` (its default, 0, would make every old inference
+    // graph that omits it train); the five outputs with `is_test` = 0 train.
+    let (op, _) = only_op(&batch_norm_model(6, &["y"], vec![]));
+    assert!(matches!(op, Op::BatchNorm(_)), "{op:?}");
+    let five = node("BatchNormalization", &["x", "s", "b", "m", "v"], &legacy, vec![]);
+    let bytes = model_with_outputs(6, vec![five], inputs, vec![], &["y", "saved_mean"]);
+    assert!(has_batch_statistics(&import(&bytes, ImportOptions::default()).expect("imports")));
+}

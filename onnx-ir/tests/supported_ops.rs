@@ -52,8 +52,9 @@ fn render(ops_list: &str) -> String {
          migrations, changed defaults). Tests per version: `tests/models` has a model for every \
          since-version of the first 27 ops (Conv, Gemm, ... Unsqueeze), of Scan from 9 and of Loop from 11; for the others, the official \
          backend cases in `tests/onnx-backend/expectations.toml` cover the versions they use.\n\n\
-         | operator | supported (since-versions) |\n|---|---|\n{rows}{}{}",
+         | operator | supported (since-versions) |\n|---|---|\n{rows}{}{}{}",
         ml_section(),
+        training_section(),
         vendor_section()
     )
 }
@@ -72,6 +73,24 @@ fn ml_section() -> String {
          | operator (since version 1) | lowered to |\n|---|---|\n{rows}",
         domain = onnx_ir::ops::ml::DOMAIN,
         newest = onnx_ir::ops::ml::NEWEST_OPSET
+    )
+}
+
+/// The `ai.onnx.preview.training` optimizer ops, lowered at import into the ops above.
+fn training_section() -> String {
+    let mut rows = String::new();
+    for (op, _, how) in onnx_ir::ops::training::OPS {
+        let _ = writeln!(rows, "| {op} | {how} |");
+    }
+    format!(
+        "\n## {domain}\n\n\
+         The optimizer ops (one update step of each optimized tensor), each lowered at import \
+         into the operators above (`onnx-ir/src/ops/training.rs`); the model must import the \
+         domain (version {newest}). Tests: the `test_adagrad*`, `test_adam*`, `test_momentum*` and \
+         `test_nesterov_momentum` backend cases.\n\n\
+         | operator (since version 1) | lowered to |\n|---|---|\n{rows}",
+        domain = onnx_ir::ops::training::DOMAIN,
+        newest = onnx_ir::ops::training::NEWEST_OPSET
     )
 }
 

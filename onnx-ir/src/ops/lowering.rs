@@ -1,24 +1,46 @@
 //! A node lowered at import into IR ops (ONNX Runtime's `com.microsoft` ops, the `ai.onnx.ml`
-//! ops): constants made at import, then steps in order, which the builder adds as nodes of
-//! private outputs, so code generation needs nothing new.
+//! and `ai.onnx.preview.training` ops, BatchNormalization in training mode): constants made at
+//! import, then steps in order, which the builder adds as nodes of private outputs, so code
+//! generation needs nothing new.
 
 use super::elementwise::{BinaryConfig, BinaryOp, UnaryOp};
-use super::{microsoft, ml, NodeCtx, Op};
+use super::{microsoft, ml, training, NodeCtx, Op};
 use crate::error::Result;
 use crate::tensor::TensorData;
 use crate::types::DType;
 
 /// Whether a node of this domain and op type is lowered at import.
 pub fn lowers(domain: &str, op_type: &str) -> bool {
-    microsoft::lowers(domain, op_type) || ml::lowers(domain, op_type)
+    microsoft::lowers(domain, op_type) || ml::lowers(domain, op_type) || training::lowers(domain, op_type)
+}
+
+/// Whether the node's `ctx.opset` is the model's opset of its own domain (ONNX's versioned
+/// domains) rather than the default domain's (ONNX Runtime's contrib ops are unversioned).
+pub fn versioned_domain(domain: &str) -> bool {
+    domain == ml::DOMAIN || domain == training::DOMAIN
 }
 
 /// The node, of `domain`, as IR ops.
 pub fn lower(domain: &str, ctx: &NodeCtx) -> Result<Lowered> {
     if ml::lowers(domain, ctx.op_type) {
         ml::lower(ctx)
+    } else if training::lowers(domain, ctx.op_type) {
+        training::lower(ctx)
     } else {
         microsoft::lower(ctx)
+    }
+}
+
+/// `ctx.opset`, the model's opset of `domain` (0 when it imports none), must be one ONNX
+/// defines: 1 to `newest`.
+pub(crate) fn check_domain_opset(ctx: &NodeCtx, domain: &str, newest: i64) -> Result<()> {
+    match ctx.opset {
+        0 => Err(ctx.error(format!("the model imports no opset of the {domain} domain"))),
+        v if !(1..=newest).contains(&v) => {
+            Err(ctx
+                .error(format!("opset version {v} of the {domain} domain does not exist: ONNX defines 1 to {newest}")))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -66,6 +88,11 @@ impl Lowered {
         self.constant(f32_tensor(vec![], &[value]))
     }
 
+    /// A rank-0 constant of `dtype` (float or 32/64-bit integer), `value` converted to it.
+    pub(crate) fn scalar_of(&mut self, dtype: DType, value: f64) -> Src {
+        self.constant(scalar_tensor(dtype, value))
+    }
+
     /// A step; its first output.
     pub(crate) fn op(&mut self, op: Op, inputs: &[Src]) -> Src {
         self.op_optional(op, inputs.iter().map(|&s| Some(s)).collect())
@@ -109,6 +136,17 @@ pub(crate) fn output(first: Src, index: usize) -> Src {
         Src::Step(step, _) => Src::Step(step, index),
         other => other,
     }
+}
+
+/// A rank-0 tensor of `dtype` (f32, f64, i32, else i64), `value` converted to it.
+pub(crate) fn scalar_tensor(dtype: DType, value: f64) -> TensorData {
+    let bytes = match dtype {
+        DType::F32 => (value as f32).to_le_bytes().to_vec(),
+        DType::F64 => value.to_le_bytes().to_vec(),
+        DType::I32 => (value as i32).to_le_bytes().to_vec(),
+        _ => (value as i64).to_le_bytes().to_vec(),
+    };
+    TensorData::new(dtype, vec![], bytes)
 }
 
 pub(crate) fn f32_tensor(shape: Vec<usize>, values: &[f32]) -> TensorData {

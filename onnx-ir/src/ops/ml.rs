@@ -3,10 +3,9 @@
 //! are ai.onnx.ml opset 1 ops, unchanged in every later version.
 
 use super::elementwise::BinaryOp;
-use super::lowering::{Lowered, Src};
+use super::lowering::{check_domain_opset, Lowered, Src};
 use super::{NodeCtx, Op};
 use crate::error::Result;
-use crate::tensor::TensorData;
 use crate::types::DType;
 
 /// The domain.
@@ -29,15 +28,7 @@ pub fn lowers(domain: &str, op_type: &str) -> bool {
 
 /// The node as IR ops; `ctx.opset` is the model's ai.onnx.ml version (0 when it imports none).
 pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
-    match ctx.opset {
-        0 => return Err(ctx.error(format!("the model imports no opset of the {DOMAIN} domain"))),
-        v if !(1..=NEWEST_OPSET).contains(&v) => {
-            return Err(ctx.error(format!(
-                "opset version {v} of the {DOMAIN} domain does not exist: ONNX defines 1 to {NEWEST_OPSET}"
-            )))
-        }
-        _ => {}
-    }
+    check_domain_opset(ctx, DOMAIN, NEWEST_OPSET)?;
     let inputs = OPS.iter().find(|(op, ..)| *op == ctx.op_type).map_or(0, |(_, inputs, _)| *inputs);
     if ctx.inputs.len() != inputs || ctx.num_outputs != 1 {
         return Err(ctx.error(format!(
@@ -65,17 +56,6 @@ fn numeric_input(ctx: &NodeCtx) -> Result<DType> {
     }
 }
 
-/// A scalar constant of `dtype` (one of [`numeric_input`]'s).
-fn scalar(dtype: DType, value: f64) -> TensorData {
-    let bytes = match dtype {
-        DType::F32 => (value as f32).to_le_bytes().to_vec(),
-        DType::F64 => value.to_le_bytes().to_vec(),
-        DType::I32 => (value as i32).to_le_bytes().to_vec(),
-        _ => (value as i64).to_le_bytes().to_vec(),
-    };
-    TensorData::new(dtype, vec![], bytes)
-}
-
 /// Binarizer: 1 where `X > threshold`, else 0, in X's type.
 fn binarizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let dtype = numeric_input(ctx)?;
@@ -96,7 +76,7 @@ fn binarizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
             }
         }
     };
-    let bound = plan.constant(scalar(dtype, bound));
+    let bound = plan.scalar_of(dtype, bound);
     let above = plan.binary(compare, Src::Input(0), bound);
     let y = plan.op(Op::Cast { to: dtype, saturate: false }, &[above]);
     Ok(plan.done(vec![Some(y)]))

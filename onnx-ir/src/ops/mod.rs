@@ -31,6 +31,7 @@ pub(crate) mod shape;
 pub mod signal;
 pub(crate) mod softmax;
 pub mod text;
+pub mod training;
 
 use crate::attributes::Attributes;
 use crate::error::{Error, Result};
@@ -55,7 +56,7 @@ pub use signal::{DftConfig, WindowKind};
 pub use softmax::SoftmaxConfig;
 
 /// Whether an op is supported: one of the default domain (`""` or `ai.onnx`) with a parser, or
-/// a vendor or `ai.onnx.ml` op lowered at import ([`microsoft`], [`ml`]).
+/// an op of another domain lowered at import ([`microsoft`], [`ml`], [`training`]).
 pub fn is_supported(domain: &str, op_type: &str) -> bool {
     registry::lookup(domain, op_type).is_some() || lowering::lowers(domain, op_type)
 }
@@ -639,17 +640,25 @@ pub struct Parsed {
     pub data_inputs: usize,
     /// The output's value when computed at import (then no node is emitted).
     pub folded: Option<TensorData>,
+    /// The node as IR ops, for a mode of an op that is a composition of others
+    /// (BatchNormalization in training mode); then `op` is unused.
+    pub lowered: Option<lowering::Lowered>,
 }
 
 impl Parsed {
     /// A parsed op whose first `data_inputs` inputs stay node inputs.
     pub fn new(op: Op, data_inputs: usize) -> Self {
-        Self { op, data_inputs, folded: None }
+        Self { op, data_inputs, folded: None, lowered: None }
     }
 
     /// An output computed at import: the node becomes this constant.
     pub fn folded(data: TensorData) -> Self {
-        Self { op: Op::Identity, data_inputs: 0, folded: Some(data) }
+        Self { op: Op::Identity, data_inputs: 0, folded: Some(data), lowered: None }
+    }
+
+    /// The node as these IR ops.
+    pub fn lowered(plan: lowering::Lowered) -> Self {
+        Self { op: Op::Identity, data_inputs: 0, folded: None, lowered: Some(plan) }
     }
 }
 

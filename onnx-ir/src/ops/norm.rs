@@ -1,7 +1,11 @@
-//! BatchNormalization in inference form, for every opset (1, 6, 7, 9, 14, 15): per-channel
-//! scale, bias, mean and variance, which must be constants.
+//! BatchNormalization, for every opset (1, 6, 7, 9, 14, 15): in inference form per-channel
+//! scale, bias, mean and variance; in training mode the batch's statistics, lowered at import
+//! into IR ops, with the running statistics as further outputs.
 
 use super::common::normalize_axis;
+use super::elementwise::{BinaryOp, UnaryOp};
+use super::lowering::{Lowered, Src};
+use super::reduce::{ReduceAxes, ReduceConfig, ReduceOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
@@ -19,12 +23,7 @@ pub struct BatchNormConfig {
 }
 
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
-    if ctx.attrs.int_or("training_mode", 0)? != 0 {
-        return Err(ctx.error("training_mode=1 is not supported (inference only)"));
-    }
-    // `momentum` updates the running statistics in training only; before opset 7 `is_test`
-    // names the mode the outputs already tell (the training-only ones are refused when used).
-    ctx.attrs.ignore(&["momentum", "is_test"]);
+    let training = training_mode(ctx)?;
     // Read at any opset: some exporters keep writing `spatial=1` after opset 9 dropped it.
     if ctx.attrs.int_or("spatial", 1)? != 1 {
         return Err(ctx.error("spatial=0 (per-activation statistics) is not supported"));
@@ -43,7 +42,102 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         channels = ty.shape[0].as_static();
     }
     let epsilon = ctx.attrs.float_or("epsilon", 1e-5)? as f64;
+    if training {
+        return batch_norm_training(ctx, x, epsilon);
+    }
+    // `momentum` updates the running statistics, in training mode only.
+    ctx.attrs.ignore(&["momentum"]);
     Ok(Parsed::new(Op::BatchNorm(BatchNormConfig { epsilon, channels: channels.unwrap_or(0), activation: None }), 5))
+}
+
+/// Whether the node normalizes with the batch's statistics: `training_mode` from opset 14
+/// (with exactly the outputs Y, running_mean and running_var, else Y alone); before, with Y
+/// alone or all five outputs, the five outputs with `is_test` = 0 at opsets 1 and 6, and the
+/// five outputs at opsets 7 and 9 (the spec's output cases, and ONNX Runtime's rule). Other output counts are invalid
+/// (onnx.checker and ONNX Runtime refuse them).
+fn training_mode(ctx: &NodeCtx) -> Result<bool> {
+    let outputs = ctx.num_outputs;
+    let count_error =
+        |expected: &str| Err(ctx.error(format!("{expected}, the node has {outputs} outputs (opset {})", ctx.opset)));
+    if ctx.opset >= 14 {
+        return match ctx.attrs.int_or("training_mode", 0)? {
+            0 if outputs != 1 => {
+                count_error("training_mode=0 gives Y alone (running statistics only in training mode)")
+            }
+            1 if outputs != 3 => count_error("training_mode=1 gives Y, running_mean and running_var"),
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(ctx.error(format!("training_mode={v}: ONNX defines 0 and 1"))),
+        };
+    }
+    if outputs != 1 && outputs != 5 {
+        return count_error("the outputs are Y alone (test mode) or Y, mean, var, saved_mean and saved_var (training)");
+    }
+    if ctx.opset >= 7 {
+        // Opset 7 dropped `is_test` (the outputs tell the mode); some exporters keep writing it.
+        ctx.attrs.ignore(&["is_test"]);
+        return Ok(outputs == 5);
+    }
+    // The spec's output cases say the mode too: Y alone is test mode, whatever `is_test` (its
+    // default, 0, would make every old inference graph that omits it train).
+    let is_test = ctx.attrs.int_or("is_test", 0)? != 0;
+    Ok(outputs == 5 && !is_test)
+}
+
+/// Training mode: `Y = scale * (X - mean) / sqrt(var + epsilon) + B` with the batch's mean and
+/// (population) variance over every axis but 1, and the running statistics
+/// `input * momentum + batch * (1 - momentum)` as outputs 1 and 2. Before opset 14 output 3 is
+/// the batch mean; output 4 (`saved_var`: the batch variance in the spec, ONNX Runtime writes
+/// the inverse standard deviation) is not produced.
+fn batch_norm_training(ctx: &NodeCtx, x: &TensorType, epsilon: f64) -> Result<Parsed> {
+    if x.dtype.kind() != Kind::Float {
+        return Err(ctx.error(format!("input X must be float, got {x}")));
+    }
+    for i in 1..5 {
+        let ty = ctx.input_type(i)?;
+        if ty.dtype != x.dtype {
+            return Err(ctx.error(format!(
+                "in training mode, scale, bias, mean and var must have X's type {}, input {i} is {ty}",
+                x.dtype
+            )));
+        }
+    }
+    let momentum = f64::from(ctx.attrs.float_or("momentum", 0.9)?);
+    let rank = x.rank();
+    let mut plan = Lowered::default();
+    let reduce = Op::Reduce(ReduceConfig {
+        op: ReduceOp::Mean,
+        axes: ReduceAxes::Static(std::iter::once(0).chain(2..rank).collect()),
+        keepdims: true,
+    });
+    let mean = plan.op(reduce.clone(), &[Src::Input(0)]);
+    let centred = plan.binary(BinaryOp::Sub, Src::Input(0), mean);
+    let squared = plan.binary(BinaryOp::Mul, centred, centred);
+    let var = plan.op(reduce, &[squared]);
+    // Scale and bias as [C, 1, ...], against X's [N, C, ...].
+    let per_channel = Op::Reshape { shape: std::iter::once(-1).chain(std::iter::repeat_n(1, rank - 2)).collect() };
+    let scale = plan.op(per_channel.clone(), &[Src::Input(1)]);
+    let bias = plan.op(per_channel, &[Src::Input(2)]);
+    let scaled = plan.binary(BinaryOp::Mul, scale, centred);
+    let epsilon = plan.scalar_of(x.dtype, epsilon);
+    let shifted = plan.binary(BinaryOp::Add, var, epsilon);
+    let deviation = plan.unary(UnaryOp::Sqrt, shifted);
+    let normalized = plan.binary(BinaryOp::Div, scaled, deviation);
+    let y = plan.binary(BinaryOp::Add, normalized, bias);
+    let (kept, added) = (plan.scalar_of(x.dtype, momentum), plan.scalar_of(x.dtype, 1.0 - momentum));
+    let running = |plan: &mut Lowered, input: usize, batch: Src| {
+        let batch = plan.op(Op::Reshape { shape: vec![-1] }, &[batch]);
+        let old = plan.binary(BinaryOp::Mul, Src::Input(input), kept);
+        let new = plan.binary(BinaryOp::Mul, batch, added);
+        (plan.binary(BinaryOp::Add, old, new), batch)
+    };
+    let (running_mean, batch_mean) = running(&mut plan, 3, mean);
+    let (running_var, _) = running(&mut plan, 4, var);
+    let mut outputs = vec![Some(y), Some(running_mean), Some(running_var)];
+    if ctx.opset < 14 {
+        outputs.extend([Some(batch_mean), None]);
+    }
+    Ok(Parsed::lowered(plan.done(outputs)))
 }
 
 /// LayerNormalization (opset 17) and RMSNormalization (opset 23): normalise over the dims from
