@@ -8,6 +8,10 @@ runner must report it as failing with that difference.
 in Silero VAD): the then branch squeezes `x[:, 1]` when that dim is 1, the else branch keeps
 `x`; the declared output is rank 1, so only the then branch can be typed. With a dim of 1 the
 model must match the reference evaluator; with 3 it must fail at run time naming the node.
+
+`fixtures/int64/test_int64_past_int32`: int64 arithmetic whose results pass 2^31 (Mul,
+CumSum, ReduceSum, Range), ONNX Runtime's outputs; run with `onnx-backend --int64` (the device's
+default int set to int64), where every value must be exact.
 """
 
 from pathlib import Path
@@ -42,6 +46,45 @@ def main():
         write_if_changed(d / "test_data_set_0" / "input_0.pb", numpy_helper.from_array(x, "x").SerializeToString())
         write_if_changed(d / "test_data_set_0" / "output_0.pb", numpy_helper.from_array(expected, "y").SerializeToString())
     write_if_rank_by_dim()
+    write_int64_past_int32()
+
+
+def write_int64_past_int32():
+    import onnxruntime as ort
+
+    i64 = TensorProto.INT64
+    nodes = [
+        helper.make_node("Mul", ["a", "b"], ["product"]),
+        helper.make_node("Constant", [], ["axis"], value=numpy_helper.from_array(np.array(0, np.int64))),
+        helper.make_node("CumSum", ["a", "axis"], ["running"]),
+        helper.make_node("ReduceSum", ["a"], ["total"], keepdims=0),
+        helper.make_node("Constant", [], ["step"], value=numpy_helper.from_array(np.array(1_500_000_000, np.int64))),
+        helper.make_node("Constant", [], ["zero"], value=numpy_helper.from_array(np.array([0], np.int64))),
+        helper.make_node("Gather", ["product", "zero"], ["first"]),
+        helper.make_node("Squeeze", ["first"], ["product_0"]),
+        helper.make_node("Range", ["total", "product_0", "step"], ["counted"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "int64_past_int32",
+        [helper.make_tensor_value_info("a", i64, [3]), helper.make_tensor_value_info("b", i64, [3])],
+        [
+            helper.make_tensor_value_info("product", i64, [3]),
+            helper.make_tensor_value_info("running", i64, [3]),
+            helper.make_tensor_value_info("total", i64, []),
+            helper.make_tensor_value_info("counted", i64, [None]),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.checker.check_model(model, full_check=True)
+    feeds = {"a": np.array([2_000_000_000, 2_000_000_000, 7], np.int64), "b": np.array([3, -5, 1], np.int64)}
+    outputs = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+    d = OUT.parent / "int64" / "test_int64_past_int32"
+    write_if_changed(d / "model.onnx", model.SerializeToString())
+    for i, (name, value) in enumerate(feeds.items()):
+        write_if_changed(d / "test_data_set_0" / f"input_{i}.pb", numpy_helper.from_array(value, name).SerializeToString())
+    for i, value in enumerate(outputs):
+        write_if_changed(d / "test_data_set_0" / f"output_{i}.pb", numpy_helper.from_array(value).SerializeToString())
 
 
 def write_if_rank_by_dim():

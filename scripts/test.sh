@@ -71,6 +71,10 @@ echo "== ONNX backend suite: node"
 # recompiles), against its own expectations under tests/onnx-backend/ndarray/.
 echo "== ONNX backend suite: node, on Burn's ndarray backend"
 "$RUNNER" --data "$BACKEND_DATA" --suite node --backend ndarray
+# And with the device's default int set to int64 (flex's is int32), as a model whose int64 values
+# pass 2^31 needs: nothing recompiles, the device is configured at run time.
+echo "== ONNX backend suite: node, with 64-bit integers (onnx-backend --int64)"
+"$RUNNER" --data "$BACKEND_DATA" --suite node --int64
 for suite in simple pytorch-converted pytorch-operator light; do
     echo "== ONNX backend suite: $suite"
     "$RUNNER" --data "$BACKEND_DATA" --suite "$suite"
@@ -114,6 +118,9 @@ echo "   its scopes and held boxed, a plain debug build against ONNX Runtime"
 echo "== inference benchmark, smoke size (scripts/bench.sh runs it in full, in release)"
 "$RUNNER" --dir "$REAL_MODELS" --macro \
     --filter 'oww_*' --rtol 1e-4 --atol 1e-4 --bench --dev-profile --rounds 1 --round-ms 1 --threads 1,2
+
+echo "== int64 products, sums and ranges past 2^31 against ONNX Runtime, with 64-bit integers"
+"$RUNNER" --dir tests/onnx-backend/fixtures/int64 --int64
 
 # --dir mode must report the wrong fixture as failing, with its difference, and exit 1.
 if report="$("$RUNNER" --dir tests/onnx-backend/fixtures/dir-mode 2>/dev/null)"; then

@@ -146,7 +146,11 @@ pub fn run_suite(
     std::fs::write(&manifest, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).map_err(|e| e.to_string())?;
     let mut skip = 0;
     while skip < lines.len() {
-        let mut child = Command::new(&binary)
+        let mut command = Command::new(&binary);
+        if suite.int64 {
+            command.env("ONNX_BACKEND_INT64", "1");
+        }
+        let mut child = command
             .env("BURN_DEVICE", suite.backend.device_name())
             .arg(&manifest)
             .arg(skip.to_string())

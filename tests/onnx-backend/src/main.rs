@@ -49,6 +49,7 @@ struct Args {
     release: bool,
     bench_report: Option<PathBuf>,
     backend: suite::Backend,
+    int64: bool,
     grad_check: bool,
     export_dir: Option<PathBuf>,
 }
@@ -96,6 +97,10 @@ struct Cli {
     /// The Burn backend to run the tests on (expectations default to tests/onnx-backend/ndarray/ for ndarray)
     #[arg(long, value_enum, default_value = "flex")]
     backend: suite::Backend,
+    /// Configure the device's default int type as int64 before the tests (Burn's flex default is
+    /// int32); node suite expectations default to tests/onnx-backend/int64/
+    #[arg(long)]
+    int64: bool,
     /// Instead of comparing outputs: one backward pass on an Autodiff device must give every float
     /// initializer of the file (each a parameter) a non-zero gradient
     #[arg(long, conflicts_with = "bench")]
@@ -189,6 +194,7 @@ fn parse_args() -> Result<Args, String> {
             let suite = cli.suite;
             let file = if suite == "node" { "expectations.toml".to_string() } else { format!("{suite}.toml") };
             let folder = match cli.backend {
+                suite::Backend::Flex if cli.int64 => here.join("int64"),
                 suite::Backend::Flex => here.to_path_buf(),
                 other => here.join(other.device_name()),
             };
@@ -210,6 +216,7 @@ fn parse_args() -> Result<Args, String> {
         release: cli.bench && !cli.dev_profile,
         bench_report: cli.bench_report,
         backend: cli.backend,
+        int64: cli.int64,
         grad_check: cli.grad_check,
         export_dir: cli.export_dir.map(|d| std::path::absolute(&d).unwrap_or(d)),
     })
@@ -243,6 +250,7 @@ fn run() -> Result<i32, String> {
         part_nodes: args.part_nodes,
         release: args.release,
         backend: args.backend,
+        int64: args.int64,
         grad_check: args.grad_check,
         export_dir: args.export_dir.clone(),
     };

@@ -97,6 +97,8 @@ pub struct Suite {
     pub release: bool,
     /// The backend the tests run on.
     pub backend: Backend,
+    /// The device's default int type set to int64 (`--int64`; `ONNX_BACKEND_INT64` for the suite).
+    pub int64: bool,
     /// Instead of comparing outputs, check that one backward pass gives every float
     /// initializer of the file a non-zero gradient (`run_fn`).
     pub grad_check: bool,
@@ -441,8 +443,11 @@ opt-level = 3
                 let manifest = std::fs::read_to_string(args.next().expect("usage: suite <manifest> [skip]")).expect("manifest");
                 let skip: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
                 std::panic::set_hook(Box::new(|_| {}));
-                // The runner names the backend in `BURN_DEVICE`.
-                let device = Device::default();
+                // The runner names the backend in `BURN_DEVICE`; `--int64` asks for 64-bit ints.
+                let mut device = Device::default();
+                if std::env::var_os("ONNX_BACKEND_INT64").is_some() {
+                    device.configure(burn::tensor::IntDType::I64).expect("the int type is set before any tensor");
+                }
                 let mut out = std::io::stdout();
                 for line in manifest.lines().skip(skip) {
                     let mut fields = line.split('\t');
