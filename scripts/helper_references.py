@@ -456,6 +456,31 @@ def affine_grid():
     )
 
 
+TFIDF_POOL = dict(
+    ngram_counts=[0, 4], ngram_indexes=[0, 1, 2, 3, 4, 5, 6], pool_int64s=[2, 3, 5, 4, 5, 6, 7, 8, 6, 7]
+)
+TFIDF_ROW = np.array([1, 1, 3, 3, 3, 7, 8, 6, 7, 5, 6, 8], np.int32)
+
+
+@case
+def tfidf_weighted():
+    grams = dict(min_gram_length=1, max_gram_length=2, max_skip_count=5, **TFIDF_POOL)
+    weights = [0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5]
+    return (
+        run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="TF", **grams)
+        + run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="IDF", weights=weights, **grams)
+        + run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="TFIDF", weights=weights, **grams)
+        # Without weights (all ones): ONNX Runtime (the reference evaluator fails on them).
+        + run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="IDF", ort=True, **grams)
+        # Coordinates reversed: ONNX Runtime weights each n-gram by its pool position, as the
+        # spec says; the reference evaluator weights the output coordinate instead.
+        + run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="TFIDF", weights=weights, ort=True,
+              **{**grams, "ngram_indexes": [6, 5, 4, 3, 2, 1, 0]})
+        + run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="IDF", weights=weights, ort=True,
+              **{**grams, "ngram_indexes": [6, 5, 4, 3, 2, 1, 0]})
+    )
+
+
 def main():
     names = sys.argv[1:] or list(CASES)
     for name in names:

@@ -167,12 +167,14 @@ mod parallel;
 mod pool;
 mod recurrent;
 mod resize;
+mod roi_align;
 mod rotary;
 mod sequence;
 mod signal;
 mod stateful;
 #[cfg(all(test, feature = "flex"))]
 mod test_util;
+mod text;
 mod unique;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
@@ -189,6 +191,7 @@ pub mod ops {
     pub use crate::pool::{max_pool_with_indices, max_unpool, pool, PoolReduce, PoolWindow};
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
+    pub use crate::roi_align::{roi_align, RoiAlignOptions};
     pub use crate::rotary::rotary_embedding;
     pub use crate::sequence::{
         common_length, empty_sequence, sequence_at, sequence_concat, sequence_erase, sequence_insert, sequence_stack,
@@ -198,6 +201,7 @@ pub mod ops {
     pub use crate::stateful::{
         causal_conv_with_state, linear_attention, tensor_scatter_indices, LinearAttentionOptions,
     };
+    pub use crate::text::{tfidf_vectorizer, TfIdf, TfIdfMode};
     pub use crate::unique::unique;
 
     /// Runs a model's forward with the calling thread as one of rayon's workers (flex's

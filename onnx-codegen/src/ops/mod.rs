@@ -22,6 +22,7 @@ mod sequence;
 mod shape;
 mod signal;
 mod softmax;
+mod text;
 
 use crate::emitter::Emitter;
 use crate::error::Result;
@@ -105,6 +106,8 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::CausalConv { silu } => conv::causal_conv(e, node, *silu),
         Op::TensorScatter { axis, circular } => indexing::tensor_scatter(e, node, *axis, *circular),
         Op::NonMaxSuppression { center_point_box } => detection::non_max_suppression(e, node, *center_point_box),
+        Op::RoiAlign(c) => detection::roi_align(e, node, c),
+        Op::TfIdfVectorizer(c) => text::tfidf_vectorizer(e, node, c),
         Op::Custom(c) => custom::custom(e, node, c),
         Op::If(c) => control::if_(e, node, c),
         Op::Scan(c) => control::scan(e, node, c),

@@ -30,6 +30,7 @@ pub(crate) mod sequence;
 pub(crate) mod shape;
 pub mod signal;
 pub(crate) mod softmax;
+pub(crate) mod text;
 
 use crate::attributes::Attributes;
 use crate::error::{Error, Result};
@@ -39,6 +40,7 @@ use crate::types::{DType, Dim, TensorType};
 pub use attention::{AttentionConfig, LinearAttentionConfig, RotaryConfig};
 pub use conv::{Col2ImConfig, ConvConfig, ConvTransposeConfig, DeformConvConfig};
 pub use custom::{AttrValue, CustomOp};
+pub use detection::RoiAlignConfig;
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 pub use linear::GemmConfig;
@@ -52,6 +54,7 @@ pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
 pub use sequence::SequenceOp;
 pub use signal::{DftConfig, WindowKind};
 pub use softmax::SoftmaxConfig;
+pub use text::{TfIdfConfig, TfIdfMode};
 
 /// Whether an op is supported: one of the default domain (`""` or `ai.onnx`) with a parser, or
 /// a vendor or `ai.onnx.ml` op lowered at import ([`microsoft`], [`ml`]).
@@ -409,6 +412,10 @@ pub enum Op {
         /// `center_point_box` (default 0).
         center_point_box: bool,
     },
+    /// `RoiAlign(X, rois, batch_indices)`: `[num_rois, C, output_height, output_width]`.
+    RoiAlign(RoiAlignConfig),
+    /// `TfIdfVectorizer(X)`: each row's weighted n-gram counts of integer tokens, f32.
+    TfIdfVectorizer(TfIdfConfig),
     /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
     Recurrent(RecurrentConfig),
     /// `GridSample(X, grid)` over 4-D inputs (opset 16).
@@ -827,6 +834,8 @@ impl Op {
             Op::Sequence(op) => sequence::infer(op, inputs),
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::NonMaxSuppression { .. } => one(detection::infer_non_max_suppression()),
+            Op::RoiAlign(c) => one(detection::infer_roi_align(c, inputs)),
+            Op::TfIdfVectorizer(c) => one(text::infer_tfidf_vectorizer(c, inputs[0])),
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),
             Op::AffineGrid { size, .. } => one(resize::infer_affine_grid(size, inputs[0])),
