@@ -175,7 +175,7 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
         if b.names.contains_key(input.name()) {
             continue; // Older exporters list initializers among the inputs too.
         }
-        let ty = graph_input_type(input)?;
+        let ty = graph_input_type(input).map_err(|e| string_input(graph, input).unwrap_or(e))?;
         let id = b.add_value(input.name().to_string(), ty, None);
         b.graph.inputs.push(id);
     }
@@ -271,6 +271,19 @@ fn declared_types(graph: &GraphProto) -> HashMap<String, TensorType> {
         .chain(&graph.output)
         .filter_map(|v| graph_input_type(v).ok().map(|t| (v.name().to_string(), t)))
         .collect()
+}
+
+/// A string graph input as an error of the first node reading it (TfIdfVectorizer's tokens,
+/// the ai.onnx.ml encoders' categories): no dtype holds strings yet.
+fn string_input(graph: &GraphProto, input: &ValueInfoProto) -> Option<Error> {
+    const STRING: i32 = 8;
+    (input.r#type.as_ref()?.tensor_type()?.elem_type() == STRING).then_some(())?;
+    let (index, node) = graph.node.iter().enumerate().find(|(_, n)| n.input.iter().any(|i| i == input.name()))?;
+    Some(Error::Node {
+        node: crate::order::node_name(node, index),
+        op: node.op_type().to_string(),
+        message: format!("input `{}` is a string tensor: string input is not supported yet", input.name()),
+    })
 }
 
 fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {

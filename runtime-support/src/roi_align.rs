@@ -183,3 +183,80 @@ fn bilinear<T: Real>(y: T, x: T, height: usize, width: usize) -> Sample<T> {
         weights: [hy * hx, hy * lx, ly * hx, ly * lx],
     }
 }
+
+/// Against `scripts/helper_references.py` case roi_align: X `[2, 2, 4, 5]` of
+/// `(i % 7) / 2 - 1`, a region inside image 1, one crossing image 0's edge and one with
+/// `x1 > x2`, pooled to `1 x 2`.
+#[cfg(all(test, feature = "flex"))]
+mod tests {
+    use super::*;
+    use crate::test_util::{assert_close, floats, ints};
+
+    const ROIS: [f32; 12] = [0.5, 0.5, 3.2, 2.9, -1.5, 1.0, 6.0, 5.5, 3.0, 2.0, 2.5, 2.2];
+
+    fn x() -> Tensor<4> {
+        let values: Vec<f32> = (0..40).map(|i| (i % 7) as f32 * 0.5 - 1.0).collect();
+        floats(&values, [2, 2, 4, 5])
+    }
+
+    fn options(max: bool, half_pixel: bool, sampling_ratio: usize, spatial_scale: f64) -> RoiAlignOptions {
+        RoiAlignOptions { max, half_pixel, output_height: 1, output_width: 2, sampling_ratio, spatial_scale }
+    }
+
+    fn run(options: RoiAlignOptions) -> Tensor<4> {
+        roi_align(x(), floats(&ROIS, [3, 4]), ints(&[1, 0, 0], [3]), options)
+    }
+
+    #[test]
+    fn adaptive_average_with_half_pixel() {
+        let expected = [
+            0.18953329,
+            0.23426667,
+            0.28233331,
+            0.36800003,
+            0.11653646,
+            0.027777778,
+            0.038194444,
+            0.055555556,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+        ];
+        assert_close(run(options(false, true, 0, 2.0)), [3, 2, 1, 2], &expected, 1e-6);
+    }
+
+    #[test]
+    fn max_takes_the_largest_weighted_corner() {
+        let expected = [
+            0.7899999, 0.61875004, 0.5924999, 0.54999995, 0.609375, 1.5, 0.45703125, 1.25, 0.6703126, 0.9140627,
+            0.6187501, 0.84375012,
+        ];
+        assert_close(run(options(true, true, 2, 1.0)), [3, 2, 1, 2], &expected, 1e-6);
+    }
+
+    /// ONNX Runtime at opset 10 (output_half_pixel), sampling ratio 1, spatial scale 0.5.
+    const OUTPUT_HALF_PIXEL: [f32; 12] = [
+        0.94374996, 1.1434375, 0.44374996, 0.78125, 0.96875, 0.59375, 0.46875, 1.32421875, 0.5625, 0.375, 1.375, 1.1875,
+    ];
+
+    #[test]
+    fn output_half_pixel_widens_regions_to_one_element() {
+        assert_close(run(options(false, false, 1, 0.5)), [3, 2, 1, 2], &OUTPUT_HALF_PIXEL, 1e-6);
+    }
+
+    #[test]
+    fn double_input_computes_in_double() {
+        let x = x().cast(DType::F64);
+        let rois = floats(&ROIS, [3, 4]).cast(DType::F64);
+        let y = roi_align(x, rois, ints(&[1, 0, 0], [3]), options(false, false, 1, 0.5));
+        assert_eq!(y.dtype(), DType::F64);
+        assert_close(y.cast(DType::F32), [3, 2, 1, 2], &OUTPUT_HALF_PIXEL, 1e-6);
+    }
+
+    #[test]
+    #[should_panic(expected = "batch index 2 is outside X's batch of 2")]
+    fn batch_index_outside_the_batch_is_refused() {
+        let _ = roi_align(x(), floats(&ROIS[..4], [1, 4]), ints(&[2], [1]), options(false, true, 0, 1.0));
+    }
+}
