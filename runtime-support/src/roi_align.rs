@@ -195,7 +195,7 @@ mod tests {
     const ROIS: [f32; 12] = [0.5, 0.5, 3.2, 2.9, -1.5, 1.0, 6.0, 5.5, 3.0, 2.0, 2.5, 2.2];
 
     fn x() -> Tensor<4> {
-        let values: Vec<f32> = (0..40).map(|i| (i % 7) as f32 * 0.5 - 1.0).collect();
+        let values: Vec<f32> = (0..80).map(|i| (i % 7) as f32 * 0.5 - 1.0).collect();
         floats(&values, [2, 2, 4, 5])
     }
 
