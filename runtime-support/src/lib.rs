@@ -175,6 +175,7 @@ mod stateful;
 #[cfg(all(test, feature = "flex"))]
 mod test_util;
 mod text;
+mod tree_ensemble;
 mod unique;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
@@ -202,6 +203,7 @@ pub mod ops {
         causal_conv_with_state, linear_attention, tensor_scatter_indices, LinearAttentionOptions,
     };
     pub use crate::text::{tfidf_vectorizer, TfIdf, TfIdfMode};
+    pub use crate::tree_ensemble::{tree_ensemble, TreeAggregate, TreeChild, TreeEnsemble, TreeMode, TreeNode};
     pub use crate::unique::unique;
 
     /// Runs a model's forward with the calling thread as one of rayon's workers (flex's

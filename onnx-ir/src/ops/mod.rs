@@ -416,6 +416,8 @@ pub enum Op {
     RoiAlign(RoiAlignConfig),
     /// `TfIdfVectorizer(X)`: each row's weighted n-gram counts of integer tokens, f32.
     TfIdfVectorizer(TfIdfConfig),
+    /// ai.onnx.ml `TreeEnsemble(X)`: `[N, n_targets]` of X's type.
+    TreeEnsemble(Box<ml::TreeEnsembleConfig>),
     /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
     Recurrent(RecurrentConfig),
     /// `GridSample(X, grid)` over 4-D inputs (opset 16).
@@ -836,6 +838,9 @@ impl Op {
             Op::NonMaxSuppression { .. } => one(detection::infer_non_max_suppression()),
             Op::RoiAlign(c) => one(detection::infer_roi_align(c, inputs)),
             Op::TfIdfVectorizer(c) => one(text::infer_tfidf_vectorizer(c, inputs[0])),
+            Op::TreeEnsemble(c) => {
+                one(TensorType::new(inputs[0].dtype, vec![inputs[0].shape[0].clone(), Dim::Static(c.n_targets)]))
+            }
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),
             Op::AffineGrid { size, .. } => one(resize::infer_affine_grid(size, inputs[0])),
