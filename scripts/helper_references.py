@@ -456,6 +456,51 @@ def affine_grid():
     )
 
 
+TFIDF_POOL = dict(
+    ngram_counts=[0, 4], ngram_indexes=[0, 1, 2, 3, 4, 5, 6], pool_int64s=[2, 3, 5, 4, 5, 6, 7, 8, 6, 7]
+)
+TFIDF_ROW = np.array([1, 1, 3, 3, 3, 7, 8, 6, 7, 5, 6, 8], np.int32)
+
+
+@case
+def tfidf_weighted():
+    grams = dict(min_gram_length=1, max_gram_length=2, max_skip_count=5, **TFIDF_POOL)
+    weights = [0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5]
+    return (
+        run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="TF", **grams)
+        + run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="IDF", weights=weights, **grams)
+        + run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="TFIDF", weights=weights, **grams)
+        # Without weights (all ones): ONNX Runtime (the reference evaluator fails on them).
+        + run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="IDF", ort=True, **grams)
+        # Coordinates reversed: ONNX Runtime weights each n-gram by its pool position, as the
+        # spec says; the reference evaluator weights the output coordinate instead.
+        + run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="TFIDF", weights=weights, ort=True,
+              **{**grams, "ngram_indexes": [6, 5, 4, 3, 2, 1, 0]})
+        + run("TfIdfVectorizer", {"x": TFIDF_ROW}, mode="IDF", weights=weights, ort=True,
+              **{**grams, "ngram_indexes": [6, 5, 4, 3, 2, 1, 0]})
+    )
+
+
+ROI_X = (np.arange(2 * 2 * 4 * 5, dtype=F).reshape(2, 2, 4, 5) % 7) * 0.5 - 1.0
+# A region inside image 1, one crossing the image's edge in image 0, one degenerate (x1 > x2).
+ROIS = np.array([[0.5, 0.5, 3.2, 2.9], [-1.5, 1.0, 6.0, 5.5], [3.0, 2.0, 2.5, 2.2]], F)
+ROI_BATCH = np.array([1, 0, 0], np.int64)
+
+
+@case
+def roi_align():
+    inputs = {"x": ROI_X, "rois": ROIS, "b": ROI_BATCH}
+    size = dict(output_height=1, output_width=2)
+    return (
+        # Adaptive sampling (ratio 0), half_pixel, spatial_scale 2 (opset 16's defaults otherwise).
+        run("RoiAlign", inputs, opset=16, spatial_scale=2.0, **size)
+        + run("RoiAlign", inputs, opset=16, mode="max", sampling_ratio=2, **size)
+        # Opset 10: output_half_pixel (no attribute to choose), regions at least one element;
+        # ONNX Runtime, the reference evaluator applying opset 16's default half_pixel there.
+        + run("RoiAlign", inputs, opset=10, sampling_ratio=1, spatial_scale=0.5, ort=True, **size)
+    )
+
+
 def main():
     names = sys.argv[1:] or list(CASES)
     for name in names:

@@ -777,3 +777,82 @@ fn batch_norm_training_mode_per_opset() {
     let bytes = model_with_outputs(6, vec![five], inputs, vec![], &["y", "saved_mean"]);
     assert!(has_batch_statistics(&import(&bytes, ImportOptions::default()).expect("imports")));
 }
+
+/// TfIdfVectorizer's attributes of ONNX's backend tests: 1-grams 2, 3, 5, 4, then 2-grams
+/// (5, 6), (7, 8), (6, 7), at coordinates 0 to 6; `extra` added, `skip` left out.
+fn tfidf(x: ValueInfoProto, mode: &str, extra: Vec<AttributeProto>, skip: &str) -> Vec<u8> {
+    let mut attrs = vec![
+        attr_string("mode", mode),
+        attr_int("min_gram_length", 1),
+        attr_int("max_gram_length", 2),
+        attr_int("max_skip_count", 0),
+        attr_ints("ngram_counts", &[0, 4]),
+        attr_ints("ngram_indexes", &[0, 1, 2, 3, 4, 5, 6]),
+        attr_ints("pool_int64s", &[2, 3, 5, 4, 5, 6, 7, 8, 6, 7]),
+    ];
+    attrs.retain(|a| a.name() != skip && !extra.iter().any(|e| e.name() == a.name()));
+    attrs.extend(extra);
+    model(9, vec![node("TfIdfVectorizer", &["x"], &["y"], attrs)], vec![x], vec![])
+}
+
+#[test]
+fn tfidf_vectorizer_rows_of_n_gram_counts() {
+    let (op, ty) = only_op(&tfidf(typed_input("x", 6, &[2, 6]), "TFIDF", vec![], ""));
+    let Op::TfIdfVectorizer(c) = op else { panic!("expected TfIdfVectorizer, got {op:?}") };
+    assert_eq!((c.mode, c.output_size(), c.weights.len()), (onnx_ir::ops::TfIdfMode::TfIdf, 7, 0));
+    assert_eq!((ty.dtype, dims(&ty)), (onnx_ir::DType::F32, vec![Some(2), Some(7)]));
+    let (_, ty) = only_op(&tfidf(typed_input("x", 7, &[12]), "TF", vec![], ""));
+    assert_eq!(dims(&ty), [Some(7)]);
+}
+
+#[test]
+fn tfidf_vectorizer_refuses_what_it_does_not_implement() {
+    let x = || typed_input("x", 7, &[12]);
+    let cases = [
+        (tfidf(typed_input("x", 8, &[12]), "TF", vec![], ""), "string input is not supported yet"),
+        (tfidf(x(), "TF", vec![attr_strings("pool_strings", &["a"])], ""), "string input is not supported yet"),
+        (tfidf(x(), "BM25", vec![], ""), "attribute `mode` has unknown value `BM25`"),
+        (tfidf(x(), "TF", vec![], "mode"), "attribute `mode` is required"),
+        (tfidf(x(), "TF", vec![attr_int("min_gram_length", 0)], ""), "`min_gram_length` must be at least 1"),
+        (tfidf(x(), "TF", vec![attr_int("max_skip_count", -1)], ""), "`max_skip_count` must not be negative"),
+        (tfidf(x(), "TF", vec![attr_ints("ngram_counts", &[0, 5])], ""), "not a whole number of 2-grams"),
+        (tfidf(x(), "TF", vec![attr_ints("ngram_counts", &[0, 11])], ""), "ascending starts within the pool"),
+        (tfidf(x(), "TF", vec![attr_ints("ngram_indexes", &[0, 1])], ""), "has 2 values for the pool's 7 n-grams"),
+        (tfidf(x(), "IDF", vec![attr_floats("weights", &[1.0])], ""), "`weights` has 1 values for the pool's 7"),
+        (
+            tfidf(x(), "TF", vec![attr_ints("pool_int64s", &[2, 3, 5, 4, 5, 6, 7, 8, 5, 6])], ""),
+            "holds the n-gram [5, 6] twice",
+        ),
+    ];
+    for (bytes, expected) in cases {
+        let err = import_error(&bytes);
+        assert!(err.contains(expected) && err.contains("TfIdfVectorizer_node"), "{err}");
+    }
+}
+
+fn roi_align(opset: i64, attrs: Vec<AttributeProto>) -> Vec<u8> {
+    let inputs = vec![input("x", &[2, 3, 10, 10]), input("rois", &[5, 4]), typed_input("b", 7, &[5])];
+    model(opset, vec![node("RoiAlign", &["x", "rois", "b"], &["y"], attrs)], inputs, vec![])
+}
+
+#[test]
+fn roi_align_coordinates_default_by_opset() {
+    let (op, ty) = only_op(&roi_align(10, vec![attr_int("output_height", 2), attr_string("mode", "max")]));
+    let Op::RoiAlign(c) = op else { panic!("expected RoiAlign, got {op:?}") };
+    assert_eq!((c.max, c.half_pixel, c.output_height, c.output_width, c.sampling_ratio), (true, false, 2, 1, 0));
+    assert_eq!(dims(&ty), [Some(5), Some(3), Some(2), Some(1)]);
+    let (op, _) = only_op(&roi_align(16, vec![]));
+    assert!(matches!(op, Op::RoiAlign(ref c) if c.half_pixel && !c.max), "{op:?}");
+    let output_half_pixel = attr_string("coordinate_transformation_mode", "output_half_pixel");
+    let (op, _) = only_op(&roi_align(22, vec![output_half_pixel.clone()]));
+    assert!(matches!(op, Op::RoiAlign(ref c) if !c.half_pixel), "{op:?}");
+    // Opset 10 has no such attribute.
+    let err = import_error(&roi_align(10, vec![output_half_pixel]));
+    assert!(err.contains("attribute `coordinate_transformation_mode` is not supported (opset 10)"), "{err}");
+    let err = import_error(&roi_align(16, vec![attr_string("mode", "sum")]));
+    assert!(err.contains("RoiAlign_node") && err.contains("attribute `mode` has unknown value `sum`"), "{err}");
+    let err = import_error(&roi_align(16, vec![attr_string("coordinate_transformation_mode", "asymmetric")]));
+    assert!(err.contains("`coordinate_transformation_mode` has unknown value `asymmetric`"), "{err}");
+    let err = import_error(&roi_align(16, vec![attr_int("output_width", 0)]));
+    assert!(err.contains("`output_width` must be at least 1, got 0"), "{err}");
+}

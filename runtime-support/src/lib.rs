@@ -168,6 +168,7 @@ mod parallel;
 mod pool;
 mod recurrent;
 mod resize;
+mod roi_align;
 mod rotary;
 mod sequence;
 mod signal;
@@ -175,6 +176,8 @@ mod stateful;
 mod strings;
 #[cfg(all(test, feature = "flex"))]
 mod test_util;
+mod tfidf;
+mod tree_ensemble;
 mod unique;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
@@ -191,6 +194,7 @@ pub mod ops {
     pub use crate::pool::{max_pool_with_indices, max_unpool, pool, PoolReduce, PoolWindow};
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
+    pub use crate::roi_align::{roi_align, RoiAlignOptions};
     pub use crate::rotary::rotary_embedding;
     pub use crate::sequence::{
         common_length, empty_sequence, sequence_at, sequence_concat, sequence_erase, sequence_insert, sequence_stack,
@@ -204,6 +208,8 @@ pub mod ops {
         label_encode, regex_full_match, string_concat, string_equal, string_normalize, string_split, CaseChange,
         LabelKey, Labelled,
     };
+    pub use crate::tfidf::{tfidf_vectorizer, TfIdf, TfIdfMode};
+    pub use crate::tree_ensemble::{tree_ensemble, TreeAggregate, TreeChild, TreeEnsemble, TreeMode, TreeNode};
     pub use crate::unique::unique;
 
     /// Runs a model's forward with the calling thread as one of rayon's workers (flex's

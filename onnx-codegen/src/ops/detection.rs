@@ -1,5 +1,6 @@
-use crate::emitter::Emitter;
+use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
+use onnx_ir::ops::RoiAlignConfig;
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -12,5 +13,23 @@ pub fn non_max_suppression(e: &mut Emitter, node: &Node, center_point_box: bool)
     let score = e.optional_input(&node.inputs, 4)?;
     Ok(quote! {
         burn_onnx::ops::non_max_suppression(#boxes, #scores, #max_kept, #iou, #score, #center_point_box)
+    })
+}
+
+/// RoiAlign on the host (`burn_onnx::ops::roi_align`).
+pub fn roi_align(e: &mut Emitter, node: &Node, c: &RoiAlignConfig) -> Result<TokenStream> {
+    let (x, rois, batch_indices) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
+    let (max, half_pixel) = (c.max, c.half_pixel);
+    let (height, width, ratio) = (lit(c.output_height), lit(c.output_width), lit(c.sampling_ratio));
+    let scale = float_literal(f64::from(c.spatial_scale));
+    Ok(quote! {
+        burn_onnx::ops::roi_align(#x, #rois, #batch_indices, burn_onnx::ops::RoiAlignOptions {
+            max: #max,
+            half_pixel: #half_pixel,
+            output_height: #height,
+            output_width: #width,
+            sampling_ratio: #ratio,
+            spatial_scale: #scale,
+        })
     })
 }

@@ -12,6 +12,7 @@ mod indexing;
 mod linear;
 mod loss;
 mod low_bit;
+mod ml;
 mod norm;
 mod pool;
 mod quantize;
@@ -23,6 +24,7 @@ mod shape;
 mod signal;
 mod softmax;
 mod text;
+mod tfidf;
 
 use crate::emitter::Emitter;
 use crate::error::Result;
@@ -107,6 +109,9 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::CausalConv { silu } => conv::causal_conv(e, node, *silu),
         Op::TensorScatter { axis, circular } => indexing::tensor_scatter(e, node, *axis, *circular),
         Op::NonMaxSuppression { center_point_box } => detection::non_max_suppression(e, node, *center_point_box),
+        Op::RoiAlign(c) => detection::roi_align(e, node, c),
+        Op::TfIdfVectorizer(c) => tfidf::tfidf_vectorizer(e, node, c),
+        Op::TreeEnsemble(c) => ml::tree_ensemble(e, node, c),
         Op::Custom(c) => custom::custom(e, node, c),
         Op::If(c) => control::if_(e, node, c),
         Op::Scan(c) => control::scan(e, node, c),

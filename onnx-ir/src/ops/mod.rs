@@ -31,6 +31,7 @@ pub(crate) mod shape;
 pub mod signal;
 pub(crate) mod softmax;
 pub mod text;
+pub(crate) mod tfidf;
 pub mod training;
 
 use crate::attributes::Attributes;
@@ -41,6 +42,7 @@ use crate::types::{DType, Dim, TensorType};
 pub use attention::{AttentionConfig, LinearAttentionConfig, RotaryConfig};
 pub use conv::{Col2ImConfig, ConvConfig, ConvTransposeConfig, DeformConvConfig};
 pub use custom::{AttrValue, CustomOp};
+pub use detection::RoiAlignConfig;
 pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 pub use linear::GemmConfig;
@@ -54,6 +56,7 @@ pub use resize::{FloatsInput, GridSampleConfig, IntsOrRuntime, ResizeConfig};
 pub use sequence::SequenceOp;
 pub use signal::{DftConfig, WindowKind};
 pub use softmax::SoftmaxConfig;
+pub use tfidf::{TfIdfConfig, TfIdfMode};
 
 /// Whether an op is supported: one of the default domain (`""` or `ai.onnx`) with a parser, or
 /// an op of another domain lowered at import ([`microsoft`], [`ml`], [`training`]).
@@ -414,6 +417,12 @@ pub enum Op {
         /// `center_point_box` (default 0).
         center_point_box: bool,
     },
+    /// `RoiAlign(X, rois, batch_indices)`: `[num_rois, C, output_height, output_width]`.
+    RoiAlign(RoiAlignConfig),
+    /// `TfIdfVectorizer(X)`: each row's weighted n-gram counts of integer tokens, f32.
+    TfIdfVectorizer(TfIdfConfig),
+    /// ai.onnx.ml `TreeEnsemble(X)`: `[N, n_targets]` of X's type.
+    TreeEnsemble(Box<ml::TreeEnsembleConfig>),
     /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
     Recurrent(RecurrentConfig),
     /// `GridSample(X, grid)` over 4-D inputs (opset 16).
@@ -841,6 +850,11 @@ impl Op {
             Op::Sequence(op) => sequence::infer(op, inputs),
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::NonMaxSuppression { .. } => one(detection::infer_non_max_suppression()),
+            Op::RoiAlign(c) => one(detection::infer_roi_align(c, inputs)),
+            Op::TfIdfVectorizer(c) => one(tfidf::infer_tfidf_vectorizer(c, inputs[0])),
+            Op::TreeEnsemble(c) => {
+                one(TensorType::new(inputs[0].dtype, vec![inputs[0].shape[0].clone(), Dim::Static(c.n_targets)]))
+            }
             Op::Recurrent(c) => Ok(recurrent::infer(c, inputs[0])),
             Op::GridSample(_) => one(resize::infer_grid_sample(inputs[0], inputs[1])),
             Op::AffineGrid { size, .. } => one(resize::infer_affine_grid(size, inputs[0])),

@@ -2,7 +2,7 @@
 
 use super::{
     attention, conv, detection, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent,
-    reduce, resize, sequence, shape, signal, softmax, text, NodeCtx, Parsed,
+    reduce, resize, sequence, shape, signal, softmax, text, tfidf, NodeCtx, Parsed,
 };
 use crate::error::Result;
 
@@ -67,6 +67,8 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "GridSample" => resize::parse_grid_sample,
         "AffineGrid" => resize::parse_affine_grid,
         "NonMaxSuppression" => detection::parse_non_max_suppression,
+        "RoiAlign" => detection::parse_roi_align,
+        "TfIdfVectorizer" => tfidf::parse_tfidf_vectorizer,
         "RNN" | "GRU" | "LSTM" => recurrent::parse,
         "Clip" => elementwise::parse_clip,
         "Gemm" => linear::parse_gemm,

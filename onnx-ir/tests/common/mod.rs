@@ -19,6 +19,14 @@ pub fn attr_ints(name: &str, v: &[i64]) -> AttributeProto {
 pub fn attr_float(name: &str, v: f32) -> AttributeProto {
     AttributeProto { name: Some(name.into()), r#type: Some(attribute_type::FLOAT), f: Some(v), ..Default::default() }
 }
+pub fn attr_floats(name: &str, v: &[f32]) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_type::FLOATS),
+        floats: v.to_vec(),
+        ..Default::default()
+    }
+}
 pub fn attr_string(name: &str, v: &str) -> AttributeProto {
     AttributeProto {
         name: Some(name.into()),

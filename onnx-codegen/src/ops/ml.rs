@@ -1,0 +1,57 @@
+use crate::emitter::{float_literal, lit, Emitter};
+use crate::error::Result;
+use onnx_ir::ops::ml::{TreeChild, TreeEnsembleConfig};
+use onnx_ir::Node;
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+fn child(c: TreeChild) -> TokenStream {
+    match c {
+        TreeChild::Node(i) => {
+            let i = lit(i);
+            quote! { burn_onnx::ops::TreeChild::Node(#i) }
+        }
+        TreeChild::Leaf(i) => {
+            let i = lit(i);
+            quote! { burn_onnx::ops::TreeChild::Leaf(#i) }
+        }
+    }
+}
+
+/// ai.onnx.ml TreeEnsemble on the host (`burn_onnx::ops::tree_ensemble`), its trees as literals.
+pub fn tree_ensemble(e: &mut Emitter, node: &Node, c: &TreeEnsembleConfig) -> Result<TokenStream> {
+    let x = e.input(&node.inputs, 0)?;
+    let aggregate = format_ident!("{}", format!("{:?}", c.aggregate));
+    let n_targets = lit(c.n_targets);
+    let roots = c.roots.iter().map(|&r| child(r));
+    let nodes = c.nodes.iter().map(|n| {
+        let (feature, mode, split) =
+            (lit(n.feature), format_ident!("{}", format!("{:?}", n.mode)), float_literal(n.split));
+        let members = n.members.iter().map(|&m| float_literal(m));
+        let (missing, if_true, if_false) = (n.missing_tracks_true, child(n.if_true), child(n.if_false));
+        quote! {
+            burn_onnx::ops::TreeNode {
+                feature: #feature,
+                mode: burn_onnx::ops::TreeMode::#mode,
+                split: #split,
+                members: &[#(#members),*],
+                missing_tracks_true: #missing,
+                if_true: #if_true,
+                if_false: #if_false,
+            }
+        }
+    });
+    let leaves = c.leaves.iter().map(|&(target, weight)| {
+        let (target, weight) = (lit(target), float_literal(weight));
+        quote! { (#target, #weight) }
+    });
+    Ok(quote! {
+        burn_onnx::ops::tree_ensemble(#x, &burn_onnx::ops::TreeEnsemble {
+            aggregate: burn_onnx::ops::TreeAggregate::#aggregate,
+            n_targets: #n_targets,
+            roots: &[#(#roots),*],
+            nodes: &[#(#nodes),*],
+            leaves: &[#(#leaves),*],
+        })
+    })
+}
