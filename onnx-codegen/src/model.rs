@@ -158,6 +158,11 @@ impl Lowered {
         !self.weights.is_empty()
     }
 
+    /// Whether `forward` is split into submodules.
+    pub fn is_split(&self) -> bool {
+        !self.parts.is_empty()
+    }
+
     /// The module struct and its impls: the user's attributes, then a doc comment saying where
     /// the model came from. Paths assume `burn`, `burn_onnx`, `Tensor`, `Int`, `Bool`,
     /// `Device`, `Vec` and `vec!` are in scope (see [`crate::prelude`]).

@@ -117,6 +117,8 @@ pub struct Generated {
     pub import_ms: f64,
     /// Float initializers of the file (what `--grad-check` counts).
     pub float_initializers: usize,
+    /// Whether `forward` was split into submodules (more top-level nodes than `part_nodes`).
+    pub split: bool,
 }
 
 impl Suite {
@@ -130,7 +132,7 @@ impl Suite {
         let float_initializers = proto.graph.as_ref().map_or(0, float_initializers);
         let opset = onnx_ir::domain::default_opset(&proto);
         let started = Instant::now();
-        let attempt = std::panic::catch_unwind(|| -> Result<String, String> {
+        let attempt = std::panic::catch_unwind(|| -> Result<(String, bool), String> {
             let graph = import(&bytes, ImportOptions { simplify: self.simplify, ..Default::default() })
                 .map_err(|e| CodegenError::from(e).to_string())?;
             let lowered =
@@ -148,15 +150,15 @@ impl Suite {
             } else {
                 self.generated_model(&module, &lowered).map_err(|e| e.to_string())?
             };
-            Ok(quote! { #model #run }.to_string())
+            Ok((quote! { #model #run }.to_string(), lowered.is_split()))
         });
         let import_ms = started.elapsed().as_secs_f64() * 1e3;
-        let code = match attempt {
+        let (code, split) = match attempt {
             Ok(result) => result?,
             Err(panic) => return Err(format!("importer panicked: {}", panic_message(&panic))),
         };
         write_if_changed(&self.dir.join("src").join("cases").join(format!("{module}.rs")), code.as_bytes())?;
-        Ok(Generated { module, nodes, opset, import_ms, float_initializers })
+        Ok(Generated { module, nodes, opset, import_ms, float_initializers, split })
     }
 
     /// The code generator's output for the model, weights in the suite's weights folder.
