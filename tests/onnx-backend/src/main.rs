@@ -475,7 +475,9 @@ fn report(args: &Args, outcomes: &BTreeMap<String, Outcome>, times: [std::time::
         let folder = args.folder.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
         let suite = args.suite.clone().unwrap_or(folder);
         let suite = suite.as_str();
-        match std::fs::write(expectations_file, expectations::write(suite, &merged)) {
+        // A new backend's or mode's folder (tests/onnx-backend/<name>/) is made on the first update.
+        let written = expectations_file.parent().map_or(Ok(()), std::fs::create_dir_all);
+        match written.and_then(|()| std::fs::write(expectations_file, expectations::write(suite, &merged))) {
             Ok(()) => println!("wrote {}", expectations_file.display()),
             Err(e) => eprintln!("cannot write {}: {e}", expectations_file.display()),
         }
