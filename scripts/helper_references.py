@@ -501,6 +501,31 @@ def roi_align():
     )
 
 
+GS_X2 = ((np.arange(12, dtype=F).reshape(1, 1, 3, 4) * 7) % 5) * 0.5 - 0.75
+GS_GRID2 = np.array([[[[-1.3, -0.9], [-0.2, 0.35], [0.6, 1.25]], [[1.1, -0.4], [0.05, -1.2], [-0.7, 0.8]]]], F)
+GS_X3 = ((np.arange(24, dtype=F).reshape(1, 2, 2, 3, 2) * 5) % 7) * 0.25 - 0.5
+GS_GRID3 = np.array([[[[[-0.9, 0.3, -1.1], [0.4, -0.6, 0.2], [1.2, 0.9, 0.5]],
+                      [[0.0, 0.0, 0.0], [-0.5, 1.05, -0.25], [0.75, -0.35, 0.95]]]]], F)
+
+
+@case
+def grid_sample():
+    two = {"x": GS_X2, "grid": GS_GRID2}
+    three = {"x": GS_X3, "grid": GS_GRID3}
+    return (
+        # 2-D cubic, each padding mode, both corner alignments (ONNX Runtime agrees).
+        run("GridSample", two, opset=20, mode="cubic", padding_mode="zeros")
+        # Cubic with border padding: ONNX Runtime (and PyTorch) clamp each tap, the reference
+        # evaluator clamps the coordinate first, a different value near the border.
+        + run("GridSample", two, opset=20, mode="cubic", padding_mode="border", align_corners=1, ort=True)
+        + run("GridSample", two, opset=20, mode="cubic", padding_mode="reflection")
+        # 3-D: linear with border padding and aligned corners, nearest with zeros, cubic reflected.
+        + run("GridSample", three, opset=20, mode="linear", padding_mode="border", align_corners=1)
+        + run("GridSample", three, opset=20, mode="nearest", padding_mode="zeros")
+        + run("GridSample", three, opset=20, mode="cubic", padding_mode="reflection", align_corners=1)
+    )
+
+
 def main():
     names = sys.argv[1:] or list(CASES)
     for name in names:

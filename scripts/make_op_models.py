@@ -1771,6 +1771,39 @@ def gen_text_ops():
     return cases
 
 
+def gen_grid_sample():
+    """GridSample where Burn's grid_sample_2d does not reach, so the importer's host helper runs:
+    cubic under each padding and alignment, and grids of 3 and 1 spatial axes (opset 20's
+    N-D form), coordinates past the borders included."""
+    cases = []
+
+    def grid_case(suffix, x_shape, grid_shape, variants):
+        c = Case("GridSample", 20, suffix)
+        c.input("x", x_shape)
+        c.input("grid", grid_shape, -1.3, 1.3)
+        for mode, padding, align in variants:
+            name = f"{mode}_{padding}_{align}"
+            c.node("GridSample", ["x", "grid"], [name], mode=mode, padding_mode=padding, align_corners=align)
+            c.output(name)
+        cases.append(c)
+        return c
+
+    both = (0, 1)
+    grid_case("cubic", (2, 3, 5, 6), (2, 4, 7, 2), [("cubic", p, a) for p in ("zeros", "reflection") for a in both])
+    c = grid_case("cubic_border", (2, 3, 5, 6), (2, 4, 7, 2), [("cubic", "border", a) for a in both])
+    c.reference_skip = (
+        "with border padding the reference evaluator clamps the cubic's coordinate, ONNX Runtime "
+        "and PyTorch only its taps: the importer follows ONNX Runtime"
+    )
+    for mode in ("linear", "nearest"):
+        paddings = [(mode, p, a) for p in ("zeros", "border", "reflection") for a in both]
+        grid_case(f"volumetric_{mode}", (2, 2, 3, 4, 5), (2, 2, 3, 4, 3), paddings)
+    # ONNX Runtime has cubic for 2-D only and no 1-D GridSample: the reference evaluator alone.
+    grid_case("volumetric_cubic", (1, 2, 3, 4, 5), (1, 2, 3, 4, 3), [("cubic", "zeros", 0), ("cubic", "reflection", 1)])
+    grid_case("one_axis", (2, 3, 6), (2, 5, 1), [(m, "reflection", 0) for m in ("nearest", "linear", "cubic")])
+    return cases
+
+
 def gen_rotary():
     # The node tests rotate 4-D inputs, and 3-D ones only whole and split in halves: a 3-D input
     # rotated in pairs over part of each head, with per-position caches (no position ids).
@@ -1786,7 +1819,7 @@ def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
         + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + gen_if_scalar_or_single()
-        + gen_text_ops() + vendor_cases()
+        + gen_text_ops() + gen_grid_sample() + vendor_cases()
     )
 
 

@@ -856,3 +856,27 @@ fn roi_align_coordinates_default_by_opset() {
     let err = import_error(&roi_align(16, vec![attr_int("output_width", 0)]));
     assert!(err.contains("`output_width` must be at least 1, got 0"), "{err}");
 }
+
+#[test]
+fn grid_sample_takes_any_number_of_spatial_axes_from_opset_20() {
+    let grid_sample = |opset, x: &[i64], grid: &[i64]| {
+        let attrs = vec![attr_string("mode", "cubic")];
+        model(
+            opset,
+            vec![node("GridSample", &["x", "grid"], &["y"], attrs)],
+            vec![input("x", x), input("grid", grid)],
+            vec![],
+        )
+    };
+    let (op, ty) = only_op(&grid_sample(20, &[1, 2, 3, 4, 5], &[1, 6, 7, 8, 3]));
+    assert!(matches!(op, Op::GridSample(_)), "{op:?}");
+    assert_eq!(dims(&ty), [Some(1), Some(2), Some(6), Some(7), Some(8)]);
+    let (_, ty) = only_op(&grid_sample(20, &[1, 2, 9], &[1, 4, 1]));
+    assert_eq!(dims(&ty), [Some(1), Some(2), Some(4)]);
+    let err = import_error(&grid_sample(16, &[1, 2, 3, 4, 5], &[1, 6, 7, 8, 3]));
+    assert!(err.contains("4 (2-D) before opset 20") && err.contains("GridSample"), "{err}");
+    let err = import_error(&grid_sample(20, &[1, 2, 3, 4], &[1, 6, 7, 3]));
+    assert!(err.contains("grid's last axis must hold 2 coordinates, got 3"), "{err}");
+    let err = import_error(&grid_sample(20, &[1, 2, 3, 4], &[1, 6, 7, 8, 2]));
+    assert!(err.contains("X and grid must have one rank"), "{err}");
+}

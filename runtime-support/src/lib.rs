@@ -161,6 +161,7 @@ mod float;
 // The flex kernels' matrix product (threads, CPU features detected at run time: std).
 #[cfg(feature = "flex")]
 mod gemm;
+mod grid_sample;
 mod kernels;
 mod linalg;
 mod low_bit;
@@ -185,6 +186,7 @@ pub mod ops {
     pub use crate::bitcast::{bit_cast, BitType};
     pub use crate::deform_conv::deform_conv2d;
     pub use crate::detection::non_max_suppression;
+    pub use crate::grid_sample::{grid_sample, GridMode, GridPadding, GridSampleOptions};
     pub use crate::kernels::{
         avg_pool2d, batch_norm, cat, conv1d, conv2d, conv2d_residual, exp, linear, local_response_norm, max_pool2d,
         sigmoid, silu, tanh, ConvActivation,

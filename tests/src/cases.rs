@@ -238,6 +238,12 @@ op_case!(global_average_pool_v1, "models/global_average_pool_v1/model.onnx", [0]
 op_case!(global_average_pool_v1_1d, "models/global_average_pool_v1_1d/model.onnx", [0]);
 op_case!(global_average_pool_v22, "models/global_average_pool_v22/model.onnx", [0]);
 op_case!(global_average_pool_v22_1d, "models/global_average_pool_v22_1d/model.onnx", [0]);
+op_case!(grid_sample_v20_cubic, "models/grid_sample_v20_cubic/model.onnx", [0, 1]);
+op_case!(grid_sample_v20_cubic_border, "models/grid_sample_v20_cubic_border/model.onnx", [0, 1]);
+op_case!(grid_sample_v20_one_axis, "models/grid_sample_v20_one_axis/model.onnx", [0, 1]);
+op_case!(grid_sample_v20_volumetric_cubic, "models/grid_sample_v20_volumetric_cubic/model.onnx", [0, 1]);
+op_case!(grid_sample_v20_volumetric_linear, "models/grid_sample_v20_volumetric_linear/model.onnx", [0, 1]);
+op_case!(grid_sample_v20_volumetric_nearest, "models/grid_sample_v20_volumetric_nearest/model.onnx", [0, 1]);
 op_case!(identity_v1, "models/identity_v1/model.onnx", [0]);
 op_case!(identity_v13, "models/identity_v13/model.onnx", [0]);
 op_case!(identity_v14, "models/identity_v14/model.onnx", [0]);

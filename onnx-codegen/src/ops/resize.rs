@@ -75,16 +75,28 @@ pub fn resize(e: &mut Emitter, node: &Node, c: &ResizeConfig) -> Result<TokenStr
     })
 }
 
+/// GridSample: Burn's `grid_sample_2d` for 2-D nearest and linear, the host helper
+/// `burn_onnx::ops::grid_sample` for cubic (no Burn backend has it) and other ranks.
 pub fn grid_sample(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::GridSampleConfig) -> Result<TokenStream> {
+    let rank = e.rank(node.outputs[0]);
     let x = e.input(&node.inputs, 0)?;
     let grid = e.input(&node.inputs, 1)?;
-    let mode = match c.mode {
-        Interpolation::Nearest => quote! { Nearest },
-        Interpolation::Linear => quote! { Bilinear },
-        Interpolation::Cubic => quote! { Bicubic },
-    };
     let padding = variant(c.padding);
     let align = c.align_corners;
+    let mode = match c.mode {
+        Interpolation::Nearest if rank == 4 => quote! { Nearest },
+        Interpolation::Linear if rank == 4 => quote! { Bilinear },
+        _ => {
+            let (mode, rank) = (variant(c.mode), lit(rank));
+            return Ok(quote! {
+                burn_onnx::ops::grid_sample::<#rank>(#x, #grid, burn_onnx::ops::GridSampleOptions {
+                    mode: burn_onnx::ops::GridMode::#mode,
+                    padding: burn_onnx::ops::GridPadding::#padding,
+                    align_corners: #align,
+                })
+            });
+        }
+    };
     Ok(quote! {
         #x.grid_sample_2d(
             #grid,

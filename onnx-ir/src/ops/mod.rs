@@ -425,7 +425,7 @@ pub enum Op {
     TreeEnsemble(Box<ml::TreeEnsembleConfig>),
     /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
     Recurrent(RecurrentConfig),
-    /// `GridSample(X, grid)` over 4-D inputs (opset 16).
+    /// `GridSample(X, grid)`: 2-D (4-D tensors) or any number of spatial axes.
     GridSample(GridSampleConfig),
     /// `AffineGrid(theta, size)` (opset 20): the sampling grid `[N, spatial..., 2 or 3]`.
     AffineGrid {

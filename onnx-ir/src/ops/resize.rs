@@ -206,10 +206,10 @@ spelled_enum! {
     }
 }
 
-/// GridSample (opsets 16, 20, 22) over 4-D inputs.
+/// GridSample (opsets 16, 20, 22): 2-D at opset 16, any number of spatial axes from 20.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GridSampleConfig {
-    /// Nearest or linear (cubic is refused at parse time).
+    /// Nearest, linear or cubic.
     pub mode: Interpolation,
     /// `padding_mode` (default zeros).
     pub padding: GridPadding,
@@ -217,27 +217,34 @@ pub struct GridSampleConfig {
     pub align_corners: bool,
 }
 
-/// Parses GridSample into [`Op::GridSample`].
+/// Parses GridSample into [`Op::GridSample`]: X `[N, C, d1, ..., dr]` and grid
+/// `[N, o1, ..., or, r]` of one rank, 4 before opset 20.
 pub fn parse_grid_sample(ctx: &NodeCtx) -> Result<Parsed> {
     let (x, grid) = (ctx.input_type(0)?, ctx.input_type(1)?);
-    if x.rank() != 4 || grid.rank() != 4 || x.dtype.kind() != Kind::Float {
-        return Err(ctx.error(format!("only 2-D (4-D tensor) float GridSample is supported, got {x} and grid {grid}")));
+    let rank = x.rank();
+    let (min_rank, max_rank) = if ctx.opset < 20 { (4, 4) } else { (3, usize::MAX) };
+    if !(min_rank..=max_rank).contains(&rank) || grid.rank() != rank {
+        let ranks = if ctx.opset < 20 { "4 (2-D) before opset 20" } else { "3 or more" };
+        return Err(ctx.error(format!("X and grid must have one rank, {ranks}, got {x} and grid {grid}")));
     }
-    let mode = ctx.attrs.choice_or("mode", Interpolation::Linear)?;
-    if mode == Interpolation::Cubic {
-        return Err(ctx.error("GridSample cubic mode is not supported by Burn's grid_sample_2d"));
+    if x.dtype.kind() != Kind::Float || grid.dtype.kind() != Kind::Float {
+        return Err(ctx.error(format!("X and grid must be float tensors, got {x} and grid {grid}")));
+    }
+    if let Some(coordinates) = grid.shape[rank - 1].as_static().filter(|&n| n != rank - 2) {
+        return Err(ctx.error(format!("grid's last axis must hold {} coordinates, got {coordinates}", rank - 2)));
     }
     let config = GridSampleConfig {
-        mode,
+        mode: ctx.attrs.choice_or("mode", Interpolation::Linear)?,
         padding: ctx.attrs.choice_or("padding_mode", GridPadding::Zeros)?,
         align_corners: ctx.attrs.int_or("align_corners", 0)? != 0,
     };
     Ok(Parsed::new(Op::GridSample(config), 2))
 }
 
-/// GridSample's output: `[N, C, H_out, W_out]` from X `[N, C, H, W]` and grid `[N, H_out, W_out, 2]`.
+/// GridSample's output: `[N, C, o1, ..., or]` from X `[N, C, d1, ..., dr]` and grid `[N, o1, ..., or, r]`.
 pub fn infer_grid_sample(x: &TensorType, grid: &TensorType) -> TensorType {
-    TensorType::new(x.dtype, vec![x.shape[0].clone(), x.shape[1].clone(), grid.shape[1].clone(), grid.shape[2].clone()])
+    let points = &grid.shape[1..grid.rank() - 1];
+    TensorType::new(x.dtype, x.shape[..2].iter().chain(points).cloned().collect())
 }
 
 /// AffineGrid (opset 20): theta `[N, 2, 3]` (2-D) or `[N, 3, 4]` (3-D) applied to the
