@@ -2142,8 +2142,45 @@ def write_case(case: Case, model: onnx.ModelProto, outputs):
             write_if_changed(d / name, data)
 
 
+RANDOM_MODEL = ROOT / "tests" / "random" / "random_ops.onnx"
+
+
+def write_random_model():
+    """tests/random/random_ops.onnx: every random op, for tests/src/random.rs, which checks
+    shapes, types and statistics (no evaluator gives another runtime's random values)."""
+    f32, f64 = TensorProto.FLOAT, TensorProto.DOUBLE
+    nodes = [
+        helper.make_node("RandomUniform", [], ["uniform"], shape=[300, 400], low=-2.0, high=3.0, seed=1.5),
+        helper.make_node("RandomNormal", [], ["normal"], shape=[300, 400], mean=1.0, scale=2.0),
+        helper.make_node("RandomNormalLike", ["p"], ["normal_like"], mean=-4.0, scale=0.5, seed=3.0),
+        helper.make_node("RandomUniformLike", ["p"], ["uniform_like"]),
+        helper.make_node("Bernoulli", ["p"], ["coins"], dtype=TensorProto.INT64, seed=2.0),
+        helper.make_node("Multinomial", ["logits"], ["classes"], sample_size=20000, dtype=TensorProto.INT64, seed=4.0),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "random_ops",
+        [helper.make_tensor_value_info("p", f32, [3, 50000]), helper.make_tensor_value_info("logits", f32, [2, 3])],
+        [
+            helper.make_tensor_value_info("uniform", f32, [300, 400]),
+            helper.make_tensor_value_info("normal", f32, [300, 400]),
+            helper.make_tensor_value_info("normal_like", f32, [3, 50000]),
+            helper.make_tensor_value_info("uniform_like", f32, [3, 50000]),
+            helper.make_tensor_value_info("coins", TensorProto.INT64, [3, 50000]),
+            helper.make_tensor_value_info("classes", TensorProto.INT64, [2, 20000]),
+        ],
+    )
+    # Opset 21: ONNX Runtime (which checks the file runs) has no opset-22 random kernels.
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = ir_version_for(21)
+    onnx.checker.check_model(model, full_check=True)
+    RANDOM_MODEL.parent.mkdir(parents=True, exist_ok=True)
+    write_if_changed(RANDOM_MODEL, model.SerializeToString())
+
+
 def main() -> int:
     MODELS.mkdir(parents=True, exist_ok=True)
+    write_random_model()
 
     written: list[Case] = []
     skipped: list[tuple[str, str]] = []

@@ -1,6 +1,6 @@
 //! Attribute parsing per opset, type inference and error reporting, on models built in code.
 
-use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, SoftmaxConfig};
+use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, DropoutConfig, SoftmaxConfig};
 use onnx_ir::proto::*;
 use onnx_ir::{import, Dim, Error, ImportOptions, Op, TensorType};
 use prost::Message;
@@ -558,14 +558,15 @@ fn dropout_mask_is_all_ones_of_bool_from_opset_10_and_of_the_input_type_before()
         let nodes = vec![node("Dropout", &["x"], &["y", "z"], vec![])];
         let bytes = model_with_outputs(opset, nodes, vec![input("x", &[2, 3])], vec![], &["y", "z"]);
         let graph = import(&bytes, ImportOptions::default()).expect("imports");
-        assert_eq!(graph.nodes[0].op, Op::Dropout { mask: Some(mask) });
+        let inference = DropoutConfig { mask: Some(mask), ratio: Some(0.0), training: Some(false), seed: None };
+        assert_eq!(graph.nodes[0].op, Op::Dropout(inference));
         assert_eq!(graph.values[graph.outputs[1]].ty.dtype, mask);
         assert_eq!(dims(&graph.values[graph.outputs[1]].ty), [Some(2), Some(3)]);
     }
 }
 
 #[test]
-fn dropout_training_mode_passes_through_only_where_nothing_is_dropped() {
+fn dropout_training_mode_is_read_where_computed() {
     let dropout = || vec![node("Dropout", &["x", "r", "t"], &["y"], vec![])];
     let x_and_t = || vec![input("x", &[2]), bool_input("t")];
     // A constant ratio of 0: the input, whatever training_mode is.
@@ -573,14 +574,20 @@ fn dropout_training_mode_passes_through_only_where_nothing_is_dropped() {
     let unsimplified = ImportOptions { simplify: false, ..Default::default() };
     let graph = import(&model(13, dropout(), x_and_t(), vec![zero]), unsimplified).expect("imports");
     assert_eq!(graph.nodes[0].op, Op::Identity);
-    // Both computed: checked at run time, so they stay inputs.
+    // Both computed: read at run time, so they stay inputs.
     let inputs = vec![input("x", &[2]), input("r", &[]), bool_input("t")];
     let graph = import(&model(13, dropout(), inputs, vec![]), ImportOptions::default()).expect("imports");
-    assert_eq!((&graph.nodes[0].op, graph.nodes[0].inputs.len()), (&Op::Dropout { mask: None }, 3));
-    // A constant non-zero ratio with a computed training_mode drops random elements.
+    let computed = DropoutConfig { mask: None, ratio: None, training: None, seed: None };
+    assert_eq!((&graph.nodes[0].op, graph.nodes[0].inputs.len()), (&Op::Dropout(computed), 3));
+    // A constant non-zero ratio with a computed training_mode.
     let half = floats_init("r", &[], &[0.5]);
-    let err = import_error(&model(13, dropout(), x_and_t(), vec![half]));
-    assert!(err.contains("training_mode is computed at run time and the ratio is 0.5"), "{err}");
+    let graph = import(&model(13, dropout(), x_and_t(), vec![half]), ImportOptions::default()).expect("imports");
+    let Op::Dropout(c) = &graph.nodes[0].op else { panic!("expected Dropout, got {:?}", graph.nodes[0].op) };
+    assert_eq!((c.ratio, c.training), (Some(0.5), None));
+    // Training mode with a ratio of 1 or more drops everything: refused.
+    let one = floats_init("r", &[], &[1.0]);
+    let err = import_error(&model(13, dropout(), x_and_t(), vec![one]));
+    assert!(err.contains("ratio 1 is outside [0, 1)"), "{err}");
 }
 
 #[test]
@@ -879,4 +886,43 @@ fn grid_sample_takes_any_number_of_spatial_axes_from_opset_20() {
     assert!(err.contains("grid's last axis must hold 2 coordinates, got 3"), "{err}");
     let err = import_error(&grid_sample(20, &[1, 2, 3, 4], &[1, 6, 7, 8, 2]));
     assert!(err.contains("X and grid must have one rank"), "{err}");
+}
+
+#[test]
+fn random_ops_take_their_types_and_shapes() {
+    let one = |op: &str, inputs: Vec<ValueInfoProto>, attrs: Vec<AttributeProto>| {
+        let names: Vec<String> = inputs.iter().map(|i| i.name().to_string()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        model(22, vec![node(op, &names, &["y"], attrs)], inputs, vec![])
+    };
+    let double = attr_int("dtype", 11);
+    let (op, ty) = only_op(&one("RandomNormal", vec![], vec![attr_ints("shape", &[2, 3]), double.clone()]));
+    assert!(matches!(op, Op::Random(_)), "{op:?}");
+    assert_eq!((ty.dtype, dims(&ty)), (onnx_ir::DType::F64, vec![Some(2), Some(3)]));
+    let (_, ty) = only_op(&one("Multinomial", vec![input("x", &[4, 5])], vec![attr_int("sample_size", 7)]));
+    assert_eq!((ty.dtype, dims(&ty)), (onnx_ir::DType::I32, vec![Some(4), Some(7)]));
+    let (_, ty) =
+        only_op(&one("Bernoulli", vec![input("x", &[3])], vec![attr_int("dtype", 9), attr_float("seed", 2.0)]));
+    assert_eq!((ty.dtype, dims(&ty)), (onnx_ir::DType::Bool, vec![Some(3)]));
+    let (_, ty) = only_op(&one("RandomUniformLike", vec![typed_input("x", 7, &[2, 2])], vec![double]));
+    assert_eq!((ty.dtype, dims(&ty)), (onnx_ir::DType::F64, vec![Some(2), Some(2)]));
+
+    let cases = [
+        (one("RandomUniform", vec![], vec![]), "attribute `shape` is required"),
+        (one("RandomUniform", vec![], vec![attr_ints("shape", &[2, -1])]), "has a negative size -1"),
+        (
+            one("RandomUniform", vec![], vec![attr_ints("shape", &[2]), attr_int("dtype", 6)]),
+            "is not one RandomUniform produces",
+        ),
+        (one("RandomNormalLike", vec![typed_input("x", 7, &[2])], vec![]), "is not one RandomNormalLike produces"),
+        (one("Multinomial", vec![input("x", &[2, 3])], vec![attr_int("dtype", 1)]), "is not one Multinomial produces"),
+        (one("Multinomial", vec![input("x", &[2, 3, 4])], vec![]), "input must be [batch, classes]"),
+        (one("Multinomial", vec![input("x", &[2, 3])], vec![attr_int("sample_size", -2)]), "must not be negative"),
+        (one("Bernoulli", vec![typed_input("x", 7, &[2])], vec![]), "input must be a float tensor"),
+        (one("RandomNormal", vec![], vec![attr_ints("shape", &[2]), attr_float("sigma", 1.0)]), "sigma"),
+    ];
+    for (bytes, expected) in cases {
+        let err = import_error(&bytes);
+        assert!(err.contains(expected), "{err}");
+    }
 }

@@ -10,13 +10,6 @@ use std::path::Path;
 /// Why an op of the default domain has no implementation yet.
 fn reason(op: &str) -> &'static str {
     match op {
-        _ if op.starts_with("String") || ["RegexFullMatch", "TfIdfVectorizer"].contains(&op) => {
-            "Burn has no string tensors"
-        }
-        _ if op.starts_with("Random") || ["Bernoulli", "Multinomial"].contains(&op) => {
-            "random ops are not implemented yet"
-        }
-        "LSTM" | "GRU" | "RNN" => "recurrent layers are not implemented yet",
         "ImageDecoder" => "image decoding is out of scope for generated tensor code",
         _ => "not implemented yet",
     }

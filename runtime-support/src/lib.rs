@@ -167,6 +167,7 @@ mod linalg;
 mod low_bit;
 mod parallel;
 mod pool;
+mod random;
 mod recurrent;
 mod resize;
 mod roi_align;
@@ -194,6 +195,9 @@ pub mod ops {
     pub use crate::linalg::det;
     pub use crate::low_bit::{cast_float_to_narrow_int, cast_to_mini_float, wrap_int, MiniFloat, NarrowInt};
     pub use crate::pool::{max_pool_with_indices, max_unpool, pool, PoolReduce, PoolWindow};
+    pub use crate::random::{
+        bernoulli, dropout, dropout_ratio, dropout_training, multinomial, random_normal, random_uniform,
+    };
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
     pub use crate::roi_align::{roi_align, RoiAlignOptions};
@@ -778,18 +782,6 @@ pub mod ops {
             }),
         );
         summed.reshape::<D, _>(burn::tensor::Shape::from(dims)).slice(crop.as_slice())
-    }
-
-    /// ONNX `Dropout` whose ratio and training_mode are known only at run time: generated code
-    /// passes the input through, which is right in inference mode and for a ratio of 0; training
-    /// mode with another ratio drops random elements, which it does not do.
-    pub fn check_dropout_inference(ratio: Tensor<1>, training_mode: Tensor<1, Bool>) {
-        let training = training_mode.into_data().iter::<bool>().next().unwrap_or(false);
-        let ratio = ratio.into_data().iter::<f64>().next().unwrap_or(0.5);
-        assert!(
-            !training || ratio == 0.0,
-            "Dropout: training_mode is true with ratio {ratio}: dropping random elements is not supported (inference only)"
-        );
     }
 
     /// Blocked quantization's scale or zero point (ONNX `block_size`): each value along `axis`

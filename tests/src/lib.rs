@@ -408,6 +408,9 @@ fn top1_picks_the_first_largest_score_of_each_row() {
 #[cfg(test)]
 mod load;
 
+#[cfg(test)]
+mod random;
+
 /// The gradient check of `onnx-backend --grad-check`: one backward pass of `loss` through
 /// `module`; its float parameters (how many) and the paths of those whose gradient is missing
 /// or all zero.

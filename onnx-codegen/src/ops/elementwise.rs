@@ -1,7 +1,7 @@
 use super::align_rank;
 use crate::emitter::{float_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
+use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, DropoutConfig, UnaryOp, VariadicOp};
 use onnx_ir::{DType, Kind, Node};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -399,26 +399,34 @@ pub fn clip(e: &mut Emitter, node: &Node, c: &ClipConfig) -> Result<TokenStream>
     })
 }
 
-/// Dropout as an identity: the input, the ratio and training_mode checked first when they are
-/// known only at run time, and its mask (when asked for) all ones.
-pub fn dropout(e: &mut Emitter, node: &Node, mask: Option<DType>) -> Result<TokenStream> {
-    let check = if node.inputs.len() == 3 {
-        let (ratio, training) = (e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
-        quote! { burn_onnx::ops::check_dropout_inference(#ratio, #training); }
-    } else {
-        quote! {}
+/// Dropout through `burn_onnx::ops::dropout` (the input in inference, random elements zeroed
+/// and the rest scaled in training mode), the ratio and training_mode read at run time where
+/// the model computes them, and the mask (when asked for) in the node's type.
+pub fn dropout(e: &mut Emitter, node: &Node, c: &DropoutConfig) -> Result<TokenStream> {
+    let ratio = match c.ratio {
+        Some(r) => float_literal(r),
+        None => {
+            let r = e.input(&node.inputs, 1)?;
+            quote! { burn_onnx::ops::dropout_ratio(#r) }
+        }
     };
-    let rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
-    let x = e.input(&node.inputs, 0)?;
-    let mask = match mask {
-        None => return Ok(quote! {{ #check #x }}),
-        Some(DType::Bool) => quote! { Tensor::<#rank, Bool>::ones(x.shape(), &x.device()) },
-        Some(_) => quote! { x.ones_like() },
+    let training = match c.training {
+        Some(t) => quote! { #t },
+        None => {
+            let t = e.input(&node.inputs, 2)?;
+            quote! { burn_onnx::ops::dropout_training(#t) }
+        }
+    };
+    let (x, seed) = (e.input(&node.inputs, 0)?, super::random::seed_literal(c.seed));
+    let dropped = quote! { burn_onnx::ops::dropout(#x, #ratio, #training, #seed) };
+    let mask = match c.mask.map(DType::kind) {
+        None => return Ok(quote! { #dropped.0 }),
+        Some(Kind::Int) => quote! { mask.int() },
+        Some(Kind::Float) => quote! { mask.float() },
+        Some(_) => quote! { mask },
     };
     Ok(quote! {{
-        #check
-        let x = #x;
-        let mask = #mask;
-        (x, mask)
+        let (y, mask) = #dropped;
+        (y, #mask)
     }})
 }

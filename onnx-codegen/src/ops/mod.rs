@@ -16,6 +16,7 @@ mod ml;
 mod norm;
 mod pool;
 mod quantize;
+mod random;
 mod recurrent;
 mod reduce;
 mod resize;
@@ -77,7 +78,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::ArgReduce(c) => reduce::arg_reduce(e, node, c),
         Op::Clip(c) => elementwise::clip(e, node, c),
         Op::Identity => e.input(&node.inputs, 0),
-        Op::Dropout { mask } => elementwise::dropout(e, node, *mask),
+        Op::Dropout(c) => elementwise::dropout(e, node, c),
         Op::Gemm(c) => linear::gemm(e, node, c),
         Op::MatMul => linear::matmul(e, node),
         Op::Det => linear::det(e, node),
@@ -93,6 +94,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::GroupNorm { kind, epsilon } => norm::group_norm(e, node, kind, *epsilon),
         Op::DepthSpace { block, to_space, crd } => shape::depth_space(e, node, *block, *to_space, *crd),
         Op::EyeLike { k, dtype } => shape::eye_like(e, node, *k, *dtype),
+        Op::Random(c) => random::random(e, node, c),
         Op::Softmax(c) => softmax::softmax(e, node, c),
         Op::BatchNorm(c) => norm::batch_norm(e, node, c),
         Op::LayerNorm(c) => norm::layer_norm(e, node, c),

@@ -22,6 +22,7 @@ pub(crate) mod norm;
 pub(crate) mod passthrough;
 pub(crate) mod pool;
 pub mod quantize;
+pub mod random;
 pub mod recurrent;
 pub(crate) mod reduce;
 pub(crate) mod registry;
@@ -48,6 +49,7 @@ pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes
 pub use linear::GemmConfig;
 pub use loss::{LossConfig, Reduction};
 pub use norm::{BatchNormConfig, GroupNormKind, LayerNormConfig, LrnConfig};
+pub use passthrough::DropoutConfig;
 pub use pool::{IndexOrder, MaxUnpoolConfig, PoolConfig, PoolKind};
 pub use quantize::{QuantizeConfig, QuantizedLinearConfig};
 pub use recurrent::{CellKind, RecurrentConfig};
@@ -311,6 +313,8 @@ pub enum Op {
         /// DepthToSpace's `mode` is CRD (column, row, depth) rather than the default DCR.
         crd: bool,
     },
+    /// RandomUniform, RandomNormal (and `Like`), Bernoulli, Multinomial ([`random`]).
+    Random(random::RandomConfig),
     /// `EyeLike`: ones on a diagonal of a 2-D tensor of the input's shape, zeros elsewhere.
     EyeLike {
         /// `k` (default 0): the diagonal, positive above the main one.
@@ -488,14 +492,10 @@ pub enum Op {
     },
     /// Identity and inference-mode Dropout.
     Identity,
-    /// Dropout that is not an Identity: outputs the input and, when asked for, a mask of its
-    /// shape, all ones (nothing dropped). Inputs: the data and, when they are known only at
-    /// run time, the ratio and training_mode, checked there: training mode with a non-zero
-    /// ratio (random elements dropped) is refused with a panic naming the op.
-    Dropout {
-        /// The mask's type (bool from opset 10, the input's before), when the node asks for it.
-        mask: Option<DType>,
-    },
+    /// Dropout that is not an Identity: in training mode random elements zeroed and the rest
+    /// scaled, else the input; and, when asked for, the mask of kept elements. Inputs: the
+    /// data and, when they are known only at run time, the ratio and training_mode.
+    Dropout(passthrough::DropoutConfig),
 }
 
 /// An integer list that is either a constant or read from a runtime tensor of known length.
@@ -863,8 +863,8 @@ impl Op {
             Op::GatherElements { .. } => one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone())),
             Op::Cast { to, .. } | Op::BitCast { to } => one(TensorType::new(*to, inputs[0].shape.clone())),
             Op::Clip(_) | Op::Identity | Op::BatchNorm(_) => one(inputs[0].clone()),
-            Op::Dropout { mask } => Ok(std::iter::once(inputs[0].clone())
-                .chain(mask.map(|m| TensorType::new(m, inputs[0].shape.clone())))
+            Op::Dropout(c) => Ok(std::iter::once(inputs[0].clone())
+                .chain(c.mask.map(|m| TensorType::new(m, inputs[0].shape.clone())))
                 .collect()),
             Op::Softmax(_) => one(inputs[0].clone()),
             Op::Gemm(c) => one(linear::infer_gemm(c, inputs)?),
@@ -884,6 +884,7 @@ impl Op {
             Op::GroupNorm { .. } | Op::Lrn(_) => one(inputs[0].clone()),
             Op::DepthSpace { block, to_space, .. } => one(shape::infer_depth_space(*block, *to_space, inputs[0])?),
             Op::EyeLike { dtype, .. } => one(TensorType::new(*dtype, inputs[0].shape.clone())),
+            Op::Random(c) => one(random::infer(c, inputs)),
             Op::Flatten { axis } => one(shape::infer_flatten(*axis, inputs)?),
             Op::Reshape { shape } => one(shape::infer_reshape(shape, inputs)?),
             Op::ReshapeRuntime { rank, .. } => one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank])),

@@ -1,8 +1,8 @@
 //! The one table from (domain, op_type) to the family that parses it.
 
 use super::{
-    attention, conv, detection, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, recurrent,
-    reduce, resize, sequence, shape, signal, softmax, text, tfidf, NodeCtx, Parsed,
+    attention, conv, detection, elementwise, indexing, linear, loss, norm, passthrough, pool, quantize, random,
+    recurrent, reduce, resize, sequence, shape, signal, softmax, text, tfidf, NodeCtx, Parsed,
 };
 use crate::error::Result;
 
@@ -84,6 +84,9 @@ pub fn lookup(domain: &str, op_type: &str) -> Option<Parser> {
         "InstanceNormalization" | "GroupNormalization" | "MeanVarianceNormalization" => norm::parse_group_norm,
         "DepthToSpace" | "SpaceToDepth" => shape::parse_depth_space,
         "EyeLike" => shape::parse_eye_like,
+        "RandomUniform" | "RandomNormal" | "RandomUniformLike" | "RandomNormalLike" | "Bernoulli" | "Multinomial" => {
+            random::parse_random
+        }
         "Softmax" | "LogSoftmax" => softmax::parse,
         "BatchNormalization" => norm::parse,
         "LayerNormalization" | "RMSNormalization" => norm::parse_layer_norm,

@@ -1,8 +1,8 @@
 //! Common subexpression elimination. Exporters repeat work: every attention layer of a traced
 //! transformer recomputes the same mask from the same input, shape chains are written once
 //! per consumer, and small constants (0.5, 1, axes) are stored once per use. Two nodes with
-//! the same op and configuration reading the same values compute the same values (the
-//! importer supports no random ops): the first is kept and every reader of the second's
+//! the same op and configuration reading the same values compute the same values (random
+//! ops too when seeded; unseeded ones draw anew and are never merged): the first is kept and every reader of the second's
 //! outputs (nodes, subgraphs, graph outputs, which may then name one value twice) reads the
 //! first's. Identical small constants are merged first, so that nodes reading copies of one
 //! constant match too.
@@ -76,7 +76,8 @@ fn find_duplicates(nodes: &[Node], alias: &mut HashMap<ValueId, ValueId>, duplic
 
 /// Nodes whose outputs are a function of their inputs and configuration alone.
 fn mergeable(node: &Node) -> bool {
-    !node.outputs.is_empty() && node.op.subgraphs().is_empty() && !matches!(node.op, Op::Custom(_))
+    let unseeded_random = matches!(&node.op, Op::Random(c) if c.seed.is_none());
+    !node.outputs.is_empty() && node.op.subgraphs().is_empty() && !matches!(node.op, Op::Custom(_)) && !unseeded_random
 }
 
 fn remove_duplicates(nodes: &mut Vec<Node>, duplicates: &HashSet<ValueId>) {

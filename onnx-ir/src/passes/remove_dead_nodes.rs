@@ -1,8 +1,9 @@
 //! Removes nodes whose outputs nothing reads (no node, no subgraph, no graph output), inside
 //! subgraphs too: exporters leave such nodes (shape computations whose result was folded,
 //! unused branches of a traced graph), and each costs a pass over its tensors. Nodes that
-//! call user hooks (`Op::Custom`, possibly with effects of their own) stay; the importer
-//! supports no random ops, so every other node is a pure function of its inputs.
+//! call user hooks (`Op::Custom`, possibly with effects of their own) stay; every other node
+//! is a function of its inputs (random ops too: an unread draw changes nothing but the
+//! generator's position).
 
 use super::{for_each_read, use_counts};
 use crate::graph::{Graph, Node};
