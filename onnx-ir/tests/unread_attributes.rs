@@ -97,7 +97,7 @@ fn attributes_that_cannot_change_the_result_are_accepted() {
     // Opset 1's in-place hint.
     imports(&model(1, vec![node("Relu", &["x"], &["y"], vec![attr_ints("consumed_inputs", &[0])])], x(), vec![]));
     // Dropout is the identity in inference, whatever its ratio or seed.
-    let dropout = node("Dropout", &["x"], &["y"], vec![attr_float("ratio", 0.3), attr_float("seed", 7.0)]);
+    let dropout = node("Dropout", &["x"], &["y"], vec![attr_float("ratio", 0.3), attr_int("seed", 7)]);
     imports(&model(13, vec![dropout], x(), vec![]));
     // TopK's `sorted=0` leaves the order open; sorted output is one of the allowed orders.
     let topk = node("TopK", &["x", "k"], &["y", "i"], vec![attr_int("sorted", 0)]);

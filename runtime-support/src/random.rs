@@ -28,12 +28,35 @@ impl SplitMix64 {
     }
 }
 
+/// A node's seed as SplitMix64's starting state: a float `seed` (the random ops') by its bits,
+/// an integer one (Dropout's) as it is.
+trait Seed: Copy {
+    fn state(self) -> u64;
+}
+
+impl Seed for f32 {
+    fn state(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+}
+
+impl Seed for i64 {
+    fn state(self) -> u64 {
+        self as u64
+    }
+}
+
 /// `streams` tensors of `shape` uniform draws in [0, 1), float32.
-fn uniform<const D: usize>(shape: [usize; D], seed: Option<f32>, streams: usize, device: &Device) -> Vec<Tensor<D>> {
+fn uniform<const D: usize>(
+    shape: [usize; D],
+    seed: Option<impl Seed>,
+    streams: usize,
+    device: &Device,
+) -> Vec<Tensor<D>> {
     match seed {
         None => (0..streams).map(|_| Tensor::random(shape, Distribution::Default, device)).collect(),
         Some(seed) => {
-            let mut generator = SplitMix64(u64::from(seed.to_bits()));
+            let mut generator = SplitMix64(seed.state());
             let count: usize = shape.iter().product();
             (0..streams)
                 .map(|_| {
@@ -46,7 +69,7 @@ fn uniform<const D: usize>(shape: [usize; D], seed: Option<f32>, streams: usize,
 }
 
 /// One tensor of draws (the first stream).
-fn uniform_one<const D: usize>(shape: [usize; D], seed: Option<f32>, device: &Device) -> Tensor<D> {
+fn uniform_one<const D: usize>(shape: [usize; D], seed: Option<impl Seed>, device: &Device) -> Tensor<D> {
     uniform(shape, seed, 1, device).remove(0)
 }
 
@@ -105,7 +128,7 @@ pub fn dropout<const D: usize>(
     x: Tensor<D>,
     ratio: f64,
     training: bool,
-    seed: Option<f32>,
+    seed: Option<i64>,
 ) -> (Tensor<D>, Tensor<D, Bool>) {
     let device = x.device();
     if !training || ratio == 0.0 {
@@ -181,7 +204,7 @@ mod tests {
     #[test]
     fn dropout_keeps_a_share_and_scales_it() {
         let x = floats(&[2.0], [1, 1]).repeat_dim(1, 100_000);
-        let (y, kept) = dropout(x.clone(), 0.75, true, Some(9.0));
+        let (y, kept) = dropout(x.clone(), 0.75, true, Some(9));
         let (y, kept): (Vec<f32>, Vec<bool>) = (y.into_data().iter().collect(), kept.into_data().iter().collect());
         assert!(y.iter().zip(&kept).all(|(&v, &k)| if k { v == 8.0 } else { v == 0.0 }));
         let share = kept.iter().filter(|&&k| k).count() as f64 / 100_000.0;

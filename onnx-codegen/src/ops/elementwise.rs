@@ -417,7 +417,14 @@ pub fn dropout(e: &mut Emitter, node: &Node, c: &DropoutConfig) -> Result<TokenS
             quote! { burn_onnx::ops::dropout_training(#t) }
         }
     };
-    let (x, seed) = (e.input(&node.inputs, 0)?, super::random::seed_literal(c.seed));
+    let x = e.input(&node.inputs, 0)?;
+    let seed = match c.seed {
+        Some(s) => {
+            let s = proc_macro2::Literal::i64_suffixed(s);
+            quote! { Some(#s) }
+        }
+        None => quote! { None },
+    };
     let dropped = quote! { burn_onnx::ops::dropout(#x, #ratio, #training, #seed) };
     let mask = match c.mask.map(DType::kind) {
         None => return Ok(quote! { #dropped.0 }),

@@ -39,7 +39,7 @@ pub fn random(e: &mut Emitter, node: &Node, c: &RandomConfig) -> Result<TokenStr
 }
 
 /// A node's `seed` as an `Option<f32>` expression, exact.
-pub fn seed_literal(seed: Option<f32>) -> TokenStream {
+fn seed_literal(seed: Option<f32>) -> TokenStream {
     match seed {
         Some(s) if s.is_finite() => {
             let s = Literal::f32_suffixed(s);

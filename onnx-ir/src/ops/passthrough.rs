@@ -17,8 +17,8 @@ pub struct DropoutConfig {
     pub ratio: Option<f64>,
     /// Training mode, or `None`: input 2 at run time.
     pub training: Option<bool>,
-    /// `seed`, when given.
-    pub seed: Option<f32>,
+    /// `seed` (an integer, unlike the random ops' float), when given.
+    pub seed: Option<i64>,
 }
 
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
@@ -28,7 +28,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     // `is_test` (before opset 7; 0 means training) is not taken as a request for training:
     // inference graphs of those opsets omit it.
     ctx.attrs.ignore(&["is_test"]);
-    let seed = ctx.attrs.float("seed")?;
+    let seed = ctx.attrs.int("seed")?;
     // An attribute before opset 12, input 1 since (default 0.5 both); `None` when computed.
     let ratio_attribute = f64::from(ctx.attrs.float_or("ratio", 0.5)?);
     let ratio = match ctx.inputs.get(1).copied().flatten() {

@@ -295,6 +295,14 @@ fn run() -> Result<i32, String> {
     let started = Instant::now();
     compile::run_suite(&suite, &target, &compiled, &mut outcomes)?;
     let run_time = started.elapsed();
+    let draws_random = |name: &String| generated.get(name).is_some_and(|g| g.random);
+    for (_, outcome) in outcomes.iter_mut().filter(|(name, o)| !o.passed() && draws_random(name)) {
+        outcome.reason = format!(
+            "random draws: the expected values come from numpy's generator, ours differs (tests/src/random.rs \
+             checks the distributions); {}",
+            outcome.reason
+        );
+    }
 
     if args.grad_check {
         for (name, g) in &generated {

@@ -119,6 +119,8 @@ pub struct Generated {
     pub float_initializers: usize,
     /// Whether `forward` was split into submodules (more top-level nodes than `part_nodes`).
     pub split: bool,
+    /// Whether the model draws random values (see [`draws_random_values`]).
+    pub random: bool,
 }
 
 impl Suite {
@@ -130,6 +132,7 @@ impl Suite {
         let proto = ModelProto::decode(&bytes[..]).map_err(|e| e.to_string())?;
         let nodes = proto.graph.as_ref().map_or(0, GraphProto::node_count);
         let float_initializers = proto.graph.as_ref().map_or(0, float_initializers);
+        let random = proto.graph.as_ref().is_some_and(draws_random_values);
         let opset = onnx_ir::domain::default_opset(&proto);
         let started = Instant::now();
         let attempt = std::panic::catch_unwind(|| -> Result<(String, bool), String> {
@@ -158,7 +161,7 @@ impl Suite {
             Err(panic) => return Err(format!("importer panicked: {}", panic_message(&panic))),
         };
         write_if_changed(&self.dir.join("src").join("cases").join(format!("{module}.rs")), code.as_bytes())?;
-        Ok(Generated { module, nodes, opset, import_ms, float_initializers, split })
+        Ok(Generated { module, nodes, opset, import_ms, float_initializers, split, random })
     }
 
     /// The code generator's output for the model, weights in the suite's weights folder.
@@ -487,6 +490,16 @@ fn write_if_changed(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> 
         return Ok(());
     }
     std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Whether a node draws random values: a random op, or a Dropout whose training_mode is an
+/// input. No two generators agree on such values, so the expected outputs cannot be matched.
+fn draws_random_values(graph: &GraphProto) -> bool {
+    const RANDOM: [&str; 6] =
+        ["RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Bernoulli", "Multinomial"];
+    graph.node.iter().any(|n| {
+        RANDOM.contains(&n.op_type()) || n.op_type() == "Dropout" && n.input.get(2).is_some_and(|t| !t.is_empty())
+    })
 }
 
 fn float_initializers(graph: &GraphProto) -> usize {
