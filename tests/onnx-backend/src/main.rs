@@ -105,7 +105,8 @@ struct Cli {
     /// initializer of the file (each a parameter) a non-zero gradient
     #[arg(long, conflicts_with = "bench")]
     grad_check: bool,
-    /// Split forward into methods of N top-level nodes
+    /// Split forward into methods of N top-level nodes; below the default, models with no more
+    /// top-level nodes than N (not split: the default run's code) are left out
     #[arg(long, value_name = "N", default_value_t = onnx_codegen::partition::PART_NODES, value_parser = positive)]
     part_nodes: usize,
     /// Build in release and time every passing model against ONNX Runtime, interleaved
