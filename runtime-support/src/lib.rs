@@ -335,17 +335,24 @@ pub mod ops {
         values.iter::<f64>().next().unwrap_or(0.0)
     }
 
-    /// ONNX `Range` over floats, from one-element tensors (read back to the host).
+    /// ONNX `Range` over floats, from one-element tensors (read back to the host); in `start`'s
+    /// float dtype.
     pub fn range_float(start: Tensor<1>, limit: Tensor<1>, delta: Tensor<1>) -> Tensor<1> {
-        let device = start.device();
-        range_float_from(first(start.into_data()), first(limit.into_data()), first(delta.into_data()), &device)
+        let (device, dtype) = (start.device(), start.dtype());
+        range_float_from(first(start.into_data()), first(limit.into_data()), first(delta.into_data()), (&device, dtype))
     }
 
-    /// ONNX `Range` over floats, from bounds known on the host.
-    pub fn range_float_from(start: f64, limit: f64, delta: f64, device: &Device) -> Tensor<1> {
-        let values: Vec<f32> = range_values(start, limit, delta).into_iter().map(|v| v as f32).collect();
+    /// ONNX `Range` over floats, from bounds known on the host: computed in f64 and rounded to
+    /// the dtype of `options` (`&device` for the device's default float, `(&device, DType::F64)`).
+    pub fn range_float_from(
+        start: f64,
+        limit: f64,
+        delta: f64,
+        options: impl Into<burn::tensor::TensorCreationOptions>,
+    ) -> Tensor<1> {
+        let values = range_values(start, limit, delta);
         let n = values.len();
-        Tensor::from_data(TensorData::new(values, [n]), device)
+        Tensor::from_data(TensorData::new(values, [n]), options)
     }
 
     /// ONNX `Range` over integers, from one-element tensors (read back to the host).

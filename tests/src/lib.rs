@@ -121,6 +121,9 @@ macro_rules! scalar_input {
 }
 scalar_input!(
     f32 => |d| d.to_f64s().expect("decoded data is in memory")[0] as f32,
+    f64 => |d| d.to_f64s().expect("decoded data is in memory")[0],
+    burn::tensor::f16 => |d| burn::tensor::f16::from_f64(d.to_f64s().expect("decoded data is in memory")[0]),
+    burn::tensor::bf16 => |d| burn::tensor::bf16::from_f64(d.to_f64s().expect("decoded data is in memory")[0]),
     i64 => |d| d.to_f64s().expect("decoded data is in memory")[0] as i64,
     bool => |d| d.resident().expect("decoded data is in memory")[0] != 0
 );
@@ -177,7 +180,7 @@ macro_rules! scalar_output {
         }
     )*};
 }
-scalar_output!(f32, i64, bool);
+scalar_output!(f32, f64, burn::tensor::f16, burn::tensor::bf16, i64, bool);
 
 /// All outputs of a generated model's `forward` (one value or a tuple).
 pub trait Outputs {

@@ -1,4 +1,4 @@
-use crate::emitter::{dims_literal, ints_literal, lit, scalar_literal, tensor_type_tokens, Emitter};
+use crate::emitter::{creation_options, dims_literal, ints_literal, lit, scalar_literal, tensor_type_tokens, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{IntsInput, PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 use onnx_ir::{DType, Kind, Node, TensorData};
@@ -99,8 +99,8 @@ fn filled(dims: &TokenStream, rank: usize, value: f64, dtype: DType, device: &To
             quote! { Tensor::<#r, Int>::full(#dims, #v, #device).bool() }
         }
         kind => {
-            let (k, v) = (kind_tokens(kind), scalar_literal(value, dtype));
-            quote! { Tensor::<#r, #k>::full(#dims, #v, #device) }
+            let (k, v, options) = (kind_tokens(kind), scalar_literal(value, dtype), creation_options(device, dtype));
+            quote! { Tensor::<#r, #k>::full(#dims, #v, #options) }
         }
     }
 }
@@ -123,12 +123,12 @@ pub fn range(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
             });
         }
         let device = e.device();
-        let f = if float {
-            quote! { range_float_from }
+        let (f, options) = if float {
+            (quote! { range_float_from }, creation_options(&device, e.ty(node.outputs[0]).dtype))
         } else {
-            quote! { range_int_from }
+            (quote! { range_int_from }, device)
         };
-        return Ok(quote! { burn_onnx::ops::#f(#(#bounds),*, #device) });
+        return Ok(quote! { burn_onnx::ops::#f(#(#bounds),*, #options) });
     }
     let (s, l, d) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
     let f = if float {
