@@ -217,7 +217,7 @@ impl<'g> Emitter<'g> {
             // Host arrays hold integers; bools as 0/1 and floats as whole numbers.
             return Ok(match self.ty(id).dtype.kind() {
                 Kind::Int => ints,
-                Kind::Float => float_from(ints, self.ty(id).dtype),
+                Kind::Float => float_as(ints, DType::I64, self.ty(id).dtype),
                 Kind::Bool => quote! { #ints.bool() },
                 Kind::String => return Err(self.error("a string value computed on the host")),
             });
@@ -473,11 +473,16 @@ pub fn float_dtype_name(dtype: DType) -> Option<Ident> {
     Some(Ident::new(name, proc_macro2::Span::call_site()))
 }
 
-/// An Int or Bool tensor `x` as a float tensor of IR type `dtype` (`x.float()` in Burn's
-/// default float, `x.cast(FloatDType::F64)` and the like otherwise).
-pub fn float_from(x: TokenStream, dtype: DType) -> TokenStream {
-    match float_dtype_tokens(dtype) {
-        Some(float) if is_wide_or_half(dtype) => quote! { #x.cast(#float) },
+/// `x`, a tensor of IR type `from`, as a float tensor of IR type `to`: an Int or Bool tensor
+/// converted (`x.float()` for Burn's default float, `x.cast(FloatDType::F64)` and the like
+/// otherwise), a float of another Burn dtype cast, one of the same Burn dtype (a low-bit float
+/// in its f32 carrier for f32) as it is.
+pub fn float_as(x: TokenStream, from: DType, to: DType) -> TokenStream {
+    let target = float_dtype_tokens(to).unwrap_or_else(|| quote! { burn::tensor::FloatDType::F32 });
+    match from.kind() {
+        Kind::Float if from.carrier() == to.carrier() => x,
+        Kind::Float => quote! { #x.cast(#target) },
+        _ if is_wide_or_half(to) => quote! { #x.cast(#target) },
         _ => quote! { #x.float() },
     }
 }

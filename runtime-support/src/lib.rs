@@ -968,6 +968,8 @@ pub mod ops {
         options: AttentionOptions,
     ) -> (Tensor<4>, Tensor<4>, Tensor<4>, Tensor<4>) {
         let device = q.device();
+        // Tensors made here have q's float dtype (f64, f16, ...), as the scores do.
+        let float = (&device, q.dtype());
         let past = past_key.as_ref().map_or(0, |p| p.dims()[2]);
         let k = match past_key {
             Some(p) => Tensor::cat(vec![p, k], 2),
@@ -982,10 +984,10 @@ pub mod ops {
         let [_, kv_heads, kv_len, _] = k.dims();
         let inf = f32::NEG_INFINITY;
         // Additive bias [*, *, q_len, kv_len]; a shorter mask is padded with masked positions.
-        let mut bias = Tensor::<4>::zeros([1, 1, q_len, kv_len], &device);
+        let mut bias = Tensor::<4>::zeros([1, 1, q_len, kv_len], float);
         if let Some(mask) = mask {
             let additive = match mask {
-                AttentionMask::Keep(m) => m.clone().float().zeros_like().mask_fill(m.bool_not(), inf),
+                AttentionMask::Keep(m) => Tensor::<4>::zeros(m.dims(), float).mask_fill(m.bool_not(), inf),
                 AttentionMask::Add(m) => m,
             };
             let width = additive.dims()[3];
@@ -999,9 +1001,9 @@ pub mod ops {
         }
         if options.causal {
             // Key j is hidden from query i when j > i + past.
-            let hidden = Tensor::<2>::ones([q_len, kv_len], &device).triu(past as i64 + 1).bool();
+            let hidden = Tensor::<2>::ones([q_len, kv_len], float).triu(past as i64 + 1).bool();
             let causal =
-                Tensor::<2>::zeros([q_len, kv_len], &device).mask_fill(hidden, inf).reshape([1, 1, q_len, kv_len]);
+                Tensor::<2>::zeros([q_len, kv_len], float).mask_fill(hidden, inf).reshape([1, 1, q_len, kv_len]);
             let dims = broadcast_dims(&[bias.dims(), causal.dims()]);
             bias = bias.expand(dims).add(causal.expand(dims));
         }
@@ -1009,7 +1011,7 @@ pub mod ops {
             let positions =
                 Tensor::<1, Int>::arange(0..kv_len as i64, &device).reshape([1, kv_len]).expand([batch, kv_len]);
             let valid = positions.lower(lengths.reshape([batch, 1]).expand([batch, kv_len]));
-            let padding = Tensor::<2>::zeros([batch, kv_len], &device)
+            let padding = Tensor::<2>::zeros([batch, kv_len], float)
                 .mask_fill(valid.bool_not(), inf)
                 .reshape([batch, 1, 1, kv_len]);
             let dims = broadcast_dims(&[bias.dims(), padding.dims()]);

@@ -51,7 +51,7 @@ pub fn linear_attention(
         let heads = b.dims()[2];
         heads_first(b, heads)
     });
-    let mut state = past_state.unwrap_or_else(|| Tensor::zeros([batch, kv_heads, d_k, d_v], &q.device()));
+    let mut state = past_state.unwrap_or_else(|| Tensor::zeros([batch, kv_heads, d_k, d_v], (&q.device(), q.dtype())));
     let mut outputs = Vec::with_capacity(seq);
     for t in 0..seq {
         let step = |x: &Tensor<4>| x.clone().narrow(2, t, 1);
@@ -75,7 +75,7 @@ pub fn linear_attention(
         outputs.push(step(&q).matmul(shared).mul_scalar(scale));
     }
     let output = if outputs.is_empty() {
-        Tensor::zeros([batch, 0, q_heads * d_v], &state.device())
+        Tensor::zeros([batch, 0, q_heads * d_v], (&state.device(), state.dtype()))
     } else {
         Tensor::cat(outputs, 2).swap_dims(1, 2).reshape([batch, seq, q_heads * d_v])
     };
@@ -95,7 +95,7 @@ pub fn causal_conv_with_state(
 ) -> (Tensor<3>, Tensor<3>) {
     let [batch, channels, length] = x.dims();
     let taps = weight.dims()[2] - 1;
-    let past = past_state.unwrap_or_else(|| Tensor::zeros([batch, channels, taps], &x.device()));
+    let past = past_state.unwrap_or_else(|| Tensor::zeros([batch, channels, taps], (&x.device(), x.dtype())));
     let joined = Tensor::cat(alloc::vec![past, x], 2);
     // A slice, not `narrow`, which refuses the empty state of a kernel of 1.
     let state = joined.clone().slice_dim(2, length..length + taps);

@@ -1,5 +1,5 @@
 use super::align_rank;
-use crate::emitter::{float_dtype_tokens, float_literal, lit, scalar_literal, Emitter};
+use crate::emitter::{float_as, float_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
 use onnx_ir::{DType, Kind, Node};
@@ -326,7 +326,7 @@ pub fn where_(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
 }
 
 /// Cast between Burn's kinds. A float target is held in its own dtype (f64, f16 and bf16 as
-/// themselves, see [`float_dtype_tokens`]); within the integers the element type stays Burn's
+/// themselves, see [`float_as`]); within the integers the element type stays Burn's
 /// default, values wrapped into the target's range. A low-bit target rounds or wraps into its
 /// carrier (see `low_bit`).
 pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<TokenStream> {
@@ -339,12 +339,7 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<T
     }
     Ok(match (from, to.kind()) {
         (Kind::String, _) | (_, Kind::String) => return Err(e.error("a cast of string tensors")),
-        // Same storage (a low-bit float's carrier is f32): nothing to do.
-        (Kind::Float, Kind::Float) if from_dtype.carrier() == to => x,
-        (_, Kind::Float) => {
-            let float = float_dtype_tokens(to).ok_or_else(|| e.error(format!("no Burn float type for {to}")))?;
-            quote! { #x.cast(#float) }
-        }
+        (_, Kind::Float) => float_as(x, from_dtype, to),
         (Kind::Int, Kind::Int) => super::low_bit::int_to_int(x, from_dtype, to),
         (a, b) if a == b => x,
         (_, Kind::Int) => quote! { #x.int() },
