@@ -4,7 +4,7 @@
 use crate::kernels::{conv1d, ConvActivation};
 use alloc::vec::Vec;
 use burn::tensor::ops::ConvOptions;
-use burn::tensor::{Int, Tensor};
+use burn::tensor::{DType, FloatDType, Int, Tensor};
 
 /// LinearAttention's heads and output scale (`None`: 1/sqrt(d_k)).
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +36,13 @@ pub fn linear_attention(
     beta: Option<Tensor<3>>,
     options: LinearAttentionOptions,
 ) -> (Tensor<3>, Tensor<4>) {
+    // ONNX's definition computes in float32 whatever the inputs' float type (each step's
+    // inputs Cast to FLOAT, the state float32, the results CastLike the inputs): so does this.
+    let dtype = query.dtype();
+    let f32 = |x: Tensor<3>| x.cast(FloatDType::F32);
+    let (query, key, value) = (f32(query), f32(key), f32(value));
+    let (decay, beta) = (decay.map(f32), beta.map(f32));
+    let past_state = past_state.map(|s| s.cast(FloatDType::F32));
     let LinearAttentionOptions { q_heads, kv_heads, scale } = options;
     let [batch, seq, q_packed] = query.dims();
     let (d_k, d_v) = (q_packed / q_heads, value.dims()[2] / kv_heads);
@@ -79,7 +86,7 @@ pub fn linear_attention(
     } else {
         Tensor::cat(outputs, 2).swap_dims(1, 2).reshape([batch, seq, q_heads * d_v])
     };
-    (output, state)
+    (output.cast(dtype), state.cast(dtype))
 }
 
 /// ONNX CausalConvWithState: `x` (`[b, c, l]`) after the `k − 1` positions of `past_state`
@@ -100,8 +107,16 @@ pub fn causal_conv_with_state(
     // A slice, not `narrow`, which refuses the empty state of a kernel of 1.
     let state = joined.clone().slice_dim(2, length..length + taps);
     let options = ConvOptions::new([1], [0], [1], channels);
-    let activation = if silu_output { ConvActivation::Silu } else { ConvActivation::None };
-    (conv1d(joined, weight, bias, options, activation), state)
+    let y = if silu_output && joined.dtype() != DType::F32 {
+        // ONNX's definition applies SiLU in float32 (Cast, Sigmoid, Mul, CastLike): so does this.
+        let dtype = joined.dtype();
+        let y = conv1d(joined, weight, bias, options, ConvActivation::None);
+        ConvActivation::Silu.apply(y.cast(FloatDType::F32)).cast(dtype)
+    } else {
+        let activation = if silu_output { ConvActivation::Silu } else { ConvActivation::None };
+        conv1d(joined, weight, bias, options, activation)
+    };
+    (y, state)
 }
 
 /// The indices TensorScatter writes `update` (`dims`) to along `axis` of a cache `max_len`
