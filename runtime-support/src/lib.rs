@@ -768,7 +768,7 @@ pub mod ops {
             .reshape([1, 1, entries])
             .expand([batch, channels, entries]);
         let pixels: usize = padded.iter().product();
-        let summed = Tensor::<3>::zeros([batch, channels, pixels], &device).scatter(
+        let summed = Tensor::<3>::zeros([batch, channels, pixels], (&device, columns.dtype())).scatter(
             2,
             positions,
             columns.reshape([batch, channels, entries]),

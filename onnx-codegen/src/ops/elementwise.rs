@@ -95,11 +95,8 @@ fn binary_in_storage(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<T
         None => align_rank(rhs, rb, rank),
     };
     // Pow with a float base and an integer exponent: the exponent is converted.
-    let rhs = if c.op == BinaryOp::Pow && float && !same_kind {
-        quote! { #rhs.float() }
-    } else {
-        rhs
-    };
+    let rhs =
+        if c.op == BinaryOp::Pow && float && !same_kind { float_as(rhs, e.ty(b).dtype, a_type.dtype) } else { rhs };
     Ok(match c.op {
         // An integer base with a float exponent is computed in floats; the result stays integer.
         BinaryOp::Pow if !float && !same_kind => quote! { #lhs.float().powf(#rhs).int() },
