@@ -555,9 +555,9 @@ pub mod ops {
         };
         let safe = target.mask_fill(ignored.clone(), 0);
         // Pick the target class with a one-hot mask along axis 1.
-        let classes = log_prob.dims()[1];
+        let (classes, dtype) = (log_prob.dims()[1], log_prob.dtype());
         let one_hot: Tensor<D, Int> = safe.clone().one_hot_fill(classes, 1.0, 0.0, 1);
-        let picked: Tensor<T> = log_prob.mul(one_hot.float()).sum_dim(1).squeeze_dim(1);
+        let picked: Tensor<T> = log_prob.mul(one_hot.float().cast(dtype)).sum_dim(1).squeeze_dim(1);
         let weight: Tensor<T> = match class_weight {
             Some(w) => w.select(0, safe.reshape([-1])).reshape(dims),
             None => picked.ones_like(),
@@ -806,13 +806,13 @@ pub mod ops {
 
     /// ONNX `Hardmax`: 1 at the first maximum along `axis`, 0 elsewhere.
     pub fn hardmax<const D: usize>(x: Tensor<D>, axis: usize) -> Tensor<D> {
-        let dims = x.dims();
+        let (dims, dtype) = (x.dims(), x.dtype());
         let n = dims[axis];
         let winner = x.argmax(axis).expand(dims);
         let mut index_dims = [1usize; D];
         index_dims[axis] = n;
         let positions = Tensor::<1, Int>::arange(0..n as i64, &winner.device()).reshape(index_dims).expand(dims);
-        winner.equal(positions).float()
+        winner.equal(positions).float().cast(dtype)
     }
 
     /// ONNX `Trilu`: the upper (or lower) triangle of the last two dims from diagonal `k` on.

@@ -109,12 +109,8 @@ pub fn causal_conv_with_state(
     let options = ConvOptions::new([1], [0], [1], channels);
     let dtype = joined.dtype();
     let y = if silu_output && dtype != DType::F32 {
-        // ONNX's definition applies SiLU in float32 (Cast, Sigmoid, Mul, CastLike): so does this,
-        // after a convolution accumulated in f32 and rounded to the inputs' type (as ONNX's
-        // reference and ONNX Runtime accumulate half floats).
-        let wide = if dtype == DType::F64 { FloatDType::F64 } else { FloatDType::F32 };
-        let bias = bias.map(|b| b.cast(wide));
-        let y = conv1d(joined.cast(wide), weight.cast(wide), bias, options, ConvActivation::None).cast(dtype);
+        // ONNX's definition applies SiLU in float32 (Cast, Sigmoid, Mul, CastLike): so does this.
+        let y = conv1d(joined, weight, bias, options, ConvActivation::None);
         ConvActivation::Silu.apply(y.cast(FloatDType::F32)).cast(dtype)
     } else {
         let activation = if silu_output { ConvActivation::Silu } else { ConvActivation::None };

@@ -331,6 +331,7 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<T
     let from = from_dtype.kind();
     let x = e.input(&node.inputs, 0)?;
     if to.is_low_bit() {
+        super::refuse_double(e, from_dtype, &format!("a cast to {to}"))?;
         return super::low_bit::cast_to(x, from_dtype, to, saturate)
             .ok_or_else(|| e.error(format!("no run-time cast to {to}")));
     }

@@ -14,6 +14,9 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
     // Computed in the scale's float type (DequantizeLinear's output type; QuantizeLinear's
     // input has it too).
     let float = e.ty(e.input_id(&node.inputs, 1)?).dtype;
+    if c.quantize && c.quantized_type.kind() == Kind::Float {
+        super::refuse_double(e, float, &format!("QuantizeLinear to {}", c.quantized_type))?;
+    }
     let parameter = |index: usize, e: &mut Emitter| -> Result<Option<TokenStream>> {
         let Some(id) = node.inputs.get(index).copied().flatten() else { return Ok(None) };
         let vector = e.rank(id) == 1 && rank > 1;
