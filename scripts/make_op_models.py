@@ -1786,8 +1786,64 @@ def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
         + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + gen_if_scalar_or_single()
-        + gen_text_ops() + vendor_cases()
+        + gen_text_ops() + gen_float_dtypes() + vendor_cases()
     )
+
+
+def gen_float_dtypes():
+    """Doubles and half floats kept through the generated code (issue 13): the harness wants
+    each float output in its own Burn dtype. Values that f32 cannot hold (1e-300, 1 + 1e-12)
+    pass through casts, initializers, ConstantOfShape, Range, EyeLike and a double Pad value,
+    so a double computed as f32 would also be off by far more than the tolerance."""
+    cases = []
+    # Cast to double, scaled by a double initializer past f32's range and back.
+    c = Case("Cast", 13, "to_double_tiny")
+    c.input("x", (2, 3))
+    c.init("tiny", np.array([1e-300], dtype=np.float64))
+    c.init("huge", np.array([1e300], dtype=np.float64))
+    c.node("Cast", ["x"], ["d"], to=TensorProto.DOUBLE)
+    c.node("Mul", ["d", "tiny"], ["t"])
+    c.node("Mul", ["t", "huge"], ["y"])
+    c.output("y", TensorProto.DOUBLE)
+    cases.append(c)
+    # Ops creating doubles from shapes and scalars, on a double input.
+    c = Case("ConstantOfShape", 20, "double_created")
+    c.given_input("x", c.rng.uniform(-1, 1, size=(3, 3)).astype(np.float64))
+    c.node("Shape", ["x"], ["s"])
+    c.node("ConstantOfShape", ["s"], ["k"], value=numpy_helper.from_array(np.array([1.0 + 1e-12]), "value"))
+    c.node("EyeLike", ["x"], ["e"], dtype=TensorProto.DOUBLE)
+    c.init("start", np.array(0.1, dtype=np.float64))
+    c.init("limit", np.array(0.35, dtype=np.float64))
+    c.init("delta", np.array(0.1, dtype=np.float64))
+    c.node("Range", ["start", "limit", "delta"], ["r"])
+    c.node("Add", ["x", "k"], ["a"])
+    c.node("Add", ["a", "e"], ["b"])
+    c.node("Add", ["b", "r"], ["y"])
+    c.output("y", TensorProto.DOUBLE)
+    cases.append(c)
+    # A double Pad value f32 cannot hold.
+    c = Case("Pad", 18, "double_value")
+    c.given_input("x", c.rng.uniform(-1, 1, size=(2, 3)).astype(np.float64))
+    c.ints("pads", [1, 0, 0, 2])
+    c.init("value", np.array(1.0 + 1e-12, dtype=np.float64))
+    c.node("Pad", ["x", "pads", "value"], ["p"])
+    c.node("Sub", ["p", "value"], ["y"])
+    c.output("y", TensorProto.DOUBLE)
+    cases.append(c)
+    # Half floats: an f16 input with an f16 initializer and an f16 ConstantOfShape, a bf16
+    # result.
+    c = Case("ConstantOfShape", 20, "half_floats")
+    c.given_input("x", c.rng.uniform(-1, 1, size=(2, 4)).astype(np.float16))
+    c.init("w", c.rng.uniform(-1, 1, size=(4,)).astype(np.float16))
+    c.node("Shape", ["x"], ["s"])
+    c.node("ConstantOfShape", ["s"], ["k"], value=numpy_helper.from_array(np.array([0.1], dtype=np.float16), "value"))
+    c.node("Mul", ["x", "w"], ["m"])
+    c.node("Add", ["m", "k"], ["y"])
+    c.node("Cast", ["y"], ["z"], to=TensorProto.BFLOAT16)
+    c.output("y", TensorProto.FLOAT16)
+    c.output("z", TensorProto.BFLOAT16)
+    cases.append(c)
+    return cases
 
 
 def gen_if_scalar_or_single():

@@ -77,6 +77,7 @@ op_case!(batch_normalization_v7_rank2, "models/batch_normalization_v7_rank2/mode
 op_case!(batch_normalization_v9, "models/batch_normalization_v9/model.onnx", [0]);
 op_case!(batch_normalization_v9_epsilon, "models/batch_normalization_v9_epsilon/model.onnx", [0]);
 op_case!(batch_normalization_v9_rank2, "models/batch_normalization_v9_rank2/model.onnx", [0]);
+op_case!(cast_v13_to_double_tiny, "models/cast_v13_to_double_tiny/model.onnx", [0]);
 op_case!(cast_v21_float_to_bool, "models/cast_v21_float_to_bool/model.onnx", [0]);
 op_case!(cast_v21_folded_int_wraps, "models/cast_v21_folded_int_wraps/model.onnx", [0]);
 op_case!(cast_v21_int32_wraps, "models/cast_v21_int32_wraps/model.onnx", [0]);
@@ -110,6 +111,8 @@ op_case!(concat_v1_default_axis, "models/concat_v1_default_axis/model.onnx", [0,
 op_case!(concat_v1_two, "models/concat_v1_two/model.onnx", [0, 1]);
 op_case!(concat_v4, "models/concat_v4/model.onnx", [0, 1, 2]);
 op_case!(concat_v4_axis0, "models/concat_v4_axis0/model.onnx", [0, 1, 2]);
+op_case!(constant_of_shape_v20_double_created, "models/constant_of_shape_v20_double_created/model.onnx", [0]);
+op_case!(constant_of_shape_v20_half_floats, "models/constant_of_shape_v20_half_floats/model.onnx", [0]);
 op_case!(constant_v1, "models/constant_v1/model.onnx", []);
 op_case!(constant_v11, "models/constant_v11/model.onnx", []);
 op_case!(constant_v12, "models/constant_v12/model.onnx", []);
@@ -404,6 +407,7 @@ op_case!(mul_v7_const, "models/mul_v7_const/model.onnx", [0]);
 op_case!(neg_v13_int8_wraps, "models/neg_v13_int8_wraps/model.onnx", [0]);
 op_case!(non_zero_v13_float_int, "models/non_zero_v13_float_int/model.onnx", [0, 1]);
 op_case!(one_hot_v11_out_of_range, "models/one_hot_v11_out_of_range/model.onnx", [0]);
+op_case!(pad_v18_double_value, "models/pad_v18_double_value/model.onnx", [0]);
 op_case!(reduce_max_v20_empty_axis, "models/reduce_max_v20_empty_axis/model.onnx", [0, 1, 2]);
 op_case!(reduce_min_v20_empty_axis, "models/reduce_min_v20_empty_axis/model.onnx", [0, 1, 2]);
 op_case!(regex_full_match_v20_ascii_classes, "models/regex_full_match_v20_ascii_classes/model.onnx", [0]);
