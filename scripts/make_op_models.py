@@ -1843,6 +1843,14 @@ def gen_float_dtypes():
     c.output("y", TensorProto.FLOAT16)
     c.output("z", TensorProto.BFLOAT16)
     cases.append(c)
+    # A double cast to float8 would round through f32 (the low-bit casts compute in f32): an
+    # import error (tests/unsupported-cases.txt), never a silent double rounding.
+    c = Case("Cast", 21, "double_to_float8")
+    c.given_input("x", c.rng.uniform(-4, 4, size=(2, 3)).astype(np.float64))
+    c.node("Cast", ["x"], ["f8"], to=TensorProto.FLOAT8E4M3FN)
+    c.node("Cast", ["f8"], ["y"], to=TensorProto.FLOAT)
+    c.output("y", TensorProto.FLOAT)
+    cases.append(c)
     return cases
 
 
