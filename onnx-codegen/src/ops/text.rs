@@ -22,7 +22,7 @@ pub fn text(e: &mut Emitter, node: &Node, op: &TextOp) -> Result<TokenStream> {
             let (rank, parts_rank) = (lit(e.rank(x_id)), lit(e.rank(x_id) + 1));
             let x = e.input(&node.inputs, 0)?;
             let delimiter = option(delimiter.as_ref().map(|d| quote! { #d }));
-            let max_splits = option(max_splits.map(|n| lit(n)).map(|n| quote! { #n }));
+            let max_splits = option(max_splits.map(lit).map(|n| quote! { #n }));
             let device = e.device();
             Ok(quote! { burn_onnx::ops::string_split::<#rank, #parts_rank>(#x, #delimiter, #max_splits, #device) })
         }
