@@ -1843,6 +1843,32 @@ def gen_float_dtypes():
     c.output("y", TensorProto.FLOAT16)
     c.output("z", TensorProto.BFLOAT16)
     cases.append(c)
+    # Layers holding double weights (Conv, BatchNormalization, Gemm as a Linear, LayerNorm,
+    # a Gather table as an Embedding): loaded and computed in f64.
+    c = Case("Conv", 11, "double_layers")
+    d = lambda *shape: c.rng.uniform(-1, 1, size=shape).astype(np.float64)  # noqa: E731
+    c.given_input("x", d(1, 2, 5, 5))
+    c.given_input("idx", np.array([[0, 2], [1, 1]], dtype=np.int64))
+    c.init("w", d(3, 2, 3, 3))
+    c.init("b", d(3))
+    c.init("scale", d(3))
+    c.init("bias", d(3))
+    c.init("mean", d(3))
+    c.init("var", c.rng.uniform(0.5, 1.5, size=(3,)).astype(np.float64))
+    c.init("fc", d(27, 4))
+    c.init("ln_scale", d(4))
+    c.init("ln_bias", d(4))
+    c.init("table", d(3, 4))
+    c.node("Conv", ["x", "w", "b"], ["conv"])
+    c.node("BatchNormalization", ["conv", "scale", "bias", "mean", "var"], ["bn"])
+    c.node("Relu", ["bn"], ["act"])
+    c.node("Flatten", ["act"], ["flat"])
+    c.node("Gemm", ["flat", "fc"], ["lin"])
+    c.node("Gather", ["table", "idx"], ["emb"])
+    c.node("ReduceSum", ["emb"], ["emb_sum"], keepdims=0)
+    c.node("Add", ["lin", "emb_sum"], ["y"])
+    c.output("y", TensorProto.DOUBLE)
+    cases.append(c)
     # A double cast to float8 would round through f32 (the low-bit casts compute in f32): an
     # import error (tests/unsupported-cases.txt), never a silent double rounding.
     c = Case("Cast", 21, "double_to_float8")

@@ -143,6 +143,7 @@ op_case!(conv_v11, "models/conv_v11/model.onnx", [0]);
 op_case!(conv_v11_1d, "models/conv_v11_1d/model.onnx", [0]);
 op_case!(conv_v11_1d_bias_dilations, "models/conv_v11_1d_bias_dilations/model.onnx", [0]);
 op_case!(conv_v11_depthwise, "models/conv_v11_depthwise/model.onnx", [0]);
+op_case!(conv_v11_double_layers, "models/conv_v11_double_layers/model.onnx", [0, 1]);
 op_case!(conv_v11_group_dilations_strides, "models/conv_v11_group_dilations_strides/model.onnx", [0]);
 op_case!(conv_v11_same_upper, "models/conv_v11_same_upper/model.onnx", [0]);
 op_case!(conv_v1_1d, "models/conv_v1_1d/model.onnx", [0]);

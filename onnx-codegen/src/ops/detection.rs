@@ -6,9 +6,6 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 pub fn non_max_suppression(e: &mut Emitter, node: &Node, center_point_box: bool) -> Result<TokenStream> {
-    for i in [0, 1] {
-        super::refuse_double(e, e.ty(e.input_id(&node.inputs, i)?).dtype, "NonMaxSuppression")?;
-    }
     let boxes = e.input(&node.inputs, 0)?;
     let scores = e.input(&node.inputs, 1)?;
     let max_kept = e.optional_input(&node.inputs, 2)?;
