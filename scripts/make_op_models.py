@@ -1819,8 +1819,98 @@ def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
         + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + gen_if_scalar_or_single()
-        + gen_text_ops() + gen_grid_sample() + vendor_cases()
+        + gen_text_ops() + gen_grid_sample() + gen_float_dtypes() + vendor_cases()
     )
+
+
+def gen_float_dtypes():
+    """Doubles and half floats kept through the generated code (issue 13): the harness wants
+    each float output in its own Burn dtype. Values that f32 cannot hold (1e-300, 1 + 1e-12)
+    pass through casts, initializers, ConstantOfShape, Range, EyeLike and a double Pad value,
+    so a double computed as f32 would also be off by far more than the tolerance."""
+    cases = []
+    # Cast to double, scaled by a double initializer past f32's range and back.
+    c = Case("Cast", 13, "to_double_tiny")
+    c.input("x", (2, 3))
+    c.init("tiny", np.array([1e-300], dtype=np.float64))
+    c.init("huge", np.array([1e300], dtype=np.float64))
+    c.node("Cast", ["x"], ["d"], to=TensorProto.DOUBLE)
+    c.node("Mul", ["d", "tiny"], ["t"])
+    c.node("Mul", ["t", "huge"], ["y"])
+    c.output("y", TensorProto.DOUBLE)
+    cases.append(c)
+    # Ops creating doubles from shapes and scalars, on a double input.
+    c = Case("ConstantOfShape", 20, "double_created")
+    c.given_input("x", c.rng.uniform(-1, 1, size=(3, 3)).astype(np.float64))
+    c.node("Shape", ["x"], ["s"])
+    c.node("ConstantOfShape", ["s"], ["k"], value=numpy_helper.from_array(np.array([1.0 + 1e-12]), "value"))
+    c.node("EyeLike", ["x"], ["e"], dtype=TensorProto.DOUBLE)
+    c.init("start", np.array(0.1, dtype=np.float64))
+    c.init("limit", np.array(0.35, dtype=np.float64))
+    c.init("delta", np.array(0.1, dtype=np.float64))
+    c.node("Range", ["start", "limit", "delta"], ["r"])
+    c.node("Add", ["x", "k"], ["a"])
+    c.node("Add", ["a", "e"], ["b"])
+    c.node("Add", ["b", "r"], ["y"])
+    c.output("y", TensorProto.DOUBLE)
+    cases.append(c)
+    # A double Pad value f32 cannot hold.
+    c = Case("Pad", 18, "double_value")
+    c.given_input("x", c.rng.uniform(-1, 1, size=(2, 3)).astype(np.float64))
+    c.ints("pads", [1, 0, 0, 2])
+    c.init("value", np.array(1.0 + 1e-12, dtype=np.float64))
+    c.node("Pad", ["x", "pads", "value"], ["p"])
+    c.node("Sub", ["p", "value"], ["y"])
+    c.output("y", TensorProto.DOUBLE)
+    cases.append(c)
+    # Half floats: an f16 input with an f16 initializer and an f16 ConstantOfShape, a bf16
+    # result.
+    c = Case("ConstantOfShape", 20, "half_floats")
+    c.given_input("x", c.rng.uniform(-1, 1, size=(2, 4)).astype(np.float16))
+    c.init("w", c.rng.uniform(-1, 1, size=(4,)).astype(np.float16))
+    c.node("Shape", ["x"], ["s"])
+    c.node("ConstantOfShape", ["s"], ["k"], value=numpy_helper.from_array(np.array([0.1], dtype=np.float16), "value"))
+    c.node("Mul", ["x", "w"], ["m"])
+    c.node("Add", ["m", "k"], ["y"])
+    c.node("Cast", ["y"], ["z"], to=TensorProto.BFLOAT16)
+    c.output("y", TensorProto.FLOAT16)
+    c.output("z", TensorProto.BFLOAT16)
+    cases.append(c)
+    # Layers holding double weights (Conv, BatchNormalization, Gemm as a Linear, LayerNorm,
+    # a Gather table as an Embedding): loaded and computed in f64.
+    c = Case("Conv", 11, "double_layers")
+    d = lambda *shape: c.rng.uniform(-1, 1, size=shape).astype(np.float64)  # noqa: E731
+    c.given_input("x", d(1, 2, 5, 5))
+    c.given_input("idx", np.array([[0, 2], [1, 1]], dtype=np.int64))
+    c.init("w", d(3, 2, 3, 3))
+    c.init("b", d(3))
+    c.init("scale", d(3))
+    c.init("bias", d(3))
+    c.init("mean", d(3))
+    c.init("var", c.rng.uniform(0.5, 1.5, size=(3,)).astype(np.float64))
+    c.init("fc", d(27, 4))
+    c.init("ln_scale", d(4))
+    c.init("ln_bias", d(4))
+    c.init("table", d(3, 4))
+    c.node("Conv", ["x", "w", "b"], ["conv"])
+    c.node("BatchNormalization", ["conv", "scale", "bias", "mean", "var"], ["bn"])
+    c.node("Relu", ["bn"], ["act"])
+    c.node("Flatten", ["act"], ["flat"])
+    c.node("Gemm", ["flat", "fc"], ["lin"])
+    c.node("Gather", ["table", "idx"], ["emb"])
+    c.node("ReduceSum", ["emb"], ["emb_sum"], keepdims=0)
+    c.node("Add", ["lin", "emb_sum"], ["y"])
+    c.output("y", TensorProto.DOUBLE)
+    cases.append(c)
+    # A double cast to float8 would round through f32 (the low-bit casts compute in f32): an
+    # import error (tests/unsupported-cases.txt), never a silent double rounding.
+    c = Case("Cast", 21, "double_to_float8")
+    c.given_input("x", c.rng.uniform(-4, 4, size=(2, 3)).astype(np.float64))
+    c.node("Cast", ["x"], ["f8"], to=TensorProto.FLOAT8E4M3FN)
+    c.node("Cast", ["f8"], ["y"], to=TensorProto.FLOAT)
+    c.output("y", TensorProto.FLOAT)
+    cases.append(c)
+    return cases
 
 
 def gen_if_scalar_or_single():

@@ -217,7 +217,7 @@ impl<'g> Emitter<'g> {
             // Host arrays hold integers; bools as 0/1 and floats as whole numbers.
             return Ok(match self.ty(id).dtype.kind() {
                 Kind::Int => ints,
-                Kind::Float => quote! { #ints.float() },
+                Kind::Float => float_as(ints, DType::I64, self.ty(id).dtype),
                 Kind::Bool => quote! { #ints.bool() },
                 Kind::String => return Err(self.error("a string value computed on the host")),
             });
@@ -442,13 +442,68 @@ pub fn held_type_tokens(ty: &TensorType) -> TokenStream {
     }
 }
 
-/// The Rust type of a rank-0 value crossing the `forward` boundary.
-pub fn scalar_type_tokens(kind: Kind) -> TokenStream {
-    match kind {
-        Kind::Float => quote! { f32 },
+/// The Rust type of a rank-0 value of IR type `dtype` crossing the `forward` boundary: a float
+/// as its own type (`f64`, `f16`, `bf16`; `f32` for f32 and the 8- and 4-bit floats).
+pub fn scalar_type_tokens(dtype: DType) -> TokenStream {
+    match dtype.kind() {
+        Kind::Float => match dtype.carrier() {
+            DType::F64 => quote! { f64 },
+            DType::F16 => quote! { burn::tensor::f16 },
+            DType::BF16 => quote! { burn::tensor::bf16 },
+            _ => quote! { f32 },
+        },
         Kind::Int => quote! { i64 },
         Kind::Bool => quote! { bool },
         Kind::String => quote! { burn_onnx::__private::alloc::string::String },
+    }
+}
+
+/// The name of the Burn float dtype (`F64`, in `FloatDType` and `DType` alike) a float of IR
+/// type `dtype` is held in: f64, f16 and bf16 as themselves, f32 and the 8- and 4-bit floats
+/// (carried in f32) as f32; `None` for the other kinds. Every op that makes a float tensor takes
+/// its dtype from here, so that a model asking for double precision never silently gets single.
+pub fn float_dtype_name(dtype: DType) -> Option<Ident> {
+    let name = match dtype.carrier() {
+        DType::F64 => "F64",
+        DType::F16 => "F16",
+        DType::BF16 => "BF16",
+        DType::F32 => "F32",
+        _ => return None,
+    };
+    Some(Ident::new(name, proc_macro2::Span::call_site()))
+}
+
+/// `x`, a tensor of IR type `from`, as a float tensor of IR type `to`: an Int or Bool tensor
+/// converted (`x.float()` for Burn's default float, `x.cast(FloatDType::F64)` and the like
+/// otherwise), a float of another Burn dtype cast, one of the same Burn dtype (a low-bit float
+/// in its f32 carrier for f32) as it is.
+pub fn float_as(x: TokenStream, from: DType, to: DType) -> TokenStream {
+    let target = float_dtype_tokens(to).unwrap_or_else(|| quote! { burn::tensor::FloatDType::F32 });
+    match from.kind() {
+        Kind::Float if from.carrier() == to.carrier() => x,
+        Kind::Float => quote! { #x.cast(#target) },
+        _ if is_wide_or_half(to) => quote! { #x.cast(#target) },
+        _ => quote! { #x.float() },
+    }
+}
+
+/// `burn::tensor::FloatDType::F64` and the like, see [`float_dtype_name`].
+pub fn float_dtype_tokens(dtype: DType) -> Option<TokenStream> {
+    float_dtype_name(dtype).map(|name| quote! { burn::tensor::FloatDType::#name })
+}
+
+/// Whether a float of IR type `dtype` is held in a dtype other than Burn's default float (f32).
+pub fn is_wide_or_half(dtype: DType) -> bool {
+    matches!(dtype.carrier(), DType::F64 | DType::F16 | DType::BF16)
+}
+
+/// The creation options (`&device`, or `(&device, DType::F64)`) of a new tensor holding a value
+/// of IR type `dtype`: floats other than f32 name their dtype, everything else takes the
+/// device's default of its kind.
+pub fn creation_options(device: &TokenStream, dtype: DType) -> TokenStream {
+    match float_dtype_name(dtype) {
+        Some(name) if is_wide_or_half(dtype) => quote! { (#device, burn::tensor::DType::#name) },
+        _ => quote! { #device },
     }
 }
 
@@ -499,12 +554,13 @@ pub fn float_literal(value: f64) -> TokenStream {
     }
 }
 
-/// A float tensor's elements multiplied by `factor`, as f32; `None` for one left in its side
-/// file unless `factor` is 1 (which leaves it as it is).
+/// A float tensor's elements multiplied by `factor`, in the tensor's float type (its carrier
+/// for the 8- and 4-bit floats); `None` for one left in its side file unless `factor` is 1
+/// (which leaves it as it is).
 pub fn scaled(data: &TensorData, factor: f64) -> Option<TensorData> {
     if factor == 1.0 {
         return Some(data.clone());
     }
-    let bytes = data.to_f64s()?.into_iter().flat_map(|v| ((v * factor) as f32).to_le_bytes()).collect();
-    Some(TensorData::new(DType::F32, data.shape.clone(), bytes))
+    let values: Vec<f64> = data.to_f64s()?.into_iter().map(|v| v * factor).collect();
+    TensorData::from_f64s(data.dtype.carrier(), data.shape.clone(), &values)
 }

@@ -2,7 +2,8 @@
 //! assembles them into items, the same way for the macro, the CLI and build scripts.
 
 use crate::emitter::{
-    held_type_tokens, module_struct, scalar_type_tokens, tensor_type_tokens, tuple_or_single, Emitter, Field,
+    creation_options, held_type_tokens, module_struct, scalar_type_tokens, tensor_type_tokens, tuple_or_single,
+    Emitter, Field,
 };
 pub use crate::emitter::{Weight, WeightRole};
 use crate::error::Result;
@@ -48,12 +49,13 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
             inputs.push((var, held_type_tokens(ty)));
         } else if ty.rank() == 0 {
             // Scalars arrive as plain Rust values and become one-element tensors.
-            inputs.push((var.clone(), scalar_type_tokens(ty.dtype.kind())));
+            inputs.push((var.clone(), scalar_type_tokens(ty.dtype)));
             let tensor = tensor_type_tokens(ty);
             scalar_inputs.push(if ty.dtype == onnx_ir::DType::String {
                 quote! { let #var = <#tensor>::scalar(#var); }
             } else {
-                quote! { let #var = <#tensor>::from_data([#var], &device); }
+                let options = creation_options(&quote! { &device }, ty.dtype);
+                quote! { let #var = <#tensor>::from_data([#var], #options); }
             });
         } else if ty.dtype == onnx_ir::DType::String {
             // String tensors live on the host: they do not say which device to compute on.
@@ -78,13 +80,13 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
         if ty.rank() == 0 && e.host_len(id).is_some() {
             let value = e.host_ints(id)?;
             outputs.push(quote! { #value[0] });
-            output_types.push(scalar_type_tokens(ty.dtype.kind()));
+            output_types.push(scalar_type_tokens(ty.dtype));
             continue;
         }
         let value = e.use_value(id)?;
         if ty.rank() == 0 && ty.is_tensor() {
             // Rank-0 values are held as one-element tensors and returned as plain scalars.
-            let scalar = scalar_type_tokens(ty.dtype.kind());
+            let scalar = scalar_type_tokens(ty.dtype);
             outputs.push(if ty.dtype == onnx_ir::DType::String {
                 quote! { #value.into_scalar() }
             } else {

@@ -1,6 +1,6 @@
 //! Writes the weights of a lowered model as a Burnpack container (no tensor library needed).
 //!
-//! Weights are stored as the module expects them (floats as f32, integers as i64), converted
+//! Weights are stored as the module expects them (floats in their own dtype, integers as i64), converted
 //! here, one tensor at a time as the container is written. A tensor left in its ONNX side file
 //! is copied from it in chunks (or read and converted alone when its type differs), so a `.bpk`
 //! written to a file never holds more than about one tensor in memory.
@@ -185,10 +185,12 @@ fn tensor(weight: &Weight, failure: &ReadFailure) -> Result<Tensor> {
     Ok(Tensor::deferred(name, pack_dtype(dtype), shape, None, len, provider))
 }
 
-/// Floats are stored as f32, integers as i64, booleans as they are.
+/// Floats are stored in the dtype the generated code holds them in (f64, f16, bf16 and f32 as
+/// themselves, which the loaded parameter keeps; the 8- and 4-bit floats in their f32
+/// carrier), integers as i64, booleans as they are.
 fn storage_dtype(dtype: DType) -> DType {
     match dtype.kind() {
-        Kind::Float => DType::F32,
+        Kind::Float => dtype.carrier(),
         Kind::Int => DType::I64,
         // Strings never become `TensorData` (the IR refuses string constants).
         Kind::Bool | Kind::String => dtype,

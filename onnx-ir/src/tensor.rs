@@ -195,6 +195,19 @@ impl TensorData {
         Ok(Self::new(values.dtype, shape, bytes))
     }
 
+    /// A float tensor of `dtype` (f64, f32, f16 or bf16) holding `values` rounded to it; `None`
+    /// for other types.
+    pub fn from_f64s(dtype: DType, shape: Vec<usize>, values: &[f64]) -> Option<Self> {
+        let bytes: Vec<u8> = match dtype {
+            DType::F64 => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            DType::F32 => values.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect(),
+            DType::F16 => values.iter().flat_map(|&v| half::f16::from_f64(v).to_le_bytes()).collect(),
+            DType::BF16 => values.iter().flat_map(|&v| half::bf16::from_f64(v).to_le_bytes()).collect(),
+            _ => return None,
+        };
+        Some(Self::new(dtype, shape, bytes))
+    }
+
     /// Every element widened to f64 (for scalars and attribute-like constants); `None` for a
     /// tensor left in its side file, whose values the import never reads.
     pub fn to_f64s(&self) -> Option<Vec<f64>> {

@@ -39,12 +39,8 @@ pub fn bit_cast<const D: usize, K: Basic, K2: Basic>(x: Tensor<D, K>, from: BitT
     };
     let out = match to {
         BitType::Bool => TensorData::new(bits.iter().map(|&b| b != 0).collect::<Vec<_>>(), shape),
-        BitType::F16 => {
-            TensorData::new(bits.iter().map(|&b| f16::from_bits(b as u16).to_f32()).collect::<Vec<_>>(), shape)
-        }
-        BitType::BF16 => {
-            TensorData::new(bits.iter().map(|&b| bf16::from_bits(b as u16).to_f32()).collect::<Vec<_>>(), shape)
-        }
+        BitType::F16 => TensorData::new(bits.iter().map(|&b| f16::from_bits(b as u16)).collect::<Vec<_>>(), shape),
+        BitType::BF16 => TensorData::new(bits.iter().map(|&b| bf16::from_bits(b as u16)).collect::<Vec<_>>(), shape),
         BitType::F32 => TensorData::new(bits.iter().map(|&b| f32::from_bits(b as u32)).collect::<Vec<_>>(), shape),
         BitType::F64 => TensorData::new(bits.iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>(), shape),
         BitType::U8 => TensorData::new(bits.iter().map(|&b| i64::from(b as u8)).collect::<Vec<_>>(), shape),
@@ -60,7 +56,12 @@ pub fn bit_cast<const D: usize, K: Basic, K2: Basic>(x: Tensor<D, K>, from: BitT
     // Int results in i64 storage: Burn's default int (i32 on some backends) cannot hold
     // every u32, i64 or u64 bit pattern.
     match to {
-        BitType::Bool | BitType::F16 | BitType::BF16 | BitType::F32 | BitType::F64 => Tensor::from_data(out, &device),
+        // Floats keep the target's dtype (the data's own).
+        BitType::F16 | BitType::BF16 | BitType::F32 | BitType::F64 => {
+            let dtype = out.dtype();
+            Tensor::from_data(out, (&device, dtype))
+        }
+        BitType::Bool => Tensor::from_data(out, &device),
         _ => Tensor::from_data(out, (&device, DType::I64)),
     }
 }

@@ -210,6 +210,14 @@ fn conv2d_then(
     residual: Option<Tensor<4>>,
     activation: ConvActivation,
 ) -> Tensor<4> {
+    let dtype = x.dtype();
+    if matches!(dtype, burn::tensor::DType::F16 | burn::tensor::DType::BF16) {
+        // Half floats accumulate in f32 and are rounded once, as ONNX Runtime and ONNX's
+        // reference compute them.
+        let f32 = |t: Tensor<4>| t.cast(burn::tensor::FloatDType::F32);
+        let bias = bias.map(|b| b.cast(burn::tensor::FloatDType::F32));
+        return conv2d_then(f32(x), f32(weight), bias, options, residual.map(f32), activation).cast(dtype);
+    }
     #[cfg(feature = "flex")]
     let (x, weight, bias, residual) = match flex::conv2d(x, weight, bias, &options, residual, activation) {
         Ok(y) => return y,

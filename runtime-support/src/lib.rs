@@ -341,17 +341,24 @@ pub mod ops {
         values.iter::<f64>().next().unwrap_or(0.0)
     }
 
-    /// ONNX `Range` over floats, from one-element tensors (read back to the host).
+    /// ONNX `Range` over floats, from one-element tensors (read back to the host); in `start`'s
+    /// float dtype.
     pub fn range_float(start: Tensor<1>, limit: Tensor<1>, delta: Tensor<1>) -> Tensor<1> {
-        let device = start.device();
-        range_float_from(first(start.into_data()), first(limit.into_data()), first(delta.into_data()), &device)
+        let (device, dtype) = (start.device(), start.dtype());
+        range_float_from(first(start.into_data()), first(limit.into_data()), first(delta.into_data()), (&device, dtype))
     }
 
-    /// ONNX `Range` over floats, from bounds known on the host.
-    pub fn range_float_from(start: f64, limit: f64, delta: f64, device: &Device) -> Tensor<1> {
-        let values: Vec<f32> = range_values(start, limit, delta).into_iter().map(|v| v as f32).collect();
+    /// ONNX `Range` over floats, from bounds known on the host: computed in f64 and rounded to
+    /// the dtype of `options` (`&device` for the device's default float, `(&device, DType::F64)`).
+    pub fn range_float_from(
+        start: f64,
+        limit: f64,
+        delta: f64,
+        options: impl Into<burn::tensor::TensorCreationOptions>,
+    ) -> Tensor<1> {
+        let values = range_values(start, limit, delta);
         let n = values.len();
-        Tensor::from_data(TensorData::new(values, [n]), device)
+        Tensor::from_data(TensorData::new(values, [n]), options)
     }
 
     /// ONNX `Range` over integers, from one-element tensors (read back to the host).
@@ -554,9 +561,9 @@ pub mod ops {
         };
         let safe = target.mask_fill(ignored.clone(), 0);
         // Pick the target class with a one-hot mask along axis 1.
-        let classes = log_prob.dims()[1];
+        let (classes, dtype) = (log_prob.dims()[1], log_prob.dtype());
         let one_hot: Tensor<D, Int> = safe.clone().one_hot_fill(classes, 1.0, 0.0, 1);
-        let picked: Tensor<T> = log_prob.mul(one_hot.float()).sum_dim(1).squeeze_dim(1);
+        let picked: Tensor<T> = log_prob.mul(one_hot.float().cast(dtype)).sum_dim(1).squeeze_dim(1);
         let weight: Tensor<T> = match class_weight {
             Some(w) => w.select(0, safe.reshape([-1])).reshape(dims),
             None => picked.ones_like(),
@@ -767,7 +774,7 @@ pub mod ops {
             .reshape([1, 1, entries])
             .expand([batch, channels, entries]);
         let pixels: usize = padded.iter().product();
-        let summed = Tensor::<3>::zeros([batch, channels, pixels], &device).scatter(
+        let summed = Tensor::<3>::zeros([batch, channels, pixels], (&device, columns.dtype())).scatter(
             2,
             positions,
             columns.reshape([batch, channels, entries]),
@@ -793,13 +800,13 @@ pub mod ops {
 
     /// ONNX `Hardmax`: 1 at the first maximum along `axis`, 0 elsewhere.
     pub fn hardmax<const D: usize>(x: Tensor<D>, axis: usize) -> Tensor<D> {
-        let dims = x.dims();
+        let (dims, dtype) = (x.dims(), x.dtype());
         let n = dims[axis];
         let winner = x.argmax(axis).expand(dims);
         let mut index_dims = [1usize; D];
         index_dims[axis] = n;
         let positions = Tensor::<1, Int>::arange(0..n as i64, &winner.device()).reshape(index_dims).expand(dims);
-        winner.equal(positions).float()
+        winner.equal(positions).float().cast(dtype)
     }
 
     /// ONNX `Trilu`: the upper (or lower) triangle of the last two dims from diagonal `k` on.
@@ -955,6 +962,8 @@ pub mod ops {
         options: AttentionOptions,
     ) -> (Tensor<4>, Tensor<4>, Tensor<4>, Tensor<4>) {
         let device = q.device();
+        // Tensors made here have q's float dtype (f64, f16, ...), as the scores do.
+        let float = (&device, q.dtype());
         let past = past_key.as_ref().map_or(0, |p| p.dims()[2]);
         let k = match past_key {
             Some(p) => Tensor::cat(vec![p, k], 2),
@@ -969,10 +978,10 @@ pub mod ops {
         let [_, kv_heads, kv_len, _] = k.dims();
         let inf = f32::NEG_INFINITY;
         // Additive bias [*, *, q_len, kv_len]; a shorter mask is padded with masked positions.
-        let mut bias = Tensor::<4>::zeros([1, 1, q_len, kv_len], &device);
+        let mut bias = Tensor::<4>::zeros([1, 1, q_len, kv_len], float);
         if let Some(mask) = mask {
             let additive = match mask {
-                AttentionMask::Keep(m) => m.clone().float().zeros_like().mask_fill(m.bool_not(), inf),
+                AttentionMask::Keep(m) => Tensor::<4>::zeros(m.dims(), float).mask_fill(m.bool_not(), inf),
                 AttentionMask::Add(m) => m,
             };
             let width = additive.dims()[3];
@@ -986,9 +995,9 @@ pub mod ops {
         }
         if options.causal {
             // Key j is hidden from query i when j > i + past.
-            let hidden = Tensor::<2>::ones([q_len, kv_len], &device).triu(past as i64 + 1).bool();
+            let hidden = Tensor::<2>::ones([q_len, kv_len], float).triu(past as i64 + 1).bool();
             let causal =
-                Tensor::<2>::zeros([q_len, kv_len], &device).mask_fill(hidden, inf).reshape([1, 1, q_len, kv_len]);
+                Tensor::<2>::zeros([q_len, kv_len], float).mask_fill(hidden, inf).reshape([1, 1, q_len, kv_len]);
             let dims = broadcast_dims(&[bias.dims(), causal.dims()]);
             bias = bias.expand(dims).add(causal.expand(dims));
         }
@@ -996,7 +1005,7 @@ pub mod ops {
             let positions =
                 Tensor::<1, Int>::arange(0..kv_len as i64, &device).reshape([1, kv_len]).expand([batch, kv_len]);
             let valid = positions.lower(lengths.reshape([batch, 1]).expand([batch, kv_len]));
-            let padding = Tensor::<2>::zeros([batch, kv_len], &device)
+            let padding = Tensor::<2>::zeros([batch, kv_len], float)
                 .mask_fill(valid.bool_not(), inf)
                 .reshape([batch, 1, 1, kv_len]);
             let dims = broadcast_dims(&[bias.dims(), padding.dims()]);

@@ -8,7 +8,7 @@
 
 use alloc::vec::Vec;
 use burn::tensor::activation::softmax;
-use burn::tensor::{Bool, Device, Distribution, Int, Tensor, TensorData};
+use burn::tensor::{Bool, DType, Device, Distribution, Int, Tensor, TensorData};
 
 /// SplitMix64: a 64-bit state stepped by the golden-ratio increment, each step mixed.
 struct SplitMix64(u64);
@@ -46,22 +46,22 @@ impl Seed for i64 {
     }
 }
 
-/// `streams` tensors of `shape` uniform draws in [0, 1), float32.
+/// `streams` tensors of `shape` uniform draws in [0, 1), of `dtype` (a float type).
 fn uniform<const D: usize>(
     shape: [usize; D],
     seed: Option<impl Seed>,
     streams: usize,
-    device: &Device,
+    (device, dtype): (&Device, DType),
 ) -> Vec<Tensor<D>> {
     match seed {
-        None => (0..streams).map(|_| Tensor::random(shape, Distribution::Default, device)).collect(),
+        None => (0..streams).map(|_| Tensor::random(shape, Distribution::Default, (device, dtype))).collect(),
         Some(seed) => {
             let mut generator = SplitMix64(seed.state());
             let count: usize = shape.iter().product();
             (0..streams)
                 .map(|_| {
                     let values: Vec<f32> = (0..count).map(|_| generator.unit()).collect();
-                    Tensor::from_data(TensorData::new(values, shape), device)
+                    Tensor::from_data(TensorData::new(values, shape), (device, dtype))
                 })
                 .collect()
         }
@@ -69,11 +69,12 @@ fn uniform<const D: usize>(
 }
 
 /// One tensor of draws (the first stream).
-fn uniform_one<const D: usize>(shape: [usize; D], seed: Option<impl Seed>, device: &Device) -> Tensor<D> {
-    uniform(shape, seed, 1, device).remove(0)
+fn uniform_one<const D: usize>(shape: [usize; D], seed: Option<impl Seed>, like: (&Device, DType)) -> Tensor<D> {
+    uniform(shape, seed, 1, like).remove(0)
 }
 
-/// RandomUniform(Like): draws in [low, high).
+/// RandomUniform(Like): draws in [low, high), float32 (the generated code casts them to the
+/// output's type).
 pub fn random_uniform<const D: usize>(
     shape: [usize; D],
     low: f64,
@@ -81,7 +82,7 @@ pub fn random_uniform<const D: usize>(
     seed: Option<f32>,
     device: &Device,
 ) -> Tensor<D> {
-    uniform_one(shape, seed, device).mul_scalar(high - low).add_scalar(low)
+    uniform_one(shape, seed, (device, DType::F32)).mul_scalar(high - low).add_scalar(low)
 }
 
 /// RandomNormal(Like): normal draws of `mean` and standard deviation `scale`, by Box–Muller
@@ -93,7 +94,7 @@ pub fn random_normal<const D: usize>(
     seed: Option<f32>,
     device: &Device,
 ) -> Tensor<D> {
-    let mut draws = uniform(shape, seed, 2, device);
+    let mut draws = uniform(shape, seed, 2, (device, DType::F32));
     let (angle, radius) = (draws.pop().expect("two streams"), draws.pop().expect("two streams"));
     // 1 - u lies in (0, 1]: its logarithm is finite.
     let radius = radius.neg().add_scalar(1.0).log().mul_scalar(-2.0).sqrt();
@@ -103,7 +104,7 @@ pub fn random_normal<const D: usize>(
 
 /// Bernoulli: each element true with the probability `p` holds for it.
 pub fn bernoulli<const D: usize>(p: Tensor<D>, seed: Option<f32>) -> Tensor<D, Bool> {
-    uniform_one(p.dims(), seed, &p.device()).lower(p)
+    uniform_one(p.dims(), seed, (&p.device(), p.dtype())).lower(p)
 }
 
 /// Multinomial: `sample_size` class indices per row of unnormalised log-probabilities
@@ -111,7 +112,7 @@ pub fn bernoulli<const D: usize>(p: Tensor<D>, seed: Option<f32>) -> Tensor<D, B
 pub fn multinomial(logits: Tensor<2>, sample_size: usize, seed: Option<f32>) -> Tensor<2, Int> {
     let [batch, classes] = logits.dims();
     let cumulative = softmax(logits.clone(), 1).cumsum(1);
-    let draws = uniform_one([batch, sample_size], seed, &logits.device());
+    let draws = uniform_one([batch, sample_size], seed, (&logits.device(), logits.dtype()));
     // The class is the number of cumulative probabilities at or below the draw; rounding can
     // leave the last one under 1, and a draw above it then picks the last class.
     let samples = [batch, sample_size, classes];
@@ -136,7 +137,7 @@ pub fn dropout<const D: usize>(
         return (x, kept);
     }
     assert!((0.0..1.0).contains(&ratio), "Dropout: ratio {ratio} is outside [0, 1)");
-    let kept = uniform_one(x.dims(), seed, &device).greater_equal_elem(ratio);
+    let kept = uniform_one(x.dims(), seed, (&device, x.dtype())).greater_equal_elem(ratio);
     let y = x.mask_fill(kept.clone().bool_not(), 0.0).mul_scalar(1.0 / (1.0 - ratio));
     (y, kept)
 }

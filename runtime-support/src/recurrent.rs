@@ -186,7 +186,7 @@ fn direction(
         let t = t.clone().map(|t| if options.batch_first { t.swap_dims(0, 1) } else { t });
         match t {
             Some(t) => t.narrow(0, d, 1).squeeze_dim(0),
-            None => Tensor::zeros([batch, hidden], &device),
+            None => Tensor::zeros([batch, hidden], (&device, x.dtype())),
         }
     };
     let per_dir = match options.cell {
@@ -198,7 +198,7 @@ fn direction(
     let r: Tensor<2> = r.clone().narrow(0, d, 1).squeeze_dim(0);
     let b: Tensor<1> = match &b {
         Some(b) => b.clone().narrow(0, d, 1).squeeze_dim(0),
-        None => Tensor::zeros([2 * gates * hidden], &device),
+        None => Tensor::zeros([2 * gates * hidden], (&device, x.dtype())),
     };
     let act = &options.activations[d * per_dir..(d + 1) * per_dir];
     let clip = |t: Tensor<2>| match options.clip {
@@ -242,7 +242,8 @@ fn direction(
             return done;
         }
     }
-    let mut outputs: Vec<Tensor<2>> = (0..steps).map(|_| Tensor::zeros([batch, hidden], &device)).collect();
+    let float = (&device, projected.dtype());
+    let mut outputs: Vec<Tensor<2>> = (0..steps).map(|_| Tensor::zeros([batch, hidden], float)).collect();
     let order: Vec<usize> = if reverse { (0..steps).rev().collect() } else { (0..steps).collect() };
     for t in order {
         let xw: Tensor<2> = projected.clone().narrow(0, t, 1).squeeze_dim(0);

@@ -244,11 +244,11 @@ pub fn resize<const D: usize>(
             continue;
         }
         let (weights, constant) = axis_matrix(input, output, scale, roi[i], options);
-        let to_f32 = |v: Vec<f64>| v.into_iter().map(|w| w as f32).collect::<Vec<f32>>();
+        // In the input's float dtype (computed in f64, rounded once).
+        let float = (&device, y.dtype());
         // [in, out] so that moving the axis last and multiplying maps in -> out.
-        let w: Tensor<2> =
-            Tensor::<2>::from_data(TensorData::new(to_f32(weights), [output, input]), &device).transpose();
-        let c: Tensor<1> = Tensor::from_data(TensorData::new(to_f32(constant), [output]), &device);
+        let w: Tensor<2> = Tensor::<2>::from_data(TensorData::new(weights, [output, input]), float).transpose();
+        let c: Tensor<1> = Tensor::from_data(TensorData::new(constant, [output]), float);
         let moved = y.swap_dims(axis, D - 1);
         let resized = moved.matmul(w.unsqueeze::<D>()).add(c.unsqueeze::<D>());
         y = resized.swap_dims(axis, D - 1);

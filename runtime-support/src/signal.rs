@@ -5,7 +5,7 @@
 // libm's, with std too: the same tables on every build.
 use alloc::vec;
 use alloc::vec::Vec;
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{DType, Device, Tensor, TensorCreationOptions, TensorData};
 use libm::{cos, floor, log10, pow, sin};
 
 /// What a DFT computes: the forward transform (`onesided`: bins `0..=n/2` only), the inverse
@@ -18,16 +18,17 @@ pub struct DftOptions {
 
 /// `cos` and `sin` of `2π·(j·k mod n)/n` for `j` in `0..rows`, `k` in `0..cols`, each scaled
 /// by `weight(j)`, as `[rows, cols]` matrices.
-fn basis(rows: usize, cols: usize, n: usize, weight: impl Fn(usize) -> f64, device: &Device) -> [Tensor<2>; 2] {
+/// In the dtype of `float` (the input's), rounded once from f64.
+fn basis(rows: usize, cols: usize, n: usize, weight: impl Fn(usize) -> f64, float: (&Device, DType)) -> [Tensor<2>; 2] {
     let (mut c, mut s) = (Vec::with_capacity(rows * cols), Vec::with_capacity(rows * cols));
     for j in 0..rows {
         for k in 0..cols {
             let angle = 2.0 * core::f64::consts::PI * ((j * k) % n) as f64 / n as f64;
-            c.push((cos(angle) * weight(j)) as f32);
-            s.push((sin(angle) * weight(j)) as f32);
+            c.push(cos(angle) * weight(j));
+            s.push(sin(angle) * weight(j));
         }
     }
-    let table = |v: Vec<f32>| Tensor::from_data(TensorData::new(v, [rows, cols]), device);
+    let table = |v: Vec<f64>| Tensor::from_data(TensorData::new(v, [rows, cols]), float);
     [table(c), table(s)]
 }
 
@@ -49,7 +50,7 @@ pub fn dft<const D: usize>(x: Tensor<D>, axis: usize, length: Option<usize>, opt
     let y = if real_output {
         // x[t] = Σ_k c_k/n (Re X_k cos θ − Im X_k sin θ), c_k = 2 but for bin 0 and n/2.
         let weight = |k: usize| if k == 0 || 2 * k == n { 1.0 } else { 2.0 } / n as f64;
-        let [c, s] = basis(used, n, n, weight, &device);
+        let [c, s] = basis(used, n, n, weight, (&device, x.dtype()));
         let y = re.matmul(c);
         let y = match im {
             Some(im) => y - im.matmul(s),
@@ -60,7 +61,7 @@ pub fn dft<const D: usize>(x: Tensor<D>, axis: usize, length: Option<usize>, opt
     } else {
         let bins = if options.onesided { n / 2 + 1 } else { n };
         let (scale, sign) = if options.inverse { (1.0 / n as f64, 1.0) } else { (1.0, -1.0) };
-        let [c, s] = basis(used, bins, n, |_| scale, &device);
+        let [c, s] = basis(used, bins, n, |_| scale, (&device, x.dtype()));
         // (re + i·im)(cos θ + i·sign·sin θ)
         let (mut y_re, mut y_im) = (re.clone().matmul(c.clone()), re.matmul(s.clone()).mul_scalar(sign));
         if let Some(im) = im {
@@ -87,7 +88,7 @@ pub fn stft(
     let size = window.as_ref().map_or_else(|| frame_length.unwrap_or(length), |w| w.dims()[0]);
     let n = frame_length.unwrap_or(size);
     let frames = if length >= n { (length - n) / step + 1 } else { 0 };
-    let window = window.unwrap_or_else(|| Tensor::ones([size], &signal.device()));
+    let window = window.unwrap_or_else(|| Tensor::ones([size], (&signal.device(), signal.dtype())));
     let framed: Vec<Tensor<3>> = (0..frames)
         .map(|f| {
             let start = f * step;
@@ -98,7 +99,7 @@ pub fn stft(
         .collect();
     let bins = if onesided { n / 2 + 1 } else { n };
     if framed.is_empty() {
-        return Tensor::zeros([batch, 0, bins, 2], &signal.device());
+        return Tensor::zeros([batch, 0, bins, 2], (&signal.device(), signal.dtype()));
     }
     let weighted = Tensor::stack::<4>(framed, 1) * window.reshape([1, 1, size, 1]);
     dft(weighted, 2, Some(n), DftOptions { inverse: false, onesided })
@@ -113,7 +114,8 @@ pub enum Window {
 }
 
 /// The window of `size` values; `N` is `size` when `periodic`, else `size − 1`.
-pub fn window(kind: Window, size: i64, periodic: bool, device: &Device) -> Tensor<1> {
+/// `options`: `&device` for the device's default float, or `(&device, DType::F64)` and the like.
+pub fn window(kind: Window, size: i64, periodic: bool, options: impl Into<TensorCreationOptions>) -> Tensor<1> {
     let size = size.max(0) as usize;
     let (a0, a1, a2) = match kind {
         Window::Hann => (0.5, 0.5, 0.0),
@@ -121,24 +123,25 @@ pub fn window(kind: Window, size: i64, periodic: bool, device: &Device) -> Tenso
         Window::Blackman => (0.42, 0.5, 0.08),
     };
     let period = if periodic { size } else { size.saturating_sub(1) } as f64;
-    let values: Vec<f32> = (0..size)
+    let values: Vec<f64> = (0..size)
         .map(|i| {
             let angle = 2.0 * core::f64::consts::PI * i as f64 / period;
-            (a0 - a1 * cos(angle) + a2 * cos(2.0 * angle)) as f32
+            a0 - a1 * cos(angle) + a2 * cos(2.0 * angle)
         })
         .collect();
-    Tensor::from_data(TensorData::new(values, [size]), device)
+    Tensor::from_data(TensorData::new(values, [size]), options)
 }
 
 /// ONNX MelWeightMatrix, `[dft_length / 2 + 1, mel_bins]`: triangular filters of peak 1 between
-/// mel-spaced edges, as ONNX's reference builds them (edges rounded down to DFT bins).
+/// mel-spaced edges, as ONNX's reference builds them (edges rounded down to DFT bins). `options`:
+/// `&device`, or `(&device, DType::F64)` and the like.
 pub fn mel_weight_matrix(
     mel_bins: i64,
     dft_length: i64,
     sample_rate: i64,
     lower_hertz: f64,
     upper_hertz: f64,
-    device: &Device,
+    options: impl Into<TensorCreationOptions>,
 ) -> Tensor<2> {
     let (mel_bins, spectrum_bins) = (mel_bins.max(0) as usize, (dft_length.max(0) / 2 + 1) as usize);
     let mel = |hertz: f64| 2595.0 * log10(1.0 + hertz / 700.0);
@@ -150,10 +153,10 @@ pub fn mel_weight_matrix(
             floor((dft_length + 1) as f64 * hertz / sample_rate as f64).max(0.0) as usize
         })
         .collect();
-    let mut out = vec![0f32; spectrum_bins * mel_bins];
+    let mut out = vec![0f64; spectrum_bins * mel_bins];
     let mut set = |bin: usize, mel: usize, value: f64| {
         if bin < spectrum_bins {
-            out[bin * mel_bins + mel] = value as f32;
+            out[bin * mel_bins + mel] = value;
         }
     };
     for i in 0..mel_bins {
@@ -169,5 +172,5 @@ pub fn mel_weight_matrix(
             set(j, i, (right - j) as f64 / (right - center) as f64);
         }
     }
-    Tensor::from_data(TensorData::new(out, [spectrum_bins, mel_bins]), device)
+    Tensor::from_data(TensorData::new(out, [spectrum_bins, mel_bins]), options)
 }

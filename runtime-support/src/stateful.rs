@@ -4,7 +4,7 @@
 use crate::kernels::{conv1d, ConvActivation};
 use alloc::vec::Vec;
 use burn::tensor::ops::ConvOptions;
-use burn::tensor::{Int, Tensor};
+use burn::tensor::{DType, FloatDType, Int, Tensor};
 
 /// LinearAttention's heads and output scale (`None`: 1/sqrt(d_k)).
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +36,13 @@ pub fn linear_attention(
     beta: Option<Tensor<3>>,
     options: LinearAttentionOptions,
 ) -> (Tensor<3>, Tensor<4>) {
+    // ONNX's definition computes in float32 whatever the inputs' float type (each step's
+    // inputs Cast to FLOAT, the state float32, the results CastLike the inputs): so does this.
+    let dtype = query.dtype();
+    let f32 = |x: Tensor<3>| x.cast(FloatDType::F32);
+    let (query, key, value) = (f32(query), f32(key), f32(value));
+    let (decay, beta) = (decay.map(f32), beta.map(f32));
+    let past_state = past_state.map(|s| s.cast(FloatDType::F32));
     let LinearAttentionOptions { q_heads, kv_heads, scale } = options;
     let [batch, seq, q_packed] = query.dims();
     let (d_k, d_v) = (q_packed / q_heads, value.dims()[2] / kv_heads);
@@ -51,7 +58,7 @@ pub fn linear_attention(
         let heads = b.dims()[2];
         heads_first(b, heads)
     });
-    let mut state = past_state.unwrap_or_else(|| Tensor::zeros([batch, kv_heads, d_k, d_v], &q.device()));
+    let mut state = past_state.unwrap_or_else(|| Tensor::zeros([batch, kv_heads, d_k, d_v], (&q.device(), q.dtype())));
     let mut outputs = Vec::with_capacity(seq);
     for t in 0..seq {
         let step = |x: &Tensor<4>| x.clone().narrow(2, t, 1);
@@ -75,11 +82,11 @@ pub fn linear_attention(
         outputs.push(step(&q).matmul(shared).mul_scalar(scale));
     }
     let output = if outputs.is_empty() {
-        Tensor::zeros([batch, 0, q_heads * d_v], &state.device())
+        Tensor::zeros([batch, 0, q_heads * d_v], (&state.device(), state.dtype()))
     } else {
         Tensor::cat(outputs, 2).swap_dims(1, 2).reshape([batch, seq, q_heads * d_v])
     };
-    (output, state)
+    (output.cast(dtype), state.cast(dtype))
 }
 
 /// ONNX CausalConvWithState: `x` (`[b, c, l]`) after the `k − 1` positions of `past_state`
@@ -95,13 +102,21 @@ pub fn causal_conv_with_state(
 ) -> (Tensor<3>, Tensor<3>) {
     let [batch, channels, length] = x.dims();
     let taps = weight.dims()[2] - 1;
-    let past = past_state.unwrap_or_else(|| Tensor::zeros([batch, channels, taps], &x.device()));
+    let past = past_state.unwrap_or_else(|| Tensor::zeros([batch, channels, taps], (&x.device(), x.dtype())));
     let joined = Tensor::cat(alloc::vec![past, x], 2);
     // A slice, not `narrow`, which refuses the empty state of a kernel of 1.
     let state = joined.clone().slice_dim(2, length..length + taps);
     let options = ConvOptions::new([1], [0], [1], channels);
-    let activation = if silu_output { ConvActivation::Silu } else { ConvActivation::None };
-    (conv1d(joined, weight, bias, options, activation), state)
+    let dtype = joined.dtype();
+    let y = if silu_output && dtype != DType::F32 {
+        // ONNX's definition applies SiLU in float32 (Cast, Sigmoid, Mul, CastLike): so does this.
+        let y = conv1d(joined, weight, bias, options, ConvActivation::None);
+        ConvActivation::Silu.apply(y.cast(FloatDType::F32)).cast(dtype)
+    } else {
+        let activation = if silu_output { ConvActivation::Silu } else { ConvActivation::None };
+        conv1d(joined, weight, bias, options, activation)
+    };
+    (y, state)
 }
 
 /// The indices TensorScatter writes `update` (`dims`) to along `axis` of a cache `max_len`

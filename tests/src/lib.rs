@@ -42,16 +42,18 @@ pub trait FromPb: Sized {
     }
 }
 
-/// Float inputs as f32 tensors, except double ones, which stay F64 tensors as a caller holding
-/// f64 data would pass them: the generated code then computes in f64 where its ops keep the
-/// dtype (computed as f32 instead, values past f32's range became infinities).
+/// Float inputs as tensors of their own float type (f64, f16, bf16 or f32; the 8- and 4-bit
+/// floats in f32), as a caller holding such data would pass them: the generated code must keep
+/// that dtype (a double computed as f32 is a wrong answer, see [`compare`]).
 impl<const D: usize> FromPb for Tensor<D> {
     fn from_pb(data: &onnx_ir::TensorData, device: &Device) -> Self {
-        if data.dtype == onnx_ir::DType::F64 {
-            let values = data.to_f64s().expect("decoded data is in memory");
-            return Tensor::from_data(TensorData::new(values, data.shape.clone()), (device, burn::tensor::DType::F64));
+        match float_dtype(data.dtype) {
+            Some(dtype) => {
+                let values = data.to_f64s().expect("decoded data is in memory");
+                Tensor::from_data(TensorData::new(values, data.shape.clone()), (device, dtype))
+            }
+            None => Tensor::from_data(to_burn(data), device),
         }
-        Tensor::from_data(to_burn(data), device)
     }
 }
 
@@ -119,6 +121,9 @@ macro_rules! scalar_input {
 }
 scalar_input!(
     f32 => |d| d.to_f64s().expect("decoded data is in memory")[0] as f32,
+    f64 => |d| d.to_f64s().expect("decoded data is in memory")[0],
+    burn::tensor::f16 => |d| burn::tensor::f16::from_f64(d.to_f64s().expect("decoded data is in memory")[0]),
+    burn::tensor::bf16 => |d| burn::tensor::bf16::from_f64(d.to_f64s().expect("decoded data is in memory")[0]),
     i64 => |d| d.to_f64s().expect("decoded data is in memory")[0] as i64,
     bool => |d| d.resident().expect("decoded data is in memory")[0] != 0
 );
@@ -175,7 +180,7 @@ macro_rules! scalar_output {
         }
     )*};
 }
-scalar_output!(f32, i64, bool);
+scalar_output!(f32, f64, burn::tensor::f16, burn::tensor::bf16, i64, bool);
 
 /// All outputs of a generated model's `forward` (one value or a tuple).
 pub trait Outputs {
@@ -237,18 +242,32 @@ pub struct Tolerance {
 /// For the per-operator models.
 pub const OP_TOLERANCE: Tolerance = Tolerance { rtol: 1e-4, atol: 1e-5 };
 
-/// Largest absolute difference, after checking kind and shape; integers, bools and the 8- and
+/// The Burn dtype a float of ONNX type `dtype` has in a tensor (the 8- and 4-bit floats travel
+/// in f32); `None` for the other kinds.
+pub fn float_dtype(dtype: onnx_ir::DType) -> Option<burn::tensor::DType> {
+    use burn::tensor::DType;
+    match dtype.carrier() {
+        onnx_ir::DType::F64 => Some(DType::F64),
+        onnx_ir::DType::F16 => Some(DType::F16),
+        onnx_ir::DType::BF16 => Some(DType::BF16),
+        onnx_ir::DType::F32 => Some(DType::F32),
+        _ => None,
+    }
+}
+
+/// Largest absolute difference, after checking the element type (a float output must have the
+/// expected float's dtype: a double computed as f32 is a wrong answer) and shape; integers, bools and the 8- and
 /// 4-bit floats must be exact, NaN equals NaN.
 pub fn compare(actual: &TensorData, expected: &onnx_ir::TensorData, tol: Tolerance) -> Result<f64, String> {
     if actual.shape().as_slice() != &expected.shape[..] {
         return Err(format!("shape {:?}, expected {:?}", actual.shape().as_slice(), expected.shape));
     }
     let exact = expected.dtype.kind() != onnx_ir::Kind::Float;
-    let is_float = matches!(
-        actual.dtype(),
-        burn::tensor::DType::F32 | burn::tensor::DType::F64 | burn::tensor::DType::F16 | burn::tensor::DType::BF16
-    );
-    if exact == is_float {
+    let type_matches = match float_dtype(expected.dtype) {
+        Some(want) => actual.dtype() == want,
+        None => !actual.dtype().is_float(),
+    };
+    if !type_matches {
         return Err(format!("element type {:?}, expected {}", actual.dtype(), expected.dtype));
     }
     // A narrow float's neighbours are far apart: any difference is a wrong rounding.

@@ -1,5 +1,5 @@
 use super::align_rank;
-use crate::emitter::{float_literal, lit, Emitter};
+use crate::emitter::{float_as, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{AttentionConfig, LinearAttentionConfig, RotaryConfig};
 use onnx_ir::{Kind, Node};
@@ -22,12 +22,16 @@ pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<To
     let v = split(e.input(&node.inputs, 2)?, &kvh);
     let mask = match node.inputs.get(3).copied().flatten() {
         Some(id) => {
-            let (rank, kind) = (e.rank(id).max(1), e.ty(id).dtype.kind());
+            let (rank, from, kind) = (e.rank(id).max(1), e.ty(id).dtype, e.ty(id).dtype.kind());
+            let scores = e.ty(e.input_id(&node.inputs, 0)?).dtype;
             let m = align_rank(e.use_value(id)?, rank, 4);
             match kind {
                 Kind::Bool => quote! { Some(burn_onnx::ops::AttentionMask::Keep(#m)) },
                 // An integer mask is added to the scores as numbers, as a float one is.
-                Kind::Int => quote! { Some(burn_onnx::ops::AttentionMask::Add(#m.float())) },
+                Kind::Int => {
+                    let m = float_as(m, from, scores);
+                    quote! { Some(burn_onnx::ops::AttentionMask::Add(#m)) }
+                }
                 Kind::Float => quote! { Some(burn_onnx::ops::AttentionMask::Add(#m)) },
                 Kind::String => return Err(e.error("a string mask")),
             }

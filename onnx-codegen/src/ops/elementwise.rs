@@ -1,5 +1,5 @@
 use super::align_rank;
-use crate::emitter::{float_literal, lit, scalar_literal, Emitter};
+use crate::emitter::{float_as, float_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, DropoutConfig, UnaryOp, VariadicOp};
 use onnx_ir::{DType, Kind, Node};
@@ -95,11 +95,8 @@ fn binary_in_storage(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<T
         None => align_rank(rhs, rb, rank),
     };
     // Pow with a float base and an integer exponent: the exponent is converted.
-    let rhs = if c.op == BinaryOp::Pow && float && !same_kind {
-        quote! { #rhs.float() }
-    } else {
-        rhs
-    };
+    let rhs =
+        if c.op == BinaryOp::Pow && float && !same_kind { float_as(rhs, e.ty(b).dtype, a_type.dtype) } else { rhs };
     Ok(match c.op {
         // An integer base with a float exponent is computed in floats; the result stays integer.
         BinaryOp::Pow if !float && !same_kind => quote! { #lhs.float().powf(#rhs).int() },
@@ -325,31 +322,24 @@ pub fn where_(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     Ok(quote! { burn_onnx::ops::where_op(#c, #x, #y) })
 }
 
-/// Cast between Burn's kinds; within a kind the element type stays Burn's default, integers
-/// wrapped into the target's range. A low-bit target rounds or wraps into its carrier (see
-/// `low_bit`).
+/// Cast between Burn's kinds. A float target is held in its own dtype (f64, f16 and bf16 as
+/// themselves, see [`float_as`]); within the integers the element type stays Burn's
+/// default, values wrapped into the target's range. A low-bit target rounds or wraps into its
+/// carrier (see `low_bit`).
 pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<TokenStream> {
     let from_dtype = e.ty(e.input_id(&node.inputs, 0)?).dtype;
     let from = from_dtype.kind();
     let x = e.input(&node.inputs, 0)?;
     if to.is_low_bit() {
+        super::refuse_double(e, from_dtype, &format!("a cast to {to}"))?;
         return super::low_bit::cast_to(x, from_dtype, to, saturate)
             .ok_or_else(|| e.error(format!("no run-time cast to {to}")));
     }
     Ok(match (from, to.kind()) {
         (Kind::String, _) | (_, Kind::String) => return Err(e.error("a cast of string tensors")),
-        // Narrower floats round through the narrow type and come back as Burn's default float.
-        (Kind::Float, Kind::Float) if matches!(to, DType::F16 | DType::BF16) => {
-            let narrow = if to == DType::F16 {
-                quote! { F16 }
-            } else {
-                quote! { BF16 }
-            };
-            quote! { #x.cast(burn::tensor::FloatDType::#narrow).cast(burn::tensor::FloatDType::F32) }
-        }
+        (_, Kind::Float) => float_as(x, from_dtype, to),
         (Kind::Int, Kind::Int) => super::low_bit::int_to_int(x, from_dtype, to),
         (a, b) if a == b => x,
-        (_, Kind::Float) => quote! { #x.float() },
         (_, Kind::Int) => quote! { #x.int() },
         (_, Kind::Bool) => quote! { #x.bool() },
     })
@@ -426,11 +416,13 @@ pub fn dropout(e: &mut Emitter, node: &Node, c: &DropoutConfig) -> Result<TokenS
         None => quote! { None },
     };
     let dropped = quote! { burn_onnx::ops::dropout(#x, #ratio, #training, #seed) };
-    let mask = match c.mask.map(DType::kind) {
+    let mask = match c.mask {
         None => return Ok(quote! { #dropped.0 }),
-        Some(Kind::Int) => quote! { mask.int() },
-        Some(Kind::Float) => quote! { mask.float() },
-        Some(_) => quote! { mask },
+        Some(dtype) => match dtype.kind() {
+            Kind::Int => quote! { mask.int() },
+            Kind::Float => float_as(quote! { mask.float() }, DType::F32, dtype),
+            _ => quote! { mask },
+        },
     };
     Ok(quote! {{
         let (y, mask) = #dropped;

@@ -1,4 +1,4 @@
-use crate::emitter::{dims_literal, ints_literal, lit, scalar_literal, tensor_type_tokens, Emitter};
+use crate::emitter::{creation_options, dims_literal, ints_literal, lit, scalar_literal, tensor_type_tokens, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{IntsInput, PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 use onnx_ir::{DType, Kind, Node, TensorData};
@@ -99,8 +99,8 @@ fn filled(dims: &TokenStream, rank: usize, value: f64, dtype: DType, device: &To
             quote! { Tensor::<#r, Int>::full(#dims, #v, #device).bool() }
         }
         kind => {
-            let (k, v) = (kind_tokens(kind), scalar_literal(value, dtype));
-            quote! { Tensor::<#r, #k>::full(#dims, #v, #device) }
+            let (k, v, options) = (kind_tokens(kind), scalar_literal(value, dtype), creation_options(device, dtype));
+            quote! { Tensor::<#r, #k>::full(#dims, #v, #options) }
         }
     }
 }
@@ -123,12 +123,12 @@ pub fn range(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
             });
         }
         let device = e.device();
-        let f = if float {
-            quote! { range_float_from }
+        let (f, options) = if float {
+            (quote! { range_float_from }, creation_options(&device, e.ty(node.outputs[0]).dtype))
         } else {
-            quote! { range_int_from }
+            (quote! { range_int_from }, device)
         };
-        return Ok(quote! { burn_onnx::ops::#f(#(#bounds),*, #device) });
+        return Ok(quote! { burn_onnx::ops::#f(#(#bounds),*, #options) });
     }
     let (s, l, d) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
     let f = if float {
@@ -383,7 +383,8 @@ pub fn one_hot(e: &mut Emitter, node: &Node, axis: usize, depth: Option<usize>) 
     let values = e.input(&node.inputs, 2)?;
     // Bools are filled as 0/1 integers.
     let kind = kind_tokens(if out_kind == Kind::Bool { Kind::Int } else { out_kind });
-    let filled = quote! { Tensor::<#rank, #kind>::full(hot.dims(), off, &hot.device()).mask_fill(hot, on) };
+    let options = creation_options(&quote! { &hot.device() }, out.dtype);
+    let filled = quote! { Tensor::<#rank, #kind>::full(hot.dims(), off, #options).mask_fill(hot, on) };
     let result = if out_kind == Kind::Bool {
         quote! { #filled.bool() }
     } else {
@@ -404,6 +405,23 @@ pub fn pad(e: &mut Emitter, node: &Node, c: &PadConfig) -> Result<TokenStream> {
     let pads = ints(e, node, 1, &c.pads)?;
     let empty = IntsInput::Static(vec![]);
     let axes = ints(e, node, 3, c.axes.as_ref().unwrap_or(&empty))?;
+    if let (PadMode::Constant(value), DType::F64) = (c.mode, e.ty(node.outputs[0]).dtype) {
+        // Burn's pad value is an f32: a double one not exact in f32 is filled in afterwards,
+        // where a padded tensor of ones has zeros.
+        let value = match value {
+            Some(v) => crate::emitter::float_literal(v),
+            None => {
+                let v = e.input(&node.inputs, 2)?;
+                quote! { #v.into_scalar::<f64>() }
+            }
+        };
+        let zero = quote! { burn::tensor::ops::PadMode::Constant(0.0) };
+        return Ok(quote! {{
+            let (x, pads, axes): (_, &[i64], &[i64]) = (#x, #pads, #axes);
+            let padding = burn_onnx::ops::pad(x.ones_like(), pads, axes, #zero).equal_elem(0.0);
+            burn_onnx::ops::pad(x, pads, axes, #zero).mask_fill(padding, #value)
+        }});
+    }
     let mode = match c.mode {
         PadMode::Wrap => return Ok(quote! { burn_onnx::ops::pad_wrap(#x, #pads, #axes) }),
         PadMode::Constant(Some(v)) => {

@@ -84,8 +84,8 @@ fn bias_vector(data: &TensorData, n: usize, beta: f64) -> Option<TensorData> {
         [m] | [1, m] if m == n => values,
         _ => return None,
     };
-    let bytes = row.iter().flat_map(|v| ((v * beta) as f32).to_le_bytes()).collect();
-    Some(TensorData::new(onnx_ir::DType::F32, vec![n], bytes))
+    let row: Vec<f64> = row.iter().map(|v| v * beta).collect();
+    TensorData::from_f64s(data.dtype.carrier(), vec![n], &row)
 }
 
 fn linear_layer(

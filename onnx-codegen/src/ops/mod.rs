@@ -156,6 +156,15 @@ pub fn weight_inputs(op: &Op) -> &'static [usize] {
     }
 }
 
+/// Refuses a double value read by code that computes in f32 (`what` names it): the result would
+/// silently lose double precision, which the import never does (f16 and bf16 lose nothing there).
+pub(crate) fn refuse_double(e: &Emitter, dtype: onnx_ir::DType, what: &str) -> Result<()> {
+    if dtype == onnx_ir::DType::F64 {
+        return Err(e.error(format!("{what} computes in f32: a double input would lose precision")));
+    }
+    Ok(())
+}
+
 /// `x.unsqueeze::<R>()` when `x` has a lower rank than `rank` (numpy aligns on the right).
 pub fn align_rank(x: TokenStream, from: usize, rank: usize) -> TokenStream {
     if from < rank {

@@ -78,7 +78,7 @@ fn last_axis_layer_norm(e: &mut Emitter, node: &Node, c: &LayerNormConfig, rank:
         let (epsilon, last) = (float_literal(c.epsilon), lit(rank - 1));
         return Ok(Some(quote! {{
             let x = #x;
-            let ones = Tensor::<1>::ones([x.dims()[#last]], &x.device());
+            let ones = Tensor::<1>::ones([x.dims()[#last]], (&x.device(), x.dtype()));
             burn::tensor::module::layer_norm(x, ones, #bias, #epsilon)
         }}));
     }

@@ -1,5 +1,5 @@
 use super::align_rank;
-use crate::emitter::{dims_literal, float_literal, lit, Emitter};
+use crate::emitter::{dims_literal, float_as, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::quantize::int_range;
 use onnx_ir::ops::{QuantizeConfig, QuantizedLinearConfig};
@@ -11,16 +11,17 @@ use quote::quote;
 pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<TokenStream> {
     let rank = e.rank(e.input_id(&node.inputs, 0)?).max(1);
     // A scale or zero point as a float tensor; per axis or per block, lined up with `x`'s rank.
+    // Computed in the scale's float type (DequantizeLinear's output type; QuantizeLinear's
+    // input has it too).
+    let float = e.ty(e.input_id(&node.inputs, 1)?).dtype;
+    if c.quantize && c.quantized_type.kind() == Kind::Float {
+        super::refuse_double(e, float, &format!("QuantizeLinear to {}", c.quantized_type))?;
+    }
     let parameter = |index: usize, e: &mut Emitter| -> Result<Option<TokenStream>> {
         let Some(id) = node.inputs.get(index).copied().flatten() else { return Ok(None) };
         let vector = e.rank(id) == 1 && rank > 1;
-        let float = e.ty(id).dtype.kind() == onnx_ir::Kind::Float;
-        let v = e.use_value(id)?;
-        let v = if float {
-            v
-        } else {
-            quote! { #v.float() }
-        };
+        let from = e.ty(id).dtype;
+        let v = float_as(e.use_value(id)?, from, float);
         Ok(Some(if c.block_size.is_some() {
             v
         } else if vector {
@@ -31,11 +32,12 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
             align_rank(v, 1, rank)
         }))
     };
-    let x_kind = e.ty(e.input_id(&node.inputs, 0)?).dtype.kind();
+    let x_dtype = e.ty(e.input_id(&node.inputs, 0)?).dtype;
     let x = e.input(&node.inputs, 0)?;
+    let x = if c.quantize { x } else { float_as(x, x_dtype, float) };
     let scale = parameter(1, e)?.ok_or_else(|| e.error("scale is required"))?;
     let zero = parameter(2, e)?;
-    let Some(block_size) = c.block_size else { return quantize_formula(e, c, x_kind, x, scale, zero) };
+    let Some(block_size) = c.block_size else { return quantize_formula(e, c, x, scale, zero) };
     // Blocked: each scale (and zero point) repeated `block_size` times along the axis, cut to
     // `x`'s length there; then the per-axis formula. The operands are bound in one tuple so
     // that no name bound here hides one they read.
@@ -47,7 +49,7 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
         operands.push(z.clone());
     }
     let zero = zero.map(|_| repeated(quote! { zero }));
-    let formula = quantize_formula(e, c, x_kind, quote! { x }, repeated(quote! { scale }), zero)?;
+    let formula = quantize_formula(e, c, quote! { x }, repeated(quote! { scale }), zero)?;
     Ok(quote! {{
         let (#(#names),*) = (#(#operands),*);
         let len = x.dims()[#axis];
@@ -55,23 +57,17 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
     }})
 }
 
-/// The (de)quantization of `x` by `scale` and `zero` (float tensors of `x`'s rank).
+/// The (de)quantization of `x` by `scale` and `zero` (float tensors of `x`'s rank; a
+/// dequantized `x` already a float of the scale's type).
 fn quantize_formula(
     e: &Emitter,
     c: &QuantizeConfig,
-    x_kind: Kind,
     x: TokenStream,
     scale: TokenStream,
     zero: Option<TokenStream>,
 ) -> Result<TokenStream> {
     if !c.quantize {
         let zero = zero.map(|z| quote! { .sub(#z) });
-        // A float8 or float4 `x` is a float tensor already.
-        let x = if x_kind == Kind::Float {
-            x
-        } else {
-            quote! { #x.float() }
-        };
         return Ok(quote! { #x #zero .mul(#scale) });
     }
     let zero = zero.map(|z| quote! { .add(#z) });
@@ -99,16 +95,12 @@ enum Axis {
     Channels(usize),
 }
 
-/// A scale or zero point as a float tensor broadcastable to its operand of `rank`.
-fn parameter(e: &mut Emitter, id: ValueId, rank: usize, axis: Axis) -> Result<TokenStream> {
+/// A scale or zero point as a float tensor of IR type `float` broadcastable to its operand of
+/// `rank`.
+fn parameter(e: &mut Emitter, id: ValueId, rank: usize, axis: Axis, float: DType) -> Result<TokenStream> {
     let vector = e.rank(id) == 1 && e.ty(id).shape[0].as_static() != Some(1);
-    let float = e.ty(id).dtype.kind() == Kind::Float;
-    let v = e.use_value(id)?;
-    let v = if float {
-        v
-    } else {
-        quote! { #v.float() }
-    };
+    let from = e.ty(id).dtype;
+    let v = float_as(e.use_value(id)?, from, float);
     Ok(match (vector, axis) {
         (true, Axis::Rows) => quote! { #v.unsqueeze_dim::<2>(1) },
         (true, Axis::Columns) => quote! { #v.unsqueeze_dim::<2>(0) },
@@ -120,7 +112,7 @@ fn parameter(e: &mut Emitter, id: ValueId, rank: usize, axis: Axis) -> Result<To
     })
 }
 
-/// `(x - zero) * scale` as floats (zero and scale optional).
+/// `(x - zero) * scale` as floats of IR type `float` (zero and scale optional).
 fn dequantized(
     e: &mut Emitter,
     node: &Node,
@@ -128,17 +120,18 @@ fn dequantized(
     scale: Option<usize>,
     zero: Option<usize>,
     axis: Axis,
+    float: DType,
 ) -> Result<TokenStream> {
     let id = e.input_id(&node.inputs, x)?;
     let rank = e.rank(id).max(1);
-    let mut v = e.use_value(id)?;
-    v = quote! { #v.float() };
+    let from = e.ty(id).dtype;
+    let mut v = float_as(e.use_value(id)?, from, float);
     if let Some(z) = zero.and_then(|z| node.inputs.get(z).copied().flatten()) {
-        let z = parameter(e, z, rank, axis)?;
+        let z = parameter(e, z, rank, axis, float)?;
         v = quote! { #v.sub(#z) };
     }
     if let Some(s) = scale {
-        let s = parameter(e, e.input_id(&node.inputs, s)?, rank, axis)?;
+        let s = parameter(e, e.input_id(&node.inputs, s)?, rank, axis, float)?;
         v = quote! { #v.mul(#s) };
     }
     Ok(v)
@@ -156,8 +149,13 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
         Some(_) => (Axis::Rows, Axis::Channels(rank)),
         None => (Axis::Rows, Axis::Columns),
     };
-    let lhs = dequantized(e, node, a.0, a.1, a.2, a_axis)?;
-    let rhs = dequantized(e, node, b.0, b.1, b.2, b_axis)?;
+    // QLinearMatMul / QLinearConv compute in their scales' float type; the integer ops in f32.
+    let float = match a.1 {
+        Some(s) => e.ty(e.input_id(&node.inputs, s)?).dtype,
+        None => DType::F32,
+    };
+    let lhs = dequantized(e, node, a.0, a.1, a.2, a_axis, float)?;
+    let rhs = dequantized(e, node, b.0, b.1, b.2, b_axis, float)?;
     let mut acc = match &c.conv {
         Some((w, groups)) => {
             let n = w.kernel.len();
@@ -179,13 +177,13 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
     };
     // QLinearConv's int32 bias is in units of x_scale * w_scale.
     if let (Some(_), Some(bias)) = (&c.conv, node.inputs.get(8).copied().flatten()) {
-        let bias = parameter(e, bias, rank, Axis::Channels(rank))?;
-        let x_scale = parameter(e, e.input_id(&node.inputs, 1)?, rank, Axis::Rows)?;
-        let w_scale = parameter(e, e.input_id(&node.inputs, 4)?, rank, Axis::Channels(rank))?;
+        let bias = parameter(e, bias, rank, Axis::Channels(rank), float)?;
+        let x_scale = parameter(e, e.input_id(&node.inputs, 1)?, rank, Axis::Rows, float)?;
+        let w_scale = parameter(e, e.input_id(&node.inputs, 4)?, rank, Axis::Channels(rank), float)?;
         acc = quote! { #acc.add(#bias.unsqueeze_dim::<#rank>(0).squeeze_dim::<#rank>(0).mul(#x_scale).mul(#w_scale)) };
     }
-    let y_scale = parameter(e, e.input_id(&node.inputs, 6)?, rank, Axis::Rows)?;
-    let y_zero = parameter(e, e.input_id(&node.inputs, 7)?, rank, Axis::Rows)?;
+    let y_scale = parameter(e, e.input_id(&node.inputs, 6)?, rank, Axis::Rows, float)?;
+    let y_zero = parameter(e, e.input_id(&node.inputs, 7)?, rank, Axis::Rows, float)?;
     let (lo, hi) = int_range(out_type).unwrap_or((0.0, 255.0));
     let (lo, hi) = (float_literal(lo), float_literal(hi));
     Ok(quote! { #acc.div(#y_scale).round().add(#y_zero).clamp(#lo, #hi).int() })

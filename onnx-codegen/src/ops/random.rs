@@ -1,7 +1,7 @@
-use crate::emitter::{dims_literal, float_literal, lit, Emitter};
+use crate::emitter::{dims_literal, float_as, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::random::{Distribution, RandomConfig};
-use onnx_ir::{Kind, Node};
+use onnx_ir::{DType, Kind, Node};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
@@ -9,33 +9,35 @@ use quote::quote;
 /// multinomial}`, converted to the output's kind.
 pub fn random(e: &mut Emitter, node: &Node, c: &RandomConfig) -> Result<TokenStream> {
     let seed = seed_literal(c.seed);
-    let drawn = match &c.distribution {
+    // The uniform and normal draws are float32, Bernoulli's bools: cast to the output's type.
+    Ok(match &c.distribution {
         Distribution::Uniform { low, high } => {
             let (like, shape, device) = shape_and_device(e, node, c)?;
             let (low, high) = (float_literal(*low), float_literal(*high));
-            quote! {{ #like burn_onnx::ops::random_uniform(#shape, #low, #high, #seed, #device) }}
+            let drawn = quote! {{ #like burn_onnx::ops::random_uniform(#shape, #low, #high, #seed, #device) }};
+            float_as(drawn, DType::F32, c.dtype)
         }
         Distribution::Normal { mean, scale } => {
             let (like, shape, device) = shape_and_device(e, node, c)?;
             let (mean, scale) = (float_literal(*mean), float_literal(*scale));
-            quote! {{ #like burn_onnx::ops::random_normal(#shape, #mean, #scale, #seed, #device) }}
+            let drawn = quote! {{ #like burn_onnx::ops::random_normal(#shape, #mean, #scale, #seed, #device) }};
+            float_as(drawn, DType::F32, c.dtype)
         }
         Distribution::Bernoulli => {
             let p = e.input(&node.inputs, 0)?;
             let drawn = quote! { burn_onnx::ops::bernoulli(#p, #seed) };
-            return Ok(match c.dtype.kind() {
-                Kind::Float => quote! { #drawn.float() },
+            match c.dtype.kind() {
+                Kind::Float => float_as(quote! { #drawn.float() }, DType::F32, c.dtype),
                 Kind::Int => quote! { #drawn.int() },
                 _ => drawn,
-            });
+            }
         }
         Distribution::Multinomial { sample_size } => {
             let x = e.input(&node.inputs, 0)?;
             let size = lit(*sample_size);
-            return Ok(quote! { burn_onnx::ops::multinomial(#x, #size, #seed) });
+            quote! { burn_onnx::ops::multinomial(#x, #size, #seed) }
         }
-    };
-    Ok(drawn)
+    })
 }
 
 /// A node's `seed` as an `Option<f32>` expression, exact.

@@ -1,4 +1,4 @@
-use crate::emitter::{ints_literal, lit, Emitter};
+use crate::emitter::{creation_options, ints_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::{Kind, Node};
 use proc_macro2::TokenStream;
@@ -134,9 +134,10 @@ pub fn eye_like(e: &mut Emitter, node: &Node, k: i64, dtype: onnx_ir::DType) -> 
         onnx_ir::Kind::Bool => quote! { .bool() },
         onnx_ir::Kind::String => return Err(e.error("EyeLike of strings")),
     };
+    let options = creation_options(&quote! { &x.device() }, dtype);
     Ok(quote! {{
         let x = #x;
         let [rows, cols] = x.dims();
-        Tensor::<2>::ones([rows, cols], &x.device()).triu(#k).tril(#k) #cast
+        Tensor::<2>::ones([rows, cols], #options).triu(#k).tril(#k) #cast
     }})
 }

@@ -1,5 +1,5 @@
 use super::indexing::ints;
-use crate::emitter::{lit, Emitter};
+use crate::emitter::{creation_options, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{DftConfig, IntsInput, WindowKind};
 use onnx_ir::Node;
@@ -64,7 +64,8 @@ pub fn window(e: &mut Emitter, node: &Node, kind: WindowKind, periodic: bool, si
         WindowKind::Blackman => quote! { Blackman },
     };
     let device = e.device();
-    Ok(quote! { burn_onnx::ops::window(burn_onnx::ops::Window::#kind, #size, #periodic, #device) })
+    let options = creation_options(&device, e.ty(node.outputs[0]).dtype);
+    Ok(quote! { burn_onnx::ops::window(burn_onnx::ops::Window::#kind, #size, #periodic, #options) })
 }
 
 pub fn mel_weight_matrix(e: &mut Emitter, node: &Node, counts: &[IntsInput]) -> Result<TokenStream> {
@@ -77,5 +78,6 @@ pub fn mel_weight_matrix(e: &mut Emitter, node: &Node, counts: &[IntsInput]) -> 
         })
         .collect::<Result<Vec<_>>>()?;
     let device = e.device();
-    Ok(quote! { burn_onnx::ops::mel_weight_matrix(#(#counts,)* #(#hertz,)* #device) })
+    let options = creation_options(&device, e.ty(node.outputs[0]).dtype);
+    Ok(quote! { burn_onnx::ops::mel_weight_matrix(#(#counts,)* #(#hertz,)* #options) })
 }

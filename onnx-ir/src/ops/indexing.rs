@@ -90,9 +90,9 @@ pub fn parse_range(ctx: &NodeCtx) -> Result<Parsed> {
         let n = count as usize;
         let values: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
         let data = match dtype.kind() {
-            Kind::Float => {
-                TensorData::new(DType::F32, vec![n], values.iter().flat_map(|v| (*v as f32).to_le_bytes()).collect())
-            }
+            // In the inputs' own float type (a double range stays double).
+            Kind::Float => TensorData::from_f64s(dtype.carrier(), vec![n], &values)
+                .ok_or_else(|| ctx.error(format!("Range of {dtype}")))?,
             _ => i64_tensor(&values.iter().map(|v| *v as i64).collect::<Vec<_>>(), vec![n]),
         };
         return Ok(Parsed::folded(data));

@@ -138,11 +138,12 @@ pub(crate) fn output(first: Src, index: usize) -> Src {
     }
 }
 
-/// A rank-0 tensor of `dtype` (f32, f64, i32, else i64), `value` converted to it.
+/// A rank-0 tensor of `dtype` (a float of its own type, i32, else i64), `value` converted to it.
 pub(crate) fn scalar_tensor(dtype: DType, value: f64) -> TensorData {
+    if let Some(float) = TensorData::from_f64s(dtype, vec![], &[value]) {
+        return float;
+    }
     let bytes = match dtype {
-        DType::F32 => (value as f32).to_le_bytes().to_vec(),
-        DType::F64 => value.to_le_bytes().to_vec(),
         DType::I32 => (value as i32).to_le_bytes().to_vec(),
         _ => (value as i64).to_le_bytes().to_vec(),
     };

@@ -6,7 +6,7 @@
 use crate::cases::Case;
 use onnx_codegen::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use onnx_codegen::{prelude, weights, CodegenError};
-use onnx_ir::proto::{GraphProto, ModelProto};
+use onnx_ir::proto::{GraphProto, ModelProto, NodeProto};
 use onnx_ir::{import, ImportOptions};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use prost::Message;
@@ -119,8 +119,8 @@ pub struct Generated {
     pub float_initializers: usize,
     /// Whether `forward` was split into submodules (more top-level nodes than `part_nodes`).
     pub split: bool,
-    /// Whether the model draws random values (see [`draws_random_values`]).
-    pub random: bool,
+    /// Whether the model may draw random values (see [`RandomDraws`]).
+    pub random: RandomDraws,
 }
 
 impl Suite {
@@ -132,7 +132,7 @@ impl Suite {
         let proto = ModelProto::decode(&bytes[..]).map_err(|e| e.to_string())?;
         let nodes = proto.graph.as_ref().map_or(0, GraphProto::node_count);
         let float_initializers = proto.graph.as_ref().map_or(0, float_initializers);
-        let random = proto.graph.as_ref().is_some_and(draws_random_values);
+        let random = proto.graph.as_ref().map_or(RandomDraws::None, random_draws);
         let opset = onnx_ir::domain::default_opset(&proto);
         let started = Instant::now();
         let attempt = std::panic::catch_unwind(|| -> Result<(String, bool), String> {
@@ -492,14 +492,29 @@ fn write_if_changed(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> 
     std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Whether a node draws random values: a random op, or a Dropout whose training_mode is an
-/// input. No two generators agree on such values, so the expected outputs cannot be matched.
-fn draws_random_values(graph: &GraphProto) -> bool {
+/// Whether a model's outputs are random draws, which no two generators agree on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RandomDraws {
+    /// No node draws.
+    None,
+    /// A random op: a match with the expected values is chance.
+    Always,
+    /// A Dropout whose training_mode (and ratio) are inputs: random when the data set asks
+    /// for training with a non-zero ratio, exact otherwise.
+    Dropout,
+}
+
+fn random_draws(graph: &GraphProto) -> RandomDraws {
     const RANDOM: [&str; 6] =
         ["RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike", "Bernoulli", "Multinomial"];
-    graph.node.iter().any(|n| {
-        RANDOM.contains(&n.op_type()) || n.op_type() == "Dropout" && n.input.get(2).is_some_and(|t| !t.is_empty())
-    })
+    let training_input = |n: &NodeProto| n.input.get(2).is_some_and(|t| !t.is_empty());
+    if graph.node.iter().any(|n| RANDOM.contains(&n.op_type())) {
+        RandomDraws::Always
+    } else if graph.node.iter().any(|n| n.op_type() == "Dropout" && training_input(n)) {
+        RandomDraws::Dropout
+    } else {
+        RandomDraws::None
+    }
 }
 
 fn float_initializers(graph: &GraphProto) -> usize {
