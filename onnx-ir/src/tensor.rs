@@ -96,15 +96,8 @@ impl TensorData {
                     .into(),
             ));
         }
-        let shape = proto
-            .dims
-            .iter()
-            .map(|&d| usize::try_from(d).map_err(|_| fail(format!("negative dimension {d}"))))
-            .collect::<Result<Vec<_>>>()?;
-        let count = shape
-            .iter()
-            .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-            .ok_or_else(|| fail("element count overflows".into()))?;
+        let (shape, count) = dims_shape(&proto.dims).map_err(fail)?;
+        let count = count.ok_or_else(|| fail("element count overflows".into()))?;
         if dtype.is_low_bit() {
             return Self::from_low_bit_proto(proto, side, dtype, shape, count).map_err(fail);
         }
@@ -175,12 +168,7 @@ impl TensorData {
             let limit = MAX_RESIDENT_EXTERNAL_ELEMENTS;
             return Err(fail(format!("sparse values or indices of more than {limit} elements in a side file")));
         };
-        let shape = sparse
-            .dims
-            .iter()
-            .map(|&d| usize::try_from(d).map_err(|_| fail(format!("negative dimension {d}"))))
-            .collect::<Result<Vec<_>>>()?;
-        let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+        let (shape, count) = dims_shape(&sparse.dims).map_err(fail)?;
         let size = count.and_then(|c| c.checked_mul(values.dtype.size())).filter(|&b| b <= MAX_DENSE_SPARSE_BYTES);
         let (Some(count), Some(size)) = (count, size) else {
             return Err(fail(format!("densified, {shape:?} would be more than {MAX_DENSE_SPARSE_BYTES} bytes")));
@@ -344,6 +332,17 @@ fn typed_field_bytes(p: &TensorProto, dtype: DType) -> Vec<u8> {
     }
 }
 
+/// A tensor proto's `dims` as a shape (a negative dimension is an error) and its element
+/// count (`None` when it overflows).
+fn dims_shape(dims: &[i64]) -> std::result::Result<(Vec<usize>, Option<usize>), String> {
+    let shape: Vec<usize> = dims
+        .iter()
+        .map(|&d| usize::try_from(d).map_err(|_| format!("negative dimension {d}")))
+        .collect::<std::result::Result<_, _>>()?;
+    let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    Ok((shape, count))
+}
+
 /// The shape and values of a `STRING` tensor (`string_data`, UTF-8): LabelEncoder's tensor
 /// attributes and string test data. Invalid UTF-8 or a count that does not match the shape is an
 /// error.
@@ -352,12 +351,7 @@ pub fn strings_from_proto(proto: &TensorProto) -> Result<(Vec<usize>, Vec<String
     if DType::from_onnx(proto.data_type()) != Some(DType::String) {
         return Err(fail(format!("type code {} is not a string tensor", proto.data_type())));
     }
-    let shape = proto
-        .dims
-        .iter()
-        .map(|&d| usize::try_from(d).map_err(|_| fail(format!("negative dimension {d}"))))
-        .collect::<Result<Vec<_>>>()?;
-    let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    let (shape, count) = dims_shape(&proto.dims).map_err(fail)?;
     if count != Some(proto.string_data.len()) {
         return Err(fail(format!(
             "holds {} strings, but its shape {shape:?} needs {count:?}",

@@ -10,9 +10,13 @@
 //! Computed in f64, returned in X's dtype.
 
 use crate::float::{floor, round_ties_even};
+use crate::resize::cubic_weights;
 use alloc::vec;
 use alloc::vec::Vec;
 use burn::tensor::{Tensor, TensorData};
+
+/// GridSample's cubic coefficient (Keys' a; ONNX Runtime's and PyTorch's too).
+const KEYS_A: f64 = -0.75;
 
 /// `mode`: how a sample is taken between elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,19 +160,10 @@ fn axis_taps(normalised: f64, size: usize, options: &GridSampleOptions) -> ([(Op
         }
         GridMode::Cubic => {
             let first = floor(at);
-            let (i, c) = (first as i64, cubic_coefficients(at - first));
+            let (i, c) = (first as i64, cubic_weights(KEYS_A, at - first));
             ([(element(i - 1), c[0]), (element(i), c[1]), (element(i + 1), c[2]), (element(i + 2), c[3])], 4)
         }
     }
-}
-
-/// Keys' cubic convolution weights (a = -0.75) of the taps at -1, 0, 1 and 2 from a point `t`
-/// past the tap at 0.
-fn cubic_coefficients(t: f64) -> [f64; 4] {
-    const A: f64 = -0.75;
-    let near = |d: f64| ((A + 2.0) * d - (A + 3.0)) * d * d + 1.0;
-    let far = |d: f64| ((A * d - 5.0 * A) * d + 8.0 * A) * d - 4.0 * A;
-    [far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)]
 }
 
 /// `x` mirrored at `lo` and `hi` until it lies between them.

@@ -101,16 +101,19 @@ fn coefficients(mode: ResizeMode, ratio: f64, scale: f64, antialias: bool) -> Ve
             let sum: f64 = c.iter().sum();
             c.into_iter().map(|v| v / sum).collect()
         }
-        ResizeMode::Cubic(a) => {
-            let r = ratio;
-            vec![
-                ((a * (r + 1.0) - 5.0 * a) * (r + 1.0) + 8.0 * a) * (r + 1.0) - 4.0 * a,
-                ((a + 2.0) * r - (a + 3.0)) * r * r + 1.0,
-                ((a + 2.0) * (1.0 - r) - (a + 3.0)) * (1.0 - r) * (1.0 - r) + 1.0,
-                ((a * ((1.0 - r) + 1.0) - 5.0 * a) * ((1.0 - r) + 1.0) + 8.0 * a) * ((1.0 - r) + 1.0) - 4.0 * a,
-            ]
-        }
+        ResizeMode::Cubic(a) => cubic_weights(a, ratio).to_vec(),
     }
+}
+
+/// Keys' cubic convolution weights of coefficient `a` for the taps at -1, 0, 1 and 2 from a
+/// point `r` past the tap at 0 (Resize's and GridSample's cubic modes).
+pub(crate) fn cubic_weights(a: f64, r: f64) -> [f64; 4] {
+    [
+        ((a * (r + 1.0) - 5.0 * a) * (r + 1.0) + 8.0 * a) * (r + 1.0) - 4.0 * a,
+        ((a + 2.0) * r - (a + 3.0)) * r * r + 1.0,
+        ((a + 2.0) * (1.0 - r) - (a + 3.0)) * (1.0 - r) * (1.0 - r) + 1.0,
+        ((a * ((1.0 - r) + 1.0) - 5.0 * a) * ((1.0 - r) + 1.0) + 8.0 * a) * ((1.0 - r) + 1.0) - 4.0 * a,
+    ]
 }
 
 /// The `n` indexes of `0..limit` nearest to `x` (ties to the smaller), ascending.

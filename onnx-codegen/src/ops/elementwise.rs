@@ -335,14 +335,24 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<T
         return super::low_bit::cast_to(x, from_dtype, to, saturate)
             .ok_or_else(|| e.error(format!("no run-time cast to {to}")));
     }
-    Ok(match (from, to.kind()) {
-        (Kind::String, _) | (_, Kind::String) => return Err(e.error("a cast of string tensors")),
-        (_, Kind::Float) => float_as(x, from_dtype, to),
-        (Kind::Int, Kind::Int) => super::low_bit::int_to_int(x, from_dtype, to),
+    if from == Kind::String || to.kind() == Kind::String {
+        return Err(e.error("a cast of string tensors"));
+    }
+    Ok(convert(x, from_dtype, to))
+}
+
+/// `x`, a tensor of IR type `from`, as IR type `to` (neither a string nor a low-bit type): a
+/// float target in its own dtype ([`float_as`]), integers wrapped into the target's range, other
+/// kinds converted.
+pub fn convert(x: TokenStream, from: DType, to: DType) -> TokenStream {
+    match (from.kind(), to.kind()) {
+        (_, Kind::Float) => float_as(x, from, to),
+        (Kind::Int, Kind::Int) => super::low_bit::int_to_int(x, from, to),
         (a, b) if a == b => x,
         (_, Kind::Int) => quote! { #x.int() },
         (_, Kind::Bool) => quote! { #x.bool() },
-    })
+        (_, Kind::String) => x, // refused by the callers
+    }
 }
 
 /// BitCast between types the IR accepted (`burn_onnx::ops::BitType` names them as `DType`).
@@ -416,14 +426,8 @@ pub fn dropout(e: &mut Emitter, node: &Node, c: &DropoutConfig) -> Result<TokenS
         None => quote! { None },
     };
     let dropped = quote! { burn_onnx::ops::dropout(#x, #ratio, #training, #seed) };
-    let mask = match c.mask {
-        None => return Ok(quote! { #dropped.0 }),
-        Some(dtype) => match dtype.kind() {
-            Kind::Int => quote! { mask.int() },
-            Kind::Float => float_as(quote! { mask.float() }, DType::F32, dtype),
-            _ => quote! { mask },
-        },
-    };
+    let Some(mask_type) = c.mask else { return Ok(quote! { #dropped.0 }) };
+    let mask = convert(quote! { mask }, DType::Bool, mask_type);
     Ok(quote! {{
         let (y, mask) = #dropped;
         (y, #mask)

@@ -1,7 +1,7 @@
 use crate::emitter::{dims_literal, float_as, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::random::{Distribution, RandomConfig};
-use onnx_ir::{DType, Kind, Node};
+use onnx_ir::{DType, Node};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
@@ -25,12 +25,7 @@ pub fn random(e: &mut Emitter, node: &Node, c: &RandomConfig) -> Result<TokenStr
         }
         Distribution::Bernoulli => {
             let p = e.input(&node.inputs, 0)?;
-            let drawn = quote! { burn_onnx::ops::bernoulli(#p, #seed) };
-            match c.dtype.kind() {
-                Kind::Float => float_as(quote! { #drawn.float() }, DType::F32, c.dtype),
-                Kind::Int => quote! { #drawn.int() },
-                _ => drawn,
-            }
+            super::elementwise::convert(quote! { burn_onnx::ops::bernoulli(#p, #seed) }, DType::Bool, c.dtype)
         }
         Distribution::Multinomial { sample_size } => {
             let x = e.input(&node.inputs, 0)?;
