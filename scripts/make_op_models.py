@@ -736,10 +736,12 @@ def gen_Unsqueeze(v):
 
 def gen_Scan(v):
     """A running sum carried as state, scanned forward over axis 0; and a reversed scan over
-    axis 1 whose two outputs are stacked along the last axis, one of them reversed. Scan-8
-    (batch axis, sequence_lens) is not supported: no case."""
+    axis 1 whose two outputs are stacked along the last axis, one of them reversed. Scan-8:
+    the same over a batch of 3 (a leading axis on everything, time on axis 1), a vector and a
+    scalar state, one scan input read backwards (`directions`); its sequence_lens (sequences of
+    different lengths) is not supported."""
     if v < 9:
-        return []
+        return [gen_scan8()]
     f = TensorProto.FLOAT
     vi = helper.make_tensor_value_info
 
@@ -780,6 +782,31 @@ def gen_Scan(v):
             scan_output_directions=[1, 0],
         ),
     ]
+
+
+def gen_scan8():
+    f = TensorProto.FLOAT
+    vi = helper.make_tensor_value_info
+    c = Case("Scan", 8, "batch")
+    c.input("s0", (3, 2))
+    c.input("count0", (3,))
+    c.input("x", (3, 4, 2))
+    c.input("w", (3, 4))
+    body = helper.make_graph(
+        [
+            helper.make_node("Add", ["s", "x_t"], ["s_next"]),
+            helper.make_node("Add", ["count", "w_t"], ["count_next"]),
+            helper.make_node("Mul", ["s_next", "w_t"], ["scaled_t"]),
+        ],
+        "body",
+        [vi("s", f, (2,)), vi("count", f, ()), vi("x_t", f, (2,)), vi("w_t", f, ())],
+        [vi(o, f, None) for o in ("s_next", "count_next", "scaled_t")],
+    )
+    names = ["s_final", "count_final", "scaled"]
+    c.node("Scan", ["", "s0", "count0", "x", "w"], names, body=body, num_scan_inputs=2, directions=[0, 1])
+    for name in names:
+        c.output(name)
+    return c
 
 
 def gen_Loop(v):
@@ -1686,7 +1713,8 @@ def gen_runtime_edges():
 
 
 def gen_new_ops():
-    """Compress, NonZero, Swish and Col2Im beyond the backend suite's examples."""
+    """Compress, NonZero, Swish and Col2Im beyond the backend suite's examples; GlobalLpPool and
+    MaxRoiPool, which the backend suite has no test of."""
     cases = []
     c = Case("Compress", 11, "edges")
     c.given_input("x", np.arange(24, dtype=np.int64).reshape(2, 3, 4))
@@ -1712,6 +1740,42 @@ def gen_new_ops():
     c.ints("block", [2, 2])
     c.node("Col2Im", ["x", "image", "block"], ["y"], strides=[2, 1], dilations=[1, 2], pads=[1, 0, 0, 1]).output("y")
     cases.append(c)
+    # GlobalLpPool: a float p in opset 1, an integer from 2; 1-D, 2-D and 3-D images. ONNX
+    # Runtime implements opsets 2-21 alone (the reference evaluator none): opsets 1 and 22 are
+    # checked against the same op at opset 13, the same by the spec but for p's type.
+    for version, p in ((1, 2.0), (2, 1), (2, 3), (22, 2)):
+        c = Case("GlobalLpPool", version, f"p{int(p)}")
+        c.input("x", (2, 3, 4, 5), -2.0, 2.0)
+        c.input("x1", (1, 2, 7), -2.0, 2.0)
+        c.input("x3", (1, 2, 2, 3, 4), -2.0, 2.0)
+        pools = [(name, f"{name}_y") for name in ("x", "x1", "x3")]
+        for x, y in pools:
+            c.node("GlobalLpPool", [x], [y], p=p).output(y)
+        if version in (1, 22):
+            c.set_equivalent([helper.make_node("GlobalLpPool", [x], [y], p=int(p)) for x, y in pools])
+        cases.append(c)
+    # MaxRoiPool, ONNX Runtime the oracle (the reference evaluator has none). Positive values:
+    # ONNX Runtime's running maximum starts at 1.2e-38, so a window of negative values would
+    # give that (the importer gives the window's own maximum; runtime-support's unit test).
+    for version in (1, 22):
+        c = Case("MaxRoiPool", version, "regions")
+        c.input("x", (2, 3, 6, 7), 0.1, 2.0)
+        rois = [
+            [0, 0, 0, 6, 5],  # the whole image
+            [1, 1.4, 2.5, 4.6, 3.5],  # corners rounded half away from zero
+            [1, 5, 4, 2, 1],  # malformed (end before start): one element
+            [0, 4, 3, 12, 9],  # past the image: clipped, some bins empty (0)
+            [1.7, 0, 0, 1, 1],  # batch index truncated
+        ]
+        c.given_input("rois", np.array(rois, np.float32))
+        pools = [("y", {"pooled_shape": [2, 3]}), ("half", {"pooled_shape": [3, 2], "spatial_scale": 0.5})]
+        for y, attrs in pools:
+            c.node("MaxRoiPool", ["x", "rois"], [y], **attrs).output(y)
+        c.reference_skip = "ONNX's reference evaluator has no MaxRoiPool"
+        if version == 22:
+            # ONNX Runtime implements opset 1 alone; 22 adds bfloat16 and nothing else.
+            c.set_equivalent([helper.make_node("MaxRoiPool", ["x", "rois"], [y], **a) for y, a in pools])
+        cases.append(c)
     return cases
 
 
@@ -1819,8 +1883,78 @@ def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
         + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + gen_if_scalar_or_single()
-        + gen_text_ops() + gen_grid_sample() + gen_float_dtypes() + vendor_cases()
+        + gen_text_ops() + gen_grid_sample() + gen_float_dtypes() + gen_e8m0() + gen_flex_attention() + vendor_cases()
     )
+
+
+def gen_flex_attention():
+    """ai.onnx.preview FlexAttention with both modifiers at once, grouped-query heads, V's own
+    head size and a scale, with the softmax and the modifiers in f32 and in f64
+    (`softmax_precision`); the score modifier reads a constant of its own. ONNX's reference evaluator is the only
+    oracle (ONNX Runtime has no FlexAttention), and it cannot run a modifier that reads a value
+    of the enclosing graph, so none does here."""
+    cases = []
+    for precision, suffix in ((None, "gqa_mods"), (TensorProto.DOUBLE, "double_softmax")):
+        c = Case("FlexAttention", 1, suffix)
+        c.opset = 26
+        c.domains.append(("ai.onnx.preview", 1))
+        for name, shape in (("q", (2, 4, 3, 8)), ("k", (2, 2, 5, 8)), ("v", (2, 2, 5, 6))):
+            c.given_input(name, c.rand(shape))
+        softmax = np.float64 if precision is not None else np.float32
+        elem = helper.np_dtype_to_tensor_dtype(np.dtype(softmax))
+        bias = numpy_helper.from_array(c.rand((3, 5)).astype(softmax), "bias")
+        io = lambda name: helper.make_tensor_value_info(name, elem, None)  # noqa: E731
+        score = helper.make_graph(
+            [helper.make_node("Add", ["s", "bias"], ["s_out"])], "score_mod", [io("s")], [io("s_out")], initializer=[bias]
+        )
+        prob = helper.make_graph([helper.make_node("Mul", ["p", "p"], ["p_out"])], "prob_mod", [io("p")], [io("p_out")])
+        attrs = {"score_mod": score, "prob_mod": prob, "scale": 0.3}
+        if precision is not None:
+            attrs["softmax_precision"] = precision
+        c.node("FlexAttention", ["q", "k", "v"], ["y"], domain="ai.onnx.preview", **attrs)
+        c.output("y")
+        cases.append(c)
+    return cases
+
+
+def gen_e8m0():
+    """Cast-24 to FLOAT8E8M0 under each round_mode and saturate (the backend tests cover only
+    the default, up and saturating), from f32 and f16, and back. In range (ONNX's reference and
+    ONNX Runtime agree): ties of `nearest` (1.5 times a power of two), values between powers of
+    two, 2^-127 and f32 subnormals above it, 2^127. Out of range (zero, f32 subnormals below
+    2^-127, values above 2^127, infinities, negative values), ONNX Runtime follows the spec's
+    table (the nearer end saturated, else NaN) and the reference rounds exponent bits: the
+    importer follows the table."""
+
+    def cast_both_ways(c, saturate):
+        for mode in ("up", "down", "nearest"):
+            for x, back in (("x", TensorProto.FLOAT), ("h", TensorProto.FLOAT16)):
+                e8m0 = f"{x}_{mode}_e8m0"
+                c.node("Cast", [x], [e8m0], to=TensorProto.FLOAT8E8M0, round_mode=mode, saturate=saturate)
+                c.node("Cast", [e8m0], [f"{x}_{mode}"], to=back).output(f"{x}_{mode}", back)
+
+    tiny = 2.0**-127
+    in_range = Case("Cast", 24, "e8m0_round_modes")
+    x = [1.0, 1.5, 3.0, 0.75, 0.3, 6.5, tiny, tiny * 1.25, tiny * 1.5, 1e-38, 2.0**127, 1.2e38, 96.0, 2.0**-126]
+    in_range.given_input("x", np.array(x, np.float32).reshape(2, 7))
+    in_range.given_input("h", np.array([1.5, 3.0, 0.3, 20000.0, 6e-8, 65504.0], np.float16).reshape(2, 3))
+    cast_both_ways(in_range, saturate=0)
+    out_of_range = Case("Cast", 24, "e8m0_out_of_range")
+    out_of_range.reference_skip = (
+        "out of FLOAT8E8M0's range the reference rounds exponent bits where the spec's table (and "
+        "ONNX Runtime) saturates or gives NaN: the importer follows the table"
+    )
+    x = [0.0, -0.0, 1e-39, 1e-44, -2.0, 3e38, np.inf, -np.inf, np.nan, 1.0, 2.0**127 * 1.25, -1e-30, 4.0, 0.5]
+    out_of_range.given_input("x", np.array(x, np.float32).reshape(2, 7))
+    out_of_range.given_input("h", np.array([0.0, -1.5, np.inf, 6e-8, 2.0, -np.inf], np.float16).reshape(2, 3))
+    saturated = out_of_range
+    cast_both_ways(saturated, saturate=1)
+    not_saturated = Case("Cast", 24, "e8m0_out_of_range_nan")
+    not_saturated.reference_skip = out_of_range.reference_skip
+    not_saturated.given_input("x", out_of_range.feeds["x"])
+    not_saturated.given_input("h", out_of_range.feeds["h"])
+    cast_both_ways(not_saturated, saturate=0)
+    return [in_range, saturated, not_saturated]
 
 
 def gen_float_dtypes():

@@ -28,7 +28,7 @@ pub struct Field {
 }
 
 /// A tensor of the Burnpack file: its module path (`conv2d1.weight`), data (stored in the
-/// type the module expects when written, see [`crate::weights`]) and role.
+/// type the module expects when written, see the `weights` module) and role.
 #[derive(Clone)]
 pub struct Weight {
     pub path: String,
@@ -40,7 +40,7 @@ pub struct Weight {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WeightRole {
     /// A learnable weight: a parameter with `require_grad` set, as Burn's own layers have their
-    /// weights, so an optimizer updates it (see [`crate::ops::weight_inputs`]).
+    /// weights, so an optimizer updates it (see [`weight_inputs`]).
     Trainable,
     /// A value the graph reads (shapes, indices, integer tables, folded constants, running
     /// statistics): loaded, never trained.
@@ -76,7 +76,7 @@ pub struct Emitter<'g> {
     vars: HashMap<ValueId, Ident>,
     remaining_uses: Vec<usize>,
     const_fields: HashMap<ValueId, Ident>,
-    /// Float constants some node reads as a learnable weight (see [`crate::ops::weight_inputs`]).
+    /// Float constants some node reads as a learnable weight (see [`weight_inputs`]).
     learnable: HashSet<ValueId>,
     /// Layers holding one constant that other nodes may read the same way (see
     /// [`Self::add_shared_layer`]), by hint and constant.
@@ -94,12 +94,12 @@ pub struct Emitter<'g> {
     /// Nesting of If branches being emitted, and where each value was bound.
     depth: usize,
     bound_at: HashMap<ValueId, usize>,
-    /// Integer values computed as `[i64; N]` arrays on the host, with N (see [`crate::host_ints`]).
+    /// Integer values computed as `[i64; N]` arrays on the host, with N (see the `host_ints` module).
     host: HashMap<ValueId, usize>,
 }
 
 impl<'g> Emitter<'g> {
-    /// `host`: the values computed on the host, with their lengths (see [`crate::host_ints`]).
+    /// `host`: the values computed on the host, with their lengths (see the `host_ints` module).
     pub fn new(graph: &'g Graph, hooks: &'g [Hook], host: HashMap<ValueId, usize>) -> Self {
         let remaining_uses = onnx_ir::passes::use_counts(graph);
         let mut names = Names::default();
@@ -345,11 +345,11 @@ impl<'g> Emitter<'g> {
 
     /// The constants a Burn layer takes over from `node`: for each `(input index, path in the
     /// layer)`, the input's data under that path, with the role its position gives it (see
-    /// [`crate::ops::weight_inputs`]; a layer's running statistics are frozen). Absent optional
+    /// [`weight_inputs`]; a layer's running statistics are frozen). Absent optional
     /// inputs are left out. `None` when an input is computed at run time: the op then keeps its
     /// functional form.
     pub fn layer_weights(&self, node: &Node, inputs: &[(usize, &'static str)]) -> Option<Vec<LayerWeight>> {
-        let learnable = crate::ops::weight_inputs(&node.op);
+        let learnable = weight_inputs(&node.op);
         let present = inputs.iter().filter_map(|&(index, path)| Some((index, path, node.inputs.get(index).copied()??)));
         // All constants checked before any is copied.
         let data =
@@ -392,7 +392,7 @@ impl<'g> Emitter<'g> {
 fn learnable_constants(graph: &Graph) -> HashSet<ValueId> {
     fn visit(graph: &Graph, nodes: &[Node], out: &mut HashSet<ValueId>) {
         for node in nodes {
-            for &index in crate::ops::weight_inputs(&node.op) {
+            for &index in weight_inputs(&node.op) {
                 let Some(id) = node.inputs.get(index).copied().flatten() else { continue };
                 if graph.values[id].constant.as_ref().is_some_and(|c| c.dtype.kind() == Kind::Float) {
                     out.insert(id);
@@ -563,4 +563,24 @@ pub fn scaled(data: &TensorData, factor: f64) -> Option<TensorData> {
     }
     let values: Vec<f64> = data.to_f64s()?.into_iter().map(|v| v * factor).collect();
     TensorData::from_f64s(data.dtype.carrier(), data.shape.clone(), &values)
+}
+
+/// The inputs of `op` that are learnable weights: a float constant read there is a trainable
+/// parameter after loading, whether a Burn layer holds it or a field of its own. Weights and
+/// biases of Conv, ConvTranspose, Gemm and MatMul (a fused bias is input 2), norm scales and
+/// biases (not BatchNorm's running statistics), a table Gather reads rows of, PRelu's slope,
+/// a recurrent cell's W, R, B and peepholes, and DeformConv's weight and bias. Every other constant (shapes, indices,
+/// integer tables, folded values read as operands) stays frozen.
+pub fn weight_inputs(op: &onnx_ir::Op) -> &'static [usize] {
+    use onnx_ir::ops::{BinaryConfig, BinaryOp, GroupNormKind};
+    use onnx_ir::Op;
+    match op {
+        Op::Conv(_) | Op::ConvTranspose(_) | Op::Gemm(_) | Op::MatMul | Op::BatchNorm(_) | Op::LayerNorm(_) => &[1, 2],
+        Op::GroupNorm { kind: GroupNormKind::Instance | GroupNormKind::Group { .. }, .. } => &[1, 2],
+        Op::Gather { axis: 0 } => &[0],
+        Op::Binary(BinaryConfig { op: BinaryOp::PRelu, .. }) => &[1],
+        Op::Recurrent(_) => &[1, 2, 3, 7],
+        Op::DeformConv(_) => &[1, 3],
+        _ => &[],
+    }
 }

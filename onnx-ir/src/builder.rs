@@ -5,14 +5,13 @@
 use crate::attributes::Attributes;
 use crate::error::{Error, Result, UnsupportedOp};
 use crate::external::SideData;
-use crate::graph::{Graph, ModelInfo, Node, Value, ValueId};
 use crate::ops::control::{self, Built, Formal, Subgraph, Subgraphs};
 use crate::ops::lowering::{Lowered, Src};
 use crate::ops::{registry, Branch, NodeCtx};
-use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
-use crate::proto::{GraphProto, ModelProto, NodeProto, TypeProto, ValueInfoProto};
+use crate::ops::{Graph, ModelInfo, Node, Value, ValueId};
+use crate::proto::{GraphProto, ModelProto, NodeProto, ValueInfoProto};
 use crate::tensor::TensorData;
-use crate::types::{DType, Dim, Holder, TensorType};
+use crate::types::{type_of, DType, TensorType};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
@@ -232,8 +231,8 @@ fn check_declared(inferred: &TensorType, output: &ValueInfoProto, rank: bool) ->
 /// One error listing every op without an implementation, with node counts.
 /// Ops the builder handles itself rather than through the registry.
 fn builder_op(node: &NodeProto) -> bool {
-    crate::domain::is_default(node.domain())
-        && matches!(node.op_type(), "Constant" | "If" | "Scan" | "Loop" | "SequenceMap")
+    let constant = crate::domain::is_default(node.domain()) && node.op_type() == "Constant";
+    constant || control::builds(node.domain(), node.op_type())
 }
 
 fn count_missing(graph: &GraphProto, custom: CustomOps, missing: &mut BTreeMap<(String, String), usize>) {
@@ -283,53 +282,6 @@ fn declared_types(graph: &GraphProto) -> HashMap<String, TensorType> {
 fn graph_input_type(input: &ValueInfoProto) -> Result<TensorType> {
     let ty = input.r#type.as_ref().ok_or("the model gives it no type".to_string());
     ty.and_then(type_of).map_err(|message| Error::GraphInput { name: input.name().to_string(), message })
-}
-
-/// A value's type from its `TypeProto`: a tensor, a sequence of tensors, or an optional of
-/// either (the types [`crate::types::Holder`] holds). Sequences of sequences, maps and sparse
-/// tensors are refused.
-pub(crate) fn type_of(ty: &TypeProto) -> Result<TensorType, String> {
-    use crate::proto::type_proto::Value as Type;
-    fn element(ty: &Option<Box<TypeProto>>) -> Result<&TypeProto, String> {
-        ty.as_deref().ok_or("it does not say its element type".to_string())
-    }
-    match &ty.value {
-        Some(Type::TensorType(_)) => tensor_type_of(ty),
-        Some(Type::SequenceType(s)) => {
-            let tensors = tensor_type_of(element(&s.elem_type)?).map_err(|m| format!("its tensors' type: {m}"))?;
-            Ok(tensors.held(Holder::Sequence))
-        }
-        Some(Type::OptionalType(o)) => {
-            let inner = type_of(element(&o.elem_type)?)?;
-            match inner.holder {
-                Holder::Tensor => Ok(inner.held(Holder::Optional)),
-                Holder::Sequence => Ok(inner.held(Holder::OptionalSequence)),
-                _ => Err(format!("an optional of {inner} is not supported")),
-            }
-        }
-        _ => Err("only tensors, sequences of tensors and optionals of either are supported".into()),
-    }
-}
-
-fn tensor_type_of(ty: &TypeProto) -> Result<TensorType, String> {
-    let tensor =
-        ty.tensor_type().ok_or("only sequences of tensors are supported (not of sequences, maps or optionals)")?;
-    let dtype = DType::from_onnx(tensor.elem_type())
-        .ok_or_else(|| format!("unsupported element type code {}", tensor.elem_type()))?;
-    let shape = tensor
-        .shape
-        .as_ref()
-        .ok_or("the model gives it no shape, but `forward` needs its rank: declare a shape (dims may be symbolic)")?;
-    let dims = shape
-        .dim
-        .iter()
-        .map(|d| match &d.value {
-            Some(DimValue::DimValue(v)) if *v >= 0 => Dim::Static(*v as usize),
-            Some(DimValue::DimParam(p)) if !p.is_empty() => Dim::Symbolic(p.clone()),
-            _ => Dim::Unknown,
-        })
-        .collect();
-    Ok(TensorType::new(dtype, dims))
 }
 
 struct Builder<'a> {
@@ -653,7 +605,7 @@ impl Builder<'_> {
             .iter()
             .copied()
             .chain(&out_types)
-            .find(|t| t.dtype == crate::types::DType::String)
+            .find(|t| t.dtype == DType::String)
             .filter(|_| !crate::ops::text::reads_strings(&op))
         {
             return Err(Error::Node {
@@ -728,6 +680,10 @@ impl Subgraphs for Builder<'_> {
 
     fn opset(&self) -> i64 {
         self.graph.opset
+    }
+
+    fn domain_opset(&self, domain: &str) -> Option<i64> {
+        self.domain_opsets.iter().find(|(d, _)| d == domain).map(|(_, v)| *v)
     }
 
     /// Builds one subgraph (an If branch, a Scan body): its nodes go to a list of their own;

@@ -62,7 +62,7 @@ impl ExternalBytes {
 }
 
 /// Most bytes of side data one build of the graph reads into memory. Tensors small enough to be
-/// constants are read at import (see [`crate::tensor::MAX_RESIDENT_EXTERNAL_ELEMENTS`]), and a
+/// constants are read at import (at most `tensor::MAX_RESIDENT_EXTERNAL_ELEMENTS` elements), and a
 /// model can name the same range of a small side file many times over. 256 MiB, as the other
 /// bounds on what an import allocates (inlined functions, densified sparse tensors). Per build,
 /// not per import: the If-typing search builds the graph again for each typing it tries.

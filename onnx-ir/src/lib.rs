@@ -12,7 +12,6 @@ pub mod domain;
 pub(crate) mod error;
 pub mod external;
 pub(crate) mod functions;
-pub(crate) mod graph;
 pub(crate) mod low_bit;
 pub mod ops;
 pub(crate) mod order;
@@ -23,8 +22,7 @@ pub(crate) mod types;
 
 pub use attributes::Spelled;
 pub use error::{Error, Result, UnsupportedOp};
-pub use graph::{Graph, ModelInfo, Node, Value, ValueId};
-pub use ops::Op;
+pub use ops::{Graph, ModelInfo, Node, Op, Value, ValueId};
 pub use tensor::{decode_strings, Storage, TensorData};
 pub use types::{DType, Dim, Holder, Kind, TensorType};
 
@@ -59,7 +57,7 @@ pub fn import_with_custom_ops(bytes: &[u8], options: ImportOptions, custom: &[(S
     functions::inline_calls(&mut model, &|node| builder::is_custom(custom, node.domain(), node.op_type()))?;
     let data_dir = options.external_data_dir.as_deref();
     let mut graph = builder::build(&model, custom, data_dir)?;
-    graph.info = graph::ModelInfo::from_proto(&model);
+    graph.info = ModelInfo::from_proto(&model);
     if let (Some(dir), Some(proto)) = (data_dir, &model.graph) {
         graph.side_files = external::side_files(proto, dir);
     }

@@ -79,6 +79,16 @@ impl MiniFloat {
     }
 }
 
+/// The value of a FLOAT8E8M0 pattern: 2^(bits - 127), NaN for 0xff. Exact in f32: 2^-127 is
+/// f32's subnormal with the top mantissa bit set, the others are normal f32 powers of two.
+fn e8m0_value(bits: u8) -> f32 {
+    match bits {
+        0 => f32::from_bits(1 << 22),
+        0xff => f32::NAN,
+        exponent => f32::from_bits(u32::from(exponent) << 23),
+    }
+}
+
 /// Bytes ONNX serializes `count` elements of a low-bit `dtype` in (packed for 4 and 2 bits).
 pub fn packed_len(dtype: DType, count: usize) -> Option<usize> {
     count.checked_mul(dtype.onnx_bits()).map(|bits| bits.div_ceil(8))
@@ -96,6 +106,9 @@ pub fn unpack(dtype: DType, packed: &[u8], count: usize) -> Option<Vec<u8>> {
     };
     if let Some(format) = mini_float(dtype) {
         return Some((0..count).flat_map(|i| format.value(field(i)).to_le_bytes()).collect());
+    }
+    if dtype == DType::F8E8M0 {
+        return Some((0..count).flat_map(|i| e8m0_value(field(i)).to_le_bytes()).collect());
     }
     let signed = match dtype {
         DType::I4 | DType::I2 => true,
@@ -137,6 +150,7 @@ mod tests {
                 "F8E5M2" => DType::F8E5M2,
                 "F8E5M2FNUZ" => DType::F8E5M2FNUZ,
                 "F4E2M1" => DType::F4E2M1,
+                "F8E8M0" => DType::F8E8M0,
                 "U4" => DType::U4,
                 "I4" => DType::I4,
                 "U2" => DType::U2,
@@ -168,7 +182,7 @@ mod tests {
             }
             types += 1;
         }
-        assert_eq!(types, 9);
+        assert_eq!(types, 10);
     }
 
     fn all_patterns(dtype: DType) -> Vec<f32> {
@@ -196,6 +210,9 @@ mod tests {
         let e5m2fnuz = all_patterns(DType::F8E5M2FNUZ);
         assert_eq!((e5m2fnuz[0x7f], e5m2fnuz[0x01], e5m2fnuz[0x40]), (57344.0, 2f32.powi(-17), 1.0));
         assert!(e5m2fnuz[0x80].is_nan() && e5m2fnuz[0xff] == -57344.0);
+        let e8m0 = all_patterns(DType::F8E8M0);
+        assert_eq!((e8m0[0x00], e8m0[0x7f], e8m0[0xfe]), (2f32.powi(-127), 1.0, 2f32.powi(127)));
+        assert!(e8m0[0xff].is_nan());
     }
 
     #[test]

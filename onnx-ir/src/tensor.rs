@@ -322,6 +322,7 @@ fn typed_field_bytes(p: &TensorProto, dtype: DType) -> Vec<u8> {
         | DType::F8E4M3FNUZ
         | DType::F8E5M2
         | DType::F8E5M2FNUZ
+        | DType::F8E8M0
         | DType::F4E2M1
         | DType::U4
         | DType::I4

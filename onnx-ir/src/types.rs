@@ -1,5 +1,7 @@
 //! Element types and (possibly symbolic) shapes of the values flowing through a graph.
 
+use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
+use crate::proto::TypeProto;
 use std::fmt;
 
 /// Element type of a tensor, restricted to the ONNX types the importer can represent.
@@ -44,6 +46,9 @@ pub enum DType {
     F8E5M2,
     /// `FLOAT8E5M2FNUZ`: 5 exponent, 2 mantissa bits, no infinities, no negative zero.
     F8E5M2FNUZ,
+    /// `FLOAT8E8M0`: 8 exponent bits, no sign, no mantissa: the powers of two 2^-127 ..
+    /// 2^127 (bias 127), the all-ones pattern NaN; no zero. The scales of the MX formats.
+    F8E8M0,
     /// `FLOAT4E2M1`: 2 exponent, 1 mantissa bit.
     F4E2M1,
     /// `UINT4`, carried in u8.
@@ -74,7 +79,7 @@ pub enum Kind {
 }
 
 impl DType {
-    /// Maps `TensorProto.DataType`; `None` for types we cannot hold (complex, float8e8m0).
+    /// Maps `TensorProto.DataType`; `None` for types we cannot hold (complex).
     pub fn from_onnx(code: i32) -> Option<Self> {
         Some(match code {
             1 => Self::F32,
@@ -98,6 +103,7 @@ impl DType {
             21 => Self::U4,
             22 => Self::I4,
             23 => Self::F4E2M1,
+            24 => Self::F8E8M0,
             25 => Self::U2,
             26 => Self::I2,
             _ => return None,
@@ -127,7 +133,9 @@ impl DType {
     /// the narrow floats, i8/u8 for the narrow integers), every other type itself.
     pub fn carrier(self) -> DType {
         match self {
-            Self::F8E4M3FN | Self::F8E4M3FNUZ | Self::F8E5M2 | Self::F8E5M2FNUZ | Self::F4E2M1 => Self::F32,
+            Self::F8E4M3FN | Self::F8E4M3FNUZ | Self::F8E5M2 | Self::F8E5M2FNUZ | Self::F8E8M0 | Self::F4E2M1 => {
+                Self::F32
+            }
             Self::I4 | Self::I2 => Self::I8,
             Self::U4 | Self::U2 => Self::U8,
             standard => standard,
@@ -143,7 +151,7 @@ impl DType {
     /// packed, first element in the least significant bits.
     pub fn onnx_bits(self) -> usize {
         match self {
-            Self::F8E4M3FN | Self::F8E4M3FNUZ | Self::F8E5M2 | Self::F8E5M2FNUZ => 8,
+            Self::F8E4M3FN | Self::F8E4M3FNUZ | Self::F8E5M2 | Self::F8E5M2FNUZ | Self::F8E8M0 => 8,
             Self::F4E2M1 | Self::U4 | Self::I4 => 4,
             Self::U2 | Self::I2 => 2,
             standard => 8 * standard.size(),
@@ -332,6 +340,53 @@ impl fmt::Display for TensorType {
         }
         f.write_str("]")
     }
+}
+
+/// A value's type from its `TypeProto`: a tensor, a sequence of tensors, or an optional of
+/// either (the types [`Holder`] holds). Sequences of sequences, maps and sparse
+/// tensors are refused.
+pub(crate) fn type_of(ty: &TypeProto) -> Result<TensorType, String> {
+    use crate::proto::type_proto::Value as Type;
+    fn element(ty: &Option<Box<TypeProto>>) -> Result<&TypeProto, String> {
+        ty.as_deref().ok_or("it does not say its element type".to_string())
+    }
+    match &ty.value {
+        Some(Type::TensorType(_)) => tensor_type_of(ty),
+        Some(Type::SequenceType(s)) => {
+            let tensors = tensor_type_of(element(&s.elem_type)?).map_err(|m| format!("its tensors' type: {m}"))?;
+            Ok(tensors.held(Holder::Sequence))
+        }
+        Some(Type::OptionalType(o)) => {
+            let inner = type_of(element(&o.elem_type)?)?;
+            match inner.holder {
+                Holder::Tensor => Ok(inner.held(Holder::Optional)),
+                Holder::Sequence => Ok(inner.held(Holder::OptionalSequence)),
+                _ => Err(format!("an optional of {inner} is not supported")),
+            }
+        }
+        _ => Err("only tensors, sequences of tensors and optionals of either are supported".into()),
+    }
+}
+
+fn tensor_type_of(ty: &TypeProto) -> Result<TensorType, String> {
+    let tensor =
+        ty.tensor_type().ok_or("only sequences of tensors are supported (not of sequences, maps or optionals)")?;
+    let dtype = DType::from_onnx(tensor.elem_type())
+        .ok_or_else(|| format!("unsupported element type code {}", tensor.elem_type()))?;
+    let shape = tensor
+        .shape
+        .as_ref()
+        .ok_or("the model gives it no shape, but `forward` needs its rank: declare a shape (dims may be symbolic)")?;
+    let dims = shape
+        .dim
+        .iter()
+        .map(|d| match &d.value {
+            Some(DimValue::DimValue(v)) if *v >= 0 => Dim::Static(*v as usize),
+            Some(DimValue::DimParam(p)) if !p.is_empty() => Dim::Symbolic(p.clone()),
+            _ => Dim::Unknown,
+        })
+        .collect();
+    Ok(TensorType::new(dtype, dims))
 }
 
 #[cfg(test)]

@@ -24,12 +24,11 @@ fn render(ops_list: &str) -> String {
         let (op, versions) = (fields.next().unwrap_or(""), fields.next().unwrap_or(""));
         let deprecated = fields.next() == Some("deprecated");
         total += 1;
-        // Constant, If, Scan, Loop and SequenceMap are built by the graph builder itself.
-        let known = ["Constant", "If", "Scan", "Loop", "SequenceMap"].contains(&op) || is_supported("", op);
+        let known = is_supported("", op);
         supported += usize::from(known);
         let status = match (known, op) {
-            // Scan-8's batch axis and sequence_lens are not handled; Scan from 9 is.
-            (true, "Scan") => format!("yes ({}); not Scan-8", versions.trim_start_matches("8,")),
+            // Scan-8's sequences of different lengths are not handled.
+            (true, "Scan") => format!("yes ({versions}); Scan-8 without sequence_lens"),
             (true, _) => format!("yes ({versions})"),
             _ => format!("no: {}", reason(op)),
         };
@@ -43,12 +42,27 @@ fn render(ops_list: &str) -> String {
          {supported} of the {total} operators of the default domain have an implementation; the \
          versions listed are the op's since-versions, each of which the parser handles (attribute/input \
          migrations, changed defaults). Tests per version: `tests/models` has a model for every \
-         since-version of the first 27 ops (Conv, Gemm, ... Unsqueeze), of Scan from 9 and of Loop from 11; for the others, the official \
+         since-version of the first 27 ops (Conv, Gemm, ... Unsqueeze), of Scan from 8 and of Loop from 11; for the others, the official \
          backend cases in `tests/onnx-backend/expectations.toml` cover the versions they use.\n\n\
-         | operator | supported (since-versions) |\n|---|---|\n{rows}{}{}{}",
+         | operator | supported (since-versions) |\n|---|---|\n{rows}{}{}{}{}",
         ml_section(),
         training_section(),
+        preview_section(),
         vendor_section()
+    )
+}
+
+/// The `ai.onnx.preview` ops.
+fn preview_section() -> String {
+    let domain = onnx_ir::ops::PREVIEW_DOMAIN;
+    assert!(is_supported(domain, "FlexAttention"));
+    format!(
+        "\n## {domain}\n\n\
+         The model must import the domain at version 1 (a later preview version may change the op). \
+         Tests: the `test_flexattention*` backend cases.\n\n\
+         | operator (since version 1) | how |\n|---|---|\n\
+         | FlexAttention | scores and output by `burn_onnx::ops::flex_attention_scores`/`_output` (grouped-query \
+         heads, `scale`, `softmax_precision`), the `score_mod` and `prob_mod` subgraphs inlined between them |\n"
     )
 }
 

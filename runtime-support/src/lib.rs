@@ -171,6 +171,7 @@ mod random;
 mod recurrent;
 mod resize;
 mod roi_align;
+mod roi_pool;
 mod rotary;
 mod sequence;
 mod signal;
@@ -193,7 +194,9 @@ pub mod ops {
         sigmoid, silu, tanh, ConvActivation,
     };
     pub use crate::linalg::det;
-    pub use crate::low_bit::{cast_float_to_narrow_int, cast_to_mini_float, wrap_int, MiniFloat, NarrowInt};
+    pub use crate::low_bit::{
+        cast_float_to_narrow_int, cast_to_e8m0, cast_to_mini_float, wrap_int, E8M0Rounding, MiniFloat, NarrowInt,
+    };
     pub use crate::pool::{max_pool_with_indices, max_unpool, pool, PoolReduce, PoolWindow};
     pub use crate::random::{
         bernoulli, dropout, dropout_ratio, dropout_training, multinomial, random_normal, random_uniform,
@@ -201,6 +204,7 @@ pub mod ops {
     pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
     pub use crate::roi_align::{roi_align, RoiAlignOptions};
+    pub use crate::roi_pool::max_roi_pool;
     pub use crate::rotary::rotary_embedding;
     pub use crate::sequence::{
         common_length, empty_sequence, sequence_at, sequence_concat, sequence_erase, sequence_insert, sequence_stack,
@@ -975,7 +979,7 @@ pub mod ops {
         };
         let (present_key, present_value) = (k.clone(), v.clone());
         let [batch, q_heads, q_len, head] = q.dims();
-        let [_, kv_heads, kv_len, _] = k.dims();
+        let [_, _, kv_len, _] = k.dims();
         let inf = f32::NEG_INFINITY;
         // Additive bias [*, *, q_len, kv_len]; a shorter mask is padded with masked positions.
         let mut bias = Tensor::<4>::zeros([1, 1, q_len, kv_len], float);
@@ -1011,17 +1015,7 @@ pub mod ops {
             let dims = broadcast_dims(&[bias.dims(), padding.dims()]);
             bias = bias.expand(dims).add(padding.expand(dims));
         }
-        // Grouped-query attention: each key/value head serves q_heads / kv_heads query heads.
-        let (k, v) = if q_heads != kv_heads && kv_heads > 0 && q_heads % kv_heads == 0 {
-            let group = q_heads / kv_heads;
-            let repeat = |t: Tensor<4>| {
-                let [b, h, s, d] = t.dims();
-                t.unsqueeze_dim::<5>(2).expand([b, h, group, s, d]).reshape([b, h * group, s, d])
-            };
-            (repeat(k), repeat(v))
-        } else {
-            (k, v)
-        };
+        let (k, v) = (repeat_kv_heads(k, q_heads, "Attention"), repeat_kv_heads(v, q_heads, "Attention"));
         let root = sqrt(options.scale.unwrap_or(1.0 / sqrt(head as f64)));
         let qk = q.mul_scalar(root).matmul(k.swap_dims(2, 3).mul_scalar(root));
         // Softcap before the mask, so that masked scores stay -inf.
@@ -1041,6 +1035,48 @@ pub mod ops {
             _ => qk,
         };
         (y, present_key, present_value, qk_output)
+    }
+
+    /// Grouped-query attention: each of `t`'s key/value heads serves `q_heads / kv_heads`
+    /// contiguous query heads (query head `h` reads key/value head `h / group`), so each is
+    /// repeated that many times in place. `op` names the node's op in the panic when the head
+    /// counts do not divide.
+    fn repeat_kv_heads(t: Tensor<4>, q_heads: usize, op: &str) -> Tensor<4> {
+        let [b, kv_heads, s, d] = t.dims();
+        if kv_heads == q_heads {
+            return t;
+        }
+        assert!(
+            kv_heads > 0 && q_heads.is_multiple_of(kv_heads),
+            "{op}: {q_heads} query heads are not a multiple of {kv_heads} key/value heads"
+        );
+        let group = q_heads / kv_heads;
+        t.unsqueeze_dim::<5>(2).expand([b, kv_heads, group, s, d]).reshape([b, q_heads, s, d])
+    }
+
+    /// FlexAttention's scores (`ai.onnx.preview`): `(q·√s)(k·√s)ᵀ` in q's dtype, √s rounded to
+    /// f32 first (as ONNX's reference), k's heads repeated for grouped-query attention, cast to
+    /// `softmax` (the dtype the softmax and the modifiers compute in). `scale` defaults to
+    /// `1 / sqrt(head size)`.
+    pub fn flex_attention_scores(
+        q: Tensor<4>,
+        k: Tensor<4>,
+        scale: Option<f64>,
+        softmax: burn::tensor::FloatDType,
+    ) -> Tensor<4> {
+        let [_, q_heads, _, head] = q.dims();
+        let scale = scale.unwrap_or(1.0 / sqrt(head as f64)) as f32;
+        let root = sqrt(f64::from(scale)) as f32;
+        let k = repeat_kv_heads(k, q_heads, "FlexAttention");
+        q.mul_scalar(root).matmul(k.mul_scalar(root).swap_dims(2, 3)).cast(softmax)
+    }
+
+    /// FlexAttention's output: `probs·v` in the probabilities' dtype (v cast to it, its heads
+    /// repeated for grouped-query attention), cast to v's dtype.
+    pub fn flex_attention_output(probs: Tensor<4>, v: Tensor<4>) -> Tensor<4> {
+        let (q_heads, out) = (probs.dims()[1], v.dtype());
+        let v = repeat_kv_heads(v, q_heads, "FlexAttention").cast(probs.dtype());
+        probs.matmul(v).cast(out)
     }
 
     /// `softmax(q·kᵀ·scale + mask, 3)·v`, the attention pattern fused at import, through the

@@ -94,12 +94,72 @@ impl MiniFloat {
     }
 }
 
-/// ONNX `Cast` to a narrow float: every element rounded (see [`MiniFloat::round`]). Read back
-/// to the host: these casts are rare, and exact rounding is not a Burn op.
+/// ONNX `Cast` to a narrow float: every element rounded (see [`MiniFloat::round`]).
 pub fn cast_to_mini_float<const D: usize>(x: Tensor<D>, format: MiniFloat, saturate: bool) -> Tensor<D> {
+    map_on_host(x, |v| format.round(v, saturate))
+}
+
+/// How a cast to FLOAT8E8M0 rounds (Cast's `round_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum E8M0Rounding {
+    /// To the power of two at or above the magnitude (the default).
+    Up,
+    /// To the power of two at or below it.
+    Down,
+    /// To the nearer of the two, ties up.
+    Nearest,
+}
+
+impl E8M0Rounding {
+    /// `x` as FLOAT8E8M0 (the powers of two 2^-127 ..= 2^127, and NaN), as the spec's table
+    /// and ONNX Runtime have it: a value in that range rounds to a power of two (`Nearest`: up
+    /// from 1.5 times the one below); one outside it, infinities, zero and negative values
+    /// (which the spec leaves unspecified) included, becomes the nearer end with `saturate` and
+    /// NaN without. ONNX's reference instead rounds the f32 exponent bits of any value (zero
+    /// and the f32 subnormals to 2^-127 or 2^-126, infinities to NaN, the sign ignored); its
+    /// backend tests hold only values where the two agree.
+    pub fn round(self, x: f32, saturate: bool) -> f32 {
+        let (smallest, largest) = (f32::from_bits(1 << 22), f32::from_bits(254 << 23));
+        if x.is_nan() {
+            return f32::NAN;
+        }
+        if x < smallest || x > largest {
+            return match (saturate, x < smallest) {
+                (false, _) => f32::NAN,
+                (true, true) => smallest,
+                (true, false) => largest,
+            };
+        }
+        // The power of two at or below x: its exponent field, or 2^-127 for an f32 subnormal.
+        let below = match x.to_bits() >> 23 {
+            0 => smallest,
+            exponent => f32::from_bits(exponent << 23),
+        };
+        let fraction = x / below;
+        let up = match self {
+            Self::Up => fraction > 1.0,
+            Self::Down => false,
+            Self::Nearest => fraction >= 1.5,
+        };
+        if up {
+            2.0 * below
+        } else {
+            below
+        }
+    }
+}
+
+/// ONNX `Cast` to FLOAT8E8M0: every element rounded (see [`E8M0Rounding::round`]).
+pub fn cast_to_e8m0<const D: usize>(x: Tensor<D>, rounding: E8M0Rounding, saturate: bool) -> Tensor<D> {
+    map_on_host(x, |v| rounding.round(v, saturate))
+}
+
+/// `f` on every element, as f32, of an f32 tensor. On the host: these casts are rare, and exact
+/// rounding into a narrow type is not a Burn op.
+fn map_on_host<const D: usize>(x: Tensor<D>, f: impl Fn(f32) -> f32) -> Tensor<D> {
     let device = x.device();
     let shape = x.shape();
-    let values: Vec<f32> = x.into_data().iter::<f32>().map(|v| format.round(v, saturate)).collect();
+    let values: Vec<f32> = x.into_data().iter::<f32>().map(f).collect();
     Tensor::from_data(TensorData::new(values, shape), &device)
 }
 
@@ -175,15 +235,29 @@ pub fn wrap_int<const D: usize>(x: Tensor<D, Int>, bits: u32, signed: bool) -> T
 mod tests {
     use super::*;
 
-    /// The rows of `low_bit_reference.txt`: an input, then ONNX's reference Cast of it to each
-    /// narrow float (f32 bits) and to each narrow integer.
-    fn reference() -> impl Iterator<Item = (f32, Vec<f32>, Vec<i64>)> {
+    /// A row of `low_bit_reference.txt`: an input and ONNX's reference Cast of it.
+    struct Row {
+        x: f32,
+        /// To each narrow float of [`MiniFloat`], with and without saturation (f32 bits).
+        floats: Vec<f32>,
+        /// To UINT4, INT4, UINT2 and INT2.
+        ints: Vec<i64>,
+        /// To FLOAT8E8M0, rounding up, down and to nearest, each with and without saturation
+        /// (ONNX Runtime's: see [`E8M0Rounding::round`]).
+        e8m0: Vec<f32>,
+    }
+
+    fn reference() -> impl Iterator<Item = Row> {
         include_str!("low_bit_reference.txt").lines().filter(|l| !l.starts_with('#')).map(|line| {
             let fields: Vec<&str> = line.split(' ').collect();
-            let float = |f: &str| f32::from_bits(u32::from_str_radix(f, 16).unwrap());
-            let floats = fields[1..10].iter().map(|f| float(f)).collect();
-            let ints = fields[10..].iter().map(|f| f.parse().unwrap()).collect();
-            (float(fields[0]), floats, ints)
+            assert_eq!(fields.len(), 20, "a reference row has 20 fields: {line}");
+            let float = |f: &&str| f32::from_bits(u32::from_str_radix(f, 16).unwrap());
+            Row {
+                x: float(&fields[0]),
+                floats: fields[1..10].iter().map(float).collect(),
+                ints: fields[10..14].iter().map(|f| f.parse().unwrap()).collect(),
+                e8m0: fields[14..].iter().map(float).collect(),
+            }
         })
     }
 
@@ -206,8 +280,8 @@ mod tests {
             (MiniFloat::E2M1, true),
         ];
         let mut rows = 0;
-        for (x, expected, _) in reference() {
-            for (&(format, saturate), &want) in columns.iter().zip(&expected) {
+        for Row { x, floats, .. } in reference() {
+            for (&(format, saturate), &want) in columns.iter().zip(&floats) {
                 let got = format.round(x, saturate);
                 assert!(
                     same(got, want),
@@ -221,9 +295,36 @@ mod tests {
     }
 
     #[test]
+    fn e8m0_rounds_as_onnx_runtime() {
+        let mut rows = 0;
+        for Row { x, e8m0, .. } in reference() {
+            let modes = [E8M0Rounding::Up, E8M0Rounding::Down, E8M0Rounding::Nearest];
+            let columns = modes.iter().flat_map(|&mode| [(mode, true), (mode, false)]);
+            for ((mode, saturate), &want) in columns.zip(&e8m0) {
+                let got = mode.round(x, saturate);
+                assert!(
+                    same(got, want),
+                    "{mode:?} saturate={saturate}: {x:e} ({:#x}) -> {got:e}, ONNX {want:e}",
+                    x.to_bits()
+                );
+            }
+            rows += 1;
+        }
+        assert!(rows > 2000, "only {rows} reference rows");
+        // Landmarks: 1.5 is a tie (nearest goes up), 3 rounds up to 4 or down to 2, past the
+        // largest value saturation holds at 2^127, and zero saturates to 2^-127.
+        assert_eq!([E8M0Rounding::Nearest.round(1.5, true), E8M0Rounding::Down.round(3.0, true)], [2.0, 2.0]);
+        assert_eq!(E8M0Rounding::Up.round(3.0, true), 4.0);
+        assert_eq!(E8M0Rounding::Up.round(f32::MAX, true), 2f32.powi(127));
+        assert!(E8M0Rounding::Up.round(f32::MAX, false).is_nan());
+        assert_eq!(E8M0Rounding::Nearest.round(0.0, true), 2f32.powi(-127));
+        assert!(E8M0Rounding::Nearest.round(0.0, false).is_nan());
+    }
+
+    #[test]
     fn narrow_ints_wrap_as_onnx_reference() {
-        for (x, _, expected) in reference() {
-            for (to, &want) in [NarrowInt::U4, NarrowInt::I4, NarrowInt::U2, NarrowInt::I2].iter().zip(&expected) {
+        for Row { x, ints, .. } in reference() {
+            for (to, &want) in [NarrowInt::U4, NarrowInt::I4, NarrowInt::U2, NarrowInt::I2].iter().zip(&ints) {
                 assert_eq!(to.from_float(x), want, "{to:?}: {x:e}");
             }
         }
@@ -233,17 +334,21 @@ mod tests {
     }
 
     /// The tensor casts on every reference row at once: FLOAT8E4M3FN without saturation (NaN
-    /// past 448) and INT4.
+    /// past 448), FLOAT8E8M0 to nearest without saturation, and INT4.
     #[cfg(feature = "flex")]
     #[test]
     fn tensor_casts_match_the_reference_rows() {
-        let rows: Vec<(f32, Vec<f32>, Vec<i64>)> = reference().collect();
-        let x = crate::test_util::floats(&rows.iter().map(|r| r.0).collect::<Vec<_>>(), [rows.len()]);
+        let rows: Vec<Row> = reference().collect();
+        let x = crate::test_util::floats(&rows.iter().map(|r| r.x).collect::<Vec<_>>(), [rows.len()]);
         let floats: Vec<f32> = cast_to_mini_float(x.clone(), MiniFloat::E4M3FN, false).into_data().iter().collect();
         for (row, got) in rows.iter().zip(floats) {
-            assert!(same(got, row.1[1]), "{:e} -> {got:e}, ONNX {:e}", row.0, row.1[1]);
+            assert!(same(got, row.floats[1]), "{:e} -> {got:e}, ONNX {:e}", row.x, row.floats[1]);
+        }
+        let e8m0: Vec<f32> = cast_to_e8m0(x.clone(), E8M0Rounding::Nearest, false).into_data().iter().collect();
+        for (row, got) in rows.iter().zip(e8m0) {
+            assert!(same(got, row.e8m0[5]), "{:e} -> {got:e}, ONNX {:e}", row.x, row.e8m0[5]);
         }
         let ints = crate::test_util::int_values(cast_float_to_narrow_int(x, NarrowInt::I4)).1;
-        assert_eq!(ints, rows.iter().map(|r| r.2[1]).collect::<Vec<_>>());
+        assert_eq!(ints, rows.iter().map(|r| r.ints[1]).collect::<Vec<_>>());
     }
 }

@@ -1,7 +1,7 @@
 use super::emit_nodes;
-use crate::emitter::{lit, tuple_or_single, Emitter};
+use crate::emitter::{float_dtype_tokens, float_literal, lit, tuple_or_single, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{Branch, IfConfig, LoopConfig, ScanConfig};
+use onnx_ir::ops::{Branch, FlexAttentionConfig, IfConfig, LoopConfig, Modifier, ScanConfig};
 use onnx_ir::{Holder, Node, ValueId};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -93,9 +93,12 @@ pub(super) fn bind_or_ignore(e: &mut Emitter, id: ValueId) -> TokenStream {
     }
 }
 
-/// Scan: a Rust `for` over the iterated length. Each iteration binds the body's inputs (the
-/// states, one slice per scan input), runs the body and collects the scan outputs.
+/// Scan: a Rust `for` over the iterated length (see [`scan_loop`]); Scan-8's batch, a `for` over
+/// the batch around it, each element's values sliced out and the results stacked.
 pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream> {
+    if c.batched {
+        return batched_scan(e, node, c);
+    }
     let states = c.num_states;
     let initial = (0..states).map(|i| e.input(&node.inputs, i)).collect::<Result<Vec<_>>>()?;
     let mut sequences = vec![];
@@ -106,6 +109,70 @@ pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream>
         sequence_lets.push(quote! { let #var = #value; });
         sequences.push((var, e.rank(e.input_id(&node.inputs, input)?)));
     }
+    scan_loop(e, c, initial, sequences, sequence_lets)
+}
+
+/// Scan-8: each batch element's slice of every input (a rank-1 input's is a rank-0 value,
+/// held as a one-element tensor already) through one [`scan_loop`], the results stacked along
+/// a new axis 0 (concatenated where an element's result is rank 0).
+fn batched_scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream> {
+    let (batch, element) = (e.names.fresh("batch"), e.names.fresh("element"));
+    let mut lets = vec![];
+    let mut batch_vars = vec![];
+    let mut element_lets = vec![];
+    let mut element_values = vec![];
+    for k in 0..node.inputs.len() {
+        let (value, rank) = (e.input(&node.inputs, k)?, e.rank(e.input_id(&node.inputs, k)?));
+        let (var, slice) = (e.names.fresh(&format!("scan_batch_{k}")), e.names.fresh(&format!("scan_element_{k}")));
+        lets.push(quote! { let #var = #value; });
+        batch_vars.push(var.clone());
+        let squeeze = (rank > 1).then(|| {
+            let sliced_rank = lit(rank - 1);
+            quote! { .squeeze_dims::<#sliced_rank>(&[0]) }
+        });
+        element_lets.push(quote! { let #slice = #var.clone().narrow(0, #element, 1)#squeeze; });
+        element_values.push((slice, rank.saturating_sub(1)));
+    }
+    let sequences = element_values.split_off(c.num_states);
+    let initial = element_values.iter().map(|(v, _)| quote! { #v }).collect();
+    let inner = scan_loop(e, c, initial, sequences, element_lets)?;
+    let outputs: Vec<Ident> =
+        (0..node.outputs.len()).map(|k| e.names.fresh(&format!("scan_batch_output_{k}"))).collect();
+    let per_element: Vec<Ident> =
+        (0..node.outputs.len()).map(|k| e.names.fresh(&format!("scan_element_output_{k}"))).collect();
+    let stacked = node.outputs.iter().zip(&outputs).map(|(&o, all)| match e.rank(o) {
+        1 => quote! { Tensor::cat(#all, 0) },
+        rank => {
+            let rank = lit(rank);
+            quote! { Tensor::stack::<#rank>(#all, 0) }
+        }
+    });
+    let result = tuple_or_single(stacked.collect());
+    let pattern = tuple_or_single(per_element.iter().map(|v| quote! { #v }).collect());
+    let first = batch_vars.first().ok_or_else(|| e.error("Scan needs inputs"))?;
+    Ok(quote! {{
+        #(#lets)*
+        let #batch = #first.dims()[0];
+        #(let mut #outputs = Vec::with_capacity(#batch);)*
+        for #element in 0..#batch {
+            let #pattern = #inner;
+            #(#outputs.push(#per_element);)*
+        }
+        #result
+    }})
+}
+
+/// One scan: binds the body's inputs each iteration (the states, one slice per scan input: the
+/// `sequences`, with their ranks, which `lets` bind first), runs the body and collects the scan
+/// outputs. Yields the final states and the joined scan outputs.
+fn scan_loop(
+    e: &mut Emitter,
+    c: &ScanConfig,
+    initial: Vec<TokenStream>,
+    sequences: Vec<(Ident, usize)>,
+    lets: Vec<TokenStream>,
+) -> Result<TokenStream> {
+    let states = c.num_states;
     let first_axis = lit(c.input_axes.first().copied().unwrap_or(0));
     // Fresh names, so that no value of the body can shadow the loop's own.
     let (length, step) = (e.names.fresh("length"), e.names.fresh("step"));
@@ -149,7 +216,7 @@ pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream>
     let Carried { declare, take, put, finish, finals } = carry;
     let result = loop_result(&finals, scan_outputs);
     Ok(quote! {{
-        #(#sequence_lets)*
+        #(#lets)*
         let #length = #first_sequence.dims()[#first_axis];
         #declare
         #(let mut #collected = Vec::with_capacity(#length);)*
@@ -239,4 +306,40 @@ pub fn loop_(e: &mut Emitter, node: &Node, c: &LoopConfig) -> Result<TokenStream
         #finish
         #result
     }})
+}
+
+/// FlexAttention: the scores and the output from runtime-support, each modifier subgraph a
+/// block between them that binds its input to the value so far.
+pub fn flex_attention(e: &mut Emitter, node: &Node, c: &FlexAttentionConfig) -> Result<TokenStream> {
+    let (q, k, v) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
+    let scale = match c.scale {
+        Some(s) => {
+            let s = float_literal(s);
+            quote! { Some(#s) }
+        }
+        None => quote! { None },
+    };
+    let softmax = float_dtype_tokens(c.softmax).ok_or_else(|| e.error("a softmax precision that is not a float"))?;
+    let scores = e.names.fresh("scores");
+    let score_mod = modified(e, &scores, c.score_mod.as_ref())?;
+    let probs = e.names.fresh("probs");
+    let prob_mod = modified(e, &probs, c.prob_mod.as_ref())?;
+    Ok(quote! {{
+        let #scores = burn_onnx::ops::flex_attention_scores(#q, #k, #scale, #softmax);
+        #score_mod
+        let #probs = burn::tensor::activation::softmax(#scores, 3);
+        #prob_mod
+        burn_onnx::ops::flex_attention_output(#probs, #v)
+    }})
+}
+
+/// `let var = { <modifier's input> = var; <its nodes>; <its output> };`, or nothing without one.
+fn modified(e: &mut Emitter, var: &Ident, modifier: Option<&Modifier>) -> Result<TokenStream> {
+    let Some(m) = modifier else { return Ok(quote! {}) };
+    let (bind, body, outputs) = emit_subgraph(e, &m.body, |e| {
+        let pattern = bind_or_ignore(e, m.input);
+        quote! { let #pattern = #var; }
+    })?;
+    let output = &outputs[0];
+    Ok(quote! { let #var = { #bind #(#body)* #output }; })
 }

@@ -1,6 +1,6 @@
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::RoiAlignConfig;
+use onnx_ir::ops::{MaxRoiPoolConfig, RoiAlignConfig};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -14,6 +14,14 @@ pub fn non_max_suppression(e: &mut Emitter, node: &Node, center_point_box: bool)
     Ok(quote! {
         burn_onnx::ops::non_max_suppression(#boxes, #scores, #max_kept, #iou, #score, #center_point_box)
     })
+}
+
+/// MaxRoiPool on the host (`burn_onnx::ops::max_roi_pool`).
+pub fn max_roi_pool(e: &mut Emitter, node: &Node, c: &MaxRoiPoolConfig) -> Result<TokenStream> {
+    let (x, rois) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?);
+    let [height, width] = c.pooled.map(lit);
+    let scale = float_literal(f64::from(c.spatial_scale));
+    Ok(quote! { burn_onnx::ops::max_roi_pool(#x, #rois, [#height, #width], #scale) })
 }
 
 /// RoiAlign on the host (`burn_onnx::ops::roi_align`).

@@ -1,7 +1,7 @@
 use super::align_rank;
 use crate::emitter::{float_as, float_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, DropoutConfig, UnaryOp, VariadicOp};
+use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, DropoutConfig, E8M0Rounding, UnaryOp, VariadicOp};
 use onnx_ir::{DType, Kind, Node};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -326,12 +326,15 @@ pub fn where_(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
 /// themselves, see [`float_as`]); within the integers the element type stays Burn's
 /// default, values wrapped into the target's range. A low-bit target rounds or wraps into its
 /// carrier (see `low_bit`).
-pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool) -> Result<TokenStream> {
+pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool, round_mode: E8M0Rounding) -> Result<TokenStream> {
     let from_dtype = e.ty(e.input_id(&node.inputs, 0)?).dtype;
     let from = from_dtype.kind();
     let x = e.input(&node.inputs, 0)?;
     if to.is_low_bit() {
         super::refuse_double(e, from_dtype, &format!("a cast to {to}"))?;
+        if to == DType::F8E8M0 {
+            return Ok(super::low_bit::cast_to_e8m0(x, from_dtype, saturate, round_mode));
+        }
         return super::low_bit::cast_to(x, from_dtype, to, saturate)
             .ok_or_else(|| e.error(format!("no run-time cast to {to}")));
     }

@@ -3,6 +3,8 @@
 //! as ONNX does. Casts out of them need nothing: a carrier already holds the exact values.
 //! Integer-to-integer casts wrap here too, whatever the width.
 
+use crate::emitter::variant;
+use onnx_ir::ops::E8M0Rounding;
 use onnx_ir::{DType, Kind};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -29,15 +31,27 @@ fn narrow_int(dtype: DType) -> Option<TokenStream> {
     })
 }
 
+/// `x`, a tensor of type `from`, cast to FLOAT8E8M0 (`saturate`, `round_mode`: see `Op::Cast`).
+pub fn cast_to_e8m0(x: TokenStream, from: DType, saturate: bool, round_mode: E8M0Rounding) -> TokenStream {
+    let x = float(x, from);
+    let rounding = variant(round_mode);
+    quote! { burn_onnx::ops::cast_to_e8m0(#x, burn_onnx::ops::E8M0Rounding::#rounding, #saturate) }
+}
+
+/// `x` as a float tensor (`from` is its IR type).
+fn float(x: TokenStream, from: DType) -> TokenStream {
+    if from.kind() == Kind::Float {
+        x
+    } else {
+        quote! { #x.float() }
+    }
+}
+
 /// `x`, a tensor of type `from`, cast to the low-bit type `to` (`saturate`: see `Op::Cast`);
 /// `None` when `to` is not low-bit.
 pub fn cast_to(x: TokenStream, from: DType, to: DType, saturate: bool) -> Option<TokenStream> {
     if let Some(format) = mini_float(to) {
-        let x = if from.kind() == Kind::Float {
-            x
-        } else {
-            quote! { #x.float() }
-        };
+        let x = float(x, from);
         return Some(quote! { burn_onnx::ops::cast_to_mini_float(#x, burn_onnx::ops::MiniFloat::#format, #saturate) });
     }
     let variant = narrow_int(to)?;

@@ -43,7 +43,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Unary(u) => elementwise::unary(e, node, *u),
         Op::Variadic(v) => elementwise::variadic(e, node, *v),
         Op::Where => elementwise::where_(e, node),
-        Op::Cast { to, saturate } => elementwise::cast(e, node, *to, *saturate),
+        Op::Cast { to, saturate, round_mode } => elementwise::cast(e, node, *to, *saturate, *round_mode),
         Op::BitCast { to } => elementwise::bit_cast(e, node, *to),
         Op::Reduce(c) => reduce::reduce(e, node, c),
         Op::Shape { start, end } => indexing::shape(e, node, *start, *end),
@@ -89,8 +89,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::DeformConv(c) => conv::deform_conv(e, node, c),
         Op::Pool(c) => pool::pool(e, node, c),
         Op::MaxUnpool(c) => pool::max_unpool(e, node, c),
-        Op::GlobalAveragePool => pool::global(e, node, false),
-        Op::GlobalMaxPool => pool::global(e, node, true),
+        Op::GlobalPool(kind) => pool::global(e, node, *kind),
         Op::GroupNorm { kind, epsilon } => norm::group_norm(e, node, kind, *epsilon),
         Op::DepthSpace { block, to_space, crd } => shape::depth_space(e, node, *block, *to_space, *crd),
         Op::EyeLike { k, dtype } => shape::eye_like(e, node, *k, *dtype),
@@ -112,6 +111,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::TensorScatter { axis, circular } => indexing::tensor_scatter(e, node, *axis, *circular),
         Op::NonMaxSuppression { center_point_box } => detection::non_max_suppression(e, node, *center_point_box),
         Op::RoiAlign(c) => detection::roi_align(e, node, c),
+        Op::MaxRoiPool(c) => detection::max_roi_pool(e, node, c),
         Op::TfIdfVectorizer(c) => tfidf::tfidf_vectorizer(e, node, c),
         Op::TreeEnsemble(c) => ml::tree_ensemble(e, node, c),
         Op::Custom(c) => custom::custom(e, node, c),
@@ -120,6 +120,7 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Loop(c) => control::loop_(e, node, c),
         Op::Sequence(op) => sequence::sequence(e, node, op),
         Op::SequenceMap(c) => sequence::sequence_map(e, node, c),
+        Op::FlexAttention(c) => control::flex_attention(e, node, c),
         Op::Resize(c) => resize::resize(e, node, c),
         Op::Recurrent(c) => recurrent::recurrent(e, node, c),
         Op::GridSample(c) => resize::grid_sample(e, node, c),
@@ -134,25 +135,6 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         Op::Concat { axis } => shape::concat(e, node, *axis),
         Op::Squeeze { axes } => shape::squeeze(e, node, axes),
         Op::Unsqueeze { axes } => shape::unsqueeze(e, node, axes),
-    }
-}
-
-/// The inputs of `op` that are learnable weights: a float constant read there is a trainable
-/// parameter after loading, whether a Burn layer holds it or a field of its own. Weights and
-/// biases of Conv, ConvTranspose, Gemm and MatMul (a fused bias is input 2), norm scales and
-/// biases (not BatchNorm's running statistics), a table Gather reads rows of, PRelu's slope,
-/// a recurrent cell's W, R, B and peepholes, and DeformConv's weight and bias. Every other constant (shapes, indices,
-/// integer tables, folded values read as operands) stays frozen.
-pub fn weight_inputs(op: &Op) -> &'static [usize] {
-    use onnx_ir::ops::{BinaryConfig, BinaryOp, GroupNormKind};
-    match op {
-        Op::Conv(_) | Op::ConvTranspose(_) | Op::Gemm(_) | Op::MatMul | Op::BatchNorm(_) | Op::LayerNorm(_) => &[1, 2],
-        Op::GroupNorm { kind: GroupNormKind::Instance | GroupNormKind::Group { .. }, .. } => &[1, 2],
-        Op::Gather { axis: 0 } => &[0],
-        Op::Binary(BinaryConfig { op: BinaryOp::PRelu, .. }) => &[1],
-        Op::Recurrent(_) => &[1, 2, 3, 7],
-        Op::DeformConv(_) => &[1, 3],
-        _ => &[],
     }
 }
 

@@ -1,4 +1,4 @@
-use crate::emitter::{dims_literal, lit, Emitter};
+use crate::emitter::{dims_literal, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{IndexOrder, MaxUnpoolConfig, PoolConfig, PoolKind};
 use onnx_ir::Node;
@@ -117,8 +117,8 @@ fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
         // The window sum of |x|^p is the average with padding counted, times the window size.
         PoolKind::Lp { p } => {
             let func = format_ident!("avg_pool{n}d");
-            let area = crate::emitter::float_literal(w.kernel.iter().map(|&k| k as f64).product::<f64>());
-            let (p, root) = (crate::emitter::float_literal(p as f64), crate::emitter::float_literal(1.0 / p as f64));
+            let area = float_literal(w.kernel.iter().map(|&k| k as f64).product::<f64>());
+            let (p, root) = (float_literal(p as f64), float_literal(1.0 / p as f64));
             quote! {
                 burn::tensor::module::#func(
                     #x.abs().powf_scalar(#p),
@@ -152,15 +152,17 @@ fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
     }
 }
 
-/// Mean (or max) over every spatial axis, keeping them as size 1.
-pub fn global(e: &mut Emitter, node: &Node, max: bool) -> Result<TokenStream> {
+/// The mean, max or Lp norm over every spatial axis, keeping them as size 1.
+pub fn global(e: &mut Emitter, node: &Node, kind: PoolKind) -> Result<TokenStream> {
     let rank = e.rank(e.input_id(&node.inputs, 0)?);
     let x = e.input(&node.inputs, 0)?;
     let axes = (2..rank).map(lit);
-    let method = if max {
-        quote! { max_dims }
-    } else {
-        quote! { mean_dims }
-    };
-    Ok(quote! { #x.#method(&[#(#axes),*]) })
+    Ok(match kind {
+        PoolKind::Max => quote! { #x.max_dims(&[#(#axes),*]) },
+        PoolKind::Average { .. } => quote! { #x.mean_dims(&[#(#axes),*]) },
+        PoolKind::Lp { p } => {
+            let (p, root) = (float_literal(p as f64), float_literal(1.0 / p as f64));
+            quote! { #x.abs().powf_scalar(#p).sum_dims(&[#(#axes),*]).powf_scalar(#root) }
+        }
+    })
 }

@@ -1,10 +1,12 @@
-//! Control flow: `If`, `Loop` and `Scan`, whose subgraphs (branches, bodies) read values of
+//! Control flow: `If`, `Loop`, `Scan`, `SequenceMap` and `ai.onnx.preview`'s `FlexAttention`, whose subgraphs (branches, bodies) read values of
 //! the enclosing graph. Unlike the other families they are typed from their subgraphs, so
 //! their parsers build those through the graph builder ([`Subgraphs`]) rather than reading a
 //! [`NodeCtx`](super::NodeCtx); their configs ([`IfConfig`], [`LoopConfig`], [`ScanConfig`])
-//! sit beside [`Op`].
+//! sit beside [`Op`] (as `SequenceMap`'s, [`SequenceMapConfig`]).
 
-use super::{Branch, IfConfig, LoopConfig, Op, ScanConfig, Value, ValueId};
+use super::{
+    Branch, FlexAttentionConfig, IfConfig, LoopConfig, Modifier, Op, ScanConfig, SequenceMapConfig, Value, ValueId,
+};
 use crate::attributes::Attributes;
 use crate::error::{Error, Result};
 use crate::proto::{GraphProto, NodeProto};
@@ -26,6 +28,8 @@ pub(crate) trait Subgraphs {
     fn value(&self, id: ValueId) -> &Value;
     /// The model's default-domain opset.
     fn opset(&self) -> i64;
+    /// The opset the model imports of another domain, if it imports it.
+    fn domain_opset(&self, domain: &str) -> Option<i64>;
     /// Builds one subgraph (an If branch, a loop body) in a scope of its own, its formal inputs
     /// typed as given; returns it and its formal inputs' values. `node` and `op` are for messages.
     fn build_subgraph(&mut self, graph: &GraphProto, node: &str, op: &str, formal: Formal) -> Result<Subgraph>;
@@ -47,7 +51,8 @@ pub(crate) enum Built {
     Inline(Branch),
 }
 
-/// Parses an `If`, `Loop` or `Scan` node (of the default domain), building its subgraphs.
+/// Parses an `If`, `Loop`, `Scan` or `SequenceMap` node (of the default domain) or a
+/// `FlexAttention` (of [`PREVIEW_DOMAIN`]), building its subgraphs.
 pub(crate) fn parse(
     b: &mut impl Subgraphs,
     node: &NodeProto,
@@ -58,7 +63,8 @@ pub(crate) fn parse(
     match node.op_type() {
         "If" => parse_if(b, node, name, inputs, at),
         "Scan" => parse_scan(b, node, name, inputs, at),
-        "SequenceMap" => super::sequence::parse_map(b, node, name, inputs, at),
+        "SequenceMap" => parse_sequence_map(b, node, name, inputs, at),
+        "FlexAttention" => parse_flex_attention(b, name, inputs, at),
         _ => parse_loop(b, node, name, inputs, at),
     }
 }
@@ -189,13 +195,27 @@ fn refine_sequences(carried: &[TensorType], updated: &[TensorType]) -> Option<Ve
     changed.then(|| carried.iter().zip(updated).map(|pair| refine(pair).unwrap_or_else(|| pair.0.clone())).collect())
 }
 
-/// Scan (opset 9 on): the body is typed from the initial states and one slice of each
-/// scan input (the body's declared input types are often missing); scan outputs gain the
-/// iterated dim at their axis.
+/// Scan: the body is typed from the initial states and one slice of each scan input (the
+/// body's declared input types are often missing); scan outputs gain the iterated dim at their
+/// axis. Scan-8 (opset 8) puts an optional `sequence_lens` first and a batch axis before
+/// everything, iterating axis 1 of each scan input (its `directions` are Scan-9's
+/// `scan_input_directions`): each batch element is one Scan-9 over its slices, the results
+/// stacked along a new axis 0. Sequences of different lengths (`sequence_lens` given) are not
+/// supported.
 fn parse_scan(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inputs, at: &Attributes) -> Result<Built> {
     let fail = |message: &str| Error::Node { node: name.to_string(), op: "Scan".into(), message: message.to_string() };
-    if b.opset() < 9 {
-        return Err(fail("Scan-8 (a batch axis and sequence_lens) is not supported; Scan from opset 9 is"));
+    let batched = b.opset() < 9;
+    let mut inputs = inputs;
+    if batched {
+        match inputs.first() {
+            Some(None) => {
+                inputs.remove(0);
+            }
+            Some(Some(_)) => {
+                return Err(fail("Scan-8's sequence_lens (sequences of different lengths) is not supported"));
+            }
+            None => return Err(fail("Scan-8 takes sequence_lens (possibly empty), then its states and scan inputs")),
+        }
     }
     let body_graph = at.graph("body")?.ok_or_else(|| fail("the body is required"))?;
     let inputs: Vec<ValueId> =
@@ -206,10 +226,21 @@ fn parse_scan(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inpu
         return Err(fail(&format!("num_scan_inputs must be in 1..={}", inputs.len())));
     }
     let num_states = inputs.len() - num_scan;
-    let types: Vec<TensorType> = inputs.iter().map(|&id| b.value(id).ty.clone()).collect();
-    if let Some(t) = types.iter().find(|t| !t.is_tensor()) {
+    let given: Vec<TensorType> = inputs.iter().map(|&id| b.value(id).ty.clone()).collect();
+    if let Some(t) = given.iter().find(|t| !t.is_tensor()) {
         return Err(fail(&format!("inputs must be tensors, got {t}")));
     }
+    // What one batch element's Scan-9 sees: every input without its batch axis.
+    let batch = given[0].shape.first().cloned().unwrap_or(Dim::Unknown);
+    let types: Vec<TensorType> = if batched {
+        if let Some(t) = given.iter().find(|t| t.rank() == 0 || t.shape[0] != batch && t.shape[0].as_static().is_some())
+        {
+            return Err(fail(&format!("Scan-8's inputs must share a leading batch axis, got {t} beside {}", given[0])));
+        }
+        given.iter().map(|t| drop_axis(t, 0)).collect()
+    } else {
+        given.clone()
+    };
     let axes = |attr: &str, ranks: &[usize]| -> Result<Vec<usize>> {
         let given = at.ints(attr)?.unwrap_or_else(|| vec![0; ranks.len()]);
         if given.len() != ranks.len() {
@@ -230,16 +261,10 @@ fn parse_scan(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inpu
     };
     let scanned = &types[num_states..];
     let input_axes = axes("scan_input_axes", &scanned.iter().map(TensorType::rank).collect::<Vec<_>>())?;
-    let input_reverse = directions("scan_input_directions", num_scan)?;
+    let input_reverse = directions(if batched { "directions" } else { "scan_input_directions" }, num_scan)?;
     let length = scanned.first().zip(input_axes.first()).map_or(Dim::Unknown, |(t, &a)| t.shape[a].clone());
-    let slice = |t: &TensorType, axis: usize| {
-        TensorType::new(
-            t.dtype,
-            t.shape.iter().enumerate().filter(|&(d, _)| d != axis).map(|(_, dim)| dim.clone()).collect(),
-        )
-    };
     let formal_types =
-        types[..num_states].iter().cloned().chain(scanned.iter().zip(&input_axes).map(|(t, &a)| slice(t, a)));
+        types[..num_states].iter().cloned().chain(scanned.iter().zip(&input_axes).map(|(t, &a)| drop_axis(t, a)));
     if body_graph.input.len() != inputs.len() {
         return Err(fail(&format!("the body has {} inputs for {} Scan inputs", body_graph.input.len(), inputs.len())));
     }
@@ -260,12 +285,24 @@ fn parse_scan(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inpu
     let stacked = per_step.iter().zip(&output_axes).map(|(t, &a)| {
         let mut shape = t.shape.clone();
         shape.insert(a, length.clone());
+        if batched {
+            shape.insert(0, batch.clone());
+        }
         TensorType::new(t.dtype, shape)
     });
-    let result_types: Vec<TensorType> = types[..num_states].iter().cloned().chain(stacked).collect();
-    let config = ScanConfig { body, body_inputs, num_states, input_axes, input_reverse, output_axes, output_reverse };
+    let result_types: Vec<TensorType> = given[..num_states].iter().cloned().chain(stacked).collect();
+    let config =
+        ScanConfig { body, body_inputs, num_states, input_axes, input_reverse, output_axes, output_reverse, batched };
     let op = Op::Scan(Box::new(config));
     Ok(Built::Node { op, inputs: inputs.into_iter().map(Some).collect(), outputs: result_types })
+}
+
+/// `t` without axis `axis`.
+fn drop_axis(t: &TensorType, axis: usize) -> TensorType {
+    TensorType::new(
+        t.dtype,
+        t.shape.iter().enumerate().filter(|&(d, _)| d != axis).map(|(_, dim)| dim.clone()).collect(),
+    )
 }
 
 fn parse_if(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inputs, at: &Attributes) -> Result<Built> {
@@ -397,4 +434,128 @@ fn type_if_outputs(
     );
     let untyped = Branch { nodes: vec![], outputs: vec![], untyped: Some(reason) };
     Ok(if then_typed { (then_branch, untyped, kept_types) } else { (untyped, else_branch, kept_types) })
+}
+
+/// `SequenceMap(sequence, more sequences or tensors...)`: the body runs once per position of
+/// the sequences, on their tensors at that position and the tensor inputs as they are; each
+/// body output becomes a sequence.
+fn parse_sequence_map(
+    b: &mut impl Subgraphs,
+    node: &NodeProto,
+    name: &str,
+    inputs: Vec<Option<ValueId>>,
+    at: &Attributes,
+) -> Result<Built> {
+    let fail = |message: String| Error::Node { node: name.to_string(), op: "SequenceMap".into(), message };
+    let body_graph = at.graph("body")?.ok_or_else(|| fail("the body is required".into()))?;
+    let ids: Vec<ValueId> =
+        inputs.iter().copied().collect::<Option<_>>().ok_or_else(|| fail("no input may be omitted".into()))?;
+    let types: Vec<TensorType> = ids.iter().map(|&id| b.value(id).ty.clone()).collect();
+    if types.first().is_none_or(|t| t.holder != Holder::Sequence) {
+        return Err(fail(format!("input 0 must be a sequence of known rank, got {}", types[0])));
+    }
+    let formal_types = types.iter().map(|t| match t.holder {
+        Holder::Sequence => Ok(t.tensor()),
+        Holder::Tensor => Ok(t.clone()),
+        _ => Err(fail(format!("inputs must be sequences of known rank or tensors, got {t}"))),
+    });
+    if body_graph.input.len() != ids.len() {
+        return Err(fail(format!(
+            "the body has {} inputs for {} SequenceMap inputs",
+            body_graph.input.len(),
+            ids.len()
+        )));
+    }
+    let formal = body_graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).map(|(n, t)| Ok((n, t?)));
+    let formal = formal.collect::<Result<Vec<_>>>()?;
+    let (body, body_inputs) = b.build_subgraph(body_graph, name, "SequenceMap", formal)?;
+    if body.outputs.len() != node.output.len() {
+        return Err(fail(format!(
+            "the body has {} outputs for {} SequenceMap outputs",
+            body.outputs.len(),
+            node.output.len()
+        )));
+    }
+    let outputs = body
+        .outputs
+        .iter()
+        .map(|&o| match &b.value(o).ty {
+            t if t.is_tensor() => Ok(t.clone().held(Holder::Sequence)),
+            t => Err(fail(format!("the body's outputs must be tensors, got {t}"))),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let sequences = types.iter().map(|t| t.holder == Holder::Sequence).collect();
+    let op = Op::SequenceMap(Box::new(SequenceMapConfig { body, body_inputs, sequences }));
+    Ok(Built::Node { op, inputs, outputs })
+}
+
+/// The domain of `FlexAttention`.
+pub const PREVIEW_DOMAIN: &str = "ai.onnx.preview";
+
+/// Whether the op is one of those [`parse`] builds.
+pub(crate) fn builds(domain: &str, op_type: &str) -> bool {
+    let default = crate::domain::is_default(domain) && matches!(op_type, "If" | "Scan" | "Loop" | "SequenceMap");
+    default || (domain == PREVIEW_DOMAIN && op_type == "FlexAttention")
+}
+
+/// `FlexAttention(Q, K, V)` of `ai.onnx.preview` 1 (a later version of the preview domain may
+/// change it: refused). Q `[batch, q_heads, q_len, head]`, K `[batch, kv_heads, kv_len, head]`, V
+/// `[batch, kv_heads, kv_len, v_head]` of one float type; q_heads a multiple of kv_heads. The
+/// modifiers are typed with the scores' type and shape `[batch, q_heads, q_len, kv_len]`.
+fn parse_flex_attention(b: &mut impl Subgraphs, name: &str, inputs: Inputs, at: &Attributes) -> Result<Built> {
+    let fail = |message: String| Error::Node { node: name.to_string(), op: "FlexAttention".into(), message };
+    match b.domain_opset(PREVIEW_DOMAIN) {
+        Some(1) => {}
+        version => {
+            return Err(fail(format!(
+                "{PREVIEW_DOMAIN} opset {version:?} is not supported (FlexAttention is of version 1)"
+            )));
+        }
+    }
+    let ids: Vec<ValueId> = match inputs[..] {
+        [Some(q), Some(k), Some(v)] => vec![q, k, v],
+        _ => return Err(fail(format!("takes Q, K and V, got {} inputs", inputs.len()))),
+    };
+    let [q, k, v] = [0, 1, 2].map(|i| b.value(ids[i]).ty.clone());
+    let float = |t: &TensorType| matches!(t.dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64);
+    if !(float(&q) && q.rank() == 4 && [&k, &v].iter().all(|t| t.dtype == q.dtype && t.rank() == 4)) {
+        return Err(fail(format!("Q, K and V must be rank-4 tensors of one float type, got {q}, {k} and {v}")));
+    }
+    let heads = |t: &TensorType| t.shape[1].as_static();
+    if let (Some(q_heads), Some(kv_heads)) = (heads(&q), heads(&k)) {
+        if kv_heads == 0 || !q_heads.is_multiple_of(kv_heads) {
+            return Err(fail(format!("Q's {q_heads} heads are not a multiple of K's {kv_heads}")));
+        }
+    }
+    let softmax = match at.int("softmax_precision")? {
+        None if q.dtype == DType::F64 => DType::F64,
+        None => DType::F32,
+        Some(code) => match DType::from_onnx(code as i32) {
+            Some(t @ (DType::F16 | DType::BF16 | DType::F32 | DType::F64)) => t,
+            _ => return Err(fail(format!("softmax_precision {code} is not a float type"))),
+        },
+    };
+    let scale = at.float("scale")?.map(f64::from);
+    let scores =
+        TensorType::new(softmax, vec![q.shape[0].clone(), q.shape[1].clone(), q.shape[2].clone(), k.shape[2].clone()]);
+    let mut modifier = |attr: &str| -> Result<Option<Modifier>> {
+        let Some(graph) = at.graph(attr)? else { return Ok(None) };
+        let [input] = &graph.input[..] else {
+            return Err(fail(format!("{attr} must take one input, it takes {}", graph.input.len())));
+        };
+        let formal = vec![(input.name().to_string(), scores.clone())];
+        let (body, formal_ids) = b.build_subgraph(graph, name, "FlexAttention", formal)?;
+        match body.outputs[..] {
+            [out] if b.value(out).ty.dtype == scores.dtype && b.value(out).ty.rank() == 4 => {
+                Ok(Some(Modifier { body, input: formal_ids[0] }))
+            }
+            _ => Err(fail(format!("{attr} must yield one rank-4 tensor of the scores' type {}", scores.dtype))),
+        }
+    };
+    let score_mod = modifier("score_mod")?;
+    let prob_mod = modifier("prob_mod")?;
+    let output =
+        TensorType::new(v.dtype, vec![q.shape[0].clone(), q.shape[1].clone(), q.shape[2].clone(), v.shape[3].clone()]);
+    let op = Op::FlexAttention(Box::new(FlexAttentionConfig { scale, softmax, score_mod, prob_mod }));
+    Ok(Built::Node { op, inputs: ids.into_iter().map(Some).collect(), outputs: vec![output] })
 }

@@ -1,10 +1,10 @@
-//! Object-detection ops: NonMaxSuppression (opsets 10 and 11, which differ only in wording)
-//! and RoiAlign (opsets 10, 16 and 22).
+//! Object-detection ops: NonMaxSuppression (opsets 10 and 11, which differ only in wording),
+//! RoiAlign (opsets 10, 16 and 22) and MaxRoiPool (opsets 1 and 22).
 
 use super::{NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
-use crate::types::{DType, Dim, TensorType};
+use crate::types::{DType, Dim, Kind, TensorType};
 
 /// Inputs: boxes `[batch, boxes, 4]`, scores `[batch, classes, boxes]`, then the optional
 /// one-element max_output_boxes_per_class, iou_threshold and score_threshold.
@@ -111,6 +111,41 @@ pub fn parse_roi_align(ctx: &NodeCtx) -> Result<Parsed> {
         spatial_scale: ctx.attrs.float_or("spatial_scale", 1.0)?,
     };
     Ok(Parsed::new(Op::RoiAlign(config), 3))
+}
+
+/// MaxRoiPool's attributes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaxRoiPoolConfig {
+    /// `pooled_shape` (required): bins per region, (height, width).
+    pub pooled: [usize; 2],
+    /// `spatial_scale` (default 1): region coordinates times this are element coordinates of X.
+    pub spatial_scale: f32,
+}
+
+/// Inputs: X `[N, C, H, W]`, rois `[num_rois, 5]` of X's float type, each row
+/// `[batch_index, x1, y1, x2, y2]`.
+pub fn parse_max_roi_pool(ctx: &NodeCtx) -> Result<Parsed> {
+    let (x, rois) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if x.dtype.kind() != Kind::Float || x.dtype.is_low_bit() || x.rank() != 4 {
+        return Err(ctx.error(format!("X must be a 4-D float tensor, got {x}")));
+    }
+    if rois.dtype != x.dtype || rois.rank() != 2 || rois.shape[1].as_static().is_some_and(|n| n != 5) {
+        return Err(ctx.error(format!("rois must be [num_rois, 5] of X's type {}, got {rois}", x.dtype)));
+    }
+    let shape = ctx.attrs.ints("pooled_shape")?.ok_or_else(|| ctx.error("attribute `pooled_shape` is required"))?;
+    let pooled = match shape[..] {
+        [h, w] if h >= 1 && w >= 1 => [h as usize, w as usize],
+        _ => return Err(ctx.error(format!("pooled_shape must be two sizes of at least 1, got {shape:?}"))),
+    };
+    let spatial_scale = ctx.attrs.float_or("spatial_scale", 1.0)?;
+    Ok(Parsed::new(Op::MaxRoiPool(MaxRoiPoolConfig { pooled, spatial_scale }), 2))
+}
+
+/// `[num_rois, C, pooled_height, pooled_width]` of X's type.
+pub fn infer_max_roi_pool(c: &MaxRoiPoolConfig, inputs: &[&TensorType]) -> TensorType {
+    let (x, rois) = (inputs[0], inputs[1]);
+    let [height, width] = c.pooled;
+    TensorType::new(x.dtype, vec![rois.shape[0].clone(), x.shape[1].clone(), Dim::Static(height), Dim::Static(width)])
 }
 
 /// `[num_rois, C, output_height, output_width]` of X's type.

@@ -481,12 +481,22 @@ pub fn infer_where(inputs: &[&TensorType]) -> Result<TensorType, String> {
     Ok(TensorType::new(x.dtype, shape))
 }
 
+spelled_enum! {
+    /// How Cast rounds a value into FLOAT8E8M0 (`round_mode`, opset 24 on; `up` before and by
+    /// default): to the power of two above, the one below, or the nearer one (ties up).
+    pub enum E8M0Rounding {
+        Up = "up",
+        Down = "down",
+        Nearest = "nearest",
+    }
+}
+
 /// Cast (target from the `to` attribute) and CastLike (target from the second input's type).
 pub fn parse_cast(ctx: &NodeCtx) -> Result<Parsed> {
-    // Concerns float8e8m0 targets only, which `DType::from_onnx` refuses.
-    ctx.attrs.ignore(&["round_mode"]);
-    // Concerns float8 targets only (other casts wrap or round as they always do).
+    // Both concern float8 targets only (other casts wrap or round as they always do); round_mode
+    // FLOAT8E8M0 alone.
     let saturate = ctx.attrs.int_or("saturate", 1)? != 0;
+    let round_mode = ctx.attrs.choice_or("round_mode", E8M0Rounding::Up)?;
     let to = if ctx.op_type == "CastLike" {
         ctx.input_type(1)?.dtype
     } else {
@@ -497,7 +507,7 @@ pub fn parse_cast(ctx: &NodeCtx) -> Result<Parsed> {
         };
         DType::from_onnx(code as i32).ok_or_else(|| ctx.error(format!("cast to type code {code} is not supported")))?
     };
-    Ok(Parsed::new(Op::Cast { to, saturate }, 1))
+    Ok(Parsed::new(Op::Cast { to, saturate, round_mode }, 1))
 }
 
 /// BitCast (opset 26): the input's bits read as type `to`, of the same width. Supported

@@ -172,7 +172,7 @@ fn integer_matmul(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     };
     let linear = Op::QuantizedLinear(super::QuantizedLinearConfig { conv: None, requantize: None });
     let product = plan.op_optional(linear, vec![Some(a), Some(Src::Input(1)), a_zero, b_zero]);
-    let product = plan.op(Op::Cast { to: DType::F32, saturate: true }, &[product]);
+    let product = plan.op(Op::cast(DType::F32), &[product]);
     // ONNX Runtime scales the int32 product by the scales' product, then adds the bias.
     let scale = plan.binary(BinaryOp::Mul, a_scale, b_scale);
     let y = plan.binary(BinaryOp::Mul, product, scale);
@@ -378,7 +378,7 @@ fn additive_mask(ctx: &NodeCtx, plan: &mut Lowered, index: usize, filter: f32) -
             )))
         }
     };
-    let mask = plan.op(Op::Cast { to: DType::F32, saturate: true }, &[mask]);
+    let mask = plan.op(Op::cast(DType::F32), &[mask]);
     let zero = plan.scalar(0.0);
     let attends = plan.binary(BinaryOp::Greater, mask, zero);
     let filter = plan.scalar(filter);
@@ -563,7 +563,7 @@ fn embed_layer_norm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         Some(mask) => {
             let one = plan.constant(TensorData::new(DType::I32, vec![], 1i32.to_le_bytes().to_vec()));
             let ones = plan.binary(BinaryOp::Equal, mask, one);
-            let ones = plan.op(Op::Cast { to: DType::I32, saturate: true }, &[ones]);
+            let ones = plan.op(Op::cast(DType::I32), &[ones]);
             let sum = super::ReduceConfig {
                 op: super::ReduceOp::Sum,
                 axes: super::ReduceAxes::Static(vec![1]),

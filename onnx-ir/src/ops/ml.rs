@@ -81,7 +81,7 @@ fn binarizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     };
     let bound = plan.scalar_of(dtype, bound);
     let above = plan.binary(compare, Src::Input(0), bound);
-    let y = plan.op(Op::Cast { to: dtype, saturate: false }, &[above]);
+    let y = plan.op(Op::cast(dtype), &[above]);
     Ok(plan.done(vec![Some(y)]))
 }
 

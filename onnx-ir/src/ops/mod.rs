@@ -1,8 +1,10 @@
 //! Operators: one module per family, each holding its config parsing for every opset and its
 //! type inference (control flow, typed from its subgraphs, in `control`). `registry` maps
-//! (domain, op_type) to the family that parses it. The IR's [`Node`] and [`Value`] live here
-//! beside [`Op`], which a node holds and whose If/Loop/Scan configs hold nodes: the module
-//! needs nothing of [`crate::Graph`], so the dependencies between modules stay one-way.
+//! (domain, op_type) to the family that parses it. The IR's types live here: [`Graph`] (values
+//! with inferred types, and data when known at import; nodes in execution order), [`Node`],
+//! [`Value`] and [`Op`], which a node holds and whose If/Loop/Scan configs hold nodes. The
+//! families are this module's children; no other module of the crate is imported by this one
+//! and imports it back, so the dependencies between modules stay one-way.
 
 pub mod arity;
 pub(crate) mod attention;
@@ -37,14 +39,18 @@ pub mod training;
 
 use crate::attributes::Attributes;
 use crate::error::{Error, Result};
+use crate::proto::{ModelProto, StringStringEntryProto};
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
+use std::fmt;
+use std::path::PathBuf;
 
 pub use attention::{AttentionConfig, LinearAttentionConfig, RotaryConfig};
+pub use control::PREVIEW_DOMAIN;
 pub use conv::{Col2ImConfig, ConvConfig, ConvTransposeConfig, DeformConvConfig};
 pub use custom::{AttrValue, CustomOp};
-pub use detection::RoiAlignConfig;
-pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, UnaryOp, VariadicOp};
+pub use detection::{MaxRoiPoolConfig, RoiAlignConfig};
+pub use elementwise::{BinaryConfig, BinaryOp, Bound, ClipConfig, E8M0Rounding, UnaryOp, VariadicOp};
 pub use indexing::{PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
 pub use linear::GemmConfig;
 pub use loss::{LossConfig, Reduction};
@@ -60,13 +66,19 @@ pub use signal::{DftConfig, WindowKind};
 pub use softmax::SoftmaxConfig;
 pub use tfidf::{TfIdfConfig, TfIdfMode};
 
-/// Whether an op is supported: one of the default domain (`""` or `ai.onnx`) with a parser, or
-/// an op of another domain lowered at import ([`microsoft`], [`ml`], [`training`]).
+/// Whether an op is supported: one of the default domain (`""` or `ai.onnx`) with a parser or
+/// built with its subgraphs (If, Loop, Scan, SequenceMap, `ai.onnx.preview`'s FlexAttention:
+/// `control`), Constant, or an op of another domain lowered at import ([`microsoft`], [`ml`],
+/// [`training`]).
 pub fn is_supported(domain: &str, op_type: &str) -> bool {
-    registry::lookup(domain, op_type).is_some() || lowering::lowers(domain, op_type)
+    let constant = crate::domain::is_default(domain) && op_type == "Constant";
+    constant
+        || registry::lookup(domain, op_type).is_some()
+        || lowering::lowers(domain, op_type)
+        || control::builds(domain, op_type)
 }
 
-/// The index of a value in [`crate::Graph::values`].
+/// The index of a value in [`Graph::values`].
 pub type ValueId = usize;
 
 /// A value of the graph: a graph input, an initializer, a constant or a node output.
@@ -95,6 +107,116 @@ pub struct Node {
     pub outputs: Vec<ValueId>,
 }
 
+/// An imported model: its values, its nodes in execution order, and its inputs and outputs.
+#[derive(Debug, Clone)]
+pub struct Graph {
+    /// Every value, indexed by [`ValueId`] (subgraphs' values included).
+    pub values: Vec<Value>,
+    /// The top-level nodes in execution order (subgraphs' nodes sit in their op's config).
+    pub nodes: Vec<Node>,
+    /// The graph inputs (initializers excluded), in `forward`'s order.
+    pub inputs: Vec<ValueId>,
+    /// The graph outputs, in `forward`'s order.
+    pub outputs: Vec<ValueId>,
+    /// Version of the default ONNX domain the model was written for.
+    pub opset: i64,
+    /// The side files the model's external data came from (canonical paths, sorted); empty for
+    /// a model that holds all its data.
+    pub side_files: Vec<PathBuf>,
+    /// What the model file says about itself (producer, version, docs, metadata).
+    pub info: ModelInfo,
+}
+
+/// The descriptive fields of the model file, as written (empty strings and `0` where unset):
+/// nothing in the import depends on them; the code generator documents the struct with them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// `ModelProto.producer_name` (the exporter: `pytorch`, `tf2onnx`, ...).
+    pub producer_name: String,
+    /// `ModelProto.producer_version`.
+    pub producer_version: String,
+    /// `ModelProto.model_version`.
+    pub model_version: i64,
+    /// `ModelProto.doc_string`.
+    pub doc_string: String,
+    /// `GraphProto.name`.
+    pub graph_name: String,
+    /// `GraphProto.doc_string`.
+    pub graph_doc_string: String,
+    /// `ModelProto.metadata_props`, in file order.
+    pub metadata: Vec<(String, String)>,
+    /// `GraphProto.metadata_props`, in file order.
+    pub graph_metadata: Vec<(String, String)>,
+}
+
+impl ModelInfo {
+    /// The fields of a decoded model.
+    pub fn from_proto(model: &ModelProto) -> Self {
+        let graph = model.graph.as_ref();
+        let props = |entries: &[StringStringEntryProto]| {
+            entries.iter().map(|e| (e.key().to_string(), e.value().to_string())).collect()
+        };
+        Self {
+            producer_name: model.producer_name().to_string(),
+            producer_version: model.producer_version().to_string(),
+            model_version: model.model_version(),
+            doc_string: model.doc_string().to_string(),
+            graph_name: graph.map_or("", |g| g.name()).to_string(),
+            graph_doc_string: graph.map_or("", |g| g.doc_string()).to_string(),
+            metadata: props(&model.metadata_props),
+            graph_metadata: graph.map_or_else(Vec::new, |g| props(&g.metadata_props)),
+        }
+    }
+}
+
+impl Graph {
+    /// The value of `id`.
+    pub fn value(&self, id: ValueId) -> &Value {
+        &self.values[id]
+    }
+
+    /// The constant data of an input, if it is known at import time.
+    pub fn constant(&self, id: Option<ValueId>) -> Option<&TensorData> {
+        id.and_then(|id| self.values[id].constant.as_ref())
+    }
+}
+
+/// A readable text form of the graph, for `dump` and debugging.
+impl fmt::Display for Graph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "graph (opset {})", self.opset)?;
+        for &id in &self.inputs {
+            writeln!(f, "  input  {}: {}", self.values[id].name, self.values[id].ty)?;
+        }
+        for value in self.values.iter().filter(|v| v.constant.is_some()) {
+            writeln!(f, "  const  {}: {}", value.name, value.ty)?;
+        }
+        for node in &self.nodes {
+            let names = |ids: &[Option<ValueId>]| {
+                ids.iter()
+                    .map(|i| i.map_or("<none>".to_string(), |i| self.values[i].name.clone()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let outputs: Vec<_> = node.outputs.iter().map(|&o| Some(o)).collect();
+            let types: Vec<_> = node.outputs.iter().map(|&o| self.values[o].ty.to_string()).collect();
+            writeln!(
+                f,
+                "  {} = {:?} [{}]({})  -> {}",
+                names(&outputs),
+                node.op,
+                node.name,
+                names(&node.inputs),
+                types.join(", ")
+            )?;
+        }
+        for &id in &self.outputs {
+            writeln!(f, "  output {}: {}", self.values[id].name, self.values[id].ty)?;
+        }
+        Ok(())
+    }
+}
+
 /// A parsed operator. Attribute-vs-input differences between opsets are resolved here, so
 /// code generation sees one meaning per variant.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,6 +236,8 @@ pub enum Op {
         /// For a float8 target: an out-of-range value becomes the largest value of its sign
         /// (else infinity or NaN, per type).
         saturate: bool,
+        /// For a FLOAT8E8M0 target: which power of two a value rounds to.
+        round_mode: elementwise::E8M0Rounding,
     },
     /// The input's bits read as `to`, a type of the same width.
     BitCast {
@@ -293,10 +417,9 @@ pub enum Op {
     Pool(PoolConfig),
     /// `MaxUnpool(X, I, output_shape?)`: values scattered back to the positions MaxPool took them from.
     MaxUnpool(MaxUnpoolConfig),
-    /// The mean over all spatial dims, kept with size 1.
-    GlobalAveragePool,
-    /// The maximum over all spatial dims, kept with size 1.
-    GlobalMaxPool,
+    /// GlobalAveragePool, GlobalMaxPool and GlobalLpPool: the window's reduction over all
+    /// spatial dims, kept with size 1 (an average never counts padding: there is none).
+    GlobalPool(PoolKind),
     /// InstanceNormalization, GroupNormalization or MeanVarianceNormalization.
     GroupNorm {
         /// Which normalisation, with its groups or axes.
@@ -423,6 +546,8 @@ pub enum Op {
     },
     /// `RoiAlign(X, rois, batch_indices)`: `[num_rois, C, output_height, output_width]`.
     RoiAlign(RoiAlignConfig),
+    /// `MaxRoiPool(X, rois)`: `[num_rois, C, pooled_height, pooled_width]`.
+    MaxRoiPool(MaxRoiPoolConfig),
     /// `TfIdfVectorizer(X)`: each row's weighted n-gram counts of integer tokens, f32.
     TfIdfVectorizer(TfIdfConfig),
     /// ai.onnx.ml `TreeEnsemble(X)`: `[N, n_targets]` of X's type.
@@ -452,6 +577,9 @@ pub enum Op {
     Sequence(SequenceOp),
     /// `SequenceMap`: the body runs once per position of the input sequences.
     SequenceMap(Box<SequenceMapConfig>),
+    /// `ai.onnx.preview` `FlexAttention(Q, K, V)`: attention whose scores and probabilities
+    /// pass through the model's own subgraphs.
+    FlexAttention(Box<FlexAttentionConfig>),
     /// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
     Flatten {
         /// `axis` (default 1), normalised.
@@ -577,6 +705,9 @@ pub struct ScanConfig {
     pub output_axes: Vec<usize>,
     /// Per scan output: whether it is stacked from the end.
     pub output_reverse: Vec<bool>,
+    /// Scan-8: every input and output has a leading batch axis, and each batch element is one
+    /// scan over its slices (the axes above are those of one element's values).
+    pub batched: bool,
 }
 
 /// `Loop`: inputs are the optional trip count `M`, the optional condition, then the initial
@@ -602,7 +733,45 @@ pub struct SequenceMapConfig {
     pub sequences: Vec<bool>,
 }
 
+/// `FlexAttention` (`ai.onnx.preview` 1) on rank-4 Q, K, V: scores `(Q·√s)(K·√s)ᵀ` in Q's type
+/// (K's heads repeated for grouped-query attention), cast to the softmax's type, through
+/// `score_mod`, softmax over the last axis, through `prob_mod`, times V in the softmax's type,
+/// cast to V's type: as ONNX's reference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlexAttentionConfig {
+    /// `scale` (default `1 / sqrt(head size)`, known at run time).
+    pub scale: Option<f64>,
+    /// The type the scores, the softmax and the probabilities are computed in
+    /// (`softmax_precision`; by default f32, or f64 for double inputs).
+    pub softmax: DType,
+    /// `score_mod`: one tensor in, the same shape and type out.
+    pub score_mod: Option<Modifier>,
+    /// `prob_mod`: likewise, on the probabilities.
+    pub prob_mod: Option<Modifier>,
+}
+
+/// A subgraph from one tensor to one tensor (FlexAttention's `score_mod`, `prob_mod`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Modifier {
+    /// The subgraph.
+    pub body: Branch,
+    /// Its formal input.
+    pub input: ValueId,
+}
+
+impl FlexAttentionConfig {
+    fn modifiers(&self) -> impl Iterator<Item = &Modifier> {
+        self.score_mod.iter().chain(&self.prob_mod)
+    }
+}
+
 impl Op {
+    /// A Cast to `to` with ONNX's default attributes, as lowered ops write it (never to a
+    /// float8 type, where they would matter).
+    pub(crate) fn cast(to: DType) -> Op {
+        Op::Cast { to, saturate: true, round_mode: elementwise::E8M0Rounding::Up }
+    }
+
     /// Subgraphs whose nodes read values of the enclosing graph (If branches, loop bodies).
     pub fn subgraphs(&self) -> Vec<&Branch> {
         match self {
@@ -610,6 +779,7 @@ impl Op {
             Op::Scan(c) => vec![&c.body],
             Op::Loop(c) => vec![&c.body],
             Op::SequenceMap(c) => vec![&c.body],
+            Op::FlexAttention(c) => c.modifiers().map(|m| &m.body).collect(),
             _ => vec![],
         }
     }
@@ -621,6 +791,7 @@ impl Op {
             Op::Scan(c) => vec![&mut c.body],
             Op::Loop(c) => vec![&mut c.body],
             Op::SequenceMap(c) => vec![&mut c.body],
+            Op::FlexAttention(c) => c.score_mod.iter_mut().chain(&mut c.prob_mod).map(|m| &mut m.body).collect(),
             _ => vec![],
         }
     }
@@ -844,13 +1015,14 @@ impl Op {
             Op::CausalConv { .. } => Ok(conv::infer_causal_conv(inputs)),
             Op::Custom(c) => Ok(c.outputs.clone()),
             // Typed from their subgraphs as they are built (see `control`).
-            Op::If(_) | Op::Scan(_) | Op::Loop(_) | Op::SequenceMap(_) => {
-                Err("If, Scan, Loop and SequenceMap are typed from their subgraphs".into())
+            Op::If(_) | Op::Scan(_) | Op::Loop(_) | Op::SequenceMap(_) | Op::FlexAttention(_) => {
+                Err("If, Scan, Loop, SequenceMap and FlexAttention are typed from their subgraphs".into())
             }
             Op::Sequence(op) => sequence::infer(op, inputs),
             Op::Resize(_) => one(resize::infer(inputs[0])),
             Op::NonMaxSuppression { .. } => one(detection::infer_non_max_suppression()),
             Op::RoiAlign(c) => one(detection::infer_roi_align(c, inputs)),
+            Op::MaxRoiPool(c) => one(detection::infer_max_roi_pool(c, inputs)),
             Op::TfIdfVectorizer(c) => one(tfidf::infer_tfidf_vectorizer(c, inputs[0])),
             Op::TreeEnsemble(c) => {
                 one(TensorType::new(inputs[0].dtype, vec![inputs[0].shape[0].clone(), Dim::Static(c.n_targets)]))
@@ -880,7 +1052,7 @@ impl Op {
             Op::DeformConv(c) => one(conv::infer_deform_conv(c, inputs[0])?),
             Op::Pool(c) => pool::infer(c, inputs),
             Op::MaxUnpool(c) => one(pool::infer_max_unpool(c, inputs[0])?),
-            Op::GlobalAveragePool | Op::GlobalMaxPool => one(pool::infer_global(inputs)?),
+            Op::GlobalPool(_) => one(pool::infer_global(inputs)?),
             Op::GroupNorm { .. } | Op::Lrn(_) => one(inputs[0].clone()),
             Op::DepthSpace { block, to_space, .. } => one(shape::infer_depth_space(*block, *to_space, inputs[0])?),
             Op::EyeLike { dtype, .. } => one(TensorType::new(*dtype, inputs[0].shape.clone())),

@@ -1,7 +1,8 @@
 //! MaxPool, AveragePool and LpPool (any number of spatial axes, every opset: ceil_mode from
 //! 10, dilations for MaxPool from 10, AveragePool from 19 and LpPool from 18,
-//! count_include_pad from 7; MaxPool's `Indices` output from 8), GlobalAveragePool and
-//! GlobalMaxPool, and MaxUnpool (opsets 9, 11, 22).
+//! count_include_pad from 7; MaxPool's `Indices` output from 8), GlobalAveragePool,
+//! GlobalMaxPool and GlobalLpPool (a float `p` in opset 1, an integer from 2), and MaxUnpool
+//! (opsets 9, 11, 22).
 
 use super::common::{add_dims, mul_dims, read_window, spatial_attr, window_output_type, Window};
 use super::{IntsInput, NodeCtx, Op, Parsed};
@@ -74,21 +75,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         indices = (ctx.num_outputs > 1).then_some(order);
         PoolKind::Max
     } else if ctx.op_type == "LpPool" {
-        // LpPool-1 has a float `p`; later versions an integer.
-        let p = if ctx.opset < 2 {
-            let p = ctx.attrs.float_or("p", 2.0)?;
-            if p.fract() != 0.0 {
-                return Err(ctx.error(format!("p = {p} is not an integer, which is not supported")));
-            }
-            p as i64
-        } else {
-            ctx.attrs.int_or("p", 2)?
-        };
-        let p = u32::try_from(p)
-            .ok()
-            .filter(|&p| p >= 1)
-            .ok_or_else(|| ctx.error(format!("p = {p} must be at least 1")))?;
-        PoolKind::Lp { p }
+        PoolKind::Lp { p: read_p(ctx)? }
     } else {
         PoolKind::Average { count_include_pad: ctx.attrs.int_or("count_include_pad", 0)? != 0 }
     };
@@ -103,12 +90,31 @@ pub fn infer(c: &PoolConfig, inputs: &[&TensorType]) -> Result<Vec<TensorType>, 
     Ok(std::iter::once(y).chain(indices).collect())
 }
 
+/// LpPool's and GlobalLpPool's `p`: a float in opset 1 (an integral one is accepted), an
+/// integer from opset 2; at least 1.
+fn read_p(ctx: &NodeCtx) -> Result<u32> {
+    let p = if ctx.opset < 2 {
+        let p = ctx.attrs.float_or("p", 2.0)?;
+        if p.fract() != 0.0 {
+            return Err(ctx.error(format!("p = {p} is not an integer, which is not supported")));
+        }
+        p as i64
+    } else {
+        ctx.attrs.int_or("p", 2)?
+    };
+    u32::try_from(p).ok().filter(|&p| p >= 1).ok_or_else(|| ctx.error(format!("p = {p} must be at least 1")))
+}
+
 pub fn parse_global(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.input_type(0)?.rank() < 3 {
         return Err(ctx.error(format!("expected [N, C, spatial...], got {}", ctx.input_type(0)?)));
     }
-    let op = if ctx.op_type == "GlobalMaxPool" { Op::GlobalMaxPool } else { Op::GlobalAveragePool };
-    Ok(Parsed::new(op, 1))
+    let kind = match ctx.op_type {
+        "GlobalMaxPool" => PoolKind::Max,
+        "GlobalLpPool" => PoolKind::Lp { p: read_p(ctx)? },
+        _ => PoolKind::Average { count_include_pad: false },
+    };
+    Ok(Parsed::new(Op::GlobalPool(kind), 1))
 }
 
 pub fn infer_global(inputs: &[&TensorType]) -> Result<TensorType, String> {

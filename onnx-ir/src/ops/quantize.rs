@@ -56,6 +56,9 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         block_size => blocked_axis(ctx, block_size)?,
     };
     let scale_type = ctx.input_type(1)?.dtype;
+    if scale_type == DType::F8E8M0 {
+        return Err(ctx.error("a FLOAT8E8M0 scale (the MX formats' power-of-two scales) is not supported"));
+    }
     let zero_point = ctx.inputs.get(2).copied().flatten().map(|v| v.ty.dtype);
     // Concerns float8 outputs only.
     let saturate = ctx.attrs.int_or("saturate", 1)? != 0;
@@ -74,7 +77,9 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     } else {
         x.dtype
     };
-    let narrow_float = quantized_type.kind() == Kind::Float && quantized_type.is_low_bit();
+    // FLOAT8E8M0 is a scale type only, never a quantized one.
+    let narrow_float =
+        quantized_type.kind() == Kind::Float && quantized_type.is_low_bit() && quantized_type != DType::F8E8M0;
     if !narrow_float && (quantized_type.kind() != Kind::Int || int_range(quantized_type).is_none()) {
         return Err(ctx.error(format!("quantized type {quantized_type} is not supported")));
     }

@@ -1,6 +1,6 @@
 //! Sequences and optionals: `SequenceEmpty`, `SequenceConstruct`, `SequenceInsert`,
 //! `SequenceAt`, `SequenceErase`, `SequenceLength`, `SplitToSequence`, `ConcatFromSequence`,
-//! `SequenceMap` (a subgraph op, built like a loop body through [`Subgraphs`]), `Optional`,
+//! `Optional`,
 //! `OptionalHasElement` and `OptionalGetElement`, at every opset they exist in (11 on; the
 //! optionals 15 on, plain tensor and sequence inputs to the last two 18 on).
 //!
@@ -8,15 +8,13 @@
 //! is a `Vec` of one tensor type); their dims may differ. A sequence made by `SequenceEmpty`
 //! is [`Holder::EmptySequence`] until a tensor is inserted, which fixes its rank.
 
-use super::control::{Built, Subgraphs};
-use super::{NodeCtx, Op, Parsed, SequenceMapConfig, ValueId};
-use crate::attributes::Attributes;
-use crate::error::{Error, Result};
-use crate::proto::NodeProto;
+use super::{NodeCtx, Op, Parsed};
+use crate::error::Result;
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, Holder, Kind, TensorType};
 
-/// A sequence or optional op (all but `SequenceMap`, which is [`Op::SequenceMap`]).
+/// A sequence or optional op (all but `SequenceMap`, a subgraph op: [`Op::SequenceMap`], parsed
+/// with the other control flow).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SequenceOp {
     /// `SequenceEmpty`: no tensor yet, of this dtype.
@@ -116,7 +114,7 @@ fn sequence<'a>(ctx: &NodeCtx<'a>) -> Result<&'a TensorType> {
 fn declared_optional(ctx: &NodeCtx) -> Result<TensorType> {
     let ty =
         ctx.attrs.type_proto("type")?.ok_or_else(|| ctx.error("without an input, the `type` attribute is required"))?;
-    let ty = crate::builder::type_of(ty).map_err(|m| ctx.error(format!("attribute `type`: {m}")))?;
+    let ty = crate::types::type_of(ty).map_err(|m| ctx.error(format!("attribute `type`: {m}")))?;
     match ty.holder {
         Holder::Tensor => Ok(ty.held(Holder::Optional)),
         Holder::Sequence => Ok(ty.held(Holder::OptionalSequence)),
@@ -242,57 +240,4 @@ pub fn infer(op: &SequenceOp, inputs: &[&TensorType]) -> Result<Vec<TensorType>,
             _ => one(inputs[0].clone().held(Holder::Sequence)),
         },
     }
-}
-
-/// `SequenceMap(sequence, more sequences or tensors...)`: the body runs once per position of
-/// the sequences, on their tensors at that position and the tensor inputs as they are; each
-/// body output becomes a sequence.
-pub(crate) fn parse_map(
-    b: &mut impl Subgraphs,
-    node: &NodeProto,
-    name: &str,
-    inputs: Vec<Option<ValueId>>,
-    at: &Attributes,
-) -> Result<Built> {
-    let fail = |message: String| Error::Node { node: name.to_string(), op: "SequenceMap".into(), message };
-    let body_graph = at.graph("body")?.ok_or_else(|| fail("the body is required".into()))?;
-    let ids: Vec<ValueId> =
-        inputs.iter().copied().collect::<Option<_>>().ok_or_else(|| fail("no input may be omitted".into()))?;
-    let types: Vec<TensorType> = ids.iter().map(|&id| b.value(id).ty.clone()).collect();
-    if types.first().is_none_or(|t| t.holder != Holder::Sequence) {
-        return Err(fail(format!("input 0 must be a sequence of known rank, got {}", types[0])));
-    }
-    let formal_types = types.iter().map(|t| match t.holder {
-        Holder::Sequence => Ok(t.tensor()),
-        Holder::Tensor => Ok(t.clone()),
-        _ => Err(fail(format!("inputs must be sequences of known rank or tensors, got {t}"))),
-    });
-    if body_graph.input.len() != ids.len() {
-        return Err(fail(format!(
-            "the body has {} inputs for {} SequenceMap inputs",
-            body_graph.input.len(),
-            ids.len()
-        )));
-    }
-    let formal = body_graph.input.iter().map(|i| i.name().to_string()).zip(formal_types).map(|(n, t)| Ok((n, t?)));
-    let formal = formal.collect::<Result<Vec<_>>>()?;
-    let (body, body_inputs) = b.build_subgraph(body_graph, name, "SequenceMap", formal)?;
-    if body.outputs.len() != node.output.len() {
-        return Err(fail(format!(
-            "the body has {} outputs for {} SequenceMap outputs",
-            body.outputs.len(),
-            node.output.len()
-        )));
-    }
-    let outputs = body
-        .outputs
-        .iter()
-        .map(|&o| match &b.value(o).ty {
-            t if t.is_tensor() => Ok(t.clone().held(Holder::Sequence)),
-            t => Err(fail(format!("the body's outputs must be tensors, got {t}"))),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let sequences = types.iter().map(|t| t.holder == Holder::Sequence).collect();
-    let op = Op::SequenceMap(Box::new(SequenceMapConfig { body, body_inputs, sequences }));
-    Ok(Built::Node { op, inputs, outputs })
 }

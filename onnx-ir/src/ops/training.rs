@@ -123,7 +123,7 @@ impl Step {
 
     /// `T` as the tensors' type.
     fn count(&mut self) -> Src {
-        self.plan.op(Op::Cast { to: self.dtype, saturate: false }, &[Src::Input(1)])
+        self.plan.op(Op::cast(self.dtype), &[Src::Input(1)])
     }
 
     /// `norm_coefficient * X + G`: the gradient plus that of `0.5 * norm_coefficient * ||X||²`.

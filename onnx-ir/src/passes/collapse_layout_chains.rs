@@ -10,8 +10,8 @@
 //! else the result's static shape; a chain whose result is neither is left alone.
 
 use super::{remove_identity, remove_nodes, Dataflow};
-use crate::graph::{Graph, ValueId};
 use crate::ops::Op;
+use crate::ops::{Graph, ValueId};
 
 pub fn collapse_layout_chains(graph: &mut Graph) {
     let flow = Dataflow::of(graph);

@@ -7,8 +7,8 @@
 
 use super::fold_into_conv::{channel_values, f32_data, float_vector};
 use super::{add_constant, producers, remove_nodes, single_use, use_counts};
-use crate::graph::{Graph, ValueId};
 use crate::ops::{BinaryOp, Op};
+use crate::ops::{Graph, ValueId};
 use crate::types::DType;
 
 pub fn fold_into_batch_norm(graph: &mut Graph) {

@@ -10,8 +10,8 @@
 //! materialised, and is left unfolded otherwise.
 
 use super::{add_constant, producers, remove_nodes, single_use, use_counts};
-use crate::graph::{Graph, ValueId};
 use crate::ops::{BinaryOp, IntsInput, Op};
+use crate::ops::{Graph, ValueId};
 use crate::tensor::TensorData;
 use crate::types::{DType, Kind};
 use std::collections::HashMap;

@@ -6,8 +6,8 @@
 //! intermediate must feed only the next step.
 
 use super::{binary_operands, fuse_matches, one_element_f32, Dataflow, Fusion};
-use crate::graph::{Graph, ValueId};
 use crate::ops::{BinaryOp, Op};
+use crate::ops::{Graph, ValueId};
 use crate::types::DType;
 
 pub fn fuse_attention(graph: &mut Graph) {
@@ -79,7 +79,7 @@ fn add_operands(graph: &Graph, flow: &Dataflow, a: ValueId, b: ValueId) -> Optio
 }
 
 /// `Div(x, c)` or `Mul(x, c)` / `Mul(c, x)` by a one-element float constant: `x` and the factor.
-fn scale_of(graph: &Graph, node: &crate::graph::Node) -> Option<(ValueId, f64)> {
+fn scale_of(graph: &Graph, node: &crate::ops::Node) -> Option<(ValueId, f64)> {
     let scalar = |id: ValueId| one_element_f32(graph, id);
     if let Some((a, b)) = binary_operands(node, BinaryOp::Div) {
         let c = scalar(b)?;

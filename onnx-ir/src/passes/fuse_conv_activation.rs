@@ -4,7 +4,7 @@
 //! tensor. The Conv's (BatchNorm's) output must feed only it.
 
 use super::{remove_nodes, single_use, use_counts};
-use crate::graph::{Graph, ValueId};
+use crate::ops::{Graph, ValueId};
 use crate::ops::{Op, UnaryOp};
 use std::collections::HashMap;
 

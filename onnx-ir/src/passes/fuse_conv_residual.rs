@@ -6,8 +6,8 @@
 //! the sum); the fused node takes the Add's place, where the other operand is computed.
 
 use super::{fuse_matches, Dataflow, Fusion};
-use crate::graph::{Graph, ValueId};
 use crate::ops::{BinaryOp, Op, VariadicOp};
+use crate::ops::{Graph, ValueId};
 use crate::types::DType;
 
 pub fn fuse_conv_residual(graph: &mut Graph) {

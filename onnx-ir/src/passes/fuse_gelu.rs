@@ -13,8 +13,8 @@
 //! pattern and be no graph output, and the result must have `x`'s shape.
 
 use super::{fuse_matches, Dataflow, Fusion};
-use crate::graph::{Graph, Node, ValueId};
 use crate::ops::{BinaryOp, Op, UnaryOp, VariadicOp};
+use crate::ops::{Graph, Node, ValueId};
 
 const SQRT_2_OVER_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2;
 const CUBIC_COEFFICIENT: f64 = 0.044715;

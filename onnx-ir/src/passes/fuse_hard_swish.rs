@@ -4,8 +4,8 @@
 //! Conv before it can take as its activation. The intermediate values must feed nothing else.
 
 use super::{fuse_matches, one_element_f32, Dataflow, Fusion};
-use crate::graph::{Graph, ValueId};
 use crate::ops::{BinaryOp, Bound, Op, UnaryOp};
+use crate::ops::{Graph, ValueId};
 use crate::types::DType;
 
 pub fn fuse_hard_swish(graph: &mut Graph) {

@@ -12,8 +12,8 @@
 //! the pattern, and every other intermediate only the next step.
 
 use super::{binary_operands, fuse_matches, one_element_f32, Dataflow, Fusion};
-use crate::graph::{Graph, Node, ValueId};
 use crate::ops::{BinaryOp, LayerNormConfig, Op, ReduceAxes, ReduceOp, UnaryOp};
+use crate::ops::{Graph, Node, ValueId};
 use crate::types::{DType, Dim};
 
 pub fn fuse_layer_norm(graph: &mut Graph) {

@@ -9,8 +9,8 @@
 //! the product's shape as it is.
 
 use super::{add_constant, remove_nodes, Dataflow};
-use crate::graph::{Graph, Node, ValueId};
 use crate::ops::{BinaryOp, Op};
+use crate::ops::{Graph, Node, ValueId};
 use crate::tensor::{Storage, TensorData};
 use crate::types::Kind;
 

@@ -3,8 +3,8 @@
 //! intermediate tensor. The Sigmoid must feed nothing else.
 
 use super::{remove_nodes, use_counts};
-use crate::graph::{Graph, ValueId};
 use crate::ops::{BinaryOp, Op, UnaryOp};
+use crate::ops::{Graph, ValueId};
 use std::collections::HashMap;
 
 pub fn fuse_silu(graph: &mut Graph) {

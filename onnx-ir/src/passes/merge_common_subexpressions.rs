@@ -12,8 +12,8 @@
 //! only, so the result does not depend on hash order.
 
 use super::{resolve, rewire};
-use crate::graph::{Graph, Node, ValueId};
 use crate::ops::Op;
+use crate::ops::{Graph, Node, ValueId};
 use crate::types::DType;
 use std::collections::{HashMap, HashSet};
 

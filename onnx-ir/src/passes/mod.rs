@@ -17,8 +17,8 @@ mod merge_common_subexpressions;
 mod remove_dead_nodes;
 mod remove_identity;
 
-use crate::graph::{Graph, Node, Value, ValueId};
 use crate::ops::{BinaryOp, Op};
+use crate::ops::{Graph, Node, Value, ValueId};
 use crate::tensor::TensorData;
 use std::collections::HashMap;
 
@@ -215,7 +215,7 @@ pub(crate) fn add_constant(graph: &mut Graph, name: String, data: TensorData) ->
 }
 
 /// The value of a one-element f32 constant.
-pub(crate) fn one_element_f32(graph: &Graph, id: crate::graph::ValueId) -> Option<f64> {
+pub(crate) fn one_element_f32(graph: &Graph, id: crate::ops::ValueId) -> Option<f64> {
     let value = &graph.values[id];
     let values = value.constant.as_ref()?.to_f64s()?;
     (values.len() == 1 && value.ty.dtype == crate::types::DType::F32).then(|| values[0])

@@ -6,8 +6,8 @@
 //! generator's position).
 
 use super::{for_each_read, use_counts};
-use crate::graph::{Graph, Node};
 use crate::ops::Op;
+use crate::ops::{Graph, Node};
 
 pub fn remove_dead_nodes(graph: &mut Graph) {
     let mut uses = use_counts(graph);

@@ -3,8 +3,8 @@
 //! so the graph keeps one produced value per output.
 
 use super::{resolve, rewire};
-use crate::graph::{Graph, ValueId};
 use crate::ops::Op;
+use crate::ops::{Graph, ValueId};
 use std::collections::HashMap;
 
 pub fn remove_identity(graph: &mut Graph) {

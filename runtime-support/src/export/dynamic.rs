@@ -7,8 +7,7 @@
 //! Everything else that differs between the recordings (a scalar, an attribute, a constant made
 //! from a size) is an error naming the operation, never a shape fixed to the first sample.
 
-use super::lower::operation_name;
-use super::ExportError;
+use super::{operation_name, ExportError};
 use burn::tensor::{DType, Slice, TensorData};
 use burn_capture::CapturedGraph;
 use burn_ir::{BaseOperationIr, IrVisitorMut, OperationIr, TensorId, TensorIr};

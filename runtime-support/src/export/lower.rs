@@ -5,7 +5,7 @@
 use super::dynamic::{Dim, SymbolicSlice};
 use super::graph::{elem_type, ints, onnx_elem_type, Attr, GraphBuilder};
 use super::modules;
-use super::ExportError;
+use super::{scalar_f32, unsupported, variant_name, ExportError};
 use burn::tensor::{DType, IndexingUpdateOp};
 use burn_ir::{
     ActivationOperationIr, BaseOperationIr, BinaryOpIr, BoolOperationIr, CastOpIr, DimOpIr, FloatOperationIr,
@@ -31,31 +31,6 @@ pub fn lower(b: &mut GraphBuilder, op: &OperationIr) -> Result<()> {
         OperationIr::Custom(op) => Err(unsupported(&format!("custom operation `{}`", op.id))),
         OperationIr::Distributed(_) => Err(unsupported("distributed collective")),
     }
-}
-
-/// The error for an operation the exporter does not lower, named as Burn names it.
-pub fn unsupported(op: &str) -> ExportError {
-    ExportError::UnsupportedOperation { op: op.to_string() }
-}
-
-/// The Burn operation as its IR names it (`DivScalar`, `Reshape`, `Conv2d`).
-pub fn operation_name(op: &OperationIr) -> String {
-    match op {
-        OperationIr::BaseFloat(op) | OperationIr::BaseInt(op) | OperationIr::BaseBool(op) => variant_name(op),
-        OperationIr::NumericFloat(_, op) | OperationIr::NumericInt(_, op) => variant_name(op),
-        OperationIr::Float(_, op) => variant_name(op),
-        OperationIr::Int(op) => variant_name(op),
-        OperationIr::Bool(op) => variant_name(op),
-        OperationIr::Module(op) => variant_name(op),
-        OperationIr::Activation(op) => variant_name(op),
-        OperationIr::Custom(op) => op.id.clone(),
-        other => variant_name(other),
-    }
-}
-
-pub fn variant_name(op: &impl std::fmt::Debug) -> String {
-    let debug = format!("{op:?}");
-    debug.split(['(', ' ', '{']).next().unwrap_or_default().to_string()
 }
 
 pub fn unary(b: &mut GraphBuilder, op_type: &str, u: &UnaryOpIr) -> Result<()> {
@@ -552,13 +527,4 @@ fn softmax(b: &mut GraphBuilder, op_type: &str, op: &DimOpIr, negate: bool) -> R
     }
     b.op(op_type, vec![x], &op.out, vec![("axis", Attr::Int(op.axis as i64))]);
     Ok(())
-}
-
-pub fn scalar_f32(value: ScalarIr) -> f32 {
-    match value {
-        ScalarIr::Float(x) => x as f32,
-        ScalarIr::Int(x) => x as f32,
-        ScalarIr::UInt(x) => x as f32,
-        ScalarIr::Bool(x) => f32::from(u8::from(x)),
-    }
 }

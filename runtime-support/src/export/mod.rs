@@ -31,7 +31,7 @@ pub use onnx_ir::proto::{self, ModelProto};
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::tensor::{Bool, Device, DeviceConfig, Int, Tensor, TensorData};
 use burn_capture::{CaptureBackend, CapturedGraph};
-use burn_ir::{TensorId, TensorIr};
+use burn_ir::{OperationIr, ScalarIr, TensorId, TensorIr};
 use dynamic::Symbolic;
 use graph::GraphBuilder;
 use prost::Message;
@@ -437,4 +437,42 @@ impl ExportedModel {
 /// inputs and expected outputs beside an exported model.
 pub fn tensor_pb(name: &str, data: &TensorData) -> Result<Vec<u8>, ExportError> {
     Ok(tensor_proto(name, data)?.encode_to_vec())
+}
+
+// Helpers the lowering modules (`lower`, `modules`, `dynamic`) share.
+
+/// The error for an operation the exporter does not lower, named as Burn names it.
+pub(crate) fn unsupported(op: &str) -> ExportError {
+    ExportError::UnsupportedOperation { op: op.to_string() }
+}
+
+/// The Burn operation as its IR names it (`DivScalar`, `Reshape`, `Conv2d`).
+pub(crate) fn operation_name(op: &OperationIr) -> String {
+    match op {
+        OperationIr::BaseFloat(op) | OperationIr::BaseInt(op) | OperationIr::BaseBool(op) => variant_name(op),
+        OperationIr::NumericFloat(_, op) | OperationIr::NumericInt(_, op) => variant_name(op),
+        OperationIr::Float(_, op) => variant_name(op),
+        OperationIr::Int(op) => variant_name(op),
+        OperationIr::Bool(op) => variant_name(op),
+        OperationIr::Module(op) => variant_name(op),
+        OperationIr::Activation(op) => variant_name(op),
+        OperationIr::Custom(op) => op.id.clone(),
+        other => variant_name(other),
+    }
+}
+
+/// The name of an enum value's variant (its `Debug` form up to the first field).
+pub(crate) fn variant_name(op: &impl std::fmt::Debug) -> String {
+    let debug = format!("{op:?}");
+    debug.split(['(', ' ', '{']).next().unwrap_or_default().to_string()
+}
+
+/// A Burn IR scalar as the f32 an ONNX attribute or constant holds.
+pub(crate) fn scalar_f32(value: ScalarIr) -> f32 {
+    match value {
+        ScalarIr::Float(x) => x as f32,
+        ScalarIr::Int(x) => x as f32,
+        ScalarIr::UInt(x) => x as f32,
+        ScalarIr::Bool(x) => f32::from(u8::from(x)),
+    }
 }

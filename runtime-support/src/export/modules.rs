@@ -2,8 +2,7 @@
 //! interpolation, embedding, linear) and of the activations ONNX 18 has no single op for.
 
 use super::graph::{ints, Attr, GraphBuilder};
-use super::lower::{scalar_f32, unsupported, variant_name};
-use super::ExportError;
+use super::{scalar_f32, unsupported, variant_name, ExportError};
 use burn::tensor::TensorData;
 use burn_ir::{
     AttentionOpIr, BinaryOpIr, InterpolateModeIr, ModuleOperationIr, PadModeIr, PadOpIr, ScalarIr, TensorIr, UnaryOpIr,

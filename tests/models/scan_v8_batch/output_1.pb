@@ -1,0 +1,1 @@
+Bcount_finalJä˜_¿Â¼é¿¤C-¾
