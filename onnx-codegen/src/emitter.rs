@@ -539,6 +539,14 @@ pub fn scalar_literal(value: f64, dtype: DType) -> TokenStream {
     }
 }
 
+/// `Some(<literal>)` or `None`, for an optional float argument of a runtime helper.
+pub fn optional_float_literal(value: Option<f64>) -> TokenStream {
+    match value.map(float_literal) {
+        Some(v) => quote! { Some(#v) },
+        None => quote! { None },
+    }
+}
+
 pub fn float_literal(value: f64) -> TokenStream {
     if value.is_nan() {
         quote! { f64::NAN }

@@ -1,5 +1,5 @@
 use super::align_rank;
-use crate::emitter::{float_as, float_literal, lit, Emitter};
+use crate::emitter::{float_as, float_literal, lit, optional_float_literal, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{AttentionConfig, LinearAttentionConfig, RotaryConfig};
 use onnx_ir::{Kind, Node};
@@ -41,13 +41,7 @@ pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<To
     let past_key = e.optional_input(&node.inputs, 4)?;
     let past_value = e.optional_input(&node.inputs, 5)?;
     let nonpad = e.optional_input(&node.inputs, 6)?;
-    let scale = match c.scale {
-        Some(s) => {
-            let s = float_literal(s);
-            quote! { Some(#s) }
-        }
-        None => quote! { None },
-    };
+    let scale = optional_float_literal(c.scale);
     let (causal, softcap, mode) = (c.causal, float_literal(c.softcap), lit(c.qk_output_mode as usize));
     let y = if packed {
         quote! { y.swap_dims(1, 2).reshape([0, 0, -1]) }
@@ -124,13 +118,7 @@ pub fn linear_attention(e: &mut Emitter, node: &Node, c: &LinearAttentionConfig)
     let decay = e.optional_input(&node.inputs, 4)?;
     let beta = e.optional_input(&node.inputs, 5)?;
     let (q_heads, kv_heads) = (lit(c.q_heads), lit(c.kv_heads));
-    let scale = match c.scale {
-        Some(s) => {
-            let s = float_literal(s);
-            quote! { Some(#s) }
-        }
-        None => quote! { None },
-    };
+    let scale = optional_float_literal(c.scale);
     Ok(quote! {
         burn_onnx::ops::linear_attention(#q, #k, #v, #past, #decay, #beta,
             burn_onnx::ops::LinearAttentionOptions { q_heads: #q_heads, kv_heads: #kv_heads, scale: #scale })

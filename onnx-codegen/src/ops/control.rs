@@ -1,5 +1,5 @@
 use super::emit_nodes;
-use crate::emitter::{float_dtype_tokens, float_literal, lit, tuple_or_single, Emitter};
+use crate::emitter::{float_dtype_tokens, lit, optional_float_literal, tuple_or_single, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{Branch, FlexAttentionConfig, IfConfig, LoopConfig, Modifier, ScanConfig};
 use onnx_ir::{Holder, Node, ValueId};
@@ -65,17 +65,28 @@ fn carried(e: &mut Emitter, initial: &[TokenStream], patterns: &[TokenStream], u
     }
 }
 
-/// The iterations' values of one scan output joined along `axis` (in reverse order if
-/// asked). Rank-0 values are one-element tensors: they are concatenated instead.
-fn joined(e: &Emitter, steps: &Ident, per_step: ValueId, axis: usize, reverse: bool) -> TokenStream {
+/// The iterations' values of one scan output, each of rank `rank`, joined along `axis` (in
+/// reverse order if asked). Rank-0 values are one-element tensors: they are concatenated instead.
+fn joined(steps: &Ident, rank: usize, axis: usize, reverse: bool) -> TokenStream {
     let reverse = reverse.then(|| quote! { #steps.reverse(); });
-    let join = if e.rank(per_step) == 0 {
+    let join = if rank == 0 {
         quote! { Tensor::cat(#steps, 0) }
     } else {
-        let (rank, axis) = (lit(e.rank(per_step) + 1), lit(axis));
+        let (rank, axis) = (lit(rank + 1), lit(axis));
         quote! { Tensor::stack::<#rank>(#steps, #axis) }
     };
     quote! {{ let mut #steps = #steps; #reverse #join }}
+}
+
+/// Position `index` of `axis` of `x`, a tensor of rank `rank`, without that axis: a slice of a
+/// 1-D tensor is a rank-0 value, held as a one-element tensor already.
+fn slice_at(x: &Ident, axis: usize, index: TokenStream, rank: usize) -> TokenStream {
+    let axis = lit(axis);
+    let squeeze = (rank > 1).then(|| {
+        let sliced_rank = lit(rank - 1);
+        quote! { .squeeze_dims::<#sliced_rank>(&[#axis]) }
+    });
+    quote! { #x.clone().narrow(#axis, #index, 1)#squeeze }
 }
 
 /// The final carried values and the joined scan outputs, as the node's value.
@@ -112,9 +123,8 @@ pub fn scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream>
     scan_loop(e, c, initial, sequences, sequence_lets)
 }
 
-/// Scan-8: each batch element's slice of every input (a rank-1 input's is a rank-0 value,
-/// held as a one-element tensor already) through one [`scan_loop`], the results stacked along
-/// a new axis 0 (concatenated where an element's result is rank 0).
+/// Scan-8: each batch element's slice of every input through one [`scan_loop`], the results
+/// joined along a new axis 0.
 fn batched_scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStream> {
     let (batch, element) = (e.names.fresh("batch"), e.names.fresh("element"));
     let mut lets = vec![];
@@ -125,12 +135,9 @@ fn batched_scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStr
         let (value, rank) = (e.input(&node.inputs, k)?, e.rank(e.input_id(&node.inputs, k)?));
         let (var, slice) = (e.names.fresh(&format!("scan_batch_{k}")), e.names.fresh(&format!("scan_element_{k}")));
         lets.push(quote! { let #var = #value; });
-        batch_vars.push(var.clone());
-        let squeeze = (rank > 1).then(|| {
-            let sliced_rank = lit(rank - 1);
-            quote! { .squeeze_dims::<#sliced_rank>(&[0]) }
-        });
-        element_lets.push(quote! { let #slice = #var.clone().narrow(0, #element, 1)#squeeze; });
+        let sliced = slice_at(&var, 0, quote! { #element }, rank);
+        element_lets.push(quote! { let #slice = #sliced; });
+        batch_vars.push(var);
         element_values.push((slice, rank.saturating_sub(1)));
     }
     let sequences = element_values.split_off(c.num_states);
@@ -140,13 +147,7 @@ fn batched_scan(e: &mut Emitter, node: &Node, c: &ScanConfig) -> Result<TokenStr
         (0..node.outputs.len()).map(|k| e.names.fresh(&format!("scan_batch_output_{k}"))).collect();
     let per_element: Vec<Ident> =
         (0..node.outputs.len()).map(|k| e.names.fresh(&format!("scan_element_output_{k}"))).collect();
-    let stacked = node.outputs.iter().zip(&outputs).map(|(&o, all)| match e.rank(o) {
-        1 => quote! { Tensor::cat(#all, 0) },
-        rank => {
-            let rank = lit(rank);
-            quote! { Tensor::stack::<#rank>(#all, 0) }
-        }
-    });
+    let stacked = node.outputs.iter().zip(&outputs).map(|(&o, all)| joined(all, e.rank(o) - 1, 0, false));
     let result = tuple_or_single(stacked.collect());
     let pattern = tuple_or_single(per_element.iter().map(|v| quote! { #v }).collect());
     let first = batch_vars.first().ok_or_else(|| e.error("Scan needs inputs"))?;
@@ -187,18 +188,13 @@ fn scan_loop(
                 continue;
             }
             let var = e.bind(id);
-            let axis = lit(c.input_axes[k]);
             let index = if c.input_reverse[k] {
                 quote! { #length - 1 - #step }
             } else {
                 quote! { #step }
             };
-            // A slice of a 1-D input is a rank-0 value, held as a one-element tensor already.
-            let squeeze = (*rank > 1).then(|| {
-                let sliced_rank = lit(rank - 1);
-                quote! { .squeeze_dims::<#sliced_rank>(&[#axis]) }
-            });
-            slices.push(quote! { let #var = #sequence.clone().narrow(#axis, #index, 1)#squeeze; });
+            let sliced = slice_at(sequence, c.input_axes[k], index, *rank);
+            slices.push(quote! { let #var = #sliced; });
         }
         (patterns, slices)
     };
@@ -211,7 +207,7 @@ fn scan_loop(
         .iter()
         .zip(&collected)
         .enumerate()
-        .map(|(k, (&o, steps))| joined(e, steps, o, c.output_axes[k], c.output_reverse[k]))
+        .map(|(k, (&o, steps))| joined(steps, e.rank(o), c.output_axes[k], c.output_reverse[k]))
         .collect();
     let Carried { declare, take, put, finish, finals } = carry;
     let result = loop_result(&finals, scan_outputs);
@@ -283,7 +279,7 @@ pub fn loop_(e: &mut Emitter, node: &Node, c: &LoopConfig) -> Result<TokenStream
     let scan_outputs = c.body.outputs[1 + initial.len()..]
         .iter()
         .zip(&collected)
-        .map(|(&o, steps)| joined(e, steps, o, 0, false))
+        .map(|(&o, steps)| joined(steps, e.rank(o), 0, false))
         .collect();
     let Carried { declare, take, put, finish, finals } = carry;
     let result = loop_result(&finals, scan_outputs);
@@ -312,13 +308,7 @@ pub fn loop_(e: &mut Emitter, node: &Node, c: &LoopConfig) -> Result<TokenStream
 /// block between them that binds its input to the value so far.
 pub fn flex_attention(e: &mut Emitter, node: &Node, c: &FlexAttentionConfig) -> Result<TokenStream> {
     let (q, k, v) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?, e.input(&node.inputs, 2)?);
-    let scale = match c.scale {
-        Some(s) => {
-            let s = float_literal(s);
-            quote! { Some(#s) }
-        }
-        None => quote! { None },
-    };
+    let scale = optional_float_literal(c.scale);
     let softmax = float_dtype_tokens(c.softmax).ok_or_else(|| e.error("a softmax precision that is not a float"))?;
     let scores = e.names.fresh("scores");
     let score_mod = modified(e, &scores, c.score_mod.as_ref())?;

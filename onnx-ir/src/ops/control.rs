@@ -11,7 +11,7 @@ use crate::attributes::Attributes;
 use crate::error::{Error, Result};
 use crate::proto::{GraphProto, NodeProto};
 use crate::tensor::TensorData;
-use crate::types::{DType, Dim, Holder, TensorType};
+use crate::types::{DType, Dim, Holder, Kind, TensorType};
 
 /// A node's inputs in ONNX order; `None` for an omitted optional input.
 type Inputs = Vec<Option<ValueId>>;
@@ -517,8 +517,9 @@ fn parse_flex_attention(b: &mut impl Subgraphs, name: &str, inputs: Inputs, at: 
         _ => return Err(fail(format!("takes Q, K and V, got {} inputs", inputs.len()))),
     };
     let [q, k, v] = [0, 1, 2].map(|i| b.value(ids[i]).ty.clone());
-    let float = |t: &TensorType| matches!(t.dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64);
-    if !(float(&q) && q.rank() == 4 && [&k, &v].iter().all(|t| t.dtype == q.dtype && t.rank() == 4)) {
+    // The float types a tensor holds (the 8- and 4-bit ones only travel in f32).
+    let float = |dtype: DType| dtype.kind() == Kind::Float && !dtype.is_low_bit();
+    if !(float(q.dtype) && q.rank() == 4 && [&k, &v].iter().all(|t| t.dtype == q.dtype && t.rank() == 4)) {
         return Err(fail(format!("Q, K and V must be rank-4 tensors of one float type, got {q}, {k} and {v}")));
     }
     let heads = |t: &TensorType| t.shape[1].as_static();
@@ -531,13 +532,15 @@ fn parse_flex_attention(b: &mut impl Subgraphs, name: &str, inputs: Inputs, at: 
         None if q.dtype == DType::F64 => DType::F64,
         None => DType::F32,
         Some(code) => match DType::from_onnx(code as i32) {
-            Some(t @ (DType::F16 | DType::BF16 | DType::F32 | DType::F64)) => t,
+            Some(t) if float(t) => t,
             _ => return Err(fail(format!("softmax_precision {code} is not a float type"))),
         },
     };
     let scale = at.float("scale")?.map(f64::from);
-    let scores =
-        TensorType::new(softmax, vec![q.shape[0].clone(), q.shape[1].clone(), q.shape[2].clone(), k.shape[2].clone()]);
+    // `[batch, q_heads, q_len, last]`.
+    let per_query =
+        |dtype: DType, last: &Dim| TensorType::new(dtype, q.shape[..3].iter().chain([last]).cloned().collect());
+    let scores = per_query(softmax, &k.shape[2]);
     let mut modifier = |attr: &str| -> Result<Option<Modifier>> {
         let Some(graph) = at.graph(attr)? else { return Ok(None) };
         let [input] = &graph.input[..] else {
@@ -554,8 +557,7 @@ fn parse_flex_attention(b: &mut impl Subgraphs, name: &str, inputs: Inputs, at: 
     };
     let score_mod = modifier("score_mod")?;
     let prob_mod = modifier("prob_mod")?;
-    let output =
-        TensorType::new(v.dtype, vec![q.shape[0].clone(), q.shape[1].clone(), q.shape[2].clone(), v.shape[3].clone()]);
+    let output = per_query(v.dtype, &v.shape[3]);
     let op = Op::FlexAttention(Box::new(FlexAttentionConfig { scale, softmax, score_mod, prob_mod }));
     Ok(Built::Node { op, inputs: ids.into_iter().map(Some).collect(), outputs: vec![output] })
 }
