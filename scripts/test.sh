@@ -28,11 +28,17 @@
 #   9. the no_std build (scripts/check_no_std.sh): examples/no-std, its own workspace, has no
 #      `std` feature in its graph, links as a #![no_std] staticlib, and matches ONNX Runtime.
 # It starts with `cargo fmt --check`; clippy's lints (`-D warnings`) are applied by the test build
-# itself (see below). Each step's start is printed with the time since the start ([mm:ss]).
+# itself (see below). Each step's start is printed with the time since the start and the disk
+# space left ([mm:ss, disk 38G free]).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
-step() { printf '== [%02d:%02d] %s\n' $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60)) "$*"; }
+# Each step's line also gives the disk space left where the build writes (a full disk fails a
+# link with little else said).
+step() {
+    printf '== [%02d:%02d, disk %s free] %s\n' $(((SECONDS - started) / 60)) $(((SECONDS - started) % 60)) \
+        "$(df -h --output=avail "${CARGO_TARGET_DIR:-.}" 2>/dev/null | tail -1 | tr -d ' ')" "$*"
+}
 
 # House rules first: formatting (rustfmt.toml).
 step "cargo fmt --check"

@@ -95,9 +95,8 @@ pub fn compile<'a>(
             let text = message["message"].as_str().unwrap_or("").to_string();
             let owners = cases_of(message);
             if owners.is_empty() {
-                if message["spans"].as_array().is_some_and(|s| !s.is_empty()) {
-                    unattributed.push(message["rendered"].as_str().unwrap_or(&text).to_string());
-                }
+                // Spanless errors too (the linker's, a full disk): they are the reason.
+                unattributed.push(message["rendered"].as_str().unwrap_or(&text).to_string());
                 continue;
             }
             for case in owners {
