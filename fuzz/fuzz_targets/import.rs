@@ -16,6 +16,7 @@ fuzz_target!(|bytes: &[u8]| {
         out_dir: Path::new("out"),
         hooks: &[],
         external_data_dir: None,
+        ir_dumps: false,
     };
     let _ = generate(bytes, &opts);
 });

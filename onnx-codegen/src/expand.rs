@@ -246,8 +246,9 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
             out_dir: &dir,
             hooks: &req.hooks,
             external_data_dir: Some(&data_dir),
+            ir_dumps: true,
         };
-        let dumped = generate(bytes, &opts).and_then(|model| write_files(&model, &dir, true));
+        let dumped = generate(bytes, &opts).and_then(|model| write_files(&model, &dir));
         dumped.map_err(|e| CodegenError::Dump { dir: folder.clone(), source: Box::new(e) })?;
     }
     let module = format_ident!("__burn_onnx_{}", stem);

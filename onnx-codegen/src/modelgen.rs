@@ -92,9 +92,10 @@ impl ModelGen {
                 out_dir: &self.out_dir,
                 hooks: &[],
                 external_data_dir: Some(&onnx_ir::external::model_folder(input)),
+                ir_dumps: self.development,
             };
             let model = generate(&bytes, &opts)?;
-            written.extend(write_files(&model, dir, self.development)?);
+            written.extend(write_files(&model, dir)?);
         }
         Ok(written)
     }

@@ -29,6 +29,7 @@ fn generated(model: &Path, out_dir: &Path) -> GeneratedModel {
         out_dir,
         hooks: &[],
         external_data_dir: Some(&folder),
+        ir_dumps: false,
     };
     generate(&bytes, &opts).expect("generates")
 }
@@ -87,7 +88,7 @@ fn a_side_file_truncated_before_writing_is_an_error() {
         side.set_len(keep as u64).expect("truncates");
         let pack = model.bpk.as_ref().expect("weights");
         let messages = [
-            write_files(&model, &out, false).map(|_| ()).expect_err("writing must fail").to_string(),
+            write_files(&model, &out).map(|_| ()).expect_err("writing must fail").to_string(),
             pack.to_bytes().map(|_| ()).expect_err("packing must fail").to_string(),
         ];
         for message in messages {
@@ -248,7 +249,7 @@ fn big_model_child() {
     let started = Instant::now();
     let model = generated(&dir.join("big.onnx"), &dir.join("out"));
     let imported = started.elapsed();
-    write_files(&model, &dir.join("out"), false).expect("writes the files");
+    write_files(&model, &dir.join("out")).expect("writes the files");
     println!("imported in {imported:.1?}, .bpk written in {:.1?}", started.elapsed() - imported);
     println!("peak-rss {}", peak_rss());
 }

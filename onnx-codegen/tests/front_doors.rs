@@ -35,6 +35,7 @@ fn cli_or_modelgen(location: BpkLocation) -> String {
         out_dir: &out,
         hooks: &[],
         external_data_dir: None,
+        ir_dumps: false,
     };
     let code = generate(&bytes, &opts).expect("generates").code;
     items_text(syn::parse_file(&code).expect("generated code parses"))

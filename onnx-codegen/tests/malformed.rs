@@ -61,6 +61,7 @@ fn options<'a>(name: &'a str, out: &'a std::path::Path) -> GenerateOptions<'a> {
         out_dir: out,
         hooks: &[],
         external_data_dir: None,
+        ir_dumps: false,
     }
 }
 

@@ -75,6 +75,7 @@ fn code(bytes: &[u8], strategy: LoadStrategy, simplify: bool, hooks: &[Hook]) ->
         out_dir: &out,
         hooks,
         external_data_dir: None,
+        ir_dumps: false,
     };
     generate(bytes, &opts).expect("generates").code
 }

@@ -52,18 +52,19 @@ fn run(args: &Args) -> Result<(), String> {
         out_dir: &args.out_dir,
         hooks: &[],
         external_data_dir: Some(&onnx_codegen::model_folder(&args.model)),
+        ir_dumps: !args.no_development,
     };
     let started = std::time::Instant::now();
     let model =
         generate(&bytes, &opts).map_err(|e| format!("{}: {}", args.model.display(), e.report(FrontDoor::Cli)))?;
     if model.nodes > 300 {
         eprintln!(
-            "onnx2burn: {} nodes imported and lowered in {:.1}s; writing",
+            "onnx2burn: {} nodes after simplification, imported and lowered in {:.1}s; writing",
             model.nodes,
             started.elapsed().as_secs_f64()
         );
     }
-    for path in write_files(&model, &args.out_dir, !args.no_development).map_err(|e| e.to_string())? {
+    for path in write_files(&model, &args.out_dir).map_err(|e| e.to_string())? {
         eprintln!("wrote {}", path.display());
     }
     Ok(())

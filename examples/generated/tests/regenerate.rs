@@ -18,6 +18,7 @@ fn checked_in_code_is_what_the_cli_generates() {
         out_dir: &out_dir,
         hooks: &[],
         external_data_dir: None,
+        ir_dumps: false,
     };
     let model = generate(&bytes, &opts).expect("generates");
     let code = std::fs::read_to_string(out_dir.join("digits.rs")).expect("checked-in code");
