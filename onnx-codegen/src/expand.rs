@@ -213,7 +213,7 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
     let packed = match weights {
         WeightsMode::None => None,
         _ if !lowered.has_weights() => None,
-        _ => Some(Pack::new(lowered.weights.clone())),
+        _ => Some(Pack::new(&lowered.weights[..])),
     };
     let source = match (&packed, weights) {
         (Some(bpk), WeightsMode::Embed) => {

@@ -59,7 +59,7 @@ pub struct GeneratedModel {
     /// File stem (`digits` for `Digits`).
     pub stem: String,
     pub code: String,
-    pub bpk: Option<Pack>,
+    pub bpk: Option<Pack<'static>>,
     /// The IR as text, when [`GenerateOptions::ir_dumps`] asked for it.
     pub ir: Option<IrDumps>,
     /// Top-level nodes of the graph the code was generated from (after simplification).

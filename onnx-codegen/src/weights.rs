@@ -11,19 +11,21 @@ use burn_pack::{Bytes, DType as PackDType, Tensor, Writer};
 use burn_std::{AccessError, AccessPolicy, AllocationController, AllocationProperty};
 use onnx_ir::external::ExternalBytes;
 use onnx_ir::{DType, Kind, Storage, TensorData};
+use std::borrow::Cow;
 use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A lowered model's weights, packed on demand: as bytes (to embed) or streamed to a file.
+/// Owned or borrowed from the lowered model: never a copy of 100s of MB of weights.
 #[derive(Clone)]
-pub struct Pack {
-    weights: Vec<Weight>,
+pub struct Pack<'a> {
+    weights: Cow<'a, [Weight]>,
 }
 
-impl Pack {
-    pub fn new(weights: Vec<Weight>) -> Self {
-        Self { weights }
+impl<'a> Pack<'a> {
+    pub fn new(weights: impl Into<Cow<'a, [Weight]>>) -> Self {
+        Self { weights: weights.into() }
     }
 
     /// Whether some tensor is still in an ONNX side file (then best written with [`Self::write`]).
@@ -154,7 +156,7 @@ impl AllocationController for SideFileRange {
 
 /// The `.bpk` bytes of `weights` (see [`Pack::to_bytes`]).
 pub fn pack(weights: &[Weight]) -> Result<Vec<u8>> {
-    Pack::new(weights.to_vec()).to_bytes()
+    Pack::new(weights).to_bytes()
 }
 
 fn tensor(weight: &Weight, failure: &ReadFailure) -> Result<Tensor> {
