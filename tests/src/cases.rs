@@ -78,7 +78,8 @@ op_case!(batch_normalization_v9, "models/batch_normalization_v9/model.onnx", [0]
 op_case!(batch_normalization_v9_epsilon, "models/batch_normalization_v9_epsilon/model.onnx", [0]);
 op_case!(batch_normalization_v9_rank2, "models/batch_normalization_v9_rank2/model.onnx", [0]);
 op_case!(cast_v13_to_double_tiny, "models/cast_v13_to_double_tiny/model.onnx", [0]);
-unsupported_case!(cast_v21_double_to_float8, "models/cast_v21_double_to_float8/model.onnx", "computes in f32: a double input would lose precision");
+op_case!(cast_v21_double_to_float8, "models/cast_v21_double_to_float8/model.onnx", [0]);
+unsupported_case!(cast_v21_double_to_int4, "models/cast_v21_double_to_int4/model.onnx", "computes in f32: a double input would lose precision");
 op_case!(cast_v21_float_to_bool, "models/cast_v21_float_to_bool/model.onnx", [0]);
 op_case!(cast_v21_folded_int_wraps, "models/cast_v21_folded_int_wraps/model.onnx", [0]);
 op_case!(cast_v21_int32_wraps, "models/cast_v21_int32_wraps/model.onnx", [0]);

@@ -331,6 +331,15 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool, round_mode:
     let from = from_dtype.kind();
     let x = e.input(&node.inputs, 0)?;
     if to.is_low_bit() {
+        // A double reaches the four float8 types through f32, as ONNX's reference evaluator
+        // and ONNX Runtime both cast it (1.125 + 1e-12 becomes E5M2's 1.0, f32's tie rounded
+        // to even, not 1.25). For the other low-bit types neither is shown to: refused.
+        let (x, from_dtype) = match (from_dtype, to) {
+            (DType::F64, DType::F8E4M3FN | DType::F8E4M3FNUZ | DType::F8E5M2 | DType::F8E5M2FNUZ) => {
+                (float_as(x, DType::F64, DType::F32), DType::F32)
+            }
+            _ => (x, from_dtype),
+        };
         super::refuse_double(e, from_dtype, &format!("a cast to {to}"))?;
         if to == DType::F8E8M0 {
             return Ok(super::low_bit::cast_to_e8m0(x, from_dtype, saturate, round_mode));
