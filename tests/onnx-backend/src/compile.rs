@@ -32,6 +32,29 @@ fn cases_of(message: &serde_json::Value) -> BTreeSet<String> {
     found
 }
 
+/// The build's errors: per case module, the first error in it; and the rendered text of the
+/// errors no case owns, spanless ones included (the linker's, a full disk's: the reason a build
+/// failed when no test is to blame).
+fn build_errors(messages: &[serde_json::Value]) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut failing: BTreeMap<String, String> = BTreeMap::new();
+    let mut unattributed = vec![];
+    for msg in messages {
+        if msg["reason"] != "compiler-message" || msg["message"]["level"] != "error" {
+            continue;
+        }
+        let message = &msg["message"];
+        let text = message["message"].as_str().unwrap_or("").to_string();
+        let owners = cases_of(message);
+        if owners.is_empty() {
+            unattributed.push(message["rendered"].as_str().unwrap_or(&text).to_string());
+        }
+        for case in owners {
+            failing.entry(case).or_insert_with(|| text.clone());
+        }
+    }
+    (failing, unattributed)
+}
+
 /// In the dev profile the suite should reuse the workspace's build of burn; a compiled
 /// `burn-flex` or `burn-dispatch` means their dependency features drifted apart (see `suite::WORKSPACE_FEATURES`).
 /// Harmless when the suite runs on its own before anything else was built, so a note; an error
@@ -85,24 +108,7 @@ pub fn compile<'a>(
         if output.status.success() {
             return Ok(cases);
         }
-        let mut failing: BTreeMap<String, String> = BTreeMap::new();
-        let mut unattributed = vec![];
-        for msg in &messages {
-            if msg["reason"] != "compiler-message" || msg["message"]["level"] != "error" {
-                continue;
-            }
-            let message = &msg["message"];
-            let text = message["message"].as_str().unwrap_or("").to_string();
-            let owners = cases_of(message);
-            if owners.is_empty() {
-                // Spanless errors too (the linker's, a full disk): they are the reason.
-                unattributed.push(message["rendered"].as_str().unwrap_or(&text).to_string());
-                continue;
-            }
-            for case in owners {
-                failing.entry(case).or_insert_with(|| text.clone());
-            }
-        }
+        let (failing, unattributed) = build_errors(&messages);
         if failing.is_empty() {
             return Err(format!(
                 "the suite failed to build with errors not attributable to a test:\n{}",
@@ -185,4 +191,33 @@ pub fn run_suite(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::build_errors;
+    use serde_json::json;
+
+    fn error(message: &str, files: &[&str]) -> serde_json::Value {
+        let spans: Vec<_> = files.iter().map(|f| json!({ "file_name": f })).collect();
+        json!({
+            "reason": "compiler-message",
+            "message": { "level": "error", "message": message, "rendered": format!("error: {message}"), "spans": spans, "children": [] }
+        })
+    }
+
+    #[test]
+    fn errors_go_to_their_case_and_the_rest_are_kept_with_their_text() {
+        let messages = vec![
+            error("mismatched types", &["src/cases/test_a.rs"]),
+            error("second error in a", &["src/cases/test_a.rs"]),
+            error("linking with `cc` failed: No space left on device", &[]),
+            error("in main", &["src/main.rs"]),
+            json!({ "reason": "compiler-message", "message": { "level": "warning", "message": "unused", "spans": [] } }),
+        ];
+        let (failing, unattributed) = build_errors(&messages);
+        assert_eq!(failing.len(), 1);
+        assert_eq!(failing["test_a"], "mismatched types");
+        assert_eq!(unattributed, ["error: linking with `cc` failed: No space left on device", "error: in main"]);
+    }
 }
