@@ -17,6 +17,7 @@ fuzz_target!(|bytes: &[u8]| {
         hooks: &[],
         external_data_dir: None,
         ir_dumps: false,
+        input_shapes: &[],
     };
     let _ = generate(bytes, &opts);
 });

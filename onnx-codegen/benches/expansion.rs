@@ -206,6 +206,7 @@ fn measure(case: &str, smoke: bool) -> Result<(), String> {
         name: format_ident!("Model"),
         vis: quote! { pub },
         attrs: quote! {},
+        input_shapes: vec![],
         hooks: vec![],
     };
     let timed = || {

@@ -13,6 +13,9 @@ pub enum CodegenError {
     Unsupported(String),
     #[error("`{0}` is not a Rust type name (letters, digits and `_`, not starting with a digit, not a keyword)")]
     Name(String),
+    /// A declared input shape that does not parse (see [`onnx_ir::InputShape`]).
+    #[error("{0}")]
+    InputShape(String),
     #[error("cannot write weights: {0}")]
     Weights(String),
     #[error("cannot write `{path}`: {message}")]
@@ -44,6 +47,16 @@ impl FrontDoor {
             FrontDoor::ModelGen => without_hooks("ModelGen"),
         }
     }
+
+    /// How this door's user declares the shape of graph input `name`.
+    fn input_shape_hint(self, name: &str) -> String {
+        let declaration = match self {
+            FrontDoor::Macro => format!("input_shapes = [\"{name}=[d0, d1, ...]\"] in the attribute"),
+            FrontDoor::Cli => format!("--input-shape '{name}=[d0, d1, ...]'"),
+            FrontDoor::ModelGen => format!(".input_shape(\"{name}=[d0, d1, ...]\") after its .input(..)"),
+        };
+        format!("declare one with {declaration}, each dim a size, a name or `?` (for a sequence, its tensors' shape)")
+    }
 }
 
 /// The hint of a front door that cannot call user code: the macro can.
@@ -60,6 +73,9 @@ impl CodegenError {
     pub fn report(&self, door: FrontDoor) -> String {
         match self {
             CodegenError::Ir(onnx_ir::Error::UnsupportedOps(_)) => format!("{self}; {}", door.unsupported_ops_hint()),
+            CodegenError::Ir(onnx_ir::Error::InputWithoutShape(name)) => {
+                format!("{self}: {}", door.input_shape_hint(name))
+            }
             _ => self.to_string(),
         }
     }
@@ -88,6 +104,21 @@ mod tests {
             let message = unsupported().report(door);
             assert!(message.starts_with(&format!("{list}; {tool} cannot call user code")), "{message}");
             assert!(message.contains("#[onnx_model(") && message.contains("report the missing ops"), "{message}");
+        }
+    }
+
+    #[test]
+    fn each_door_says_how_to_declare_an_input_shape() {
+        let error = CodegenError::Ir(onnx_ir::Error::InputWithoutShape("x".into()));
+        let lead = "graph input `x`: the model gives it no shape, but `forward` needs its rank: declare one with ";
+        let declarations = [
+            (FrontDoor::Macro, "input_shapes = [\"x=[d0, d1, ...]\"]"),
+            (FrontDoor::Cli, "--input-shape 'x=[d0, d1, ...]'"),
+            (FrontDoor::ModelGen, ".input_shape(\"x=[d0, d1, ...]\")"),
+        ];
+        for (door, declaration) in declarations {
+            let message = error.report(door);
+            assert!(message.starts_with(&format!("{lead}{declaration}")), "{message}");
         }
     }
 

@@ -9,7 +9,7 @@ use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use crate::names::snake_case;
 use crate::partition::PART_NODES;
 use crate::weights::Pack;
-use onnx_ir::ImportOptions;
+use onnx_ir::{ImportOptions, InputShape};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
@@ -37,6 +37,8 @@ pub struct Request {
     pub name: Ident,
     pub vis: TokenStream,
     pub attrs: TokenStream,
+    /// Shapes declared for graph inputs the model leaves open (`input_shapes = [...]`).
+    pub input_shapes: Vec<InputShape>,
     /// User hooks (`custom_ops = [...]`).
     pub hooks: Vec<crate::emitter::Hook>,
 }
@@ -175,7 +177,7 @@ fn bpk_paths(text: &str) -> Vec<String> {
 /// generator's version and source fingerprint.
 fn request_options(req: &Request) -> String {
     format!(
-        "{}|{}|{:?}|{}|{}|{}|{}|{}|{}|{}",
+        "{}|{}|{:?}|{}|{}|{}|{}|{}|{}|{}|{:?}",
         env!("CARGO_PKG_VERSION"),
         env!("BURN_ONNX_GENERATOR_FINGERPRINT"),
         req.weights,
@@ -185,7 +187,8 @@ fn request_options(req: &Request) -> String {
         req.vis,
         req.attrs,
         req.model,
-        req.manifest_dir.display()
+        req.manifest_dir.display(),
+        req.input_shapes
     )
 }
 
@@ -205,7 +208,11 @@ fn default_weights(graph: &onnx_ir::Graph) -> WeightsMode {
 fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Result<(TokenStream, Vec<PathBuf>)> {
     let custom: Vec<(String, String)> = req.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
     let data_dir = onnx_ir::external::model_folder(model_path);
-    let options = ImportOptions { simplify: req.simplify, external_data_dir: Some(data_dir.clone()) };
+    let options = ImportOptions {
+        simplify: req.simplify,
+        external_data_dir: Some(data_dir.clone()),
+        input_shapes: req.input_shapes.clone(),
+    };
     let graph = onnx_ir::import_with_custom_ops(bytes, options, &custom)?;
     let weights = req.weights.unwrap_or_else(|| default_weights(&graph));
     let lowered = crate::model::lower_with(&graph, &req.hooks, req.partition.then_some(PART_NODES))?;
@@ -247,6 +254,7 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
             hooks: &req.hooks,
             external_data_dir: Some(&data_dir),
             ir_dumps: true,
+            input_shapes: &req.input_shapes,
         };
         let dumped = generate(bytes, &opts).and_then(|model| write_files(&model, &dir));
         dumped.map_err(|e| CodegenError::Dump { dir: folder.clone(), source: Box::new(e) })?;

@@ -6,7 +6,7 @@ use crate::error::{CodegenError, Result};
 use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use crate::names::snake_case;
 use crate::weights::Pack;
-use onnx_ir::ImportOptions;
+use onnx_ir::{ImportOptions, InputShape};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 use std::path::Path;
@@ -53,6 +53,8 @@ pub struct GenerateOptions<'a> {
     /// Also render the IR as text, as imported and as simplified ([`GeneratedModel::ir`]): a
     /// second import when simplifying, so only for the development dumps.
     pub ir_dumps: bool,
+    /// Shapes declared for graph inputs the model leaves open (see [`onnx_ir::InputShape`]).
+    pub input_shapes: &'a [InputShape],
 }
 
 pub struct GeneratedModel {
@@ -101,7 +103,11 @@ pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel> 
     let name: Ident = syn::parse_str(opts.name).map_err(|_| CodegenError::Name(opts.name.to_string()))?;
     let custom: Vec<(String, String)> = opts.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
     let import = |simplify| {
-        let options = ImportOptions { simplify, external_data_dir: opts.external_data_dir.map(Path::to_path_buf) };
+        let options = ImportOptions {
+            simplify,
+            external_data_dir: opts.external_data_dir.map(Path::to_path_buf),
+            input_shapes: opts.input_shapes.to_vec(),
+        };
         onnx_ir::import_with_custom_ops(bytes, options, &custom)
     };
     let graph = import(opts.simplify)?;

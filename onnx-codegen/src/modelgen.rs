@@ -10,11 +10,20 @@
 use crate::error::{CodegenError, FrontDoor, Result};
 use crate::generate::{generate, write_files, BpkLocation, GenerateOptions, LoadStrategy};
 use crate::names::type_name;
+use onnx_ir::InputShape;
 use std::path::{Path, PathBuf};
+
+/// One model to generate, with the input shapes declared for it.
+#[derive(Debug, Clone)]
+struct ModelInput {
+    path: PathBuf,
+    /// As written (`x=[N, 3]`), parsed when the model is generated.
+    shapes: Vec<String>,
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct ModelGen {
-    inputs: Vec<PathBuf>,
+    inputs: Vec<ModelInput>,
     out_dir: PathBuf,
     strategy: LoadStrategy,
     development: bool,
@@ -29,7 +38,17 @@ impl ModelGen {
     /// An ONNX file to generate code for (relative paths to the working directory, which is the
     /// crate root in a build script).
     pub fn input(&mut self, path: impl AsRef<Path>) -> &mut Self {
-        self.inputs.push(path.as_ref().to_path_buf());
+        self.inputs.push(ModelInput { path: path.as_ref().to_path_buf(), shapes: vec![] });
+        self
+    }
+
+    /// Declares the shape of a graph input that the model of the last [`Self::input`] leaves
+    /// open, as `name=[d0, d1, ...]` (each dim a size, a name or `?`; see
+    /// [`onnx_ir::InputShape`]): a model may give an input no shape, but `forward` needs its rank.
+    pub fn input_shape(&mut self, spec: &str) -> &mut Self {
+        if let Some(last) = self.inputs.last_mut() {
+            last.shapes.push(spec.to_string());
+        }
         self
     }
 
@@ -73,7 +92,12 @@ impl ModelGen {
 
     fn run(&self, dir: &Path, script: bool) -> Result<Vec<PathBuf>> {
         let mut written = vec![];
-        for input in &self.inputs {
+        for ModelInput { path: input, shapes } in &self.inputs {
+            let shapes = shapes
+                .iter()
+                .map(|s| s.parse())
+                .collect::<std::result::Result<Vec<InputShape>, _>>()
+                .map_err(CodegenError::InputShape)?;
             if script {
                 println!("cargo:rerun-if-changed={}", input.display());
             }
@@ -93,6 +117,7 @@ impl ModelGen {
                 hooks: &[],
                 external_data_dir: Some(&onnx_ir::external::model_folder(input)),
                 ir_dumps: self.development,
+                input_shapes: &shapes,
             };
             let model = generate(&bytes, &opts)?;
             written.extend(write_files(&model, dir)?);

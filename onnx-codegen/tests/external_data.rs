@@ -30,6 +30,7 @@ fn generated(model: &Path, out_dir: &Path) -> GeneratedModel {
         hooks: &[],
         external_data_dir: Some(&folder),
         ir_dumps: false,
+        input_shapes: &[],
     };
     generate(&bytes, &opts).expect("generates")
 }

@@ -36,6 +36,7 @@ fn cli_or_modelgen(location: BpkLocation) -> String {
         hooks: &[],
         external_data_dir: None,
         ir_dumps: false,
+        input_shapes: &[],
     };
     let code = generate(&bytes, &opts).expect("generates").code;
     items_text(syn::parse_file(&code).expect("generated code parses"))
@@ -113,4 +114,37 @@ fn a_changed_model_is_expanded_again() {
     // The cache keeps only the current expansion of a request: the old one and its weights go.
     assert!(!old_kept && new_kept, "{} is still there, or {} is not", old_weights.display(), new_weights.display());
     assert!(stale_expansions.is_empty(), "old expansions kept: {stale_expansions:?}");
+}
+
+/// The ui-tests model whose input `x` has no shape (a Relu).
+fn no_shape_model() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/models/graph_input_no_shape.onnx")
+}
+
+#[test]
+fn modelgen_and_the_macro_take_declared_input_shapes() {
+    let out = std::env::temp_dir().join(format!("modelgen-input-shape-{}", std::process::id()));
+    let signature = "pub fn forward(&self, x: Tensor<2>) -> Tensor<2>";
+    let mut gen = onnx_codegen::ModelGen::new();
+    gen.input(no_shape_model()).out_dir(&out);
+    let refused = gen.run_from_cli().expect_err("no shape").report(onnx_codegen::FrontDoor::ModelGen);
+    assert!(refused.contains(".input_shape(\"x=[d0, d1, ...]\")"), "{refused}");
+    let written = gen.clone().input_shape("x=[batch, 3]").run_from_cli().expect("generates");
+    let code = std::fs::read_to_string(out.join("graphinputnoshape.rs"));
+    let _ = std::fs::remove_dir_all(&out);
+    assert!(written.iter().any(|p| p.ends_with("graphinputnoshape.rs")), "{written:?}");
+    assert!(code.expect("written").contains(signature));
+    let bad = gen.clone().input_shape("x=[3").run_from_cli().expect_err("does not parse").to_string();
+    assert!(bad.starts_with("input shape `x=[3`: expected `name=[d0, d1, ...]`"), "{bad}");
+
+    let dir = no_shape_model().parent().expect("models folder").to_path_buf();
+    let request = |input_shapes| Request {
+        input_shapes,
+        ..request(&dir, "graph_input_no_shape.onnx", "NoShape", Some(WeightsMode::None))
+    };
+    let tokens = expand(&request(vec!["x=[batch, 3]".parse().expect("parses")])).expect("expands");
+    assert!(items_text(syn::parse2(tokens).expect("parses")).contains(signature));
+    let contradicting = expand(&request(vec!["x=[batch, 3]".parse().unwrap(), "x=[2, 3]".parse().unwrap()]));
+    let message = contradicting.expect_err("contradicts").to_string();
+    assert!(message.contains("declared shape x=[2, 3]: the model gives dim 0 as batch"), "{message}");
 }

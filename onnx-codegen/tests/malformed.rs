@@ -62,6 +62,7 @@ fn options<'a>(name: &'a str, out: &'a std::path::Path) -> GenerateOptions<'a> {
         hooks: &[],
         external_data_dir: None,
         ir_dumps: false,
+        input_shapes: &[],
     }
 }
 

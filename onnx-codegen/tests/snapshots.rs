@@ -76,6 +76,7 @@ fn code(bytes: &[u8], strategy: LoadStrategy, simplify: bool, hooks: &[Hook]) ->
         hooks,
         external_data_dir: None,
         ir_dumps: false,
+        input_shapes: &[],
     };
     generate(bytes, &opts).expect("generates").code
 }

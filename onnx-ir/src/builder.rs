@@ -174,6 +174,9 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
         if b.names.contains_key(input.name()) {
             continue; // Older exporters list initializers among the inputs too.
         }
+        if crate::input_shapes::lacks_shape(input) {
+            return Err(Error::InputWithoutShape(input.name().to_string()));
+        }
         let ty = graph_input_type(input)?;
         let id = b.add_value(input.name().to_string(), ty, None);
         b.graph.inputs.push(id);

@@ -21,6 +21,10 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A graph input (or the tensors of an input sequence or optional) with no shape: typed Rust
+    /// needs its rank, which the user can declare ([`crate::InputShape`]).
+    #[error("graph input `{0}`: the model gives it no shape, but `forward` needs its rank")]
+    InputWithoutShape(String),
     /// An initializer or constant tensor whose data cannot be read (size mismatch, bad external data, ...).
     #[error("tensor `{name}`: {message}")]
     Tensor {

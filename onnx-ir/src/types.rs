@@ -373,10 +373,7 @@ fn tensor_type_of(ty: &TypeProto) -> Result<TensorType, String> {
         ty.tensor_type().ok_or("only sequences of tensors are supported (not of sequences, maps or optionals)")?;
     let dtype = DType::from_onnx(tensor.elem_type())
         .ok_or_else(|| format!("unsupported element type code {}", tensor.elem_type()))?;
-    let shape = tensor
-        .shape
-        .as_ref()
-        .ok_or("the model gives it no shape, but `forward` needs its rank: declare a shape (dims may be symbolic)")?;
+    let shape = tensor.shape.as_ref().ok_or("the model gives it no shape, but its rank is needed")?;
     let dims = shape
         .dim
         .iter()

@@ -14,7 +14,10 @@ fn models() -> PathBuf {
 
 fn import_from(file: &Path, dir: Option<&Path>) -> Result<Graph, Error> {
     let bytes = std::fs::read(file).expect("model file");
-    import(&bytes, ImportOptions { simplify: false, external_data_dir: dir.map(Path::to_path_buf) })
+    import(
+        &bytes,
+        ImportOptions { simplify: false, external_data_dir: dir.map(Path::to_path_buf), ..Default::default() },
+    )
 }
 
 #[test]
@@ -69,7 +72,10 @@ impl Drop for Folder {
 
 /// The message of the import error, which must name `w`.
 fn refusal(folder: &Folder, entries: &[(&str, &str)]) -> String {
-    match import(&one_weight(entries), ImportOptions { simplify: false, external_data_dir: Some(folder.model()) }) {
+    match import(
+        &one_weight(entries),
+        ImportOptions { simplify: false, external_data_dir: Some(folder.model()), ..Default::default() },
+    ) {
         Err(Error::Tensor { name, message }) if name == "w" => message,
         other => panic!("expected an error naming `w`, got {other:?}"),
     }
@@ -81,12 +87,20 @@ fn a_side_file_in_the_folder_is_read() {
     let values: Vec<u8> = [1f32, 2.0, 3.0, 4.0].iter().flat_map(|v| v.to_le_bytes()).collect();
     std::fs::write(folder.model().join("w.bin"), [vec![9u8; 8], values.clone()].concat()).unwrap();
     let bytes = one_weight(&[("location", "w.bin"), ("offset", "8"), ("length", "16"), ("checksum", "ignored")]);
-    let graph = import(&bytes, ImportOptions { simplify: false, external_data_dir: Some(folder.model()) }).unwrap();
+    let graph = import(
+        &bytes,
+        ImportOptions { simplify: false, external_data_dir: Some(folder.model()), ..Default::default() },
+    )
+    .unwrap();
     let w = graph.values.iter().find(|v| v.name == "w").and_then(|v| v.constant.as_ref()).expect("w");
     assert_eq!(w.resident(), Some(&values[..]));
     // No length: the rest of the file.
     let bytes = one_weight(&[("location", "w.bin"), ("offset", "8")]);
-    assert!(import(&bytes, ImportOptions { simplify: false, external_data_dir: Some(folder.model()) }).is_ok());
+    assert!(import(
+        &bytes,
+        ImportOptions { simplify: false, external_data_dir: Some(folder.model()), ..Default::default() }
+    )
+    .is_ok());
 }
 
 #[test]
@@ -198,7 +212,7 @@ fn small_side_tensors_are_bounded_in_total() {
         let init = |i: usize| external_init(&format!("w{i}"), 11, &[elements as i64], &[("location", "w.bin")]);
         model(17, vec![add], vec![typed_input("x", 11, &[elements as i64])], (0..count).map(init).collect())
     };
-    let options = || ImportOptions { simplify: false, external_data_dir: Some(folder.model()) };
+    let options = || ImportOptions { simplify: false, external_data_dir: Some(folder.model()), ..Default::default() };
     assert!(import(&weights(512), options()).is_ok(), "the budget holds 512 of them");
     match import(&weights(513), options()) {
         Err(Error::Tensor { name, message }) => {

@@ -5,7 +5,7 @@
 
 mod custom_op;
 
-use onnx_codegen::{CodegenError, FrontDoor, Hook, Request, WeightsMode};
+use onnx_codegen::{CodegenError, FrontDoor, Hook, InputShape, Request, WeightsMode};
 use proc_macro::TokenStream;
 use syn::parse::{Parse, ParseStream};
 use syn::{ItemStruct, LitBool, LitStr, Token};
@@ -14,7 +14,7 @@ use syn::{ItemStruct, LitBool, LitStr, Token};
 const WEIGHTS: &str = "\"embed\", \"file\" or \"none\"";
 /// What `simplify` and `partition` take.
 const BOOL: &str = "`true` or `false`";
-const OPTIONS: &str = "weights = \"embed\" | \"file\" | \"none\", simplify = <bool>, partition = <bool>, dump = \"<dir>\", custom_ops = [\"domain::Op\" => hook, ...]";
+const OPTIONS: &str = "weights = \"embed\" | \"file\" | \"none\", simplify = <bool>, partition = <bool>, dump = \"<dir>\", input_shapes = [\"name=[d0, d1, ...]\", ...], custom_ops = [\"domain::Op\" => hook, ...]";
 
 struct Args {
     model: LitStr,
@@ -23,7 +23,14 @@ struct Args {
     simplify: bool,
     partition: bool,
     dump: Option<LitStr>,
+    input_shapes: Vec<InputShape>,
     hooks: Vec<Hook>,
+}
+
+/// `"name=[d0, d1, ...]"`: a declared input shape, its syntax error at the literal.
+fn parse_input_shape(input: ParseStream) -> syn::Result<InputShape> {
+    let spec: LitStr = input.parse()?;
+    spec.value().parse().map_err(|message: String| syn::Error::new(spec.span(), message))
 }
 
 /// `"domain::OpType" => path::to::hook` (no domain: the default ONNX domain).
@@ -60,7 +67,15 @@ impl Parse for Args {
         let model: LitStr = input
             .parse()
             .map_err(|e| syn::Error::new(e.span(), "expected the model path: #[onnx_model(\"path/to/model.onnx\")]"))?;
-        let mut args = Args { model, weights: None, simplify: true, partition: true, dump: None, hooks: vec![] };
+        let mut args = Args {
+            model,
+            weights: None,
+            simplify: true,
+            partition: true,
+            dump: None,
+            input_shapes: vec![],
+            hooks: vec![],
+        };
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
             if input.is_empty() {
@@ -86,6 +101,11 @@ impl Parse for Args {
                 "simplify" => args.simplify = option_value::<LitBool>(input, &key, BOOL)?.value,
                 "partition" => args.partition = option_value::<LitBool>(input, &key, BOOL)?.value,
                 "dump" => args.dump = Some(option_value(input, &key, "a folder path: dump = \"<dir>\"")?),
+                "input_shapes" => {
+                    let content;
+                    syn::bracketed!(content in input);
+                    args.input_shapes.extend(content.parse_terminated(parse_input_shape, Token![,])?);
+                }
                 "custom_ops" => {
                     let content;
                     syn::bracketed!(content in input);
@@ -132,6 +152,7 @@ fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
         name: item.ident.clone(),
         vis: quote::quote! { #vis },
         attrs: quote::quote! { #(#attrs)* },
+        input_shapes: args.input_shapes,
         hooks: args.hooks,
     };
     // What the import reports is about the model, so it points at the path; failing to write

@@ -5,6 +5,7 @@
 use clap::Parser;
 use onnx_codegen::generate::{generate, type_name, write_files, BpkLocation, GenerateOptions, LoadStrategy};
 use onnx_codegen::FrontDoor;
+use onnx_codegen::InputShape;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,6 +37,10 @@ struct Args {
     /// Do not write the IR dumps
     #[arg(long)]
     no_development: bool,
+    /// Declare the shape of a graph input the model leaves open, e.g. `x=[batch, 3, ?]` (each
+    /// dim a size, a name or `?`; for an input sequence, its tensors' shape); repeatable
+    #[arg(long = "input-shape", value_name = "NAME=[DIMS]")]
+    input_shapes: Vec<InputShape>,
 }
 
 fn run(args: &Args) -> Result<(), String> {
@@ -53,6 +58,7 @@ fn run(args: &Args) -> Result<(), String> {
         hooks: &[],
         external_data_dir: Some(&onnx_codegen::model_folder(&args.model)),
         ir_dumps: !args.no_development,
+        input_shapes: &args.input_shapes,
     };
     let started = std::time::Instant::now();
     let model =

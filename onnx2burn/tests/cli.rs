@@ -74,3 +74,22 @@ fn unsupported_ops_point_a_cli_user_to_the_macro() {
     assert!(stderr.contains("report the missing ops to burn-onnx"), "{stderr}");
     assert!(!dir.exists(), "nothing is written for a model that cannot be imported");
 }
+
+#[test]
+fn an_input_without_shape_is_declared_with_input_shape() {
+    let dir = std::env::temp_dir().join(format!("onnx2burn-cli-shape-{}", std::process::id()));
+    let out_dir = dir.display().to_string();
+    let refused = onnx2burn(&[&model("graph_input_no_shape.onnx"), &out_dir, "--no-development"]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("graph input `x`: the model gives it no shape") && stderr.contains("--input-shape 'x="));
+    let bad = onnx2burn(&[&model("graph_input_no_shape.onnx"), &out_dir, "--input-shape", "x=3"]);
+    assert_eq!(bad.status.code(), Some(2), "a declaration that does not parse is a usage error");
+    let declared = ["--no-development", "--input-shape", "x=[batch, 3]"];
+    let out = onnx2burn(&[&[model("graph_input_no_shape.onnx").as_str(), &out_dir][..], &declared].concat());
+    let code = std::fs::read_to_string(dir.join("graphinputnoshape.rs"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let code = code.expect("the code is written");
+    assert!(code.contains("pub fn forward(&self, x: Tensor<2>) -> Tensor<2>"), "{code}");
+}

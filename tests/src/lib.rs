@@ -425,6 +425,9 @@ fn top1_picks_the_first_largest_score_of_each_row() {
 }
 
 #[cfg(test)]
+mod input_shapes;
+
+#[cfg(test)]
 mod load;
 
 #[cfg(test)]

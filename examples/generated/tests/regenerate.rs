@@ -19,6 +19,7 @@ fn checked_in_code_is_what_the_cli_generates() {
         hooks: &[],
         external_data_dir: None,
         ir_dumps: false,
+        input_shapes: &[],
     };
     let model = generate(&bytes, &opts).expect("generates");
     let code = std::fs::read_to_string(out_dir.join("digits.rs")).expect("checked-in code");

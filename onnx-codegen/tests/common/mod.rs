@@ -18,6 +18,7 @@ pub fn request(manifest_dir: &Path, model: &str, name: &str, weights: Option<Wei
         name: Ident::new(name, Span::call_site()),
         vis: quote! { pub },
         attrs: quote! {},
+        input_shapes: vec![],
         hooks: vec![],
     }
 }

@@ -11,7 +11,9 @@
 
 use onnx_ir::proto::tensor_shape_proto::dimension::Value as DimValue;
 use onnx_ir::proto::{ModelProto, TensorProto, TypeProto};
+use onnx_ir::InputShape;
 use prost::Message;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub struct Case {
@@ -22,6 +24,8 @@ pub struct Case {
     /// `(output, input)`: the output fed back as that input for the next data set.
     pub feed: Option<(String, String)>,
     pub ort_ms: Option<f64>,
+    /// Shapes declared for graph inputs the model leaves open (see [`declared_input_shapes`]).
+    pub input_shapes: Vec<InputShape>,
 }
 
 impl Case {
@@ -41,7 +45,8 @@ impl Case {
             }
         }
         let ort_ms = std::fs::read_to_string(path.join("ort_ms.txt")).ok().and_then(|t| t.trim().parse().ok());
-        Ok(Case { data_sets: data_sets(path), model: path.join("model.onnx"), name, top1, feed, ort_ms })
+        let model = path.join("model.onnx");
+        Ok(Case { data_sets: data_sets(path), model, name, top1, feed, ort_ms, input_shapes: vec![] })
     }
 }
 
@@ -61,8 +66,26 @@ fn data_sets(dir: &Path) -> Vec<PathBuf> {
     sets
 }
 
-/// Cases in `folder`, in name order. `scratch` receives generated data for the light layout.
-pub fn list(folder: &Path, scratch: &Path) -> Result<Vec<Case>, String> {
+/// The input shapes declared per test in `file` (`tests/onnx-backend/input-shapes.txt`): one
+/// line per test, its name then its declarations (`test_x x=[?, ?]`), as a user declares them
+/// with `input_shapes = [...]` for a model that gives an input no shape; `#` starts a comment.
+pub fn declared_input_shapes(file: &Path) -> Result<BTreeMap<String, Vec<InputShape>>, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let mut declared = BTreeMap::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let (test, specs) =
+            line.split_once(' ').ok_or_else(|| format!("{}: `{line}` declares nothing", file.display()))?;
+        // Dims are separated by `, `: a declaration ends at a space after `]`.
+        let shapes = specs.split_inclusive(']').map(str::trim).filter(|s| !s.is_empty()).map(str::parse);
+        let shapes = shapes.collect::<Result<Vec<InputShape>, _>>().map_err(|e| format!("{}: {e}", file.display()))?;
+        declared.insert(test.to_string(), shapes);
+    }
+    Ok(declared)
+}
+
+/// Cases in `folder`, in name order, with the input shapes `declared` for them. `scratch`
+/// receives generated data for the light layout.
+pub fn list(folder: &Path, scratch: &Path, declared: &BTreeMap<String, Vec<InputShape>>) -> Result<Vec<Case>, String> {
     let entries = std::fs::read_dir(folder).map_err(|e| format!("cannot list {}: {e}", folder.display()))?;
     let mut cases = vec![];
     for entry in entries.filter_map(|e| e.ok()) {
@@ -81,11 +104,15 @@ pub fn list(folder: &Path, scratch: &Path) -> Result<Vec<Case>, String> {
                     top1: false,
                     feed: None,
                     ort_ms: None,
+                    input_shapes: vec![],
                 });
             }
         }
     }
     cases.sort_by(|a, b| a.name.cmp(&b.name));
+    for case in &mut cases {
+        case.input_shapes = declared.get(&case.name).cloned().unwrap_or_default();
+    }
     Ok(cases)
 }
 

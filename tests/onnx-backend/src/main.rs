@@ -237,7 +237,8 @@ fn run() -> Result<i32, String> {
     let args = parse_args()?;
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().map_err(|e| e.to_string())?;
     let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo.join("target"));
-    let mut cases = cases::list(&args.folder, &target.join("onnx-backend-generated"))?;
+    let declared = cases::declared_input_shapes(&repo.join("tests/onnx-backend/input-shapes.txt"))?;
+    let mut cases = cases::list(&args.folder, &target.join("onnx-backend-generated"), &declared)?;
     cases.retain(|c| args.filter.as_ref().is_none_or(|f| f.matches(&c.name)));
     if cases.is_empty() {
         return Err(format!("no tests in {} match", args.folder.display()));

@@ -136,8 +136,12 @@ impl Suite {
         let opset = onnx_ir::domain::default_opset(&proto);
         let started = Instant::now();
         let attempt = std::panic::catch_unwind(|| -> Result<(String, bool), String> {
-            let graph = import(&bytes, ImportOptions { simplify: self.simplify, ..Default::default() })
-                .map_err(|e| CodegenError::from(e).to_string())?;
+            let options = ImportOptions {
+                simplify: self.simplify,
+                input_shapes: case.input_shapes.clone(),
+                ..Default::default()
+            };
+            let graph = import(&bytes, options).map_err(|e| CodegenError::from(e).to_string())?;
             let lowered =
                 onnx_codegen::model::lower_with(&graph, &[], Some(self.part_nodes)).map_err(|e| e.to_string())?;
             let run = self.run_fn(case, proto.graph.as_ref().ok_or("the model has no graph")?, &graph)?;
@@ -145,9 +149,11 @@ impl Suite {
                 // What users write; the import above only reports errors and times.
                 let path = case.model.display().to_string();
                 let simplify = (!self.simplify).then(|| quote! { , simplify = false });
+                let shapes = case.input_shapes.iter().map(ToString::to_string);
+                let shapes = (!case.input_shapes.is_empty()).then(|| quote! { , input_shapes = [#(#shapes),*] });
                 quote! {
                     use burn_onnx::burn::tensor::Device;
-                    #[burn_onnx::onnx_model(#path #simplify)]
+                    #[burn_onnx::onnx_model(#path #simplify #shapes)]
                     pub struct Model;
                 }
             } else {
