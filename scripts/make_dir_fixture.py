@@ -12,6 +12,10 @@ model must match the reference evaluator; with 3 it must fail at run time naming
 `fixtures/int64/test_int64_past_int32`: int64 arithmetic whose results pass 2^31 (Mul,
 CumSum, ReduceSum, Range), ONNX Runtime's outputs; run with `onnx-backend --int64` (the device's
 default int set to int64), where every value must be exact.
+
+`fixtures/grad-check/test_mixed_float_types`: a MatMul on an f64 weight whose result, cast to
+f32, goes through a MatMul on an f32 weight, both results graph outputs (ONNX Runtime's
+outputs stored too); run with `onnx-backend --grad-check`, both weights must get a gradient.
 """
 
 from pathlib import Path
@@ -47,6 +51,34 @@ def main():
         write_if_changed(d / "test_data_set_0" / "output_0.pb", numpy_helper.from_array(expected, "y").SerializeToString())
     write_if_rank_by_dim()
     write_int64_past_int32()
+    write_mixed_float_types()
+
+
+def write_mixed_float_types():
+    import onnxruntime as ort
+
+    w64 = numpy_helper.from_array(np.array([[1.5, -2.0], [0.5, 1.0], [0.25, 2.0]]), "w64")
+    w32 = numpy_helper.from_array(np.array([[0.5, -1.0], [2.0, 0.75]], np.float32), "w32")
+    nodes = [
+        helper.make_node("MatMul", ["x", "w64"], ["y64"]),
+        helper.make_node("Cast", ["y64"], ["y64_as_f32"], to=TensorProto.FLOAT),
+        helper.make_node("MatMul", ["y64_as_f32", "w32"], ["y32"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "mixed_float_types",
+        [helper.make_tensor_value_info("x", TensorProto.DOUBLE, [1, 3])],
+        [helper.make_tensor_value_info("y64", TensorProto.DOUBLE, [1, 2]), helper.make_tensor_value_info("y32", TensorProto.FLOAT, [1, 2])],
+        initializer=[w64, w32],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    x = np.array([[1.0, 2.0, 3.0]])
+    outputs = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    d = OUT.parent / "grad-check" / "test_mixed_float_types"
+    write_if_changed(d / "model.onnx", model.SerializeToString())
+    write_if_changed(d / "test_data_set_0" / "input_0.pb", numpy_helper.from_array(x, "x").SerializeToString())
+    for i, value in enumerate(outputs):
+        write_if_changed(d / "test_data_set_0" / f"output_{i}.pb", numpy_helper.from_array(value).SerializeToString())
 
 
 def write_int64_past_int32():

@@ -154,6 +154,8 @@ step "real models on Burn's ndarray backend"
     --expectations tests/onnx-backend/ndarray/real-models.toml
 step "fine-tuning MiniLM: one backward pass on Autodiff over flex gives every float initializer a gradient"
 "$RUNNER" --dir "$REAL_MODELS" --macro --filter minilm_l3_v2 --grad-check
+# f64 and f32 weights and outputs in one model: both weights trained, the loss summed in f32.
+"$RUNNER" --dir tests/onnx-backend/fixtures/grad-check --grad-check
 step "Burn backend gaps: tests that pass on flex and not on ndarray (scripts/backend_gaps.py)"
 "$PY" scripts/backend_gaps.py ndarray
 step "the openwakeword models on Burn's wgpu backend through Mesa's software Vulkan driver"

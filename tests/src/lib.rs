@@ -140,7 +140,8 @@ pub trait Output {
 
     /// This output's share of the gradient check's loss (`onnx-backend --grad-check`): the sum of
     /// squares of a float output (a plain sum would give a normalisation's scale a zero
-    /// gradient); other kinds add nothing.
+    /// gradient), in f32 so that outputs of different float types add up; other kinds add
+    /// nothing.
     fn loss_term(self) -> Option<Tensor<1>>
     where
         Self: Sized,
@@ -155,7 +156,7 @@ impl<const D: usize> Output for Tensor<D> {
     }
 
     fn loss_term(self) -> Option<Tensor<1>> {
-        Some((self.clone() * self).sum())
+        Some((self.clone() * self).sum().cast(burn::tensor::FloatDType::F32))
     }
 }
 

@@ -520,9 +520,11 @@ fn random_draws(graph: &GraphProto) -> RandomDraws {
     }
 }
 
+/// The initializers of a float type (f32, f64, f16, bf16): what `--grad-check` expects to train.
 fn float_initializers(graph: &GraphProto) -> usize {
-    let float = onnx_ir::proto::tensor_proto::DataType::Float as i32;
-    graph.initializer.iter().filter(|t| t.data_type == Some(float)).count()
+    use onnx_ir::proto::tensor_proto::DataType;
+    let floats = [DataType::Float, DataType::Double, DataType::Float16, DataType::Bfloat16].map(|t| t as i32);
+    graph.initializer.iter().filter(|t| t.data_type.is_some_and(|d| floats.contains(&d))).count()
 }
 
 pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
