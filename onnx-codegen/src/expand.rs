@@ -3,7 +3,8 @@
 
 use crate::error::{CodegenError, Result};
 use crate::generate::{
-    generate, prelude, write_atomic as write, write_files, write_pack, BpkLocation, GenerateOptions, LoadStrategy,
+    import_graph, prelude, source_file, weights_source, write_atomic as write, write_files, write_pack, BpkLocation,
+    GeneratedModel, LoadStrategy,
 };
 use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use crate::names::snake_case;
@@ -213,7 +214,7 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
         external_data_dir: Some(data_dir.clone()),
         input_shapes: req.input_shapes.clone(),
     };
-    let graph = onnx_ir::import_with_custom_ops(bytes, options, &custom)?;
+    let (graph, ir) = import_graph(bytes, options, &custom, req.dump.is_some())?;
     let weights = req.weights.unwrap_or_else(|| default_weights(&graph));
     let lowered = crate::model::lower_with(&graph, &req.hooks, req.partition.then_some(PART_NODES))?;
     let stem = snake_case(&req.name.to_string());
@@ -236,27 +237,17 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
     let default = default_impl(&req.name, &source, lowered.has_weights());
     let prelude = prelude();
     if let Some(folder) = &req.dump {
-        // The same files the CLI writes for these options.
+        // The files the CLI writes for these options, from this import and lowering.
         let dir = req.manifest_dir.join(folder);
         let strategy = match weights {
             WeightsMode::Embed => LoadStrategy::Embedded,
             WeightsMode::File => LoadStrategy::File,
             WeightsMode::None => LoadStrategy::None,
         };
-        let name = req.name.to_string();
-        let opts = GenerateOptions {
-            name: &name,
-            strategy,
-            simplify: req.simplify,
-            partition: req.partition,
-            location: BpkLocation::Beside,
-            out_dir: &dir,
-            hooks: &req.hooks,
-            external_data_dir: Some(&data_dir),
-            ir_dumps: true,
-            input_shapes: &req.input_shapes,
-        };
-        let dumped = generate(bytes, &opts).and_then(|model| write_files(&model, &dir));
+        let source = weights_source(strategy, &BpkLocation::Beside, &dir, &stem);
+        let code = source_file(&lowered, &req.name, &source);
+        let model = GeneratedModel { stem: stem.clone(), code, bpk: packed, ir, nodes: graph.nodes.len() };
+        let dumped = write_files(&model, &dir);
         dumped.map_err(|e| CodegenError::Dump { dir: folder.clone(), source: Box::new(e) })?;
     }
     let module = format_ident!("__burn_onnx_{}", stem);

@@ -3,7 +3,7 @@
 //! weights, and text dumps of the IR before and after simplification.
 
 use crate::error::{CodegenError, Result};
-use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
+use crate::model::{default_impl, BpkPath, Lowered, StructSpec, WeightsSource};
 use crate::names::snake_case;
 use crate::weights::Pack;
 use onnx_ir::{ImportOptions, InputShape};
@@ -57,11 +57,11 @@ pub struct GenerateOptions<'a> {
     pub input_shapes: &'a [InputShape],
 }
 
-pub struct GeneratedModel {
+pub struct GeneratedModel<'a> {
     /// File stem (`digits` for `Digits`).
     pub stem: String,
     pub code: String,
-    pub bpk: Option<Pack<'static>>,
+    pub bpk: Option<Pack<'a>>,
     /// The IR as text, when [`GenerateOptions::ir_dumps`] asked for it.
     pub ir: Option<IrDumps>,
     /// Top-level nodes of the graph the code was generated from (after simplification).
@@ -98,61 +98,85 @@ pub fn format_file(tokens: TokenStream) -> String {
     }
 }
 
-pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel> {
+pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel<'static>> {
     // Checked first: the name becomes the struct's identifier, and `Ident::new` panics on `my-model`.
     let name: Ident = syn::parse_str(opts.name).map_err(|_| CodegenError::Name(opts.name.to_string()))?;
     let custom: Vec<(String, String)> = opts.hooks.iter().map(|h| (h.domain.clone(), h.op_type.clone())).collect();
-    let import = |simplify| {
-        let options = ImportOptions {
-            simplify,
-            external_data_dir: opts.external_data_dir.map(Path::to_path_buf),
-            input_shapes: opts.input_shapes.to_vec(),
-        };
-        onnx_ir::import_with_custom_ops(bytes, options, &custom)
+    let options = ImportOptions {
+        simplify: opts.simplify,
+        external_data_dir: opts.external_data_dir.map(Path::to_path_buf),
+        input_shapes: opts.input_shapes.to_vec(),
     };
-    let graph = import(opts.simplify)?;
-    let ir = match (opts.ir_dumps, opts.simplify) {
-        (false, _) => None,
-        (true, false) => {
-            let text = graph.to_string();
-            Some(IrDumps { imported: text.clone(), simplified: text })
-        }
-        (true, true) => Some(IrDumps { imported: import(false)?.to_string(), simplified: graph.to_string() }),
-    };
+    let (graph, ir) = import_graph(bytes, options, &custom, opts.ir_dumps)?;
     let mut lowered =
         crate::model::lower_with(&graph, opts.hooks, opts.partition.then_some(crate::partition::PART_NODES))?;
     // The lowered model has its own copy of every weight: the graph's is freed before the rest.
     let nodes = graph.nodes.len();
     drop(graph);
     let stem = snake_case(opts.name);
-    let file = format!("{stem}.bpk");
-    let has_weights = lowered.has_weights();
-    let bpk_path = match &opts.location {
-        BpkLocation::OutDir(sub) => BpkPath::OutDir(sub.join(&file).display().to_string()),
-        BpkLocation::Beside if opts.strategy == LoadStrategy::Embedded => BpkPath::Literal(file.clone()),
-        BpkLocation::Beside => BpkPath::Literal(opts.out_dir.join(&file).display().to_string()),
+    let source = weights_source(opts.strategy, &opts.location, opts.out_dir, &stem);
+    let code = source_file(&lowered, &name, &source);
+    // Moved, not copied: the weights are most of the memory an expansion takes.
+    let bpk = match opts.strategy {
+        LoadStrategy::None => None,
+        _ if !lowered.has_weights() => None,
+        _ => Some(Pack::new(std::mem::take(&mut lowered.weights))),
     };
-    let source = match opts.strategy {
+    Ok(GeneratedModel { stem, code, bpk, ir, nodes })
+}
+
+/// Imports the model once; with `dumps`, also its IR as text as imported and as simplified (the
+/// first rendered before the passes run, rather than by importing the model again).
+pub(crate) fn import_graph(
+    bytes: &[u8],
+    options: ImportOptions,
+    custom: &[(String, String)],
+    dumps: bool,
+) -> Result<(onnx_ir::Graph, Option<IrDumps>)> {
+    let simplify = options.simplify;
+    let mut graph = onnx_ir::import_with_custom_ops(bytes, ImportOptions { simplify: false, ..options }, custom)?;
+    let imported = dumps.then(|| graph.to_string());
+    if simplify {
+        onnx_ir::passes::simplify(&mut graph);
+    }
+    let ir = imported.map(|imported| {
+        let simplified = if simplify { graph.to_string() } else { imported.clone() };
+        IrDumps { imported, simplified }
+    });
+    Ok((graph, ir))
+}
+
+/// Where the code of `<stem>.rs` finds its weights under `strategy`, its `.bpk` at `location`.
+pub(crate) fn weights_source(
+    strategy: LoadStrategy,
+    location: &BpkLocation,
+    out_dir: &Path,
+    stem: &str,
+) -> WeightsSource {
+    let file = format!("{stem}.bpk");
+    let bpk_path = match location {
+        BpkLocation::OutDir(sub) => BpkPath::OutDir(sub.join(&file).display().to_string()),
+        BpkLocation::Beside if strategy == LoadStrategy::Embedded => BpkPath::Literal(file),
+        BpkLocation::Beside => BpkPath::Literal(out_dir.join(&file).display().to_string()),
+    };
+    match strategy {
         LoadStrategy::File => WeightsSource::File(bpk_path),
         LoadStrategy::Embedded => WeightsSource::Embedded(bpk_path),
         LoadStrategy::Bytes => WeightsSource::Bytes,
         LoadStrategy::None => WeightsSource::None,
-    };
-    let spec = StructSpec { name: &name, vis: quote! { pub }, attrs: quote! {} };
-    let items = lowered.items(&spec, &source);
-    // Moved, not copied: the weights are most of the memory an expansion takes.
-    let bpk = match opts.strategy {
-        LoadStrategy::None => None,
-        _ if !has_weights => None,
-        _ => Some(Pack::new(std::mem::take(&mut lowered.weights))),
-    };
-    let default = default_impl(&name, &source, has_weights);
+    }
+}
+
+/// The formatted `<stem>.rs` of a lowered model: prelude, struct, impls, `Default`.
+pub(crate) fn source_file(lowered: &Lowered, name: &Ident, source: &WeightsSource) -> String {
+    let spec = StructSpec { name, vis: quote! { pub }, attrs: quote! {} };
+    let items = lowered.items(&spec, source);
+    let default = default_impl(name, source, lowered.has_weights());
     let prelude = prelude();
-    let code = format!(
+    format!(
         "// @generated by onnx-codegen from an ONNX model; edits are lost when it is regenerated.\n\n{}",
         format_file(quote! { #prelude #items #default })
-    );
-    Ok(GeneratedModel { stem, code, bpk, ir, nodes })
+    )
 }
 
 /// Writes `<stem>.rs`, `<stem>.bpk` (when there are weights) and, when the model has them, the

@@ -17,7 +17,7 @@ fn models() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../onnx-ir/tests/models/external_data")
 }
 
-fn generated(model: &Path, out_dir: &Path) -> GeneratedModel {
+fn generated(model: &Path, out_dir: &Path) -> GeneratedModel<'static> {
     let bytes = std::fs::read(model).expect("model file");
     let folder = onnx_codegen::model_folder(model);
     let opts = GenerateOptions {

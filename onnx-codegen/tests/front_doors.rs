@@ -148,3 +148,39 @@ fn modelgen_and_the_macro_take_declared_input_shapes() {
     let message = contradicting.expect_err("contradicts").to_string();
     assert!(message.contains("declared shape x=[2, 3]: the model gives dim 0 as batch"), "{message}");
 }
+
+#[test]
+fn the_macro_dump_writes_the_files_the_cli_writes() {
+    let dir = std::env::temp_dir().join(format!("macro-dump-{}", std::process::id()));
+    let request = Request { dump: Some(dir.display().to_string()), ..digits_request("Digits", true) };
+    expand(&request).expect("expands and dumps");
+    let bytes = std::fs::read(model_path()).expect("digits model");
+    let opts = GenerateOptions {
+        name: "Digits",
+        strategy: LoadStrategy::Embedded,
+        simplify: true,
+        partition: true,
+        location: BpkLocation::Beside,
+        out_dir: &dir,
+        hooks: &[],
+        external_data_dir: None,
+        ir_dumps: true,
+        input_shapes: &[],
+    };
+    let cli = generate(&bytes, &opts).expect("generates");
+    let ir = cli.ir.as_ref().expect("IR dumps");
+    let expected = [
+        ("digits.rs", cli.code.as_bytes().to_vec()),
+        ("digits.bpk", cli.bpk.as_ref().expect("weights").to_bytes().expect("packs")),
+        ("digits.ir.txt", ir.imported.as_bytes().to_vec()),
+        ("digits.simplified.ir.txt", ir.simplified.as_bytes().to_vec()),
+    ];
+    let dumped: Vec<_> = expected.iter().map(|(file, _)| std::fs::read(dir.join(file))).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_ne!(ir.imported, ir.simplified, "the digits model simplifies");
+    let unsimplified = onnx_ir::ImportOptions { simplify: false, ..Default::default() };
+    assert_eq!(ir.imported, onnx_ir::import(&bytes, unsimplified).expect("imports").to_string());
+    for ((file, bytes), dumped) in expected.iter().zip(dumped) {
+        assert!(dumped.as_ref().is_ok_and(|d| d == bytes), "{file} differs from the CLI's");
+    }
+}

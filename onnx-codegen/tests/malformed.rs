@@ -67,7 +67,7 @@ fn options<'a>(name: &'a str, out: &'a std::path::Path) -> GenerateOptions<'a> {
 }
 
 /// Imports in a thread of its own, so that a panic is caught and a hang is noticed.
-fn import(bytes: Vec<u8>) -> Result<Result<GeneratedModel, CodegenError>, String> {
+fn import(bytes: Vec<u8>) -> Result<Result<GeneratedModel<'static>, CodegenError>, String> {
     let (tx, rx) = mpsc::channel();
     // The stack rustc gives the thread that expands proc macros: the macro runs on one this size.
     let thread = std::thread::Builder::new().stack_size(8 << 20);
