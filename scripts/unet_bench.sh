@@ -5,7 +5,9 @@
 #   expand   the code generator through the onnx2burn CLI (import, inference, code generation,
 #            formatting, weights written): wall time and peak RSS, built optimised (release, as
 #            the README tells users to set up the macro) and at opt-level 0 (onnx-ir and
-#            onnx-codegen unoptimised, the rest as the dev profile builds it);
+#            onnx-codegen unoptimised, the rest as the dev profile builds it); with valgrind
+#            installed, also the instructions the optimised build executes (callgrind), which
+#            the machine's noise, caches and page faults do not move;
 #   dev      the generated code compiled in the dev profile (rustc time and peak RSS, the
 #            largest process of the build), then run as a plain debug build (main thread,
 #            default stack) against ONNX Runtime's outputs, rtol/atol 1e-4;
@@ -13,7 +15,7 @@
 # dev and release go through the backend-test runner (tests/onnx-backend, `--dir`), which
 # builds burn once for its suite crate: the first size of a cold run includes that build.
 # Then it prints, per step, the 4k -> 28k ratios of time and memory per node (1 = linear; the
-# expansion runs three times per size, the fastest counted).
+# expansion runs five times per size, the fastest counted).
 # Budgets: 28k expands in < 60 s and < 4 GB; rustc (dev) < 10 min and < 8 GB.
 #
 #   scripts/unet_bench.sh --expand-only               # expansion at all four sizes
@@ -74,6 +76,7 @@ nodes() {
 
 : >"$WORK/results"
 : >"$WORK/nodes"
+: >"$WORK/instructions"
 for size in $sizes; do
     echo "unet_$size $(nodes "$SUITE/unet_$size/model.onnx")" >>"$WORK/nodes"
 done
@@ -86,15 +89,24 @@ if [[ ",$steps," == *",expand,"* ]]; then
     cargo build -q -p onnx2burn --config 'profile.dev.package.onnx-codegen.opt-level=0' \
         --config 'profile.dev.package.onnx-ir.opt-level=0'
     for size in $sizes; do
-        # Three runs each, the fastest kept for the ratios: writing the weights (142 MB at 28k)
+        # Five runs each, the fastest kept for the ratios: writing the weights (142 MB at 28k)
         # makes a single run's time vary by a third.
         for profile in release debug; do
-            for _ in 1 2 3; do
+            for _ in 1 2 3 4 5; do
                 rm -rf "$WORK/expand-$profile-$size"
                 timed "expand-$profile-unet_$size" "$TARGET/$profile/onnx2burn" "$SUITE/unet_$size/model.onnx" \
                     "$WORK/expand-$profile-$size" --no-development
             done
         done
+        # The instructions the optimised build executes (valgrind's callgrind, when installed):
+        # the work itself, free of the machine's noise and of cache and page-fault costs.
+        if command -v valgrind >/dev/null; then
+            rm -rf "$WORK/expand-instructions-$size"
+            valgrind --tool=callgrind --callgrind-out-file=/dev/null "$TARGET/release/onnx2burn" \
+                "$SUITE/unet_$size/model.onnx" "$WORK/expand-instructions-$size" --no-development \
+                2>&1 | awk -v size="unet_$size" '/Collected :/ { print size, $NF }' >>"$WORK/instructions"
+            echo "  unet_$size: $(awk -v size="unet_$size" '$1 == size { printf "%.0f M", $2 / 1e6 }' "$WORK/instructions") instructions (callgrind)"
+        fi
         grep -o '[0-9]* nodes after simplification' "$WORK/expand-release-unet_$size.log" | sed "s/^/  unet_$size: IR: /"
         echo "  unet_$size: $(du -h "$WORK/expand-release-$size/model.rs" | cut -f1) of code, $(du -h "$WORK/expand-release-$size/model.bpk" | cut -f1) of weights"
     done
@@ -149,3 +161,14 @@ awk '
         }
     }
 ' "$WORK/nodes" "$WORK/results" | sort
+awk '
+    FNR == NR { nodes[$1] = $2; next }
+    { count[$1] = $2 }
+    END {
+        if ("unet_4k" in count && "unet_28k" in count) {
+            scale = nodes["unet_28k"] / nodes["unet_4k"]
+            printf "%-16s nodes x%.2f: instructions x%.2f (%.2f per node)\n", "expand-release", scale,
+                count["unet_28k"] / count["unet_4k"], count["unet_28k"] / count["unet_4k"] / scale
+        }
+    }
+' "$WORK/nodes" "$WORK/instructions"
