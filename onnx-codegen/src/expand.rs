@@ -7,7 +7,7 @@ use crate::generate::{
     GeneratedModel, LoadStrategy,
 };
 use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
-use crate::names::snake_case;
+use crate::names::type_stem;
 use crate::partition::PART_NODES;
 use crate::weights::Pack;
 use onnx_ir::{ImportOptions, InputShape};
@@ -217,7 +217,7 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
     let (graph, ir) = import_graph(bytes, options, &custom, req.dump.is_some())?;
     let weights = req.weights.unwrap_or_else(|| default_weights(&graph));
     let lowered = crate::model::lower_with(&graph, &req.hooks, req.partition.then_some(PART_NODES))?;
-    let stem = snake_case(&req.name.to_string());
+    let stem = type_stem(&req.name.to_string());
     let packed = match weights {
         WeightsMode::None => None,
         _ if !lowered.has_weights() => None,

@@ -4,7 +4,7 @@
 
 use crate::error::{CodegenError, Result};
 use crate::model::{default_impl, BpkPath, Lowered, StructSpec, WeightsSource};
-use crate::names::snake_case;
+use crate::names::type_stem;
 use crate::weights::Pack;
 use onnx_ir::{ImportOptions, InputShape};
 use proc_macro2::{Ident, TokenStream};
@@ -36,7 +36,7 @@ pub enum BpkLocation {
 }
 
 pub struct GenerateOptions<'a> {
-    /// Struct name (a Rust type name); files are named after its snake_case form.
+    /// Struct name (a Rust type name); files are named after its snake_case form (`MyModel`: `my_model.rs`).
     pub name: &'a str,
     pub strategy: LoadStrategy,
     pub simplify: bool,
@@ -113,7 +113,7 @@ pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel<'
     // The lowered model has its own copy of every weight: the graph's is freed before the rest.
     let nodes = graph.nodes.len();
     drop(graph);
-    let stem = snake_case(opts.name);
+    let stem = type_stem(opts.name);
     let source = weights_source(opts.strategy, &opts.location, opts.out_dir, &stem);
     let code = source_file(&lowered, &name, &source);
     // Moved, not copied: the weights are most of the memory an expansion takes.

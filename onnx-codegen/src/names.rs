@@ -31,6 +31,26 @@ pub fn snake_case(name: &str) -> String {
     s
 }
 
+/// The snake_case form of a Rust type name, which names its files and module: `MnistV2` →
+/// `mnist_v2`, `HTTPServer` → `http_server`. A word starts at an upper-case letter that follows a
+/// lower-case letter or a digit, or that follows an upper-case one and precedes a lower-case one;
+/// so the files of a model named from `my_model.onnx` (`MyModel`) are `my_model.rs` and `.bpk`.
+pub fn type_stem(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut words = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        let previous = i.checked_sub(1).map(|p| chars[p]);
+        let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+        let starts_word = c.is_uppercase()
+            && previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit() || (p.is_uppercase() && next_lower));
+        if starts_word {
+            words.push('_');
+        }
+        words.push(c);
+    }
+    snake_case(&words)
+}
+
 /// A Rust type name from a file stem: `mnist-v2` → `MnistV2`.
 pub fn type_name(stem: &str) -> String {
     let name: String = snake_case(stem)
@@ -103,7 +123,19 @@ impl Names {
 
 #[cfg(test)]
 mod tests {
-    use super::Names;
+    use super::{type_name, type_stem, Names};
+
+    #[test]
+    fn a_type_name_s_stem_splits_its_words() {
+        let stems = ["Digits", "MyModel", "MnistV2", "HTTPServer", "UNet", "Model2", "GraphInputNoShape", "ABC"];
+        assert_eq!(
+            stems.map(type_stem),
+            ["digits", "my_model", "mnist_v2", "http_server", "u_net", "model2", "graph_input_no_shape", "abc"]
+        );
+        for file in ["digits", "my_model", "mnist_v2", "graph_input_no_shape"] {
+            assert_eq!(type_stem(&type_name(file)), file, "a file stem's type name gives the stem back");
+        }
+    }
 
     #[test]
     fn names_are_numbered_past_every_taken_one() {

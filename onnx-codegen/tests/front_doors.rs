@@ -130,9 +130,9 @@ fn modelgen_and_the_macro_take_declared_input_shapes() {
     let refused = gen.run_from_cli().expect_err("no shape").report(onnx_codegen::FrontDoor::ModelGen);
     assert!(refused.contains(".input_shape(\"x=[d0, d1, ...]\")"), "{refused}");
     let written = gen.clone().input_shape("x=[batch, 3]").run_from_cli().expect("generates");
-    let code = std::fs::read_to_string(out.join("graphinputnoshape.rs"));
+    let code = std::fs::read_to_string(out.join("graph_input_no_shape.rs"));
     let _ = std::fs::remove_dir_all(&out);
-    assert!(written.iter().any(|p| p.ends_with("graphinputnoshape.rs")), "{written:?}");
+    assert!(written.iter().any(|p| p.ends_with("graph_input_no_shape.rs")), "{written:?}");
     assert!(code.expect("written").contains(signature));
     let bad = gen.clone().input_shape("x=[3").run_from_cli().expect_err("does not parse").to_string();
     assert!(bad.starts_with("input shape `x=[3`: expected `name=[d0, d1, ...]`"), "{bad}");

@@ -87,7 +87,7 @@ fn an_input_without_shape_is_declared_with_input_shape() {
     assert_eq!(bad.status.code(), Some(2), "a declaration that does not parse is a usage error");
     let declared = ["--no-development", "--input-shape", "x=[batch, 3]"];
     let out = onnx2burn(&[&[model("graph_input_no_shape.onnx").as_str(), &out_dir][..], &declared].concat());
-    let code = std::fs::read_to_string(dir.join("graphinputnoshape.rs"));
+    let code = std::fs::read_to_string(dir.join("graph_input_no_shape.rs"));
     let _ = std::fs::remove_dir_all(&dir);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let code = code.expect("the code is written");
