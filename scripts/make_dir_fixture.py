@@ -16,6 +16,10 @@ default int set to int64), where every value must be exact.
 `fixtures/grad-check/test_mixed_float_types`: a MatMul on an f64 weight whose result, cast to
 f32, goes through a MatMul on an f32 weight, both results graph outputs (ONNX Runtime's
 outputs stored too); run with `onnx-backend --grad-check`, both weights must get a gradient.
+
+`fixtures/many-outputs/test_thirteen_outputs`: a model with 13 outputs of every kind (floats,
+an int64 shape, bools, rank-0 values), more than Rust implements tuple traits for; ONNX
+Runtime's outputs.
 """
 
 from pathlib import Path
@@ -52,6 +56,38 @@ def main():
     write_if_rank_by_dim()
     write_int64_past_int32()
     write_mixed_float_types()
+    write_thirteen_outputs()
+
+
+def write_thirteen_outputs():
+    import onnxruntime as ort
+
+    unary = ["Relu", "Neg", "Abs", "Exp", "Sigmoid", "Tanh", "Floor", "Ceil"]
+    nodes = [helper.make_node(op, ["x"], [op.lower()]) for op in unary] + [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Constant", [], ["zero"], value=numpy_helper.from_array(np.array(0, np.float32))),
+        helper.make_node("Greater", ["x", "zero"], ["positive"]),
+        helper.make_node("IsNaN", ["x"], ["nan"]),
+        helper.make_node("ReduceSum", ["x"], ["total"], keepdims=0),
+        helper.make_node("ArgMax", ["x"], ["largest"], axis=1, keepdims=0),
+    ]
+    float_out = lambda name, shape: helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+    outputs = [float_out(op.lower(), [2, 3]) for op in unary] + [
+        helper.make_tensor_value_info("shape", TensorProto.INT64, [2]),
+        helper.make_tensor_value_info("positive", TensorProto.BOOL, [2, 3]),
+        helper.make_tensor_value_info("nan", TensorProto.BOOL, [2, 3]),
+        float_out("total", []),
+        helper.make_tensor_value_info("largest", TensorProto.INT64, [2]),
+    ]
+    graph = helper.make_graph(nodes, "thirteen_outputs", [float_out("x", [2, 3])], outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    x = np.array([[-1.5, 0.25, 2.0], [3.0, -0.75, 0.5]], np.float32)
+    results = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    d = OUT.parent / "many-outputs" / "test_thirteen_outputs"
+    write_if_changed(d / "model.onnx", model.SerializeToString())
+    write_if_changed(d / "test_data_set_0" / "input_0.pb", numpy_helper.from_array(x, "x").SerializeToString())
+    for i, value in enumerate(results):
+        write_if_changed(d / "test_data_set_0" / f"output_{i}.pb", numpy_helper.from_array(value).SerializeToString())
 
 
 def write_mixed_float_types():

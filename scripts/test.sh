@@ -180,6 +180,8 @@ step "inference benchmark, smoke size (scripts/bench.sh runs it in full, in rele
 
 step "int64 products, sums and ranges past 2^31 against ONNX Runtime, with 64-bit integers"
 "$RUNNER" --dir tests/onnx-backend/fixtures/int64 --int64
+step "a model with 13 outputs of every kind, against ONNX Runtime"
+"$RUNNER" --dir tests/onnx-backend/fixtures/many-outputs
 
 # --dir mode must report the wrong fixture as failing, with its difference, and exit 1.
 if report="$("$RUNNER" --dir tests/onnx-backend/fixtures/dir-mode 2>/dev/null)"; then

@@ -183,22 +183,15 @@ macro_rules! scalar_output {
 }
 scalar_output!(f32, f64, burn::tensor::f16, burn::tensor::bf16, i64, bool);
 
-/// All outputs of a generated model's `forward` (one value or a tuple).
+/// All outputs of a per-operator case's `forward` (one value or a tuple of up to eight; the
+/// backend-test runner takes any number apart in its generated code).
 pub trait Outputs {
     fn into_outputs(self) -> Vec<Returned>;
-
-    /// The gradient check's loss: the sum of the outputs' loss terms (`None` without a float
-    /// output).
-    fn loss(self) -> Option<Tensor<1>>;
 }
 
 impl<T: Output> Outputs for T {
     fn into_outputs(self) -> Vec<Returned> {
         vec![self.into_output()]
-    }
-
-    fn loss(self) -> Option<Tensor<1>> {
-        self.loss_term()
     }
 }
 
@@ -209,12 +202,6 @@ macro_rules! tuple_outputs {
             fn into_outputs(self) -> Vec<Returned> {
                 let ($($t,)+) = self;
                 vec![$($t.into_output()),+]
-            }
-
-            #[allow(non_snake_case)]
-            fn loss(self) -> Option<Tensor<1>> {
-                let ($($t,)+) = self;
-                [$($t.loss_term()),+].into_iter().flatten().reduce(|a, b| a + b)
             }
         }
     };

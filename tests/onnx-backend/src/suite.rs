@@ -236,17 +236,19 @@ impl Suite {
         let args: Vec<Ident> = (0..graph.inputs.len()).map(|j| format_ident!("input_{j}")).collect();
         let loads = (0..graph.inputs.len()).map(|j| quote! { onnx_tests::input(dir, #j, device) });
         let load = quote! { let load = |dir: &std::path::Path| (#(#loads,)*); };
-        let forward = quote! { |(#(#args,)*)| onnx_tests::Outputs::into_outputs(model.forward(#(#args),*)) };
+        let returned = outputs_list(quote! { model.forward(#(#args),*) }, graph.outputs.len());
+        let forward = quote! { |(#(#args,)*)| #returned };
         let timed = if case.ort_ms.is_some() {
             quote! {{ #load Some(onnx_tests::median_ms(3, || load(sets[0]), #forward)) }}
         } else {
             quote! { None }
         };
         if self.grad_check {
-            return Ok(Self::grad_check_fn(proto, &args));
+            return Ok(Self::grad_check_fn(proto, &args, graph.outputs.len()));
         }
         let (rtol, atol) = self.tolerance;
         let export = self.export_code(case, graph, &args, &load);
+        let listed = outputs_list(quote! { outputs }, graph.outputs.len());
         Ok(quote! {
             /// Times `iterations` forwards on the data set in `dir` (inputs built untimed, outputs
             /// read back to the host), after one warm-up forward; milliseconds each.
@@ -264,7 +266,7 @@ impl Suite {
                 for (k, &dir) in sets.iter().enumerate() {
                     let outputs = model.forward(#(#inputs),*);
                     #keep_fed
-                    let outputs = onnx_tests::Outputs::into_outputs(outputs);
+                    let outputs = #listed;
                     #top1
                     let diff = onnx_tests::compare_outputs(dir, outputs, tolerance).map_err(|e| onnx_tests::in_data_set(sets, k, e))?;
                     max_diff = max_diff.max(diff);
@@ -280,8 +282,14 @@ impl Suite {
     /// set 0, the sum of squares of the float outputs, one backward pass; it fails unless the
     /// model has one float parameter per float initializer of the file and each gets a
     /// non-zero gradient (fine-tuning trains the whole model).
-    fn grad_check_fn(proto: &GraphProto, args: &[Ident]) -> TokenStream {
+    fn grad_check_fn(proto: &GraphProto, args: &[Ident], outputs: usize) -> TokenStream {
         let initializers = float_initializers(proto);
+        let (pattern, names) = outputs_pattern(outputs);
+        // The sum of the outputs' terms (`None` without a float output).
+        let loss = quote! {{
+            let #pattern = model.forward(#(#args),*);
+            [#(onnx_tests::Output::loss_term(#names)),*].into_iter().flatten().reduce(|sum, term| sum + term)
+        }};
         let loads = (0..args.len()).map(|j| quote! { onnx_tests::input(sets[0], #j, &device) });
         quote! {
             pub fn bench(_dir: &std::path::Path, _device: &Device, _iterations: usize) -> Vec<f64> {
@@ -292,7 +300,7 @@ impl Suite {
                 let device = device.clone().autodiff();
                 let model = Model::from_embedded(&device);
                 let (#(#args,)*) = (#(#loads,)*);
-                let loss = onnx_tests::Outputs::loss(model.forward(#(#args),*)).ok_or("the model has no float output")?;
+                let loss = #loss.ok_or("the model has no float output")?;
                 let (params, missing) = onnx_tests::gradient_check(&model, loss);
                 if params != #initializers || !missing.is_empty() {
                     return Err(format!(
@@ -518,6 +526,28 @@ fn random_draws(graph: &GraphProto) -> RandomDraws {
     } else {
         RandomDraws::None
     }
+}
+
+/// The pattern that takes apart what `forward` returns for `count` outputs (one value, or a
+/// tuple of them), and its names. Destructured in the generated code, so a model may have any
+/// number of outputs (a trait over tuples stops at some size).
+fn outputs_pattern(count: usize) -> (TokenStream, Vec<Ident>) {
+    let names: Vec<Ident> = (0..count).map(|o| format_ident!("output_{o}")).collect();
+    let pattern = if count == 1 {
+        quote! { #(#names)* }
+    } else {
+        quote! { (#(#names,)*) }
+    };
+    (pattern, names)
+}
+
+/// `value`, what `forward` returned for `count` outputs, as the list the comparison reads.
+fn outputs_list(value: TokenStream, count: usize) -> TokenStream {
+    let (pattern, names) = outputs_pattern(count);
+    quote! {{
+        let #pattern = #value;
+        vec![#(onnx_tests::Output::into_output(#names)),*]
+    }}
 }
 
 /// The initializers of a float type (f32, f64, f16, bf16): what `--grad-check` expects to train.
