@@ -38,6 +38,16 @@ def write_if_changed(path, data):
         path.write_bytes(data)
 
 
+def write_case(d, model, feeds, outputs):
+    """One test folder `d`: the model, and as `test_data_set_0` its inputs (`feeds`, name to
+    value) and expected outputs (`(name or None, value)` pairs)."""
+    write_if_changed(d / "model.onnx", model.SerializeToString())
+    for i, (name, value) in enumerate(feeds.items()):
+        write_if_changed(d / "test_data_set_0" / f"input_{i}.pb", numpy_helper.from_array(value, name).SerializeToString())
+    for i, (name, value) in enumerate(outputs):
+        write_if_changed(d / "test_data_set_0" / f"output_{i}.pb", numpy_helper.from_array(value, name).SerializeToString())
+
+
 def main():
     graph = helper.make_graph(
         [helper.make_node("Relu", ["x"], ["y"])],
@@ -49,10 +59,7 @@ def main():
     x = np.array([[-1.0, 0.5, 2.0], [3.0, -0.25, 0.0]], dtype=np.float32)
     (y,) = ReferenceEvaluator(model).run(None, {"x": x})
     for name, expected in [("test_relu_ok", y), ("test_relu_wrong_expected", y + np.float32(0.5))]:
-        d = OUT / name
-        write_if_changed(d / "model.onnx", model.SerializeToString())
-        write_if_changed(d / "test_data_set_0" / "input_0.pb", numpy_helper.from_array(x, "x").SerializeToString())
-        write_if_changed(d / "test_data_set_0" / "output_0.pb", numpy_helper.from_array(expected, "y").SerializeToString())
+        write_case(OUT / name, model, {"x": x}, [("y", expected)])
     write_if_rank_by_dim()
     write_int64_past_int32()
     write_mixed_float_types()
@@ -83,11 +90,7 @@ def write_thirteen_outputs():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     x = np.array([[-1.5, 0.25, 2.0], [3.0, -0.75, 0.5]], np.float32)
     results = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
-    d = OUT.parent / "many-outputs" / "test_thirteen_outputs"
-    write_if_changed(d / "model.onnx", model.SerializeToString())
-    write_if_changed(d / "test_data_set_0" / "input_0.pb", numpy_helper.from_array(x, "x").SerializeToString())
-    for i, value in enumerate(results):
-        write_if_changed(d / "test_data_set_0" / f"output_{i}.pb", numpy_helper.from_array(value).SerializeToString())
+    write_case(OUT.parent / "many-outputs" / "test_thirteen_outputs", model, {"x": x}, [(None, v) for v in results])
 
 
 def write_mixed_float_types():
@@ -110,11 +113,7 @@ def write_mixed_float_types():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
     x = np.array([[1.0, 2.0, 3.0]])
     outputs = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
-    d = OUT.parent / "grad-check" / "test_mixed_float_types"
-    write_if_changed(d / "model.onnx", model.SerializeToString())
-    write_if_changed(d / "test_data_set_0" / "input_0.pb", numpy_helper.from_array(x, "x").SerializeToString())
-    for i, value in enumerate(outputs):
-        write_if_changed(d / "test_data_set_0" / f"output_{i}.pb", numpy_helper.from_array(value).SerializeToString())
+    write_case(OUT.parent / "grad-check" / "test_mixed_float_types", model, {"x": x}, [(None, v) for v in outputs])
 
 
 def write_int64_past_int32():
@@ -147,12 +146,7 @@ def write_int64_past_int32():
     onnx.checker.check_model(model, full_check=True)
     feeds = {"a": np.array([2_000_000_000, 2_000_000_000, 7], np.int64), "b": np.array([3, -5, 1], np.int64)}
     outputs = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
-    d = OUT.parent / "int64" / "test_int64_past_int32"
-    write_if_changed(d / "model.onnx", model.SerializeToString())
-    for i, (name, value) in enumerate(feeds.items()):
-        write_if_changed(d / "test_data_set_0" / f"input_{i}.pb", numpy_helper.from_array(value, name).SerializeToString())
-    for i, value in enumerate(outputs):
-        write_if_changed(d / "test_data_set_0" / f"output_{i}.pb", numpy_helper.from_array(value).SerializeToString())
+    write_case(OUT.parent / "int64" / "test_int64_past_int32", model, feeds, [(None, v) for v in outputs])
 
 
 def write_if_rank_by_dim():
@@ -184,10 +178,7 @@ def write_if_rank_by_dim():
     for name, t in [("test_if_rank_by_dim", 1), ("test_if_rank_by_dim_other_branch", 3)]:
         x = np.linspace(-1, 1, 2 * t, dtype=np.float32).reshape(2, t)
         (y,) = ReferenceEvaluator(model).run(None, {"x": x})
-        d = OUT / name
-        write_if_changed(d / "model.onnx", model.SerializeToString())
-        write_if_changed(d / "test_data_set_0" / "input_0.pb", numpy_helper.from_array(x, "x").SerializeToString())
-        write_if_changed(d / "test_data_set_0" / "output_0.pb", numpy_helper.from_array(y, "y").SerializeToString())
+        write_case(OUT / name, model, {"x": x}, [("y", y)])
 
 
 if __name__ == "__main__":

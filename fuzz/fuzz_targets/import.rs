@@ -3,21 +3,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use onnx_codegen::generate::{generate, BpkLocation, GenerateOptions, LoadStrategy};
+use onnx_codegen::generate::{generate, GenerateOptions, LoadStrategy};
 use std::path::Path;
 
 fuzz_target!(|bytes: &[u8]| {
     let opts = GenerateOptions {
-        name: "Fuzzed",
         strategy: LoadStrategy::Embedded,
-        simplify: true,
-        partition: true,
-        location: BpkLocation::Beside,
-        out_dir: Path::new("out"),
-        hooks: &[],
-        external_data_dir: None,
-        ir_dumps: false,
-        input_shapes: &[],
+        ..GenerateOptions::new("Fuzzed", Path::new("out"))
     };
     let _ = generate(bytes, &opts);
 });

@@ -57,6 +57,26 @@ pub struct GenerateOptions<'a> {
     pub input_shapes: &'a [InputShape],
 }
 
+impl<'a> GenerateOptions<'a> {
+    /// The options of `onnx2burn model.onnx <out_dir> --name <name>`: weights in a `.bpk` beside
+    /// the code, read by `Default`; simplified; split into parts; no hooks, dumps or declared
+    /// input shapes. Set the other fields with struct update syntax.
+    pub fn new(name: &'a str, out_dir: &'a Path) -> Self {
+        Self {
+            name,
+            strategy: LoadStrategy::File,
+            simplify: true,
+            partition: true,
+            location: BpkLocation::Beside,
+            out_dir,
+            hooks: &[],
+            external_data_dir: None,
+            ir_dumps: false,
+            input_shapes: &[],
+        }
+    }
+}
+
 pub struct GeneratedModel<'a> {
     /// File stem (`digits` for `Digits`).
     pub stem: String,

@@ -108,16 +108,13 @@ impl ModelGen {
             // In a build script the files live in OUT_DIR, under `out_dir`.
             let location = if script { BpkLocation::OutDir(self.out_dir.clone()) } else { BpkLocation::Beside };
             let opts = GenerateOptions {
-                name: &name,
                 strategy: self.strategy,
                 simplify: !self.no_simplify,
-                partition: true,
                 location,
-                out_dir: &self.out_dir,
-                hooks: &[],
                 external_data_dir: Some(&onnx_ir::external::model_folder(input)),
                 ir_dumps: self.development,
                 input_shapes: &shapes,
+                ..GenerateOptions::new(&name, &self.out_dir)
             };
             let model = generate(&bytes, &opts)?;
             written.extend(write_files(&model, dir)?);

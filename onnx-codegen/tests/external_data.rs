@@ -2,7 +2,7 @@
 //! twin, a `.bpk` written by default (not embedded) from the macro, an expansion cache that
 //! follows the side file, and a model of 2.4 GB of side data written in little memory.
 
-use onnx_codegen::generate::{generate, write_files, BpkLocation, GenerateOptions, GeneratedModel, LoadStrategy};
+use onnx_codegen::generate::{generate, write_files, GenerateOptions, GeneratedModel};
 use onnx_codegen::{expand, Request, WeightsMode};
 use onnx_ir::proto::*;
 use prost::Message;
@@ -20,18 +20,7 @@ fn models() -> PathBuf {
 fn generated(model: &Path, out_dir: &Path) -> GeneratedModel<'static> {
     let bytes = std::fs::read(model).expect("model file");
     let folder = onnx_codegen::model_folder(model);
-    let opts = GenerateOptions {
-        name: "Model",
-        strategy: LoadStrategy::File,
-        simplify: true,
-        partition: true,
-        location: BpkLocation::Beside,
-        out_dir,
-        hooks: &[],
-        external_data_dir: Some(&folder),
-        ir_dumps: false,
-        input_shapes: &[],
-    };
+    let opts = GenerateOptions { external_data_dir: Some(&folder), ..GenerateOptions::new("Model", out_dir) };
     generate(&bytes, &opts).expect("generates")
 }
 

@@ -26,18 +26,7 @@ fn items_text(file: syn::File) -> String {
 fn cli_or_modelgen(location: BpkLocation) -> String {
     let bytes = std::fs::read(model_path()).expect("digits model");
     let out = PathBuf::from("out");
-    let opts = GenerateOptions {
-        name: "Digits",
-        strategy: LoadStrategy::Embedded,
-        simplify: true,
-        partition: true,
-        location,
-        out_dir: &out,
-        hooks: &[],
-        external_data_dir: None,
-        ir_dumps: false,
-        input_shapes: &[],
-    };
+    let opts = GenerateOptions { strategy: LoadStrategy::Embedded, location, ..GenerateOptions::new("Digits", &out) };
     let code = generate(&bytes, &opts).expect("generates").code;
     items_text(syn::parse_file(&code).expect("generated code parses"))
 }
@@ -155,18 +144,8 @@ fn the_macro_dump_writes_the_files_the_cli_writes() {
     let request = Request { dump: Some(dir.display().to_string()), ..digits_request("Digits", true) };
     expand(&request).expect("expands and dumps");
     let bytes = std::fs::read(model_path()).expect("digits model");
-    let opts = GenerateOptions {
-        name: "Digits",
-        strategy: LoadStrategy::Embedded,
-        simplify: true,
-        partition: true,
-        location: BpkLocation::Beside,
-        out_dir: &dir,
-        hooks: &[],
-        external_data_dir: None,
-        ir_dumps: true,
-        input_shapes: &[],
-    };
+    let opts =
+        GenerateOptions { strategy: LoadStrategy::Embedded, ir_dumps: true, ..GenerateOptions::new("Digits", &dir) };
     let cli = generate(&bytes, &opts).expect("generates");
     let ir = cli.ir.as_ref().expect("IR dumps");
     let expected = [

@@ -5,7 +5,7 @@
 //! allocation of terabytes) kills it, which fails it too.
 
 use onnx_codegen::error::CodegenError;
-use onnx_codegen::generate::{generate, BpkLocation, GenerateOptions, GeneratedModel, LoadStrategy};
+use onnx_codegen::generate::{generate, GenerateOptions, GeneratedModel, LoadStrategy};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -52,18 +52,7 @@ fn class(e: &CodegenError) -> String {
 
 /// The CLI's options (embedded weights, simplified, partitioned) for a model named `name`.
 fn options<'a>(name: &'a str, out: &'a std::path::Path) -> GenerateOptions<'a> {
-    GenerateOptions {
-        name,
-        strategy: LoadStrategy::Embedded,
-        simplify: true,
-        partition: true,
-        location: BpkLocation::Beside,
-        out_dir: out,
-        hooks: &[],
-        external_data_dir: None,
-        ir_dumps: false,
-        input_shapes: &[],
-    }
+    GenerateOptions { strategy: LoadStrategy::Embedded, ..GenerateOptions::new(name, out) }
 }
 
 /// Imports in a thread of its own, so that a panic is caught and a hang is noticed.

@@ -5,7 +5,7 @@
 //! `INSTA_UPDATE=always cargo test -p onnx-codegen --test snapshots`, then review and commit
 //! `tests/snapshots/`.
 
-use onnx_codegen::generate::{generate, BpkLocation, GenerateOptions, LoadStrategy};
+use onnx_codegen::generate::{generate, GenerateOptions, LoadStrategy};
 use onnx_codegen::model::{lower_with, StructSpec, WeightRole, WeightsSource};
 use onnx_codegen::{format_file, Hook};
 
@@ -66,18 +66,7 @@ fn read(path: &str) -> Vec<u8> {
 
 fn code(bytes: &[u8], strategy: LoadStrategy, simplify: bool, hooks: &[Hook]) -> String {
     let out = PathBuf::from("out");
-    let opts = GenerateOptions {
-        name: "Model",
-        strategy,
-        simplify,
-        partition: true,
-        location: BpkLocation::Beside,
-        out_dir: &out,
-        hooks,
-        external_data_dir: None,
-        ir_dumps: false,
-        input_shapes: &[],
-    };
+    let opts = GenerateOptions { strategy, simplify, hooks, ..GenerateOptions::new("Model", &out) };
     generate(bytes, &opts).expect("generates").code
 }
 

@@ -3,7 +3,7 @@
 //! `ModelGen`, from the same library.
 
 use clap::Parser;
-use onnx_codegen::generate::{generate, type_name, write_files, BpkLocation, GenerateOptions, LoadStrategy};
+use onnx_codegen::generate::{generate, type_name, write_files, GenerateOptions, LoadStrategy};
 use onnx_codegen::FrontDoor;
 use onnx_codegen::InputShape;
 use std::path::PathBuf;
@@ -49,16 +49,13 @@ fn run(args: &Args) -> Result<(), String> {
     let name = args.name.clone().unwrap_or_else(|| type_name(&stem));
     let strategy = if args.embed_states { LoadStrategy::Embedded } else { LoadStrategy::File };
     let opts = GenerateOptions {
-        name: &name,
         strategy,
         simplify: !args.no_simplify,
         partition: !args.no_partition,
-        location: BpkLocation::Beside,
-        out_dir: &args.out_dir,
-        hooks: &[],
         external_data_dir: Some(&onnx_codegen::model_folder(&args.model)),
         ir_dumps: !args.no_development,
         input_shapes: &args.input_shapes,
+        ..GenerateOptions::new(&name, &args.out_dir)
     };
     let started = std::time::Instant::now();
     let model =

@@ -1,7 +1,7 @@
 //! Regenerating the checked-in code (as `onnx2burn --embed-states --no-development` does)
 //! gives the identical text and weights.
 
-use onnx_codegen::generate::{generate, BpkLocation, GenerateOptions, LoadStrategy};
+use onnx_codegen::generate::{generate, GenerateOptions, LoadStrategy};
 use std::path::Path;
 
 #[test]
@@ -9,18 +9,7 @@ fn checked_in_code_is_what_the_cli_generates() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let bytes = std::fs::read(root.join("../digits/model/digits.onnx")).expect("digits model");
     let out_dir = root.join("src");
-    let opts = GenerateOptions {
-        name: "Digits",
-        strategy: LoadStrategy::Embedded,
-        simplify: true,
-        partition: true,
-        location: BpkLocation::Beside,
-        out_dir: &out_dir,
-        hooks: &[],
-        external_data_dir: None,
-        ir_dumps: false,
-        input_shapes: &[],
-    };
+    let opts = GenerateOptions { strategy: LoadStrategy::Embedded, ..GenerateOptions::new("Digits", &out_dir) };
     let model = generate(&bytes, &opts).expect("generates");
     let code = std::fs::read_to_string(out_dir.join("digits.rs")).expect("checked-in code");
     assert!(
