@@ -413,6 +413,9 @@ fn top1_picks_the_first_largest_score_of_each_row() {
 }
 
 #[cfg(test)]
+mod fine_tune;
+
+#[cfg(test)]
 mod input_shapes;
 
 #[cfg(test)]
