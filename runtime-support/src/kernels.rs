@@ -23,6 +23,17 @@ pub fn exp<const D: usize>(x: Tensor<D>) -> Tensor<D> {
     elementwise(x, simd::exp, Tensor::exp)
 }
 
+/// The error function, vectorised (flex calls libm's `erff` per element).
+pub fn erf<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    elementwise(x, simd::erf, Tensor::erf)
+}
+
+/// GELU, `x · Φ(x)` with the exact normal CDF `½(1 + erf(x/√2))`, in one vectorised pass; for
+/// negative x through erfc, without the cancellation of `1 + erf` (Burn's form).
+pub fn gelu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    elementwise(x, simd::gelu, activation::gelu)
+}
+
 /// SiLU (Swish), `x * sigmoid(x)`, in one pass.
 pub fn silu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
     elementwise(x, simd::silu, |x| x.clone().mul(activation::sigmoid(x)))
@@ -301,6 +312,28 @@ pub(crate) fn lstm_sequence(
     {
         let _ = (projected, r, bias, initial, reverse);
         None
+    }
+}
+
+/// The operands of [`attention`]: `q [b, h, q_len, d]`, `key_t [b, h, d, kv_len]` (K already
+/// transposed, as the fused pattern has it), `v [b, h, kv_len, dv]`, an additive `mask`.
+pub(crate) type AttentionOperands = (Tensor<4>, Tensor<4>, Tensor<4>, Option<Tensor<4>>);
+
+/// `softmax(q·key_t·scale + mask)·v` per batch and head on flex f32 tensors: the two products
+/// through the AVX2 matrix product (K need not be transposed back), each row of scores scaled,
+/// masked and normalised in one vectorised pass, the heads spread over the pool. flex's own
+/// kernel computed that softmax one scalar `expf` at a time (a third of a diffusion UNet's
+/// forward). A row whose scores are all `-inf` is zeros, as in flex's. The operands back when
+/// they are not flex f32 tensors of one batch and head count or the mask's last dim is not the
+/// keys'.
+#[allow(clippy::result_large_err)]
+pub(crate) fn attention(operands: AttentionOperands, scale: f32) -> Result<Tensor<4>, AttentionOperands> {
+    #[cfg(feature = "flex")]
+    return flex::attention(operands, scale);
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = scale;
+        Err(operands)
     }
 }
 
@@ -592,6 +625,75 @@ mod flex {
                 }
             }
         }
+    }
+
+    /// `data` as a row-major `rows × cols` matrix.
+    fn matrix(data: &[f32], rows: usize, cols: usize) -> crate::gemm::Matrix<'_> {
+        crate::gemm::Matrix { data, rows, cols, stride: cols }
+    }
+
+    pub fn attention(operands: super::AttentionOperands, scale: f32) -> Result<Tensor<4>, super::AttentionOperands> {
+        let (q, key_t, v, mask) = operands;
+        let ([b, h, lq, d], [kb, kh, kd, lk], [vb, vh, vk, dv]) = (q.dims(), key_t.dims(), v.dims());
+        let mask_dims = mask.as_ref().map(|m| m.dims());
+        let mask_fits =
+            mask_dims.is_none_or(|m| m[3] == lk && [b, h, lq].iter().zip(m).all(|(&n, k)| k == n || k == 1));
+        let shapes_fit = [kb, vb] == [b; 2] && [kh, vh] == [h; 2] && kd == d && vk == lk && mask_fits;
+        if !crate::gemm::available() || !shapes_fit || d == 0 || lk == 0 {
+            return Err((q, key_t, v, mask));
+        }
+        let (tq, tk, tv, tm) = match (take(q), take(key_t), take(v), mask.map(take).transpose()) {
+            (Ok(q), Ok(k), Ok(v), Ok(m)) => (q, k, v, m),
+            (q, k, v, m) => {
+                let back = |t: Result<FlexTensor, Tensor<4>>| t.map_or_else(|t| t, give);
+                return Err((back(q), back(k), back(v), m.map_or_else(Some, |m| m.map(give))));
+            }
+        };
+        let (Some(qs), Some(ks), Some(vs)) = (tq.as_slice::<f32>(), tk.as_slice::<f32>(), tv.as_slice::<f32>()) else {
+            return Err((give(tq), give(tk), give(tv), tm.map(give)));
+        };
+        let ms = match &tm {
+            Some(m) => match m.as_slice::<f32>() {
+                Some(values) => Some(values),
+                None => return Err((give(tq), give(tk), give(tv), tm.map(give))),
+            },
+            None => None,
+        };
+        // The mask's offset of head (bi, hi) and its stride between query rows (0: broadcast).
+        let mask_at = |bi: usize, hi: usize| {
+            let [mb, mh, mq, _] = mask_dims.unwrap_or([1; 4]);
+            let (row, plane) = (usize::from(mq > 1) * lk, mq * lk);
+            (bi * usize::from(mb > 1) * mh * plane + hi * usize::from(mh > 1) * plane, row)
+        };
+        let mut output = vec![0.0f32; b * h * lq * dv];
+        let head = |(index, out): (usize, &mut [f32])| {
+            let mut scores = vec![0.0f32; lq * lk];
+            let q = matrix(&qs[index * lq * d..][..lq * d], lq, d);
+            let k = matrix(&ks[index * d * lk..][..d * lk], d, lk);
+            crate::gemm::sgemm(q, &k, &mut scores, &|_, _, _| {});
+            let (offset, row_stride) = mask_at(index / h, index % h);
+            vectorised(
+                #[inline(always)]
+                || {
+                    for (i, row) in scores.chunks_mut(lk).enumerate() {
+                        let mask_row = ms.map(|m| &m[offset + i * row_stride..][..lk]);
+                        super::simd::softmax_row(row, scale, mask_row);
+                    }
+                },
+            );
+            let p = matrix(&scores, lq, lk);
+            crate::gemm::sgemm(p, &matrix(&vs[index * lk * dv..][..lk * dv], lk, dv), out, &|_, _, _| {});
+        };
+        let per_head = lq * lk * (d + dv);
+        if lq * dv == 0 {
+            return Ok(from_vec(output, [b, h, lq, dv]));
+        }
+        output
+            .par_chunks_mut(lq * dv)
+            .enumerate()
+            .with_min_len(job_len(b * h, per_head, crate::parallel::PARALLEL_MIN_FMAS))
+            .for_each(head);
+        Ok(from_vec(output, [b, h, lq, dv]))
     }
 
     pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<Tensor<D>, Tensor<D>> {
@@ -1296,10 +1398,116 @@ mod simd {
         };
     }
 
+    /// One row of attention scores made probabilities, `softmax(row · scale + mask)`: its
+    /// maximum and sum kept in eight lanes so that the loops vectorise (an `f32::max` or `+`
+    /// folded over the row one value at a time does not). A row of `-inf` only becomes zeros.
+    #[cfg_attr(not(feature = "flex"), allow(dead_code))]
+    #[inline(always)]
+    pub(super) fn softmax_row(row: &mut [f32], scale: f32, mask: Option<&[f32]>) {
+        const LANES: usize = 8;
+        match mask {
+            Some(mask) => row.iter_mut().zip(mask).for_each(|(v, &m)| *v = v.mul_add(scale, m)),
+            None => row.iter_mut().for_each(|v| *v *= scale),
+        }
+        let lanes = |row: &[f32], start: f32, fold: fn(f32, f32) -> f32| {
+            let mut acc = [start; LANES];
+            let chunks = row.chunks_exact(LANES);
+            let tail = chunks.remainder().iter().fold(start, |a, &v| fold(a, v));
+            for chunk in chunks {
+                acc.iter_mut().zip(chunk).for_each(|(a, &v)| *a = fold(*a, v));
+            }
+            acc.iter().fold(tail, |a, &v| fold(a, v))
+        };
+        let max = lanes(row, f32::NEG_INFINITY, f32::max);
+        if max == f32::NEG_INFINITY {
+            row.fill(0.0);
+            return;
+        }
+        row.iter_mut().for_each(|v| *v = exp_one(*v - max));
+        let inverse = 1.0 / lanes(row, 0.0, |a, v| a + v);
+        row.iter_mut().for_each(|v| *v *= inverse);
+    }
+
+    /// Where the two approximations of erf meet, and past which erf(x) is 1 in f32 (erfc(3.92)
+    /// = 1.6e-8, under half the spacing of floats below 1).
+    const ERF_SPLIT: f32 = 0.921_875;
+    const ERF_ONE: f32 = 3.92;
+
+    /// erf(t) / t = P(t²) on [0, ERF_SPLIT]: least squares on Chebyshev nodes (within 2.1e-7
+    /// relative, evaluated in f32).
+    #[inline(always)]
+    fn erf_small(t: f32) -> f32 {
+        const P: [f32; 6] = [
+            -6.047_049e-4,
+            5.005_603_6e-3,
+            -2.677_638_6e-2,
+            1.128_213_9e-1,
+            -3.761_253_4e-1,
+            core::f32::consts::FRAC_2_SQRT_PI,
+        ];
+        let s = t * t;
+        t * P[1..].iter().fold(P[0], |acc, &k| acc.mul_add(s, k))
+    }
+
+    /// erfc(t) = e^Q(t) on [ERF_SPLIT, ERF_ONE], Q of degree 8 fitted to ln erfc (within 7e-8 of
+    /// erf once subtracted from 1); 0 past ERF_ONE.
+    #[inline(always)]
+    fn erfc_large(t: f32) -> f32 {
+        const Q: [f32; 9] = [
+            1.636_900_7e-6,
+            -4.601_793_6e-5,
+            5.961_686e-4,
+            -4.755_204e-3,
+            2.640_465e-2,
+            -1.100_440_2e-1,
+            -6.318_718e-1,
+            -1.130_202_3,
+            3.114_174_2e-4,
+        ];
+        let u = t.clamp(ERF_SPLIT, ERF_ONE);
+        let tail = exp_one(Q[1..].iter().fold(Q[0], |acc, &k| acc.mul_add(u, k)));
+        if t < ERF_ONE {
+            tail
+        } else {
+            0.0
+        }
+    }
+
+    /// erfc(|x|) for every x (NaN stays NaN).
+    #[inline(always)]
+    fn erfc_abs(t: f32) -> f32 {
+        let small = 1.0 - erf_small(t);
+        let large = erfc_large(t);
+        if t > ERF_SPLIT {
+            large
+        } else {
+            small
+        }
+    }
+
+    /// erf(x), within 2.5e-7 of the exact value (libm's `erff` is within 1 ulp, ONNX Runtime's
+    /// MLAS kernel faithfully rounded).
+    #[inline(always)]
+    fn erf_one(x: f32) -> f32 {
+        let t = x.abs();
+        let small = erf_small(t);
+        let large = 1.0 - erfc_large(t);
+        (if t > ERF_SPLIT { large } else { small }).copysign(x)
+    }
+
+    /// x · Φ(x) = x · (1 - ½ erfc(x/√2)) for x ≥ 0, ½ x · erfc(-x/√2) below.
+    #[inline(always)]
+    fn gelu_one(x: f32) -> f32 {
+        let tail = 0.5 * erfc_abs(x.abs() * core::f32::consts::FRAC_1_SQRT_2);
+        x * if x >= 0.0 { 1.0 - tail } else { tail }
+    }
+
     dispatched!(sigmoid, sigmoid_one);
     dispatched!(silu, |x: f32| x * sigmoid_one(x));
     dispatched!(tanh, tanh_one);
     dispatched!(exp, exp_one);
+    dispatched!(erf, erf_one);
+    dispatched!(gelu, gelu_one);
 
     /// `tanh` as ONNX Runtime computes it (MLAS, Eigen's coefficients): an odd polynomial over
     /// an even one in x clamped to [-9, 9]. Within 3e-7 of `tanh`, and bit for bit ONNX
@@ -1328,6 +1536,28 @@ mod simd {
             assert!(error <= 3e-7, "max |tanh error| {error:e}");
             let ours = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0].map(super::tanh_one);
             assert!(ours[0].is_nan() && ours[1] == 1.0 && ours[2] == -1.0 && ours[3] == 0.0, "{ours:?}");
+        }
+
+        #[test]
+        fn erf_and_gelu_within_2_5e7_of_exact() {
+            let error = max_error(super::erf_one, libm::erf);
+            assert!(error <= 2.5e-7, "max |erf error| {error:e}");
+            let gelu = |x: f64| x * 0.5 * libm::erfc(-x / core::f64::consts::SQRT_2);
+            let (mut worst, mut at) = (0.0f64, 0.0);
+            for i in -200_000..=200_000 {
+                let x = i as f32 / 10_000.0;
+                // Relative where the value is small (a far negative x): no cancellation.
+                let exact = gelu(x as f64);
+                let error = (super::gelu_one(x) as f64 - exact).abs() / exact.abs().max(1.0);
+                if error > worst {
+                    (worst, at) = (error, x);
+                }
+            }
+            assert!(worst <= 2.5e-7, "max gelu error {worst:e} at {at}");
+            let ours = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0].map(super::erf_one);
+            assert!(ours[0].is_nan() && ours[1] == 1.0 && ours[2] == -1.0 && ours[3] == 0.0, "{ours:?}");
+            let ours = [f32::NAN, f32::INFINITY, -30.0, 30.0].map(super::gelu_one);
+            assert!(ours[0].is_nan() && ours[1] == f32::INFINITY && ours[2] == 0.0 && ours[3] == 30.0, "{ours:?}");
         }
 
         #[test]

@@ -190,8 +190,8 @@ pub mod ops {
     pub use crate::detection::non_max_suppression;
     pub use crate::grid_sample::{grid_sample, GridMode, GridPadding, GridSampleOptions};
     pub use crate::kernels::{
-        avg_pool2d, batch_norm, cat, conv1d, conv2d, conv2d_residual, exp, linear, local_response_norm, max_pool2d,
-        sigmoid, silu, tanh, ConvActivation,
+        avg_pool2d, batch_norm, cat, conv1d, conv2d, conv2d_residual, erf, exp, gelu, linear, local_response_norm,
+        max_pool2d, sigmoid, silu, tanh, ConvActivation,
     };
     pub use crate::linalg::det;
     pub use crate::low_bit::{
@@ -1079,8 +1079,8 @@ pub mod ops {
         probs.matmul(v).cast(out)
     }
 
-    /// `softmax(q·kᵀ·scale + mask, 3)·v`, the attention pattern fused at import, through the
-    /// backend's attention kernel when the operands have one batch and head count and the
+    /// `softmax(q·kᵀ·scale + mask, 3)·v`, the attention pattern fused at import, through our
+    /// kernel on flex f32 tensors (`kernels::attention`), else the backend's attention kernel when the operands have one batch and head count and the
     /// mask broadcasts to the scores; otherwise (ONNX MatMul also broadcasts those dims) as
     /// the separate ops. A row whose scores are all `-inf` is zeros from the kernel, NaN from
     /// the separate ops (as in ONNX).
@@ -1097,6 +1097,10 @@ pub mod ops {
         let scores = [batch, heads, q_len, kv_len];
         let mask_fits = mask.as_ref().is_none_or(|m| m.dims().iter().zip(scores).all(|(&d, full)| d == 1 || d == full));
         if [kb, vb] == [batch; 2] && [kh, vh] == [heads; 2] && mask_fits {
+            let (q, key_t, v, mask) = match crate::kernels::attention((q, key_t, v, mask), scale as f32) {
+                Ok(out) => return out,
+                Err(operands) => operands,
+            };
             let options = burn::tensor::ops::AttentionModuleOptions { scale: Some(scale), ..Default::default() };
             return burn::tensor::module::attention(q, key_t.swap_dims(2, 3), v, None, mask, options);
         }

@@ -342,6 +342,15 @@ fn tanh_and_exp_match_burn_within_float_rounding() {
     }
 }
 
+#[test]
+fn erf_and_gelu_match_burn_within_float_rounding() {
+    for (n, scale) in [(1, 0.5), (1000, 3.0), (100_003, 6.0)] {
+        let x = tensor([n], 1600 + n as u64, scale);
+        assert_close(ops::erf(x.clone()), x.clone().erf(), 3e-7, "erf");
+        assert_close(ops::gelu(x.clone()), activation::gelu(x), 1e-6, "gelu");
+    }
+}
+
 /// ONNX's LRN written with Burn's ops, element by element over the channel window.
 fn lrn_reference<const D: usize>(x: Tensor<D>, size: usize, alpha: f64, beta: f64, bias: f64) -> Tensor<D> {
     let channels = x.dims()[1];
@@ -411,4 +420,61 @@ fn cat_matches_burn_along_every_axis() {
     assert_close(ops::cat(inputs.clone(), 0), Tensor::cat(inputs, 0), 0.0, "a transposed view");
     let inputs = vec![tensor([1, 96, 56, 56], 6, 1.0), tensor([1, 32, 56, 56], 7, 1.0), tensor([1, 1, 56, 56], 8, 1.0)];
     assert_close(ops::cat(inputs.clone(), 1), Tensor::cat(inputs, 1), 0.0, "DenseNet's channels");
+}
+
+#[test]
+fn attention_matches_burns_separate_ops_on_shapes_and_masks() {
+    let reference = |q: Tensor<4>, key_t: Tensor<4>, v: Tensor<4>, mask: Option<Tensor<4>>, scale: f64| {
+        let scores = q.matmul(key_t).mul_scalar(scale);
+        let scores = match mask {
+            Some(mask) => scores.clone().add(mask.expand(scores.dims())),
+            None => scores,
+        };
+        activation::softmax(scores, 3).matmul(v)
+    };
+    // (batch, heads, queries, keys, head size, value size); the last ones split across heads.
+    let shapes =
+        [(1, 1, 1, 1, 1, 1), (2, 3, 5, 7, 8, 4), (1, 2, 33, 9, 24, 24), (2, 1, 17, 40, 3, 5), (2, 3, 64, 64, 8, 8)];
+    for (seed, (b, h, lq, lk, d, dv)) in shapes.into_iter().enumerate() {
+        let seed = 900 + 10 * seed as u64;
+        let (q, key_t, v) = (
+            tensor([b, h, lq, d], seed, 2.0),
+            tensor([b, h, d, lk], seed + 1, 2.0),
+            tensor([b, h, lk, dv], seed + 2, 1.0),
+        );
+        let masks = [
+            None,
+            Some(tensor([b, h, lq, lk], seed + 3, 3.0)),
+            Some(tensor([1, 1, lq, lk], seed + 4, 3.0)),
+            Some(tensor([b, 1, 1, lk], seed + 5, 3.0)),
+        ];
+        for mask in masks {
+            let what = format!(
+                "{b}x{h} heads, {lq} queries, {lk} keys, d {d}, dv {dv}, mask {:?}",
+                mask.as_ref().map(|m| m.dims())
+            );
+            let ours = ops::scaled_dot_product_attention(q.clone(), key_t.clone(), v.clone(), mask.clone(), 0.37);
+            assert_close(ours, reference(q.clone(), key_t.clone(), v.clone(), mask, 0.37), 1e-5, &what);
+        }
+    }
+}
+
+#[test]
+fn attention_of_views_and_fully_masked_rows() {
+    // Q a permuted view, as the generated code passes it.
+    let q = tensor([1, 6, 2, 4], 950, 1.0).permute([0, 2, 1, 3]);
+    let (key_t, v) = (tensor([1, 2, 4, 6], 951, 1.0), tensor([1, 2, 6, 3], 952, 1.0));
+    let ours = ops::scaled_dot_product_attention(q.clone(), key_t.clone(), v.clone(), None, 0.5);
+    let burn = activation::softmax(q.matmul(key_t.clone()).mul_scalar(0.5), 3).matmul(v.clone());
+    assert_close(ours, burn, 1e-5, "a permuted Q");
+    // Row 0 of every head masked out entirely: zeros (as Burn's attention kernel gives).
+    let mut mask = vec![0.0f32; 6 * 6];
+    mask[..6].fill(f32::NEG_INFINITY);
+    let mask = Tensor::from_data(TensorData::new(mask, [1, 1, 6, 6]), &Device::flex());
+    let q = tensor([1, 2, 6, 4], 953, 1.0);
+    let out = ops::scaled_dot_product_attention(q, key_t, v, Some(mask), 0.5).into_data().try_to_vec::<f32>().unwrap();
+    for head in out.chunks(6 * 3) {
+        assert_eq!(&head[..3], &[0.0; 3], "a fully masked row");
+        assert!(head[3..].iter().all(|v| v.is_finite() && *v != 0.0), "{head:?}");
+    }
 }

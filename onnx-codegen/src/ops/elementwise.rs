@@ -164,11 +164,11 @@ fn unary_in_storage(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenSt
         UnaryOp::Asinh => quote! { #x.asinh() },
         UnaryOp::Acosh => quote! { #x.acosh() },
         UnaryOp::Atanh => quote! { #x.atanh() },
-        UnaryOp::Erf => quote! { #x.erf() },
+        UnaryOp::Erf => quote! { burn_onnx::ops::erf(#x) },
         UnaryOp::Softplus => quote! { #act::softplus(#x, 1.0) },
         UnaryOp::Softsign => quote! { #act::softsign(#x) },
         UnaryOp::Mish => quote! { #act::mish(#x) },
-        UnaryOp::Gelu { tanh: false } => quote! { #act::gelu(#x) },
+        UnaryOp::Gelu { tanh: false } => quote! { burn_onnx::ops::gelu(#x) },
         UnaryOp::Gelu { tanh: true } => quote! { #act::gelu_approximate(#x) },
         UnaryOp::Elu { alpha } | UnaryOp::Selu { alpha, .. } => {
             let alpha = f(alpha);
