@@ -298,19 +298,22 @@ pub fn conv1d(
 /// clip, peepholes or sequence lengths: `projected [steps, batch, 4 * hidden]` is `X·Wᵀ + Wb`
 /// (gates i, o, f, c), `r [4 * hidden, hidden]`, `bias [1, 4 * hidden]` is Rb. Returns
 /// `(Y [steps, batch, hidden], Y_h, Y_c)` in plain loops on flex data, where Burn would run
-/// about twenty small tensor ops per step; `None` when the tensors are not on flex.
+/// about twenty small tensor ops per step; `None` when the tensors are not on flex. With
+/// `quantize_state` (DynamicQuantizeLSTM) the state each step multiplies is first quantized to
+/// uint8 and back, as `recurrent::quantize_dequantize_u8` does.
 pub(crate) fn lstm_sequence(
     projected: &Tensor<3>,
     r: &Tensor<2>,
     bias: &Tensor<2>,
     initial: (&Tensor<2>, &Tensor<2>),
     reverse: bool,
+    quantize_state: bool,
 ) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
     #[cfg(feature = "flex")]
-    return flex::lstm_sequence(projected, r, bias, initial, reverse);
+    return flex::lstm_sequence(projected, r, bias, initial, reverse, quantize_state);
     #[cfg(not(feature = "flex"))]
     {
-        let _ = (projected, r, bias, initial, reverse);
+        let _ = (projected, r, bias, initial, reverse, quantize_state);
         None
     }
 }
@@ -1138,6 +1141,7 @@ mod flex {
         bias: &Tensor<2>,
         (h0, c0): (&Tensor<2>, &Tensor<2>),
         reverse: bool,
+        quantize_state: bool,
     ) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
         let [steps, batch, gates] = projected.dims();
         let hidden = gates / 4;
@@ -1151,11 +1155,16 @@ mod flex {
         let mut ys = vec![0.0f32; steps * batch * hidden];
         let mut g = vec![0.0f32; gates];
         let mut tanh_c = vec![0.0f32; hidden];
+        let mut quantized = if quantize_state { vec![0.0f32; h.len()] } else { vec![] };
         for step in 0..steps {
             let t = if reverse { steps - 1 - step } else { step };
+            if quantize_state {
+                crate::recurrent::quantize_dequantize_u8_values(&h, &mut quantized);
+            }
             for b in 0..batch {
                 let base = (t * batch + b) * gates;
-                let hb = &h[b * hidden..(b + 1) * hidden];
+                let state = if quantize_state { &quantized } else { &h };
+                let hb = &state[b * hidden..(b + 1) * hidden];
                 // Gates four at a time (there are 4 × hidden).
                 for (quad, g) in g.chunks_exact_mut(4).enumerate() {
                     let rows = std::array::from_fn(|q| &r[(4 * quad + q) * hidden..][..hidden]);

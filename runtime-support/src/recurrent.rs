@@ -81,11 +81,26 @@ pub struct RecurrentOptions {
 /// each value `round(x / scale) + zero` clamped to 0..=255, in f32 with ties to even as
 /// ONNX Runtime rounds.
 pub fn quantize_dequantize_u8<const D: usize>(x: Tensor<D>) -> Tensor<D> {
-    let low: f32 = x.clone().min().into_scalar::<f32>().min(0.0);
-    let high: f32 = x.clone().max().into_scalar::<f32>().max(0.0);
-    let scale = if high == low { 1.0 } else { (high - low) / 255.0 };
-    let zero = libm::rintf((0.0 - low / scale).clamp(0.0, 255.0));
+    let (scale, zero) = u8_quantization(x.clone().min().into_scalar::<f32>(), x.clone().max().into_scalar::<f32>());
     x.div_scalar(scale).round().add_scalar(zero).clamp(0.0, 255.0).sub_scalar(zero).mul_scalar(scale)
+}
+
+/// [`quantize_dequantize_u8`] of `values` into `out`, the same f32 operations in the same
+/// order (the LSTM kernel's state, in memory).
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+pub(crate) fn quantize_dequantize_u8_values(values: &[f32], out: &mut [f32]) {
+    let (low, high) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    let (scale, zero) = u8_quantization(low, high);
+    for (o, &v) in out.iter_mut().zip(values) {
+        *o = (((v / scale).round_ties_even() + zero).clamp(0.0, 255.0) - zero) * scale;
+    }
+}
+
+/// The scale and zero point of values from `low` to `high`: the range widened to hold 0.
+fn u8_quantization(low: f32, high: f32) -> (f32, f32) {
+    let (low, high) = (low.min(0.0), high.max(0.0));
+    let scale = if high == low { 1.0 } else { (high - low) / 255.0 };
+    (scale, libm::rintf((0.0 - low / scale).clamp(0.0, 255.0)))
 }
 
 /// Rows `k * hidden .. (k + 1) * hidden` of a `[gates * hidden, n]` matrix.
@@ -235,10 +250,11 @@ fn direction(
         && act == [Activation::Sigmoid, Activation::Tanh, Activation::Tanh]
         && options.clip.is_none()
         && peepholes.is_none()
-        && lengths.is_none()
-        && !options.quantize_inputs;
+        && lengths.is_none();
     if default_lstm {
-        if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &recurrent_bias, (&h, &c), reverse) {
+        let state = (&h, &c);
+        let quantize = options.quantize_inputs;
+        if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &recurrent_bias, state, reverse, quantize) {
             return done;
         }
     }
@@ -309,6 +325,29 @@ fn direction(
 mod tests {
     use super::*;
     use crate::test_util::{assert_close, floats, ints, wave};
+
+    #[test]
+    fn values_in_memory_quantize_as_the_tensor_does() {
+        // Ties of x / scale (0.5, 1.5 in units of the scale), a positive-only and an all-zero
+        // row (zero point 0, scale 1), and the wave's values.
+        let rows: [Vec<f32>; 4] = [
+            vec![-1.0, 0.5 * (2.0 / 255.0), 1.5 * (2.0 / 255.0), 1.0],
+            vec![0.25, 3.0, 0.75],
+            vec![0.0; 5],
+            wave([37], 3).into_data().try_to_vec::<f32>().expect("f32"),
+        ];
+        for row in rows {
+            let tensor =
+                quantize_dequantize_u8(floats(&row, [row.len()])).into_data().try_to_vec::<f32>().expect("f32");
+            let mut values = vec![0.0; row.len()];
+            quantize_dequantize_u8_values(&row, &mut values);
+            assert_eq!(
+                values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                tensor.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{row:?}"
+            );
+        }
+    }
 
     fn options(cell: Cell, directions: &[bool], activations: &[Activation], clip: Option<f64>) -> RecurrentOptions {
         RecurrentOptions {

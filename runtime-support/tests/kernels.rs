@@ -255,11 +255,15 @@ fn conv2d_with_taps_entirely_in_the_padding_matches_burn() {
 fn the_lstm_fast_path_matches_the_general_recurrence() {
     // States shorter than a vector, with a tail, and a whole number of vectors.
     for hidden in [4, 21, 64] {
-        lstm_fast_path_matches_the_general_recurrence(hidden);
+        for quantize_inputs in [false, true] {
+            lstm_fast_path_matches_the_general_recurrence(hidden, quantize_inputs);
+        }
     }
 }
 
-fn lstm_fast_path_matches_the_general_recurrence(hidden: usize) {
+/// `quantize_inputs`: DynamicQuantizeLSTM's uint8 round trip of the input and of the state
+/// each step multiplies.
+fn lstm_fast_path_matches_the_general_recurrence(hidden: usize, quantize_inputs: bool) {
     use ops::{Activation, Cell, RecurrentOptions};
     let (steps, batch, input) = (5, 2, 3);
     let x = tensor([steps, batch, input], 900, 1.0);
@@ -275,7 +279,7 @@ fn lstm_fast_path_matches_the_general_recurrence(hidden: usize) {
         activations: [Activation::Sigmoid, Activation::Tanh, Activation::Tanh].repeat(2),
         clip,
         batch_first: false,
-        quantize_inputs: false,
+        quantize_inputs,
     };
     let run = |clip| {
         let (w, r, b, h0, c0) = (w.clone(), r.clone(), b.clone(), h0.clone(), c0.clone());
@@ -283,9 +287,10 @@ fn lstm_fast_path_matches_the_general_recurrence(hidden: usize) {
     };
     // A clip no value reaches takes the general path.
     let ((y, h, c), (y_ref, h_ref, c_ref)) = (run(None), run(Some(1e30)));
-    assert_close(y, y_ref, 1e-5, "Y");
-    assert_close(h, h_ref, 1e-5, "Y_h");
-    assert_close(c, c_ref, 1e-5, "Y_c");
+    let what = |name| format!("{name}, hidden {hidden}, quantized {quantize_inputs}");
+    assert_close(y, y_ref, 1e-5, &what("Y"));
+    assert_close(h, h_ref, 1e-5, &what("Y_h"));
+    assert_close(c, c_ref, 1e-5, &what("Y_c"));
 }
 
 #[test]

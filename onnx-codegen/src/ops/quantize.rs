@@ -161,9 +161,13 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
             let n = w.kernel.len();
             let (strides, dilations, groups) = (dims_literal(&w.strides), dims_literal(&w.dilations), lit(*groups));
             let pads = w.pads.iter().map(|&(x, y)| (lit(x), lit(y))).map(|(x, y)| quote! { (#x, #y) });
-            let func = quote::format_ident!("conv{n}d");
-            quote! {
-                burn::tensor::module::#func(#lhs, #rhs, None, burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups))
+            let options = quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups) };
+            if n == 2 {
+                // The 2-D kernel of `burn_onnx::ops` (exact too: f32 sums of small integers).
+                quote! { burn_onnx::ops::conv2d(#lhs, #rhs, None, #options, burn_onnx::ops::ConvActivation::None) }
+            } else {
+                let func = quote::format_ident!("conv{n}d");
+                quote! { burn::tensor::module::#func(#lhs, #rhs, None, #options) }
             }
         }
         None => {
