@@ -340,6 +340,26 @@ pub(crate) fn attention(operands: AttentionOperands, scale: f32) -> Result<Tenso
     }
 }
 
+/// `recurrent::quantize_dequantize_u8` of `values` into `out`, the same f32 operations in the
+/// same order (the LSTM kernel's state, in memory).
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+pub(crate) fn quantize_dequantize_u8_values(values: &[f32], out: &mut [f32]) {
+    let (low, high) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    let (scale, zero) = u8_quantization(low, high);
+    for (o, &v) in out.iter_mut().zip(values) {
+        *o = (((v / scale).round_ties_even() + zero).clamp(0.0, 255.0) - zero) * scale;
+    }
+}
+
+/// The scale and zero point of ONNX Runtime's dynamic uint8 quantization of values from `low`
+/// to `high`: the range widened to hold 0, over 255 (1 for an empty range), and `-low / scale`
+/// rounded to even.
+pub(crate) fn u8_quantization(low: f32, high: f32) -> (f32, f32) {
+    let (low, high) = (low.min(0.0), high.max(0.0));
+    let scale = if high == low { 1.0 } else { (high - low) / 255.0 };
+    (scale, libm::rintf((0.0 - low / scale).clamp(0.0, 255.0)))
+}
+
 /// A 2-D pooling or convolution window.
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]
 #[derive(Clone, Copy)]
@@ -1159,7 +1179,7 @@ mod flex {
         for step in 0..steps {
             let t = if reverse { steps - 1 - step } else { step };
             if quantize_state {
-                crate::recurrent::quantize_dequantize_u8_values(&h, &mut quantized);
+                super::quantize_dequantize_u8_values(&h, &mut quantized);
             }
             for b in 0..batch {
                 let base = (t * batch + b) * gates;

@@ -81,26 +81,9 @@ pub struct RecurrentOptions {
 /// each value `round(x / scale) + zero` clamped to 0..=255, in f32 with ties to even as
 /// ONNX Runtime rounds.
 pub fn quantize_dequantize_u8<const D: usize>(x: Tensor<D>) -> Tensor<D> {
-    let (scale, zero) = u8_quantization(x.clone().min().into_scalar::<f32>(), x.clone().max().into_scalar::<f32>());
+    let (low, high) = (x.clone().min().into_scalar::<f32>(), x.clone().max().into_scalar::<f32>());
+    let (scale, zero) = crate::kernels::u8_quantization(low, high);
     x.div_scalar(scale).round().add_scalar(zero).clamp(0.0, 255.0).sub_scalar(zero).mul_scalar(scale)
-}
-
-/// [`quantize_dequantize_u8`] of `values` into `out`, the same f32 operations in the same
-/// order (the LSTM kernel's state, in memory).
-#[cfg_attr(not(feature = "flex"), allow(dead_code))]
-pub(crate) fn quantize_dequantize_u8_values(values: &[f32], out: &mut [f32]) {
-    let (low, high) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
-    let (scale, zero) = u8_quantization(low, high);
-    for (o, &v) in out.iter_mut().zip(values) {
-        *o = (((v / scale).round_ties_even() + zero).clamp(0.0, 255.0) - zero) * scale;
-    }
-}
-
-/// The scale and zero point of values from `low` to `high`: the range widened to hold 0.
-fn u8_quantization(low: f32, high: f32) -> (f32, f32) {
-    let (low, high) = (low.min(0.0), high.max(0.0));
-    let scale = if high == low { 1.0 } else { (high - low) / 255.0 };
-    (scale, libm::rintf((0.0 - low / scale).clamp(0.0, 255.0)))
 }
 
 /// Rows `k * hidden .. (k + 1) * hidden` of a `[gates * hidden, n]` matrix.
@@ -340,7 +323,7 @@ mod tests {
             let tensor =
                 quantize_dequantize_u8(floats(&row, [row.len()])).into_data().try_to_vec::<f32>().expect("f32");
             let mut values = vec![0.0; row.len()];
-            quantize_dequantize_u8_values(&row, &mut values);
+            crate::kernels::quantize_dequantize_u8_values(&row, &mut values);
             assert_eq!(
                 values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                 tensor.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
