@@ -689,11 +689,11 @@ mod flex {
             (bi * usize::from(mb > 1) * mh * plane + hi * usize::from(mh > 1) * plane, row)
         };
         let mut output = vec![0.0f32; b * h * lq * dv];
-        let head = |(index, out): (usize, &mut [f32])| {
-            let mut scores = vec![0.0f32; lq * lk];
+        // Each job reuses one buffer of scores for its heads.
+        let head = |scores: &mut Vec<f32>, (index, out): (usize, &mut [f32])| {
             let q = matrix(&qs[index * lq * d..][..lq * d], lq, d);
             let k = matrix(&ks[index * d * lk..][..d * lk], d, lk);
-            crate::gemm::sgemm(q, &k, &mut scores, &|_, _, _| {});
+            crate::gemm::sgemm(q, &k, scores, &|_, _, _| {});
             let (offset, row_stride) = mask_at(index / h, index % h);
             vectorised(
                 #[inline(always)]
@@ -704,7 +704,7 @@ mod flex {
                     }
                 },
             );
-            let p = matrix(&scores, lq, lk);
+            let p = matrix(scores, lq, lk);
             crate::gemm::sgemm(p, &matrix(&vs[index * lk * dv..][..lk * dv], lk, dv), out, &|_, _, _| {});
         };
         let per_head = lq * lk * (d + dv);
@@ -715,7 +715,7 @@ mod flex {
             .par_chunks_mut(lq * dv)
             .enumerate()
             .with_min_len(job_len(b * h, per_head, crate::parallel::PARALLEL_MIN_FMAS))
-            .for_each(head);
+            .for_each_init(|| vec![0.0f32; lq * lk], head);
         Ok(from_vec(output, [b, h, lq, dv]))
     }
 
@@ -1452,7 +1452,8 @@ mod simd {
             row.fill(0.0);
             return;
         }
-        row.iter_mut().for_each(|v| *v = exp_one(*v - max));
+        // A masked score (-inf) weighs exactly 0 (`exp_one` clamps to e^-87).
+        row.iter_mut().for_each(|v| *v = if *v == f32::NEG_INFINITY { 0.0 } else { exp_one(*v - max) });
         let inverse = 1.0 / lanes(row, 0.0, |a, v| a + v);
         row.iter_mut().for_each(|v| *v *= inverse);
     }

@@ -482,4 +482,14 @@ fn attention_of_views_and_fully_masked_rows() {
         assert_eq!(&head[..3], &[0.0; 3], "a fully masked row");
         assert!(head[3..].iter().all(|v| v.is_finite() && *v != 0.0), "{head:?}");
     }
+    // A masked key weighs exactly 0: its value, 1e38, must not leak into the output.
+    let mut values = vec![1.0f32; 6 * 3];
+    values[..3].fill(1e38);
+    let v = Tensor::from_data(TensorData::new(values, [1, 1, 6, 3]), &Device::flex());
+    let mut mask = vec![0.0f32; 6];
+    mask[0] = f32::NEG_INFINITY;
+    let mask = Tensor::from_data(TensorData::new(mask, [1, 1, 1, 6]), &Device::flex());
+    let (q, key_t) = (tensor([1, 1, 4, 2], 954, 1.0), tensor([1, 1, 2, 6], 955, 1.0));
+    let out = ops::scaled_dot_product_attention(q, key_t, v, Some(mask), 1.0).into_data().try_to_vec::<f32>().unwrap();
+    assert!(out.iter().all(|&v| (v - 1.0).abs() < 1e-6), "{out:?}");
 }
