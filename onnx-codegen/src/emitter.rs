@@ -309,16 +309,32 @@ impl<'g> Emitter<'g> {
         if let Some(field) = self.const_fields.get(&id) {
             return Ok(field.clone());
         }
-        let data = self.constant(id).ok_or_else(|| self.error("not a constant"))?;
+        let data = self.constant(id).ok_or_else(|| self.error("not a constant"))?.clone();
+        let name = self.data_field(&self.graph.values[id].name, data, self.role(id))?;
+        self.const_fields.insert(id, name.clone());
+        Ok(name)
+    }
+
+    /// A float `Param` field holding `data`, which the lowering derived from the constant `id`
+    /// (a quantized weight less its zero point), made once per `(kind, id)`; frozen.
+    pub fn derived_field(&mut self, kind: &'static str, id: ValueId, data: TensorData) -> Result<Ident> {
+        if let Some(field) = self.shared_layers.get(&(kind, id)) {
+            return Ok(field.clone());
+        }
+        let name = self.data_field(&format!("{}_{kind}", self.graph.values[id].name), data, WeightRole::Frozen)?;
+        self.shared_layers.insert((kind, id), name.clone());
+        Ok(name)
+    }
+
+    /// A new `Param` field loaded with `data` (a weight of the pack).
+    fn data_field(&mut self, hint: &str, mut data: TensorData, role: WeightRole) -> Result<Ident> {
         // Rank-0 constants are held as one-element vectors; Burn has no rank-0 tensors.
-        let mut data = data.clone();
         if data.shape.is_empty() {
             data.shape = vec![1];
         }
-        let name = self.names.fresh(&self.graph.values[id].name);
+        let name = self.names.fresh(hint);
         let ty = tensor_type_tokens(&data.tensor_type());
         let shape = dims_literal(&data.shape);
-        let role = self.role(id);
         let init = match data.dtype.kind() {
             Kind::Float if role == WeightRole::Trainable => {
                 quote! { burn_onnx::float_param(#shape, device).set_require_grad(true) }
@@ -330,7 +346,6 @@ impl<'g> Emitter<'g> {
         };
         self.fields.push(Field { name: name.clone(), ty: quote! { burn::module::Param<#ty> }, init });
         self.weights.push(Weight { path: name.to_string(), data, role });
-        self.const_fields.insert(id, name.clone());
         Ok(name)
     }
 

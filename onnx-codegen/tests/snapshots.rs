@@ -330,3 +330,13 @@ fn shape_arithmetic_reads_nothing_back() {
     }
     assert!(checked >= 20, "only {checked} shape-arithmetic models found");
 }
+
+/// A constant quantized weight and its zero point are subtracted at import, not converted and
+/// subtracted in every forward (ddddocr's quantized model spent 40 ms of 70 doing that).
+#[test]
+fn constant_quantized_weights_are_folded_at_import() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/conv_integer_v10_dynamic_quantized_chain");
+    let code = code(&std::fs::read(path.join("model.onnx")).expect("model"), LoadStrategy::None, true, &[]);
+    assert!(code.contains("self.w0_minus_zero_point.val()"), "{code}");
+    assert!(!code.contains("default_int(self.w0.val())"), "{code}");
+}
