@@ -81,6 +81,8 @@ pub struct Emitter<'g> {
     /// Layers holding one constant that other nodes may read the same way (see
     /// [`Self::add_shared_layer`]), by hint and constant.
     shared_layers: HashMap<(&'static str, ValueId), Ident>,
+    /// Fields of constants derived at import (see [`Self::derived_field`]), by kind and sources.
+    derived_fields: HashMap<(&'static str, Vec<ValueId>), Ident>,
     pub fields: Vec<Field>,
     pub weights: Vec<Weight>,
     /// The node being emitted and its op type, for messages.
@@ -112,6 +114,7 @@ impl<'g> Emitter<'g> {
             const_fields: HashMap::new(),
             learnable: learnable_constants(graph),
             shared_layers: HashMap::new(),
+            derived_fields: HashMap::new(),
             fields: vec![],
             weights: vec![],
             node: String::new(),
@@ -168,6 +171,7 @@ impl<'g> Emitter<'g> {
     pub fn start_part(&mut self) {
         self.const_fields.clear();
         self.shared_layers.clear();
+        self.derived_fields.clear();
     }
 
     /// The identifier a computed value is bound to (`None` before it is computed, and for
@@ -315,14 +319,17 @@ impl<'g> Emitter<'g> {
         Ok(name)
     }
 
-    /// A float `Param` field holding `data`, which the lowering derived from the constant `id`
-    /// (a quantized weight less its zero point), made once per `(kind, id)`; frozen.
-    pub fn derived_field(&mut self, kind: &'static str, id: ValueId, data: TensorData) -> Result<Ident> {
-        if let Some(field) = self.shared_layers.get(&(kind, id)) {
+    /// A frozen `Param` field holding `data`, which the lowering derived from the constants
+    /// `sources` (a quantized weight and its zero point), made once per `kind` and `sources`,
+    /// named after the first of them.
+    pub fn derived_field(&mut self, kind: &'static str, sources: &[ValueId], data: TensorData) -> Result<Ident> {
+        let key = (kind, sources.to_vec());
+        if let Some(field) = self.derived_fields.get(&key) {
             return Ok(field.clone());
         }
-        let name = self.data_field(&format!("{}_{kind}", self.graph.values[id].name), data, WeightRole::Frozen)?;
-        self.shared_layers.insert((kind, id), name.clone());
+        let hint = format!("{}_{kind}", sources.first().map_or("constant", |&id| &self.graph.values[id].name));
+        let name = self.data_field(&hint, data, WeightRole::Frozen)?;
+        self.derived_fields.insert(key, name.clone());
         Ok(name)
     }
 

@@ -50,8 +50,8 @@ pub struct GenerateOptions<'a> {
     /// The model file's folder, where its external data is (see
     /// [`onnx_ir::ImportOptions::external_data_dir`]).
     pub external_data_dir: Option<&'a Path>,
-    /// Also render the IR as text, as imported and as simplified ([`GeneratedModel::ir`]): a
-    /// second import when simplifying, so only for the development dumps.
+    /// Also render the IR as text, as imported and as simplified ([`GeneratedModel::ir`]), for
+    /// the development dumps (text of the whole graph, twice: not wanted otherwise).
     pub ir_dumps: bool,
     /// Shapes declared for graph inputs the model leaves open (see [`onnx_ir::InputShape`]).
     pub input_shapes: &'a [InputShape],

@@ -340,3 +340,35 @@ fn constant_quantized_weights_are_folded_at_import() {
     assert!(code.contains("self.w0_minus_zero_point.val()"), "{code}");
     assert!(!code.contains("default_int(self.w0.val())"), "{code}");
 }
+
+/// A weight shared by two MatMulIntegers with different zero points gets one folded weight per
+/// zero point; the same pair twice, one.
+#[test]
+fn a_folded_weight_is_made_once_per_weight_and_zero_point() {
+    use models::{model_with_outputs, node, typed_input};
+    let uint8 = |name: &str, dims: &[i64], values: &[i32]| onnx_ir::proto::TensorProto {
+        name: Some(name.into()),
+        data_type: Some(2),
+        dims: dims.to_vec(),
+        int32_data: values.to_vec(),
+        ..Default::default()
+    };
+    let inits = vec![uint8("w", &[3, 2], &[1, 2, 3, 4, 5, 6]), uint8("one", &[], &[1]), uint8("three", &[], &[3])];
+    let nodes = vec![
+        node("MatMulInteger", &["a", "w", "", "one"], &["y1"], vec![]),
+        node("MatMulInteger", &["a", "w", "", "three"], &["y2"], vec![]),
+        node("MatMulInteger", &["a", "w", "", "one"], &["y3"], vec![]),
+    ];
+    let bytes = model_with_outputs(13, nodes, vec![typed_input("a", 2, &[2, 3])], inits, &["y1", "y2", "y3"]);
+    // Without simplification: the repeated node is not merged away.
+    let code = code(&bytes, LoadStrategy::None, false, &[]);
+    let fields: Vec<&str> =
+        code.lines().filter(|l| l.contains("minus_zero_point") && l.contains("float_param")).collect();
+    assert_eq!(fields.len(), 2, "{code}");
+    let uses = ["let y1 =", "let y2 =", "let y3 ="].map(|y| {
+        let start = code.find(y).expect("each output");
+        let statement = &code[start..start + code[start..].find(';').expect("a statement")];
+        statement.contains("w_minus_zero_point_2")
+    });
+    assert_eq!(uses, [false, true, false], "{code}");
+}

@@ -126,7 +126,8 @@ fn dequantized(
     let zero_id = zero.and_then(|z| node.inputs.get(z).copied().flatten());
     if scale.is_none() {
         if let Some(difference) = constant_difference(e, id, zero_id, axis) {
-            let field = e.derived_field("minus_zero_point", id, difference)?;
+            let sources: Vec<ValueId> = std::iter::once(id).chain(zero_id).collect();
+            let field = e.derived_field("minus_zero_point", &sources, difference)?;
             return Ok(quote! { self.#field.val() });
         }
     }
@@ -155,17 +156,15 @@ fn constant_difference(e: &Emitter, x: ValueId, zero: Option<ValueId>, axis: Axi
         Some(z) => e.constant(z)?.to_f64s()?,
         None => vec![0.0],
     };
-    let per_zero = match (zeros.len(), axis) {
-        (1, _) => values.len().max(1),
+    // Element i's zero point is `zeros[(i / run) % zeros.len()]`: one value, one per column
+    // (each row runs through them), or one per output channel (a run of values each).
+    let run = match (zeros.len(), axis) {
+        (1, _) => 1,
         (n, Axis::Columns) if data.shape.len() == 2 && data.shape[1] == n => 1,
-        (n, Axis::Channels(_)) if data.shape.first() == Some(&n) => values.len() / n.max(1),
+        (n, Axis::Channels(_)) if n > 0 && data.shape.first() == Some(&n) => (values.len() / n).max(1),
         _ => return None,
     };
-    let zero_of = |i: usize| match axis {
-        Axis::Columns if zeros.len() > 1 => zeros[i % zeros.len()],
-        _ => zeros[(i / per_zero).min(zeros.len() - 1)],
-    };
-    let difference: Vec<f64> = values.iter().enumerate().map(|(i, &v)| v - zero_of(i)).collect();
+    let difference: Vec<f64> = values.iter().enumerate().map(|(i, &v)| v - zeros[(i / run) % zeros.len()]).collect();
     TensorData::from_f64s(DType::F32, data.shape.clone(), &difference)
 }
 
