@@ -103,12 +103,7 @@ fn fill(shape: &mut TensorShapeProto, dims: &[Dim]) -> std::result::Result<(), S
         return Err(format!("the model gives it rank {}", shape.dim.len()));
     }
     for (axis, (model, declared)) in shape.dim.iter_mut().zip(dims).enumerate() {
-        let given = match &model.value {
-            Some(DimValue::DimValue(v)) if *v >= 0 => Dim::Static(*v as usize),
-            Some(DimValue::DimParam(p)) if !p.is_empty() => Dim::Symbolic(p.clone()),
-            _ => Dim::Unknown,
-        };
-        match (given, declared) {
+        match (Dim::from_proto(model), declared) {
             (_, Dim::Unknown) => {}
             (Dim::Unknown, Dim::Static(n)) => {
                 let size = i64::try_from(*n).map_err(|_| format!("dim {axis} ({n}) is too large"))?;

@@ -1,6 +1,6 @@
 //! Element types and (possibly symbolic) shapes of the values flowing through a graph.
 
-use crate::proto::tensor_shape_proto::dimension::Value as DimValue;
+use crate::proto::tensor_shape_proto::{dimension::Value as DimValue, Dimension};
 use crate::proto::TypeProto;
 use std::fmt;
 
@@ -205,6 +205,15 @@ pub enum Dim {
 }
 
 impl Dim {
+    /// A dim as a `TensorShapeProto` gives it: a size, a name, or neither.
+    pub(crate) fn from_proto(dim: &Dimension) -> Self {
+        match &dim.value {
+            Some(DimValue::DimValue(v)) if *v >= 0 => Self::Static(*v as usize),
+            Some(DimValue::DimParam(p)) if !p.is_empty() => Self::Symbolic(p.clone()),
+            _ => Self::Unknown,
+        }
+    }
+
     /// The size, when known at import time.
     pub fn as_static(&self) -> Option<usize> {
         match self {
@@ -374,15 +383,7 @@ fn tensor_type_of(ty: &TypeProto) -> Result<TensorType, String> {
     let dtype = DType::from_onnx(tensor.elem_type())
         .ok_or_else(|| format!("unsupported element type code {}", tensor.elem_type()))?;
     let shape = tensor.shape.as_ref().ok_or("the model gives it no shape, but its rank is needed")?;
-    let dims = shape
-        .dim
-        .iter()
-        .map(|d| match &d.value {
-            Some(DimValue::DimValue(v)) if *v >= 0 => Dim::Static(*v as usize),
-            Some(DimValue::DimParam(p)) if !p.is_empty() => Dim::Symbolic(p.clone()),
-            _ => Dim::Unknown,
-        })
-        .collect();
+    let dims = shape.dim.iter().map(Dim::from_proto).collect();
     Ok(TensorType::new(dtype, dims))
 }
 
