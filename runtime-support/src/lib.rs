@@ -1079,10 +1079,10 @@ pub mod ops {
         probs.matmul(v).cast(out)
     }
 
-    /// `softmax(q·kᵀ·scale + mask, 3)·v`, the attention pattern fused at import, through our
-    /// kernel on flex f32 tensors (`kernels::attention`), else the backend's attention kernel when the operands have one batch and head count and the
-    /// mask broadcasts to the scores; otherwise (ONNX MatMul also broadcasts those dims) as
-    /// the separate ops. A row whose scores are all `-inf` is zeros from the kernel, NaN from
+    /// `softmax(q·kᵀ·scale + mask, 3)·v`, the attention pattern fused at import, when the
+    /// operands have one batch and head count and the mask broadcasts to the scores: through our
+    /// kernel on flex f32 tensors (`kernels::attention`), else the backend's attention kernel;
+    /// otherwise (ONNX MatMul also broadcasts those dims) as the separate ops. A row whose scores are all `-inf` is zeros from the kernel, NaN from
     /// the separate ops (as in ONNX).
     pub fn scaled_dot_product_attention(
         q: Tensor<4>,
