@@ -3,6 +3,7 @@
 
 use crate::error::{CodegenError, Result};
 use crate::names::Names;
+use onnx_ir::ops::{GatherConfig, GroupNormConfig, MatMulConfig};
 use onnx_ir::Spelled;
 use onnx_ir::{DType, Graph, Holder, Kind, Node, TensorData, TensorType, ValueId};
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -605,9 +606,14 @@ pub fn weight_inputs(op: &onnx_ir::Op) -> &'static [usize] {
     use onnx_ir::ops::{BinaryConfig, BinaryOp, GroupNormKind};
     use onnx_ir::Op;
     match op {
-        Op::Conv(_) | Op::ConvTranspose(_) | Op::Gemm(_) | Op::MatMul | Op::BatchNorm(_) | Op::LayerNorm(_) => &[1, 2],
-        Op::GroupNorm { kind: GroupNormKind::Instance | GroupNormKind::Group { .. }, .. } => &[1, 2],
-        Op::Gather { axis: 0 } => &[0],
+        Op::Conv(_)
+        | Op::ConvTranspose(_)
+        | Op::Gemm(_)
+        | Op::MatMul(MatMulConfig)
+        | Op::BatchNorm(_)
+        | Op::LayerNorm(_) => &[1, 2],
+        Op::GroupNorm(GroupNormConfig { kind: GroupNormKind::Instance | GroupNormKind::Group { .. }, .. }) => &[1, 2],
+        Op::Gather(GatherConfig { axis: 0 }) => &[0],
         Op::Binary(BinaryConfig { op: BinaryOp::PRelu, .. }) => &[1],
         Op::Recurrent(_) => &[1, 2, 3, 7],
         Op::DeformConv(_) => &[1, 3],

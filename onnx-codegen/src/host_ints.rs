@@ -7,7 +7,9 @@
 
 use crate::emitter::Emitter;
 use crate::error::Result;
-use onnx_ir::ops::{BinaryOp, Op, UnaryOp};
+use onnx_ir::ops::{
+    BinaryOp, CastConfig, ConcatConfig, GatherConfig, Op, ShapeConfig, SizeConfig, UnaryOp, WhereConfig,
+};
 use onnx_ir::{DType, Graph, Kind, Node, TensorData, TensorType, ValueId};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -79,17 +81,19 @@ fn computable(graph: &Graph, host: &HashMap<ValueId, usize>, node: &Node, len: u
         operands.filter(|o| o.iter().all(|o| broadcasts(o, len)) && (host_input(first) || host_input(first + 1)))
     };
     match &node.op {
-        Op::Shape { .. } | Op::Size => true,
+        Op::Shape(_) | Op::Size(SizeConfig) => true,
         // Keep the elements (and the dtype).
-        Op::Unsqueeze { .. } | Op::Squeeze { .. } | Op::Reshape { .. } | Op::Flatten { .. } => host_input(0),
+        Op::Unsqueeze(_) | Op::Squeeze(_) | Op::Reshape(_) | Op::Flatten(_) => host_input(0),
         // Integers stay integers as floats (exactly, below 2^53): e.g. a dim cast for `Range`.
-        Op::Cast { to, .. } => {
+        Op::Cast(CastConfig { to, .. }) => {
             matches!(to, DType::I64 | DType::I32 | DType::F32 | DType::F64)
                 && host_input(0)
                 && dtype(input(0).unwrap_or(node.outputs[0])) != DType::Bool
         }
-        Op::Gather { axis: 0 } | Op::Slice(_) => host_input(0) && positions(graph, node, len).is_some(),
-        Op::Concat { axis: 0 } => node.inputs.iter().all(|i| i.is_some_and(|id| elements(graph, host, id).is_some())),
+        Op::Gather(GatherConfig { axis: 0 }) | Op::Slice(_) => host_input(0) && positions(graph, node, len).is_some(),
+        Op::Concat(ConcatConfig { axis: 0 }) => {
+            node.inputs.iter().all(|i| i.is_some_and(|id| elements(graph, host, id).is_some()))
+        }
         Op::Binary(c) if c.legacy_axis.is_some() => false,
         Op::Binary(c) if c.op.yields_bool() => {
             input(0).is_some_and(|id| is_int(dtype(id))) && host_operands(0).is_some()
@@ -101,7 +105,7 @@ fn computable(graph: &Graph, host: &HashMap<ValueId, usize>, node: &Node, len: u
             let zero_divisor = c.op == BinaryOp::Div && matches!(&operands[1], Elements::Constant(v) if v.contains(&0));
             arithmetic && int_output && !zero_divisor
         }
-        Op::Where => {
+        Op::Where(WhereConfig) => {
             let known =
                 |i: usize| input(i).and_then(|id| elements(graph, host, id)).is_some_and(|e| broadcasts(&e, len));
             int_output && host_input(0) && (0..3).all(known)
@@ -126,7 +130,7 @@ fn positions(graph: &Graph, node: &Node, len: usize) -> Option<Vec<usize>> {
     let n = host_len(&graph.values[data].ty)?;
     let iota = TensorData::new(DType::I64, vec![n], (0..n as i64).flat_map(i64::to_le_bytes).collect());
     let mut inputs = vec![&iota];
-    if matches!(node.op, Op::Gather { .. }) {
+    if matches!(node.op, Op::Gather(_)) {
         inputs.push(graph.constant(node.inputs.get(1).copied().flatten())?);
     }
     let out = &graph.values[node.outputs[0]].ty;
@@ -140,20 +144,20 @@ pub fn emit(e: &mut Emitter, node: &Node) -> Result<Option<TokenStream>> {
     let [out] = node.outputs[..] else { return Ok(None) };
     let Some(len) = e.host_len(out) else { return Ok(None) };
     let expr = match &node.op {
-        Op::Shape { start, end } => shape(e, node, *start, *end)?,
-        Op::Size => {
+        Op::Shape(ShapeConfig { start, end }) => shape(e, node, *start, *end)?,
+        Op::Size(SizeConfig) => {
             let x = e.borrow_value(e.input_id(&node.inputs, 0)?)?;
             quote! { [#x.dims().iter().product::<usize>() as i64] }
         }
-        Op::Gather { .. } | Op::Slice(_) => {
+        Op::Gather(_) | Op::Slice(_) => {
             let picked = positions(e.graph, node, len).ok_or_else(|| e.error("host positions vanished"))?;
             let v = e.host_ints(e.input_id(&node.inputs, 0)?)?;
             let items = picked.into_iter().map(Literal::usize_unsuffixed);
             quote! { [#(#v[#items]),*] }
         }
-        Op::Concat { .. } => concat(e, node)?,
+        Op::Concat(_) => concat(e, node)?,
         Op::Binary(c) => binary(e, node, c.op, len)?,
-        Op::Where => select(e, node, len)?,
+        Op::Where(WhereConfig) => select(e, node, len)?,
         Op::Unary(_) => {
             let c = elementwise_tokens(e, &node.inputs, 0, len)?;
             quote! { [#((#c == 0) as i64),*] }

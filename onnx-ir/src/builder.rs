@@ -6,9 +6,8 @@ use crate::attributes::Attributes;
 use crate::error::{Error, Result, UnsupportedOp};
 use crate::external::SideData;
 use crate::ops::control::{self, Built, Formal, Subgraph, Subgraphs};
-use crate::ops::lowering::{Lowered, Src};
-use crate::ops::{registry, Branch, NodeCtx};
-use crate::ops::{Graph, ModelInfo, Node, Value, ValueId};
+use crate::ops::lowered::{Lowered, Src};
+use crate::ops::{self, Branch, Graph, ModelInfo, Node, NodeCtx, Value, ValueId};
 use crate::proto::{GraphProto, ModelProto, NodeProto, ValueInfoProto};
 use crate::tensor::TensorData;
 use crate::types::{type_of, DType, TensorType};
@@ -355,7 +354,7 @@ impl Builder<'_> {
     fn add_custom_node(&mut self, node: &NodeProto, name: String, inputs: NodeInputs) -> Result<()> {
         let attrs = Attributes::new(&node.attribute, &name, node.op_type(), self.side);
         let attributes = crate::ops::custom::read_attributes(&node.attribute, &attrs)?;
-        let builtin = registry::lookup(node.domain(), node.op_type()).and_then(|parser| {
+        let builtin = ops::lookup(node.domain(), node.op_type()).and_then(|parser| {
             let ctx = NodeCtx {
                 name: &name,
                 op_type: node.op_type(),
@@ -478,7 +477,7 @@ impl Builder<'_> {
         if crate::ops::lowering::lowers(node.domain(), node.op_type()) {
             return self.add_lowered_node(node, &name, inputs, attrs);
         }
-        let parser = registry::lookup(node.domain(), node.op_type()).ok_or_else(|| Error::Node {
+        let parser = ops::lookup(node.domain(), node.op_type()).ok_or_else(|| Error::Node {
             node: name.clone(),
             op: node.op_type().to_string(),
             message: "no implementation".into(),

@@ -1,6 +1,9 @@
 //! Attribute parsing per opset, type inference and error reporting, on models built in code.
 
-use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, DropoutConfig, SoftmaxConfig};
+use onnx_ir::ops::{
+    BinaryConfig, BinaryOp, Bound, CastConfig, ClipConfig, DetConfig, DropoutConfig, IdentityConfig, ReshapeConfig,
+    ReshapeRuntimeConfig, SoftmaxConfig, SqueezeConfig, UnsqueezeConfig,
+};
 use onnx_ir::proto::*;
 use onnx_ir::{import, Dim, Error, ImportOptions, Op, TensorType};
 use prost::Message;
@@ -38,7 +41,7 @@ fn reshape_shape_moves_from_attribute_to_input_at_opset_5() {
         vec![input("x", &[2, 3, 4])],
         vec![],
     ));
-    assert_eq!(op, Op::Reshape { shape: vec![0, -1] });
+    assert_eq!(op, Op::Reshape(ReshapeConfig { shape: vec![0, -1] }));
     assert_eq!(dims(&ty), vec![Some(2), Some(12)]);
     let (op, ty) = only_op(&model(
         14,
@@ -46,7 +49,7 @@ fn reshape_shape_moves_from_attribute_to_input_at_opset_5() {
         vec![input("x", &[2, 3, 4])],
         vec![ints_init("s", &[-1, 4])],
     ));
-    assert_eq!(op, Op::Reshape { shape: vec![-1, 4] });
+    assert_eq!(op, Op::Reshape(ReshapeConfig { shape: vec![-1, 4] }));
     assert_eq!(dims(&ty), vec![Some(6), Some(4)]);
     // A shape computed at run time needs an integer vector of known length: that is the rank.
     let err = import(
@@ -65,7 +68,7 @@ fn reshape_shape_moves_from_attribute_to_input_at_opset_5() {
         vec![input("x", &[2, 3, 4]), shape],
         vec![],
     ));
-    assert_eq!(op, Op::ReshapeRuntime { rank: 3, allowzero: false });
+    assert_eq!(op, Op::ReshapeRuntime(ReshapeRuntimeConfig { rank: 3, allowzero: false }));
     assert_eq!(ty.rank(), 3);
 }
 
@@ -74,16 +77,16 @@ fn squeeze_and_unsqueeze_axes_from_attribute_then_input() {
     let x = || vec![input("x", &[2, 1, 3, 1])];
     let (op, ty) =
         only_op(&model(11, vec![node("Squeeze", &["x"], &["y"], vec![attr_ints("axes", &[-1, 1])])], x(), vec![]));
-    assert_eq!(op, Op::Squeeze { axes: vec![1, 3] });
+    assert_eq!(op, Op::Squeeze(SqueezeConfig { axes: vec![1, 3] }));
     assert_eq!(dims(&ty), vec![Some(2), Some(3)]);
     let (op, _) =
         only_op(&model(13, vec![node("Squeeze", &["x", "a"], &["y"], vec![])], x(), vec![ints_init("a", &[3])]));
-    assert_eq!(op, Op::Squeeze { axes: vec![3] });
+    assert_eq!(op, Op::Squeeze(SqueezeConfig { axes: vec![3] }));
     let (op, _) = only_op(&model(13, vec![node("Squeeze", &["x"], &["y"], vec![])], x(), vec![]));
-    assert_eq!(op, Op::Squeeze { axes: vec![1, 3] });
+    assert_eq!(op, Op::Squeeze(SqueezeConfig { axes: vec![1, 3] }));
     let (op, ty) =
         only_op(&model(13, vec![node("Unsqueeze", &["x", "a"], &["y"], vec![])], x(), vec![ints_init("a", &[0, -1])]));
-    assert_eq!(op, Op::Unsqueeze { axes: vec![0, 5] });
+    assert_eq!(op, Op::Unsqueeze(UnsqueezeConfig { axes: vec![0, 5] }));
     assert_eq!(dims(&ty), vec![Some(1), Some(2), Some(1), Some(3), Some(1), Some(1)]);
 }
 
@@ -273,7 +276,7 @@ fn scalar_or_single_if(declared_output_rank: Option<usize>, reader: Option<&str>
 /// The branch `converted` ends in a Reshape of its own value to the If's output type.
 fn reshaped_branch_output(graph: &onnx_ir::Graph, branch: &onnx_ir::ops::Branch, rank: usize) {
     let last = branch.nodes.last().expect("a node");
-    assert_eq!(last.op, Op::Reshape { shape: vec![1; rank] }, "{last:?}");
+    assert_eq!(last.op, Op::Reshape(ReshapeConfig { shape: vec![1; rank] }), "{last:?}");
     assert_eq!(branch.outputs, last.outputs);
     assert_eq!(graph.values[last.outputs[0]].ty.rank(), rank);
 }
@@ -348,7 +351,7 @@ fn shape_arithmetic_is_folded_into_a_static_reshape() {
     let graph =
         import(&model(13, nodes, vec![input("x", &[2, 3, 4])], inits), ImportOptions::default()).expect("imports");
     assert_eq!(graph.nodes.len(), 1, "{graph}");
-    assert_eq!(graph.nodes[0].op, Op::Reshape { shape: vec![2, -1] });
+    assert_eq!(graph.nodes[0].op, Op::Reshape(ReshapeConfig { shape: vec![2, -1] }));
     assert_eq!(dims(&graph.values[graph.outputs[0]].ty), vec![Some(2), Some(12)]);
 }
 
@@ -573,7 +576,7 @@ fn dropout_training_mode_is_read_where_computed() {
     let zero = floats_init("r", &[], &[0.0]);
     let unsimplified = ImportOptions { simplify: false, ..Default::default() };
     let graph = import(&model(13, dropout(), x_and_t(), vec![zero]), unsimplified).expect("imports");
-    assert_eq!(graph.nodes[0].op, Op::Identity);
+    assert_eq!(graph.nodes[0].op, Op::Identity(IdentityConfig));
     // Both computed: read at run time, so they stay inputs.
     let inputs = vec![input("x", &[2]), input("r", &[]), bool_input("t")];
     let graph = import(&model(13, dropout(), inputs, vec![]), ImportOptions::default()).expect("imports");
@@ -608,7 +611,7 @@ fn blocked_quantization_from_opset_21_with_the_scale_of_the_input_rank() {
 fn det_of_the_last_two_dims() {
     let det = || vec![node("Det", &["x"], &["y"], vec![])];
     let (op, ty) = only_op(&model(11, det(), vec![input("x", &[4, 3, 3])], vec![]));
-    assert_eq!((op, dims(&ty)), (Op::Det, vec![Some(4)]));
+    assert_eq!((op, dims(&ty)), (Op::Det(DetConfig), vec![Some(4)]));
     let err = import_error(&model(22, det(), vec![input("x", &[2, 3])], vec![]));
     assert!(err.contains("the last two dims must be equal"), "{err}");
 }
@@ -634,7 +637,7 @@ fn ml_binarizer_and_array_feature_extractor_are_lowered() {
     )
     .expect("imports");
     let ops: Vec<&Op> = graph.nodes.iter().map(|n| &n.op).collect();
-    assert!(matches!(ops[..], [Op::Binary(_), Op::Cast { to: onnx_ir::DType::F32, .. }]), "{ops:?}");
+    assert!(matches!(ops[..], [Op::Binary(_), Op::Cast(CastConfig { to: onnx_ir::DType::F32, .. })]), "{ops:?}");
     let inputs = vec![input("x", &[4]), typed_input("i", 7, &[1, 2])];
     let (_, ty) = only_op(&ml_model("ArrayFeatureExtractor", inputs, vec![], 3));
     assert_eq!(dims(&ty), [Some(1), Some(2)]);

@@ -4,7 +4,9 @@
 
 mod common;
 use common::*;
-use onnx_ir::ops::UnaryOp;
+use onnx_ir::ops::{
+    ConstantOfShapeConfig, MatMulConfig, ReshapeConfig, ScaledDotProductAttentionConfig, TransposeConfig, UnaryOp,
+};
 use onnx_ir::proto::{NodeProto, TensorProto, ValueInfoProto};
 use onnx_ir::{import, Graph, ImportOptions, Op};
 
@@ -288,7 +290,7 @@ fn a_constant_of_shape_weight_stays_a_fill_when_the_channel_factors_are_equal() 
     let graph = simplified(&model(15, nodes, vec![input("x", &[1, 1, 256, 256])], inits));
     assert_eq!(op_names(&graph), ["ConstantOfShape", "Conv"]);
     // s = 4 / sqrt(4) = 2 for both channels: the fill becomes 1.0; b' = shift - mean * s.
-    assert!(matches!(graph.nodes[0].op, Op::ConstantOfShape { value, .. } if value == 1.0));
+    assert!(matches!(graph.nodes[0].op, Op::ConstantOfShape(ConstantOfShapeConfig { value, .. }) if value == 1.0));
     assert_eq!(floats(&graph, graph.nodes[1].inputs[2]), [1.0, 1.0]);
 }
 
@@ -318,7 +320,7 @@ fn bert_attention(extra_use: Option<&str>) -> Vec<u8> {
 fn attention_subgraph_is_one_fused_node() {
     let graph = simplified(&bert_attention(None));
     assert_eq!(op_names(&graph), ["ScaledDotProductAttention"]);
-    assert_eq!(graph.nodes[0].op, Op::ScaledDotProductAttention { scale: 0.125 });
+    assert_eq!(graph.nodes[0].op, Op::ScaledDotProductAttention(ScaledDotProductAttentionConfig { scale: 0.125 }));
     let [q, kt, v, mask] = [0, 1, 2, 3].map(|i| Some(graph.inputs[i]));
     assert_eq!(graph.nodes[0].inputs, vec![q, kt, v, mask]);
     assert_eq!(graph.outputs, graph.nodes[0].outputs);
@@ -348,7 +350,7 @@ fn unscaled_attention(softmax_axis: i64) -> Vec<u8> {
 fn attention_without_scale_or_mask_is_fused() {
     let graph = simplified(&unscaled_attention(3));
     assert_eq!(graph.nodes.len(), 1);
-    assert_eq!(graph.nodes[0].op, Op::ScaledDotProductAttention { scale: 1.0 });
+    assert_eq!(graph.nodes[0].op, Op::ScaledDotProductAttention(ScaledDotProductAttentionConfig { scale: 1.0 }));
     assert_eq!(graph.nodes[0].inputs[3], None);
     assert_eq!(graph.values[graph.outputs[0]].ty.to_string(), "f32[1, 2, 3, 6]");
 }
@@ -488,7 +490,7 @@ fn transposes_of_transposes_compose() {
     let nodes = vec![transpose(&[1, 2, 0], "x", "t"), transpose(&[0, 2, 1], "t", "y")];
     let graph = simplified(&model(13, nodes, vec![input("x", &[2, 3, 4])], vec![]));
     assert_eq!(op_names(&graph), ["Transpose"]);
-    assert_eq!(graph.nodes[0].op, Op::Transpose { perm: vec![1, 0, 2] });
+    assert_eq!(graph.nodes[0].op, Op::Transpose(TransposeConfig { perm: vec![1, 0, 2] }));
     assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
     assert_eq!(graph.value(graph.outputs[0]).ty.static_shape(), Some(vec![3, 2, 4]));
 }
@@ -517,7 +519,7 @@ fn a_chain_of_reshaping_ops_is_one_reshape() {
     let bytes = model(13, nodes, vec![input("x", &[2, 3, 4])], inits);
     let graph = simplified(&bytes);
     assert_eq!(op_names(&graph), ["Reshape"]);
-    assert_eq!(graph.nodes[0].op, Op::Reshape { shape: vec![1, 4, 6] });
+    assert_eq!(graph.nodes[0].op, Op::Reshape(ReshapeConfig { shape: vec![1, 4, 6] }));
     assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
     assert_eq!(op_names(&not_simplified(&bytes)), ["Flatten", "Unsqueeze", "Reshape"]);
     // A dynamic batch: the last Reshape's own target, which copies nothing, serves.
@@ -529,7 +531,7 @@ fn a_chain_of_reshaping_ops_is_one_reshape() {
     let inits = vec![ints_init("one", &[1]), ints_init("shape", &[-1, 12])];
     let graph = simplified(&model(13, nodes, vec![input("x", &[-1, 3, 4])], inits));
     assert_eq!(op_names(&graph), ["Reshape"]);
-    assert_eq!(graph.nodes[0].op, Op::Reshape { shape: vec![-1, 12] });
+    assert_eq!(graph.nodes[0].op, Op::Reshape(ReshapeConfig { shape: vec![-1, 12] }));
     assert_eq!(graph.nodes[0].inputs, vec![Some(graph.inputs[0])]);
 }
 
@@ -674,9 +676,9 @@ fn only_a_fused_matmul_has_a_bias() {
     // Inference takes a bias of the weight's columns only.
     let t = |dims: &[usize]| onnx_ir::TensorType::from_static(onnx_ir::DType::F32, dims);
     let (x, w) = (t(&[3, 4]), t(&[4, 2]));
-    assert_eq!(Op::MatMul.infer(&[&x, &w, &t(&[2])]), Ok(vec![t(&[3, 2])]));
-    assert!(Op::MatMul.infer(&[&x, &w, &t(&[4])]).is_err());
-    assert!(Op::MatMul.infer(&[&x, &w, &t(&[1, 2])]).is_err());
+    assert_eq!(Op::MatMul(MatMulConfig).infer(&[&x, &w, &t(&[2])]), Ok(vec![t(&[3, 2])]));
+    assert!(Op::MatMul(MatMulConfig).infer(&[&x, &w, &t(&[4])]).is_err());
+    assert!(Op::MatMul(MatMulConfig).infer(&[&x, &w, &t(&[1, 2])]).is_err());
 }
 
 fn scalar(name: &str, value: f32) -> TensorProto {

@@ -3,7 +3,7 @@
 
 use onnx_ir::ops::recurrent::Activation;
 use onnx_ir::ops::resize::{AspectPolicy, CoordinateMode, GridPadding, Interpolation, NearestMode};
-use onnx_ir::ops::{PadMode, Reduction, ScatterReduction};
+use onnx_ir::ops::{DepthSpaceConfig, PadMode, Reduction, ScatterConfig, ScatterReduction};
 use onnx_ir::proto::*;
 use onnx_ir::{import, ImportOptions, Op};
 
@@ -208,12 +208,12 @@ fn other_string_attributes_parse_to_their_enums() {
     let op = import_case(with("Pad", 19, &["x", "pads"], "mode", "wrap")).unwrap();
     assert!(matches!(op, Op::Pad(ref c) if c.mode == PadMode::Wrap), "{op:?}");
     let op = import_case(with("ScatterElements", 18, &["i", "i", "i"], "reduction", "max")).unwrap();
-    assert!(matches!(op, Op::Scatter { reduction: ScatterReduction::Max, .. }), "{op:?}");
+    assert!(matches!(op, Op::Scatter(ScatterConfig { reduction: ScatterReduction::Max, .. })), "{op:?}");
     let op = import_case(with("NegativeLogLikelihoodLoss", 13, &["m", "target"], "reduction", "sum")).unwrap();
     assert!(matches!(op, Op::Loss(ref c) if c.reduction == Reduction::Sum), "{op:?}");
     let op = import_case(with("Gelu", 20, &["x"], "approximate", "tanh")).unwrap();
     assert!(matches!(op, Op::Unary(ref c) if format!("{c:?}").contains("tanh: true")), "{op:?}");
     let attrs = vec![attr_int("blocksize", 2), attr_string("mode", "CRD")];
     let op = import_case(Case { op: "DepthToSpace", opset: 13, inputs: &["x"], attrs }).unwrap();
-    assert!(matches!(op, Op::DepthSpace { crd: true, .. }), "{op:?}");
+    assert!(matches!(op, Op::DepthSpace(DepthSpaceConfig { crd: true, .. })), "{op:?}");
 }

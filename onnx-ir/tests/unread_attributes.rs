@@ -2,6 +2,7 @@
 //! ignored attributes gave wrong answers); attributes whose value cannot change the result are
 //! accepted.
 
+use onnx_ir::ops::ReshapeRuntimeConfig;
 use onnx_ir::proto::*;
 use onnx_ir::{import, import_with_custom_ops, ImportOptions};
 
@@ -88,7 +89,7 @@ fn reshape_keeps_allowzero_for_a_run_time_shape() {
     }
     let graph = import(&model(14, vec![n], vec![input("x", &[2, 3]), shape], vec![]), ImportOptions::default())
         .expect("imports");
-    assert_eq!(graph.nodes[0].op, onnx_ir::Op::ReshapeRuntime { rank: 2, allowzero: true });
+    assert_eq!(graph.nodes[0].op, onnx_ir::Op::ReshapeRuntime(ReshapeRuntimeConfig { rank: 2, allowzero: true }));
 }
 
 #[test]

@@ -1,7 +1,7 @@
-use super::align_rank;
+use super::{align_rank, EmitOp};
 use crate::emitter::{float_as, float_literal, lit, optional_float_literal, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{AttentionConfig, LinearAttentionConfig, RotaryConfig};
+use onnx_ir::ops::{AttentionConfig, LinearAttentionConfig, RotaryConfig, ScaledDotProductAttentionConfig};
 use onnx_ir::{Kind, Node};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -123,4 +123,29 @@ pub fn linear_attention(e: &mut Emitter, node: &Node, c: &LinearAttentionConfig)
         burn_onnx::ops::linear_attention(#q, #k, #v, #past, #decay, #beta,
             burn_onnx::ops::LinearAttentionOptions { q_heads: #q_heads, kv_heads: #kv_heads, scale: #scale })
     })
+}
+
+impl EmitOp for AttentionConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        attention(e, node, self)
+    }
+}
+
+impl EmitOp for ScaledDotProductAttentionConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let ScaledDotProductAttentionConfig { scale } = self;
+        scaled_dot_product(e, node, *scale)
+    }
+}
+
+impl EmitOp for RotaryConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        rotary_embedding(e, node, self)
+    }
+}
+
+impl EmitOp for LinearAttentionConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        linear_attention(e, node, self)
+    }
 }

@@ -1,4 +1,4 @@
-use super::emit_nodes;
+use super::{emit_nodes, EmitOp};
 use crate::emitter::{float_dtype_tokens, lit, optional_float_literal, tuple_or_single, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{Branch, FlexAttentionConfig, IfConfig, LoopConfig, Modifier, ScanConfig};
@@ -332,4 +332,28 @@ fn modified(e: &mut Emitter, var: &Ident, modifier: Option<&Modifier>) -> Result
     })?;
     let output = &outputs[0];
     Ok(quote! { let #var = { #bind #(#body)* #output }; })
+}
+
+impl EmitOp for IfConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        if_(e, node, self)
+    }
+}
+
+impl EmitOp for ScanConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        scan(e, node, self)
+    }
+}
+
+impl EmitOp for LoopConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        loop_(e, node, self)
+    }
+}
+
+impl EmitOp for FlexAttentionConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        flex_attention(e, node, self)
+    }
 }

@@ -1,6 +1,7 @@
+use super::EmitOp;
 use crate::emitter::{dims_literal, lit, Emitter};
 use crate::error::{CodegenError, Result};
-use onnx_ir::ops::{Col2ImConfig, ConvConfig, ConvTransposeConfig, DeformConvConfig, UnaryOp};
+use onnx_ir::ops::{CausalConvConfig, Col2ImConfig, ConvConfig, ConvTransposeConfig, DeformConvConfig, UnaryOp};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -281,4 +282,35 @@ pub fn causal_conv(e: &mut Emitter, node: &Node, silu: bool) -> Result<TokenStre
     let bias = e.optional_input(&node.inputs, 2)?;
     let past = e.optional_input(&node.inputs, 3)?;
     Ok(quote! { burn_onnx::ops::causal_conv_with_state(#x, #weight, #bias, #past, #silu) })
+}
+
+impl EmitOp for ConvConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        conv(e, node, self)
+    }
+}
+
+impl EmitOp for ConvTransposeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        conv_transpose(e, node, self)
+    }
+}
+
+impl EmitOp for Col2ImConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        col2im(e, node, self)
+    }
+}
+
+impl EmitOp for DeformConvConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        deform_conv(e, node, self)
+    }
+}
+
+impl EmitOp for CausalConvConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let CausalConvConfig { silu } = self;
+        causal_conv(e, node, *silu)
+    }
 }

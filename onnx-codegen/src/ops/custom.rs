@@ -1,3 +1,4 @@
+use super::EmitOp;
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{AttrValue, CustomOp};
@@ -80,4 +81,10 @@ pub fn custom(e: &mut Emitter, node: &Node, c: &CustomOp) -> Result<TokenStream>
     });
     let call = &hook.call;
     Ok(quote! { #call(#(#args,)* &burn_onnx::hook::NodeAttributes(&[#(#attributes),*])) })
+}
+
+impl EmitOp for CustomOp {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        custom(e, node, self)
+    }
 }

@@ -1,6 +1,7 @@
+use super::EmitOp;
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{MaxRoiPoolConfig, RoiAlignConfig};
+use onnx_ir::ops::{MaxRoiPoolConfig, NonMaxSuppressionConfig, RoiAlignConfig};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -40,4 +41,23 @@ pub fn roi_align(e: &mut Emitter, node: &Node, c: &RoiAlignConfig) -> Result<Tok
             spatial_scale: #scale,
         })
     })
+}
+
+impl EmitOp for NonMaxSuppressionConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let NonMaxSuppressionConfig { center_point_box } = self;
+        non_max_suppression(e, node, *center_point_box)
+    }
+}
+
+impl EmitOp for RoiAlignConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        roi_align(e, node, self)
+    }
+}
+
+impl EmitOp for MaxRoiPoolConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        max_roi_pool(e, node, self)
+    }
 }

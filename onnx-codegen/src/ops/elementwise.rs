@@ -1,7 +1,10 @@
-use super::align_rank;
+use super::{align_rank, EmitOp};
 use crate::emitter::{float_as, float_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{BinaryConfig, BinaryOp, Bound, ClipConfig, DropoutConfig, E8M0Rounding, UnaryOp, VariadicOp};
+use onnx_ir::ops::{
+    BinaryConfig, BinaryOp, BitCastConfig, Bound, CastConfig, ClipConfig, DropoutConfig, E8M0Rounding, IdentityConfig,
+    UnaryOp, VariadicOp, WhereConfig,
+};
 use onnx_ir::{DType, Kind, Node};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -444,4 +447,60 @@ pub fn dropout(e: &mut Emitter, node: &Node, c: &DropoutConfig) -> Result<TokenS
         let (y, mask) = #dropped;
         (y, #mask)
     }})
+}
+
+impl EmitOp for BinaryConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        binary(e, node, self)
+    }
+}
+
+impl EmitOp for UnaryOp {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        unary(e, node, *self)
+    }
+}
+
+impl EmitOp for VariadicOp {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        variadic(e, node, *self)
+    }
+}
+
+impl EmitOp for WhereConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        where_(e, node)
+    }
+}
+
+impl EmitOp for CastConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let CastConfig { to, saturate, round_mode } = self;
+        cast(e, node, *to, *saturate, *round_mode)
+    }
+}
+
+impl EmitOp for BitCastConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let BitCastConfig { to } = self;
+        bit_cast(e, node, *to)
+    }
+}
+
+impl EmitOp for ClipConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        clip(e, node, self)
+    }
+}
+
+impl EmitOp for IdentityConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        e.input(&node.inputs, 0)
+    }
+}
+
+impl EmitOp for DropoutConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        dropout(e, node, self)
+    }
 }

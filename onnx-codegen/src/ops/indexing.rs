@@ -1,6 +1,13 @@
+use super::EmitOp;
 use crate::emitter::{creation_options, dims_literal, ints_literal, lit, scalar_literal, tensor_type_tokens, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{IntsInput, PadConfig, PadMode, ScatterReduction, SliceConfig, SplitSizes};
+use onnx_ir::ops::{
+    CenterCropPadConfig, CompressConfig, ConstantOfShapeConfig, CumSumConfig, ExpandConfig, GatherConfig,
+    GatherElementsConfig, GatherNdConfig, HardmaxConfig, IntsInput, NonZeroConfig, OneHotConfig, PadConfig, PadMode,
+    RangeConfig, ReverseSequenceConfig, ScatterConfig, ScatterNdConfig, ScatterReduction, ShapeConfig, SizeConfig,
+    SliceConfig, SplitConfig, SplitSizes, SqueezeRuntimeConfig, TensorScatterConfig, TileConfig, TopKConfig,
+    TriluConfig, UniqueConfig, UnsqueezeRuntimeConfig,
+};
 use onnx_ir::{DType, Kind, Node, TensorData};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -628,4 +635,188 @@ pub fn gather_nd(e: &mut Emitter, node: &Node, batch_dims: usize) -> Result<Toke
         boolean,
         quote! { burn_onnx::ops::gather_nd::<_, _, #flat_rank, #out, _>(#data, #indices, #b) },
     ))
+}
+
+impl EmitOp for ShapeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let ShapeConfig { start, end } = self;
+        shape(e, node, *start, *end)
+    }
+}
+
+impl EmitOp for SizeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        size(e, node)
+    }
+}
+
+impl EmitOp for ConstantOfShapeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let ConstantOfShapeConfig { shape, value, dtype } = self;
+        constant_of_shape(e, node, shape, *value, *dtype)
+    }
+}
+
+impl EmitOp for RangeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        range(e, node)
+    }
+}
+
+impl EmitOp for ExpandConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let ExpandConfig { shape } = self;
+        expand(e, node, shape)
+    }
+}
+
+impl EmitOp for GatherConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let GatherConfig { axis } = self;
+        gather(e, node, *axis)
+    }
+}
+
+impl EmitOp for SliceConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        slice(e, node, self)
+    }
+}
+
+impl EmitOp for SplitConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let SplitConfig { axis, sizes } = self;
+        split(e, node, *axis, sizes)
+    }
+}
+
+impl EmitOp for TileConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let TileConfig { repeats } = self;
+        tile(e, node, repeats)
+    }
+}
+
+impl EmitOp for TriluConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let TriluConfig { upper, k } = self;
+        trilu(e, node, *upper, k)
+    }
+}
+
+impl EmitOp for SqueezeRuntimeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let SqueezeRuntimeConfig { rank } = self;
+        squeeze_runtime(e, node, *rank)
+    }
+}
+
+impl EmitOp for UnsqueezeRuntimeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let UnsqueezeRuntimeConfig { rank } = self;
+        unsqueeze_runtime(e, node, *rank)
+    }
+}
+
+impl EmitOp for HardmaxConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let HardmaxConfig { axis, coerce_2d } = self;
+        hardmax(e, node, *axis, *coerce_2d)
+    }
+}
+
+impl EmitOp for TopKConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let TopKConfig { axis, k, largest } = self;
+        topk(e, node, *axis, k, *largest)
+    }
+}
+
+impl EmitOp for OneHotConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let OneHotConfig { axis, depth } = self;
+        one_hot(e, node, *axis, *depth)
+    }
+}
+
+impl EmitOp for PadConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        pad(e, node, self)
+    }
+}
+
+impl EmitOp for ReverseSequenceConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let ReverseSequenceConfig { time_axis } = self;
+        reverse_sequence(e, node, *time_axis)
+    }
+}
+
+impl EmitOp for UniqueConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let UniqueConfig { axis, sorted } = self;
+        unique(e, node, *axis, *sorted)
+    }
+}
+
+impl EmitOp for CenterCropPadConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let CenterCropPadConfig { axes, shape } = self;
+        center_crop_pad(e, node, axes, shape)
+    }
+}
+
+impl EmitOp for CompressConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let CompressConfig { axis } = self;
+        compress(e, node, *axis)
+    }
+}
+
+impl EmitOp for NonZeroConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        non_zero(e, node)
+    }
+}
+
+impl EmitOp for TensorScatterConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let TensorScatterConfig { axis, circular } = self;
+        tensor_scatter(e, node, *axis, *circular)
+    }
+}
+
+impl EmitOp for GatherElementsConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let GatherElementsConfig { axis } = self;
+        gather_elements(e, node, *axis)
+    }
+}
+
+impl EmitOp for GatherNdConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let GatherNdConfig { batch_dims } = self;
+        gather_nd(e, node, *batch_dims)
+    }
+}
+
+impl EmitOp for ScatterConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let ScatterConfig { axis, reduction } = self;
+        scatter(e, node, *axis, *reduction)
+    }
+}
+
+impl EmitOp for ScatterNdConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let ScatterNdConfig { reduction } = self;
+        scatter_nd(e, node, *reduction)
+    }
+}
+
+impl EmitOp for CumSumConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let CumSumConfig { axis, exclusive, reverse, product } = self;
+        cumsum(e, node, *axis, *exclusive, *reverse, *product)
+    }
 }

@@ -1,7 +1,7 @@
-use super::align_rank;
+use super::{align_rank, EmitOp};
 use crate::emitter::{float_literal, lit, scaled, Emitter, WeightRole};
 use crate::error::Result;
-use onnx_ir::ops::GemmConfig;
+use onnx_ir::ops::{DetConfig, EinsumConfig, GemmConfig, MatMulConfig};
 use onnx_ir::{Node, TensorData, ValueId};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -112,7 +112,7 @@ fn linear_layer(
 
 /// MatMul with numpy semantics: 1-D operands are promoted to matrices and the added axis
 /// removed afterwards; batch dims broadcast. A constant 2-D right operand is a `Linear`,
-/// with the bias of a fused MatMul (see `onnx_ir::Op::MatMul`) when it has one.
+/// with the bias of a fused MatMul (see `onnx_ir::Op::MatMul(MatMulConfig)`) when it has one.
 pub fn matmul(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     let (a, b) = (e.input_id(&node.inputs, 0)?, e.input_id(&node.inputs, 1)?);
     let (ra, rb) = (e.rank(a), e.rank(b));
@@ -175,4 +175,29 @@ pub fn det(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
     let (rank, out) = (lit(e.rank(e.input_id(&node.inputs, 0)?)), lit(e.rank(node.outputs[0]).max(1)));
     let x = e.input(&node.inputs, 0)?;
     Ok(quote! { burn_onnx::ops::det::<#rank, #out>(#x) })
+}
+
+impl EmitOp for GemmConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        gemm(e, node, self)
+    }
+}
+
+impl EmitOp for MatMulConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        matmul(e, node)
+    }
+}
+
+impl EmitOp for DetConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        det(e, node)
+    }
+}
+
+impl EmitOp for EinsumConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let EinsumConfig { equation } = self;
+        einsum(e, node, equation)
+    }
 }

@@ -1,3 +1,4 @@
+use super::EmitOp;
 use crate::emitter::{lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{LossConfig, Reduction};
@@ -38,4 +39,10 @@ pub fn loss(e: &mut Emitter, node: &Node, c: &LossConfig) -> Result<TokenStream>
         let (loss, weight) = burn_onnx::ops::nll_loss::<#d, #t>(log_prob.clone(), #target, #weight, #ignore);
         #outputs
     }})
+}
+
+impl EmitOp for LossConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        loss(e, node, self)
+    }
 }

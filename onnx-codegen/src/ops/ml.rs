@@ -1,3 +1,4 @@
+use super::EmitOp;
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::ml::{TreeChild, TreeEnsembleConfig};
@@ -54,4 +55,10 @@ pub fn tree_ensemble(e: &mut Emitter, node: &Node, c: &TreeEnsembleConfig) -> Re
             leaves: &[#(#leaves),*],
         })
     })
+}
+
+impl EmitOp for TreeEnsembleConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        tree_ensemble(e, node, self)
+    }
 }

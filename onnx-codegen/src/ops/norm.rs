@@ -1,7 +1,7 @@
-use super::align_rank;
+use super::{align_rank, EmitOp};
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{BatchNormConfig, GroupNormKind, LayerNormConfig};
+use onnx_ir::ops::{BatchNormConfig, GroupNormConfig, GroupNormKind, LayerNormConfig, LpNormConfig, LrnConfig};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -280,4 +280,36 @@ pub fn lrn(e: &mut Emitter, node: &Node, c: &onnx_ir::ops::LrnConfig) -> Result<
     let size = lit(c.size);
     let (alpha, beta, bias) = (float_literal(c.alpha), float_literal(c.beta), float_literal(c.bias));
     Ok(quote! { burn_onnx::ops::local_response_norm(#x, #size, #alpha, #beta, #bias) })
+}
+
+impl EmitOp for LpNormConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let LpNormConfig { axis, p } = self;
+        lp_norm(e, node, *axis, *p)
+    }
+}
+
+impl EmitOp for GroupNormConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let GroupNormConfig { kind, epsilon } = self;
+        group_norm(e, node, kind, *epsilon)
+    }
+}
+
+impl EmitOp for BatchNormConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        batch_norm(e, node, self)
+    }
+}
+
+impl EmitOp for LayerNormConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        layer_norm(e, node, self)
+    }
+}
+
+impl EmitOp for LrnConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        lrn(e, node, self)
+    }
 }

@@ -1,3 +1,4 @@
+use super::EmitOp;
 use crate::emitter::{dims_literal, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{IndexOrder, MaxUnpoolConfig, PoolConfig, PoolKind};
@@ -165,4 +166,22 @@ pub fn global(e: &mut Emitter, node: &Node, kind: PoolKind) -> Result<TokenStrea
             quote! { #x.abs().powf_scalar(#p).sum_dims(&[#(#axes),*]).powf_scalar(#root) }
         }
     })
+}
+
+impl EmitOp for PoolConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        pool(e, node, self)
+    }
+}
+
+impl EmitOp for MaxUnpoolConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        max_unpool(e, node, self)
+    }
+}
+
+impl EmitOp for PoolKind {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        global(e, node, *self)
+    }
 }

@@ -1,8 +1,8 @@
-use super::align_rank;
+use super::{align_rank, EmitOp};
 use crate::emitter::{dims_literal, float_as, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::quantize::int_range;
-use onnx_ir::ops::{QuantizeConfig, QuantizedLinearConfig};
+use onnx_ir::ops::{DynamicQuantizeConfig, QuantizeConfig, QuantizedLinearConfig};
 use onnx_ir::{DType, Kind, Node, TensorData, ValueId};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -239,4 +239,22 @@ pub fn dynamic_quantize(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         let y = x.div(scale.clone().unsqueeze::<#rank>()).round().add(zero.clone().unsqueeze::<#rank>()).clamp(0.0, 255.0).int();
         (y, scale, zero.int())
     }})
+}
+
+impl EmitOp for QuantizeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        quantize(e, node, self)
+    }
+}
+
+impl EmitOp for QuantizedLinearConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        quantized_linear(e, node, self)
+    }
+}
+
+impl EmitOp for DynamicQuantizeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        dynamic_quantize(e, node)
+    }
 }

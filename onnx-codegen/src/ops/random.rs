@@ -1,3 +1,4 @@
+use super::EmitOp;
 use crate::emitter::{dims_literal, float_as, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::random::{Distribution, RandomConfig};
@@ -62,4 +63,10 @@ fn shape_and_device(e: &mut Emitter, node: &Node, c: &RandomConfig) -> Result<(T
             (quote! { let like = #x; }, quote! { like.dims() }, quote! { &like.device() })
         }
     })
+}
+
+impl EmitOp for RandomConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        random(e, node, self)
+    }
 }

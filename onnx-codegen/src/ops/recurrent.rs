@@ -1,3 +1,4 @@
+use super::EmitOp;
 use crate::emitter::{float_literal, lit, variant, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{CellKind, RecurrentConfig};
@@ -59,4 +60,10 @@ pub fn recurrent(e: &mut Emitter, node: &Node, c: &RecurrentConfig) -> Result<To
         let _ = &y_c;
         #outputs
     }})
+}
+
+impl EmitOp for RecurrentConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        recurrent(e, node, self)
+    }
 }

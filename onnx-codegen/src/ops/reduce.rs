@@ -1,3 +1,4 @@
+use super::EmitOp;
 use crate::emitter::{dims_literal, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{ArgReduceConfig, ReduceAxes, ReduceConfig, ReduceOp};
@@ -174,4 +175,16 @@ pub fn arg_reduce(e: &mut Emitter, node: &Node, c: &ArgReduceConfig) -> Result<T
         quote! { #x.#method(#axis) }
     };
     Ok(drop_axes(y, quote! { &[#axis] }, out_rank, c.keepdims))
+}
+
+impl EmitOp for ReduceConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        reduce(e, node, self)
+    }
+}
+
+impl EmitOp for ArgReduceConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        arg_reduce(e, node, self)
+    }
 }

@@ -1,7 +1,8 @@
+use super::EmitOp;
 use crate::emitter::{float_literal, ints_literal, lit, variant, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::resize::Interpolation;
-use onnx_ir::ops::{FloatsInput, IntsInput, IntsOrRuntime, ResizeConfig};
+use onnx_ir::ops::{AffineGridConfig, FloatsInput, GridSampleConfig, IntsInput, IntsOrRuntime, ResizeConfig};
 use onnx_ir::{Kind, Node};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -112,4 +113,23 @@ pub fn affine_grid(e: &mut Emitter, node: &Node, align_corners: bool, size: &Int
     let theta = e.input(&node.inputs, 0)?;
     let size = super::indexing::ints(e, node, 1, size)?;
     Ok(quote! { burn_onnx::ops::affine_grid::<#rank>(#theta, #size, #align_corners) })
+}
+
+impl EmitOp for ResizeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        resize(e, node, self)
+    }
+}
+
+impl EmitOp for GridSampleConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        grid_sample(e, node, self)
+    }
+}
+
+impl EmitOp for AffineGridConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let AffineGridConfig { align_corners, size } = self;
+        affine_grid(e, node, *align_corners, size)
+    }
 }

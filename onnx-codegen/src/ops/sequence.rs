@@ -3,6 +3,7 @@
 //! read on the host and checked by `burn_onnx::ops` (out of range panics, as ONNX Runtime fails).
 
 use super::control::{bind_or_ignore, emit_subgraph};
+use super::EmitOp;
 use crate::emitter::{held_type_tokens, lit, tuple_or_single, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{SequenceMapConfig, SequenceOp};
@@ -155,4 +156,16 @@ pub fn sequence_map(e: &mut Emitter, node: &Node, c: &SequenceMapConfig) -> Resu
         }
         #result
     }})
+}
+
+impl EmitOp for SequenceOp {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        sequence(e, node, self)
+    }
+}
+
+impl EmitOp for SequenceMapConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        sequence_map(e, node, self)
+    }
 }

@@ -1,5 +1,10 @@
+use super::EmitOp;
 use crate::emitter::{creation_options, ints_literal, lit, Emitter};
 use crate::error::Result;
+use onnx_ir::ops::{
+    ConcatConfig, DepthSpaceConfig, EyeLikeConfig, FlattenConfig, ReshapeConfig, ReshapeRuntimeConfig, SqueezeConfig,
+    TransposeConfig, UnsqueezeConfig,
+};
 use onnx_ir::{Kind, Node};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -140,4 +145,67 @@ pub fn eye_like(e: &mut Emitter, node: &Node, k: i64, dtype: onnx_ir::DType) -> 
         let [rows, cols] = x.dims();
         Tensor::<2>::ones([rows, cols], #options).triu(#k).tril(#k) #cast
     }})
+}
+
+impl EmitOp for ReshapeRuntimeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let ReshapeRuntimeConfig { rank, allowzero } = self;
+        reshape_runtime(e, node, *rank, *allowzero)
+    }
+}
+
+impl EmitOp for DepthSpaceConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let DepthSpaceConfig { block, to_space, crd } = self;
+        depth_space(e, node, *block, *to_space, *crd)
+    }
+}
+
+impl EmitOp for EyeLikeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let EyeLikeConfig { k, dtype } = self;
+        eye_like(e, node, *k, *dtype)
+    }
+}
+
+impl EmitOp for FlattenConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let FlattenConfig { axis } = self;
+        flatten(e, node, *axis)
+    }
+}
+
+impl EmitOp for ReshapeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let ReshapeConfig { shape } = self;
+        reshape(e, node, shape)
+    }
+}
+
+impl EmitOp for TransposeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let TransposeConfig { perm } = self;
+        transpose(e, node, perm)
+    }
+}
+
+impl EmitOp for ConcatConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let ConcatConfig { axis } = self;
+        concat(e, node, *axis)
+    }
+}
+
+impl EmitOp for SqueezeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let SqueezeConfig { axes } = self;
+        squeeze(e, node, axes)
+    }
+}
+
+impl EmitOp for UnsqueezeConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let UnsqueezeConfig { axes } = self;
+        unsqueeze(e, node, axes)
+    }
 }

@@ -1,7 +1,8 @@
 use super::indexing::ints;
+use super::EmitOp;
 use crate::emitter::{creation_options, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{DftConfig, IntsInput, WindowKind};
+use onnx_ir::ops::{DftConfig, IntsInput, MelWeightMatrixConfig, StftConfig, WindowConfig, WindowKind};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -80,4 +81,31 @@ pub fn mel_weight_matrix(e: &mut Emitter, node: &Node, counts: &[IntsInput]) -> 
     let device = e.device();
     let options = creation_options(&device, e.ty(node.outputs[0]).dtype);
     Ok(quote! { burn_onnx::ops::mel_weight_matrix(#(#counts,)* #(#hertz,)* #options) })
+}
+
+impl EmitOp for DftConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        dft(e, node, self)
+    }
+}
+
+impl EmitOp for StftConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let StftConfig { onesided, step, frame_length } = self;
+        stft(e, node, *onesided, step, frame_length.as_ref())
+    }
+}
+
+impl EmitOp for WindowConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let WindowConfig { kind, periodic, size, .. } = self;
+        window(e, node, *kind, *periodic, size)
+    }
+}
+
+impl EmitOp for MelWeightMatrixConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let MelWeightMatrixConfig { counts, .. } = self;
+        mel_weight_matrix(e, node, counts)
+    }
 }

@@ -1,4 +1,5 @@
 use super::shape::dims_product;
+use super::EmitOp;
 use crate::emitter::{lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::SoftmaxConfig;
@@ -23,4 +24,10 @@ pub fn softmax(e: &mut Emitter, node: &Node, c: &SoftmaxConfig) -> Result<TokenS
         let rows = input.reshape([#rows, #cols]);
         burn::tensor::activation::#func(rows, 1).reshape(dims)
     }})
+}
+
+impl EmitOp for SoftmaxConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        softmax(e, node, self)
+    }
 }

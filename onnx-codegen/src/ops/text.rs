@@ -1,6 +1,7 @@
 //! String tensors (`burn_onnx::StringTensor`, on the host): the text ops and Equal of strings,
 //! each one call of `burn_onnx::ops`.
 
+use super::EmitOp;
 use crate::emitter::{lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::text::{CaseChange, Labels, TextOp};
@@ -97,5 +98,11 @@ fn label_values(labels: &Labels) -> Vec<TokenStream> {
         Labels::Strings(v) => v.iter().map(|s| quote! { #s }).collect(),
         Labels::Ints(v) => v.iter().map(|&i| quote! { #i }).collect(),
         Labels::Floats(v) => v.iter().map(|&f| quote! { #f }).collect(),
+    }
+}
+
+impl EmitOp for TextOp {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        text(e, node, self)
     }
 }

@@ -1,3 +1,4 @@
+use super::EmitOp;
 use crate::emitter::{dims_literal, ints_literal, lit, variant, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::TfIdfConfig;
@@ -33,4 +34,10 @@ pub fn tfidf_vectorizer(e: &mut Emitter, node: &Node, c: &TfIdfConfig) -> Result
             weights: &[#(#weights),*],
         })
     })
+}
+
+impl EmitOp for TfIdfConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        tfidf_vectorizer(e, node, self)
+    }
 }

@@ -5,9 +5,9 @@
 
 /// The generated table (a child module, so that it can name [`Arity`]).
 #[path = "arity_table.rs"]
-mod table;
+mod arity_table;
 
-use table::ARITY;
+use arity_table::ARITY;
 
 /// One schema version's counts, as `onnx.defs` declares them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub struct Arity {
     pub max_outputs: usize,
 }
 
-pub use table::NEWEST_OPSET;
+pub use arity_table::NEWEST_OPSET;
 
 /// Every schema version of the default domain, sorted by op and version.
 pub fn schemas() -> &'static [Arity] {

@@ -2,6 +2,7 @@
 //! hidden size) or 4-D inputs, with boolean or additive masks, causal masking, past key/value
 //! caches, grouped-query heads, softcap and the optional QK output.
 
+use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::attributes::{spelled_enum, Spelled};
 use crate::error::Result;
@@ -220,4 +221,37 @@ pub fn infer_linear_attention(c: &LinearAttentionConfig, inputs: &[&TensorType])
     let output = vec![q.shape[0].clone(), q.shape[1].clone(), dim(d_v.and_then(|d| d.checked_mul(c.q_heads)))];
     let state = vec![q.shape[0].clone(), Dim::Static(c.kv_heads), dim(d_k), dim(d_v)];
     vec![TensorType::new(q.dtype, output), TensorType::new(q.dtype, state)]
+}
+
+/// `MatMul(Softmax(MatMul(Q, Kᵀ) · scale + mask, last axis), V)` on rank-4 float tensors,
+/// fused at import from the ops exporters write (no ONNX op of its own). Inputs: Q, Kᵀ as
+/// the model computes it, V, and an optional additive mask that broadcasts to the scores.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScaledDotProductAttentionConfig {
+    /// The factor on `Q·Kᵀ`.
+    pub scale: f64,
+}
+
+impl InferOp for AttentionConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        Ok(infer(inputs, 4))
+    }
+}
+
+impl InferOp for ScaledDotProductAttentionConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_fused(inputs[0], inputs[2]))
+    }
+}
+
+impl InferOp for RotaryConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for LinearAttentionConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        Ok(infer_linear_attention(self, inputs))
+    }
 }

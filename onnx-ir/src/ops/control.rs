@@ -4,9 +4,8 @@
 //! [`NodeCtx`](super::NodeCtx); their configs ([`IfConfig`], [`LoopConfig`], [`ScanConfig`])
 //! sit beside [`Op`] (as `SequenceMap`'s, [`SequenceMapConfig`]).
 
-use super::{
-    Branch, FlexAttentionConfig, IfConfig, LoopConfig, Modifier, Op, ScanConfig, SequenceMapConfig, Value, ValueId,
-};
+use super::InferOp;
+use super::{Branch, Op, ReshapeConfig, Value, ValueId};
 use crate::attributes::Attributes;
 use crate::error::{Error, Result};
 use crate::proto::{GraphProto, NodeProto};
@@ -392,7 +391,7 @@ fn reshape_one_element_outputs(
         branch.nodes.push(super::Node {
             name: node_name,
             op_type: "Reshape".into(),
-            op: Op::Reshape { shape },
+            op: Op::Reshape(ReshapeConfig { shape }),
             inputs: vec![Some(converted)],
             outputs: vec![reshaped],
         });
@@ -560,4 +559,127 @@ fn parse_flex_attention(b: &mut impl Subgraphs, name: &str, inputs: Inputs, at: 
     let output = per_query(v.dtype, &v.shape[3]);
     let op = Op::FlexAttention(Box::new(FlexAttentionConfig { scale, softmax, score_mod, prob_mod }));
     Ok(Built::Node { op, inputs: ids.into_iter().map(Some).collect(), outputs: vec![output] })
+}
+
+/// The two branches of an `If`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IfConfig {
+    /// The branch run when the condition is true.
+    pub then_branch: Branch,
+    /// The branch run when the condition is false.
+    pub else_branch: Branch,
+}
+
+/// `Scan`: inputs are the initial states then the scan inputs; outputs the final states then
+/// the scan outputs, each the body's per-iteration value stacked along its axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanConfig {
+    /// The body, run once per iteration.
+    pub body: Branch,
+    /// The body's formal inputs: one per state, then one slice per scan input.
+    pub body_inputs: Vec<ValueId>,
+    /// How many loop-carried states lead the inputs and outputs.
+    pub num_states: usize,
+    /// Per scan input: the axis iterated over (normalised) and whether backwards.
+    pub input_axes: Vec<usize>,
+    /// Per scan input: whether it is iterated from its end.
+    pub input_reverse: Vec<bool>,
+    /// Per scan output: the axis the slices are stacked along (normalised) and whether the
+    /// last iteration's slice comes first.
+    pub output_axes: Vec<usize>,
+    /// Per scan output: whether it is stacked from the end.
+    pub output_reverse: Vec<bool>,
+    /// Scan-8: every input and output has a leading batch axis, and each batch element is one
+    /// scan over its slices (the axes above are those of one element's values).
+    pub batched: bool,
+}
+
+/// `Loop`: inputs are the optional trip count `M`, the optional condition, then the initial
+/// carried values; outputs the final carried values, then the scan outputs (each iteration's
+/// value stacked along a new axis 0).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopConfig {
+    /// The body, run once per iteration.
+    pub body: Branch,
+    /// The body's formal inputs: iteration number, condition, then the carried values.
+    pub body_inputs: Vec<ValueId>,
+}
+
+/// `SequenceMap`: inputs are sequences (the first one at least) and tensors; outputs one
+/// sequence per body output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SequenceMapConfig {
+    /// The graph run once per position.
+    pub body: Branch,
+    /// The body's formal inputs: one tensor per input (a sequence's at the current position).
+    pub body_inputs: Vec<ValueId>,
+    /// Per input: whether it is a sequence (else a tensor every iteration reads).
+    pub sequences: Vec<bool>,
+}
+
+/// `FlexAttention` (`ai.onnx.preview` 1) on rank-4 Q, K, V: scores `(Q·√s)(K·√s)ᵀ` in Q's type
+/// (K's heads repeated for grouped-query attention), cast to the softmax's type, through
+/// `score_mod`, softmax over the last axis, through `prob_mod`, times V in the softmax's type,
+/// cast to V's type: as ONNX's reference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlexAttentionConfig {
+    /// `scale` (default `1 / sqrt(head size)`, known at run time).
+    pub scale: Option<f64>,
+    /// The type the scores, the softmax and the probabilities are computed in
+    /// (`softmax_precision`; by default f32, or f64 for double inputs).
+    pub softmax: DType,
+    /// `score_mod`: one tensor in, the same shape and type out.
+    pub score_mod: Option<Modifier>,
+    /// `prob_mod`: likewise, on the probabilities.
+    pub prob_mod: Option<Modifier>,
+}
+
+/// A subgraph from one tensor to one tensor (FlexAttention's `score_mod`, `prob_mod`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Modifier {
+    /// The subgraph.
+    pub body: Branch,
+    /// Its formal input.
+    pub input: ValueId,
+}
+
+impl FlexAttentionConfig {
+    pub(crate) fn modifiers(&self) -> impl Iterator<Item = &Modifier> {
+        self.score_mod.iter().chain(&self.prob_mod)
+    }
+}
+
+/// The ops typed from their subgraphs as they are built (this module), never by inference.
+fn typed_from_subgraphs() -> std::result::Result<Vec<TensorType>, String> {
+    Err("If, Scan, Loop, SequenceMap and FlexAttention are typed from their subgraphs".into())
+}
+
+impl InferOp for IfConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> std::result::Result<Vec<TensorType>, String> {
+        typed_from_subgraphs()
+    }
+}
+
+impl InferOp for ScanConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> std::result::Result<Vec<TensorType>, String> {
+        typed_from_subgraphs()
+    }
+}
+
+impl InferOp for LoopConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> std::result::Result<Vec<TensorType>, String> {
+        typed_from_subgraphs()
+    }
+}
+
+impl InferOp for SequenceMapConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> std::result::Result<Vec<TensorType>, String> {
+        typed_from_subgraphs()
+    }
+}
+
+impl InferOp for FlexAttentionConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> std::result::Result<Vec<TensorType>, String> {
+        typed_from_subgraphs()
+    }
 }

@@ -6,6 +6,7 @@ use super::common::{
     add_dims, check_pads_agree, checked_product, mul_dims, read_window, spatial_attr, window_output_type, AutoPad,
     Window,
 };
+use super::{one, InferOp};
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{Dim, Kind, TensorType};
@@ -336,7 +337,7 @@ pub fn parse_causal_conv(ctx: &NodeCtx) -> Result<Parsed> {
         Some("silu" | "swish") => true,
         Some(other) => return Err(ctx.error(format!("activation `{other}` is not one of none, silu, swish"))),
     };
-    Ok(Parsed::new(Op::CausalConv { silu }, ctx.inputs.len()))
+    Ok(Parsed::new(Op::CausalConv(CausalConvConfig { silu }), ctx.inputs.len()))
 }
 
 /// The output has the input's type; the state `[batch, channels, k - 1]`.
@@ -345,4 +346,42 @@ pub fn infer_causal_conv(inputs: &[&TensorType]) -> Vec<TensorType> {
     let taps = w.shape[2].as_static().map_or(Dim::Unknown, |k| Dim::Static(k.saturating_sub(1)));
     let state = TensorType::new(x.dtype, vec![x.shape[0].clone(), x.shape[1].clone(), taps]);
     vec![x.clone(), state]
+}
+
+/// `CausalConvWithState(input, weight, bias?, past_state?)`, SiLU applied when `silu`:
+/// outputs the convolution and the present state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CausalConvConfig {
+    /// `activation = "silu"` (or `"swish"`).
+    pub silu: bool,
+}
+
+impl InferOp for CausalConvConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        Ok(infer_causal_conv(inputs))
+    }
+}
+
+impl InferOp for ConvConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer(self, inputs)?)
+    }
+}
+
+impl InferOp for ConvTransposeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_transpose(self, inputs[0])?)
+    }
+}
+
+impl InferOp for Col2ImConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_col2im(self, inputs[0]))
+    }
+}
+
+impl InferOp for DeformConvConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_deform_conv(self, inputs[0])?)
+    }
 }

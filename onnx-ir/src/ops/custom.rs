@@ -3,6 +3,7 @@
 //! output types come from the built-in inference (overrides), else the model's value_info or
 //! graph outputs, else the first input's type.
 
+use super::InferOp;
 use crate::attributes::Attributes;
 use crate::error::Result;
 use crate::proto::{attribute_type as ty, AttributeProto};
@@ -54,4 +55,10 @@ pub fn read_attributes(list: &[AttributeProto], attrs: &Attributes) -> Result<Ve
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
+}
+
+impl InferOp for CustomOp {
+    fn infer_outputs(&self, _: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        Ok(self.outputs.clone())
+    }
 }

@@ -1,6 +1,7 @@
 //! Object-detection ops: NonMaxSuppression (opsets 10 and 11, which differ only in wording),
 //! RoiAlign (opsets 10, 16 and 22) and MaxRoiPool (opsets 1 and 22).
 
+use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
@@ -32,7 +33,7 @@ pub fn parse_non_max_suppression(ctx: &NodeCtx) -> Result<Parsed> {
         1 => true,
         other => return Err(ctx.error(format!("center_point_box = {other}, expected 0 or 1"))),
     };
-    Ok(Parsed::new(Op::NonMaxSuppression { center_point_box }, ctx.inputs.len()))
+    Ok(Parsed::new(Op::NonMaxSuppression(NonMaxSuppressionConfig { center_point_box }), ctx.inputs.len()))
 }
 
 /// `[selected, 3]` int64 rows of (batch, class, box), as many as survive (known at run time).
@@ -154,4 +155,31 @@ pub fn infer_roi_align(c: &RoiAlignConfig, inputs: &[&TensorType]) -> TensorType
     let num_rois = if rois.shape[0].as_static().is_some() { &rois.shape[0] } else { &batch_indices.shape[0] };
     let dims = vec![num_rois.clone(), x.shape[1].clone(), Dim::Static(c.output_height), Dim::Static(c.output_width)];
     TensorType::new(x.dtype, dims)
+}
+
+/// `NonMaxSuppression(boxes, scores, max_output_boxes_per_class?, iou_threshold?,
+/// score_threshold?)`; boxes as corners `[y1, x1, y2, x2]`, or `center_point_box` as
+/// `[x_center, y_center, width, height]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NonMaxSuppressionConfig {
+    /// `center_point_box` (default 0).
+    pub center_point_box: bool,
+}
+
+impl InferOp for NonMaxSuppressionConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_non_max_suppression())
+    }
+}
+
+impl InferOp for RoiAlignConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_roi_align(self, inputs))
+    }
+}
+
+impl InferOp for MaxRoiPoolConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_max_roi_pool(self, inputs))
+    }
 }

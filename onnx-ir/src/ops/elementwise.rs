@@ -2,6 +2,7 @@
 //! (Relu, Sigmoid, Tanh, LeakyRelu) and Clip (attributes before opset 11, inputs after).
 
 use super::common::{broadcast_shapes, fmt_dims};
+use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
@@ -469,7 +470,7 @@ pub fn parse_where(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.input_type(0)?.dtype != DType::Bool {
         return Err(ctx.error(format!("condition must be bool, got {}", ctx.input_type(0)?)));
     }
-    Ok(Parsed::new(Op::Where, 3))
+    Ok(Parsed::new(Op::Where(WhereConfig), 3))
 }
 
 pub fn infer_where(inputs: &[&TensorType]) -> Result<TensorType, String> {
@@ -507,7 +508,7 @@ pub fn parse_cast(ctx: &NodeCtx) -> Result<Parsed> {
         };
         DType::from_onnx(code as i32).ok_or_else(|| ctx.error(format!("cast to type code {code} is not supported")))?
     };
-    Ok(Parsed::new(Op::Cast { to, saturate, round_mode }, 1))
+    Ok(Parsed::new(Op::Cast(CastConfig { to, saturate, round_mode }), 1))
 }
 
 /// BitCast (opset 26): the input's bits read as type `to`, of the same width. Supported
@@ -533,7 +534,7 @@ pub fn parse_bitcast(ctx: &NodeCtx) -> Result<Parsed> {
     if from.is_low_bit() || to.is_low_bit() || (to == DType::Bool && from != DType::Bool) {
         return Err(ctx.error(format!("BitCast from {from} to {to} is not supported")));
     }
-    Ok(Parsed::new(Op::BitCast { to }, 1))
+    Ok(Parsed::new(Op::BitCast(BitCastConfig { to }), 1))
 }
 
 /// A Clip bound: absent, known now, or read from the input tensor at run time.
@@ -603,4 +604,71 @@ fn type_code(name: &str) -> Option<i64> {
         "BFLOAT16",
     ];
     NAMES.iter().position(|n| n.eq_ignore_ascii_case(name)).map(|i| i as i64)
+}
+
+/// `Where(condition, x, y)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WhereConfig;
+
+/// `Cast` to another element type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CastConfig {
+    /// The target type (`to`).
+    pub to: DType,
+    /// For a float8 target: an out-of-range value becomes the largest value of its sign
+    /// (else infinity or NaN, per type).
+    pub saturate: bool,
+    /// For a FLOAT8E8M0 target: which power of two a value rounds to.
+    pub round_mode: E8M0Rounding,
+}
+
+/// The input's bits read as `to`, a type of the same width.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BitCastConfig {
+    /// The target type (`to`).
+    pub to: DType,
+}
+
+impl InferOp for BinaryConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_binary(self, inputs)?)
+    }
+}
+
+impl InferOp for UnaryOp {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_unary(*self, inputs))
+    }
+}
+
+impl InferOp for VariadicOp {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_variadic(inputs)?)
+    }
+}
+
+impl InferOp for WhereConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_where(inputs)?)
+    }
+}
+
+impl InferOp for CastConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let CastConfig { to, .. } = self;
+        one(TensorType::new(*to, inputs[0].shape.clone()))
+    }
+}
+
+impl InferOp for BitCastConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let BitCastConfig { to } = self;
+        one(TensorType::new(*to, inputs[0].shape.clone()))
+    }
+}
+
+impl InferOp for ClipConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
 }

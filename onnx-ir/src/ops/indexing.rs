@@ -6,6 +6,7 @@
 use super::common::{
     add_dims, broadcast_shapes, checked_product, dims_product, mul_dims, normalize_axes, normalize_axis, SHAPE_LIMIT,
 };
+use super::{one, InferOp};
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
@@ -31,7 +32,7 @@ pub fn parse_shape(ctx: &NodeCtx) -> Result<Parsed> {
     let dims: Option<Vec<i64>> = x.shape[start..end].iter().map(|d| d.as_static().map(|n| n as i64)).collect();
     match dims {
         Some(dims) => Ok(Parsed::folded(i64_tensor(&dims, vec![dims.len()]))),
-        None => Ok(Parsed::new(Op::Shape { start, end }, 1)),
+        None => Ok(Parsed::new(Op::Shape(ShapeConfig { start, end }), 1)),
     }
 }
 
@@ -43,7 +44,7 @@ pub fn parse_size(ctx: &NodeCtx) -> Result<Parsed> {
                 .ok_or_else(|| ctx.error(format!("the element count of input {x} overflows")))?;
             Ok(Parsed::folded(i64_tensor(&[count as i64], vec![])))
         }
-        None => Ok(Parsed::new(Op::Size, 1)),
+        None => Ok(Parsed::new(Op::Size(SizeConfig), 1)),
     }
 }
 
@@ -61,7 +62,7 @@ pub fn parse_constant_of_shape(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error(format!("the element count of shape {dims:?} overflows")));
         }
     }
-    Ok(Parsed::new(Op::ConstantOfShape { shape, value, dtype }, 1))
+    Ok(Parsed::new(Op::ConstantOfShape(ConstantOfShapeConfig { shape, value, dtype }), 1))
 }
 
 pub fn parse_range(ctx: &NodeCtx) -> Result<Parsed> {
@@ -85,7 +86,7 @@ pub fn parse_range(ctx: &NodeCtx) -> Result<Parsed> {
         }
         // Past the fold budget the range is computed at run time, like any other large value.
         if count > crate::tensor::MAX_FOLDED_ELEMENTS as f64 {
-            return Ok(Parsed::new(Op::Range, 3));
+            return Ok(Parsed::new(Op::Range(RangeConfig), 3));
         }
         let n = count as usize;
         let values: Vec<f64> = (0..n).map(|i| start + i as f64 * delta).collect();
@@ -97,12 +98,12 @@ pub fn parse_range(ctx: &NodeCtx) -> Result<Parsed> {
         };
         return Ok(Parsed::folded(data));
     }
-    Ok(Parsed::new(Op::Range, 3))
+    Ok(Parsed::new(Op::Range(RangeConfig), 3))
 }
 
 pub fn parse_expand(ctx: &NodeCtx) -> Result<Parsed> {
     let shape = ctx.ints_input(1, "shape")?.ok_or_else(|| ctx.error("input `shape` is required"))?;
-    Ok(Parsed::new(Op::Expand { shape }, 2))
+    Ok(Parsed::new(Op::Expand(ExpandConfig { shape }), 2))
 }
 
 pub fn infer_expand(shape: &IntsInput, x: &TensorType) -> Result<TensorType, String> {
@@ -121,7 +122,7 @@ pub fn parse_gather(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.input_type(1)?.dtype.kind() != Kind::Int {
         return Err(ctx.error("indices must be integers"));
     }
-    Ok(Parsed::new(Op::Gather { axis }, 2))
+    Ok(Parsed::new(Op::Gather(GatherConfig { axis }), 2))
 }
 
 pub fn infer_gather(axis: usize, data: &TensorType, indices: &TensorType) -> TensorType {
@@ -270,7 +271,7 @@ pub fn parse_split(ctx: &NodeCtx) -> Result<Parsed> {
             SplitSizes::Equal { count }
         }
     };
-    Ok(Parsed::new(Op::Split { axis, sizes }, ctx.inputs.len().clamp(1, 2)))
+    Ok(Parsed::new(Op::Split(SplitConfig { axis, sizes }), ctx.inputs.len().clamp(1, 2)))
 }
 
 /// Constant split sizes, checked as ONNX Runtime does: none negative, one per output, adding up
@@ -327,10 +328,10 @@ pub fn parse_tile(ctx: &NodeCtx) -> Result<Parsed> {
         let axis = normalize_axis(scalar(2, "axis")?, rank).map_err(|e| ctx.error(e))?;
         let mut repeats = vec![1; rank];
         repeats[axis] = scalar(1, "tiles")?;
-        return Ok(Parsed::new(Op::Tile { repeats: IntsInput::Static(repeats) }, 1));
+        return Ok(Parsed::new(Op::Tile(TileConfig { repeats: IntsInput::Static(repeats) }), 1));
     }
     let repeats = ctx.ints_input(1, "repeats")?.ok_or_else(|| ctx.error("input `repeats` is required"))?;
-    Ok(Parsed::new(Op::Tile { repeats }, 2))
+    Ok(Parsed::new(Op::Tile(TileConfig { repeats }), 2))
 }
 
 pub fn infer_tile(repeats: &IntsInput, x: &TensorType) -> Result<TensorType, String> {
@@ -352,7 +353,10 @@ pub fn infer_tile(repeats: &IntsInput, x: &TensorType) -> Result<TensorType, Str
 pub fn parse_trilu(ctx: &NodeCtx) -> Result<Parsed> {
     let k = ctx.ints_input(1, "k")?;
     Ok(Parsed::new(
-        Op::Trilu { upper: ctx.attrs.int_or("upper", 1)? != 0, k: k.unwrap_or(IntsInput::Static(vec![0])) },
+        Op::Trilu(TriluConfig {
+            upper: ctx.attrs.int_or("upper", 1)? != 0,
+            k: k.unwrap_or(IntsInput::Static(vec![0])),
+        }),
         2,
     ))
 }
@@ -365,12 +369,12 @@ pub fn parse_cumsum(ctx: &NodeCtx) -> Result<Parsed> {
         _ => return Err(ctx.error("`axis` must be a scalar")),
     };
     Ok(Parsed::new(
-        Op::CumSum {
+        Op::CumSum(CumSumConfig {
             axis,
             exclusive: ctx.attrs.int_or("exclusive", 0)? != 0,
             reverse: ctx.attrs.int_or("reverse", 0)? != 0,
             product: ctx.op_type == "CumProd",
-        },
+        }),
         2,
     ))
 }
@@ -381,7 +385,7 @@ pub fn parse_gather_elements(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error(format!("indices must be integers of the data's rank, got {data} and {indices}")));
     }
     let axis = normalize_axis(ctx.attrs.int_or("axis", 0)?, data.rank()).map_err(|e| ctx.error(e))?;
-    Ok(Parsed::new(Op::GatherElements { axis }, 2))
+    Ok(Parsed::new(Op::GatherElements(GatherElementsConfig { axis }), 2))
 }
 
 /// ReverseSequence (opset 10): along `time_axis`, the first `sequence_lens[b]` elements of each
@@ -409,7 +413,7 @@ pub fn parse_reverse_sequence(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error(format!("{n} sequence lengths for a batch of {batch} ({x})")));
         }
     }
-    Ok(Parsed::new(Op::ReverseSequence { time_axis }, 2))
+    Ok(Parsed::new(Op::ReverseSequence(ReverseSequenceConfig { time_axis }), 2))
 }
 
 pub fn parse_hardmax(ctx: &NodeCtx) -> Result<Parsed> {
@@ -417,7 +421,7 @@ pub fn parse_hardmax(ctx: &NodeCtx) -> Result<Parsed> {
     let legacy = ctx.opset < 13;
     let axis =
         normalize_axis(ctx.attrs.int_or("axis", if legacy { 1 } else { -1 })?, rank).map_err(|e| ctx.error(e))?;
-    Ok(Parsed::new(Op::Hardmax { axis, coerce_2d: legacy && axis + 1 != rank }, 1))
+    Ok(Parsed::new(Op::Hardmax(HardmaxConfig { axis, coerce_2d: legacy && axis + 1 != rank }), 1))
 }
 
 pub fn parse_topk(ctx: &NodeCtx) -> Result<Parsed> {
@@ -442,7 +446,7 @@ pub fn parse_topk(ctx: &NodeCtx) -> Result<Parsed> {
     let largest = ctx.attrs.int_or("largest", 1)? != 0;
     // `sorted=0` leaves the order unspecified, so the sorted order the generated code gives fits.
     ctx.attrs.ignore(&["sorted"]);
-    Ok(Parsed::new(Op::TopK { axis, k, largest }, 2))
+    Ok(Parsed::new(Op::TopK(TopKConfig { axis, k, largest }), 2))
 }
 
 pub fn infer_topk(axis: usize, k: &IntsInput, x: &TensorType) -> Vec<TensorType> {
@@ -455,7 +459,7 @@ pub fn parse_one_hot(ctx: &NodeCtx) -> Result<Parsed> {
     let indices = ctx.input_type(0)?;
     let axis = normalize_axis(ctx.attrs.int_or("axis", -1)?, indices.rank() + 1).map_err(|e| ctx.error(e))?;
     let depth = ctx.inputs.get(1).copied().flatten().and_then(|v| v.constant.as_ref()).and_then(TensorData::scalar_f64);
-    Ok(Parsed::new(Op::OneHot { axis, depth: depth.map(|d| d as usize) }, 3))
+    Ok(Parsed::new(Op::OneHot(OneHotConfig { axis, depth: depth.map(|d| d as usize) }), 3))
 }
 
 pub fn infer_one_hot(axis: usize, depth: Option<usize>, indices: &TensorType, values: &TensorType) -> TensorType {
@@ -586,7 +590,7 @@ pub fn parse_center_crop_pad(ctx: &NodeCtx) -> Result<Parsed> {
     if let Some(negative) = shape.as_static().and_then(|s| s.iter().find(|&&n| n < 0)) {
         return Err(ctx.error(format!("target size {negative} is negative")));
     }
-    Ok(Parsed::new(Op::CenterCropPad { axes, shape }, 2))
+    Ok(Parsed::new(Op::CenterCropPad(CenterCropPadConfig { axes, shape }), 2))
 }
 
 /// The target sizes on the listed axes (unknown when read at run time), the input's elsewhere.
@@ -610,7 +614,7 @@ pub fn parse_unique(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error(format!("Unique of a scalar, got {x}")));
     }
     let sorted = ctx.attrs.int_or("sorted", 1)? != 0;
-    Ok(Parsed::new(Op::Unique { axis, sorted }, 1))
+    Ok(Parsed::new(Op::Unique(UniqueConfig { axis, sorted }), 1))
 }
 
 /// Y (X's rank along an axis, else 1-D; its length known only at run time), then the int64
@@ -647,12 +651,12 @@ pub fn parse_scatter(ctx: &NodeCtx) -> Result<Parsed> {
     }
     let reduction = ctx.attrs.choice_or("reduction", ScatterReduction::None)?;
     let op = if ctx.op_type == "ScatterND" {
-        Op::ScatterNd { reduction }
+        Op::ScatterNd(ScatterNdConfig { reduction })
     } else {
-        Op::Scatter {
+        Op::Scatter(ScatterConfig {
             axis: normalize_axis(ctx.attrs.int_or("axis", 0)?, data.rank()).map_err(|e| ctx.error(e))?,
             reduction,
-        }
+        })
     };
     Ok(Parsed::new(op, 3))
 }
@@ -682,7 +686,7 @@ pub fn parse_gather_nd(ctx: &NodeCtx) -> Result<Parsed> {
             }
         }
     }
-    Ok(Parsed::new(Op::GatherNd { batch_dims }, 2))
+    Ok(Parsed::new(Op::GatherNd(GatherNdConfig { batch_dims }), 2))
 }
 
 /// The index dims but the last, then the data dims past the batch and indexed ones.
@@ -704,7 +708,7 @@ pub fn parse_compress(ctx: &NodeCtx) -> Result<Parsed> {
         Some(axis) => Some(normalize_axis(axis, x.rank()).map_err(|e| ctx.error(e))?),
         None => None,
     };
-    Ok(Parsed::new(Op::Compress { axis }, 2))
+    Ok(Parsed::new(Op::Compress(CompressConfig { axis }), 2))
 }
 
 /// The selected axis (or the flattened input) has a length known at run time only.
@@ -727,7 +731,7 @@ pub fn parse_non_zero(ctx: &NodeCtx) -> Result<Parsed> {
     if x.rank() == 0 {
         return Err(ctx.error(format!("NonZero of a scalar is not supported yet, got {x}")));
     }
-    Ok(Parsed::new(Op::NonZero, 1))
+    Ok(Parsed::new(Op::NonZero(NonZeroConfig), 1))
 }
 
 /// TensorScatter (opset 24): `update` written into a copy of `past_cache` along `axis` (not the
@@ -747,7 +751,363 @@ pub fn parse_tensor_scatter(ctx: &NodeCtx) -> Result<Parsed> {
         Some("circular") => true,
         Some(other) => return Err(ctx.error(format!("mode `{other}` is not one of linear, circular"))),
     };
-    Ok(Parsed::new(Op::TensorScatter { axis, circular }, ctx.inputs.len()))
+    Ok(Parsed::new(Op::TensorScatter(TensorScatterConfig { axis, circular }), ctx.inputs.len()))
+}
+
+/// Run-time `Shape` of dims `start..end` (static shapes are folded at import).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShapeConfig {
+    /// The first dim (`start`, default 0), clamped to the rank.
+    pub start: usize,
+    /// One past the last dim (`end`, default the rank), clamped.
+    pub end: usize,
+}
+
+/// Run-time `Size`: the element count, an int64 scalar (static shapes are folded at import).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SizeConfig;
+
+/// `ConstantOfShape`: a tensor of `shape` filled with `value`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstantOfShapeConfig {
+    /// The output shape (input 0).
+    pub shape: IntsInput,
+    /// The fill value (`value`'s one element, default 0).
+    pub value: f64,
+    /// The element type of `value` (default f32).
+    pub dtype: DType,
+}
+
+/// `Range(start, limit, delta)`: `ceil((limit - start) / delta)` elements from `start` by `delta`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RangeConfig;
+
+/// `Expand(input, shape)`: numpy broadcast of the input to `shape`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpandConfig {
+    /// The target shape (input 1).
+    pub shape: IntsInput,
+}
+
+/// `Gather(data, indices)`: slices of `data` along `axis` picked by `indices` (negatives from the end).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GatherConfig {
+    /// `axis` (default 0), normalised.
+    pub axis: usize,
+}
+
+/// `Split` into several outputs along `axis`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitConfig {
+    /// `axis` (default 0), normalised.
+    pub axis: usize,
+    /// The output sizes along `axis`.
+    pub sizes: SplitSizes,
+}
+
+/// `Tile(input, repeats)`: the input repeated `repeats[i]` times along axis `i`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TileConfig {
+    /// Per-axis repeat counts (input 1).
+    pub repeats: IntsInput,
+}
+
+/// `Trilu` (opset 14): the upper or lower triangle of the last two dims, the rest zeroed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TriluConfig {
+    /// `upper` (default 1).
+    pub upper: bool,
+    /// The diagonal offset `k` (input 1, default 0): positive above the main diagonal.
+    pub k: IntsInput,
+}
+
+/// `axis` is `None` when it is only known at run time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CumSumConfig {
+    /// The axis (input 1), normalised.
+    pub axis: Option<usize>,
+    /// `exclusive` (default 0): each output excludes its own element.
+    pub exclusive: bool,
+    /// `reverse` (default 0): accumulate from the end.
+    pub reverse: bool,
+    /// CumProd (opset 26) rather than CumSum.
+    pub product: bool,
+}
+
+/// `Hardmax`: 1 at the first maximum along `axis`, 0 elsewhere.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HardmaxConfig {
+    /// `axis` (default -1 from opset 13, 1 before), normalised.
+    pub axis: usize,
+    /// Before opset 13: over all dims from `axis` on, flattened, instead of `axis` alone.
+    pub coerce_2d: bool,
+}
+
+/// `TopK(x, k)`: the `k` largest (or smallest) values along `axis`, sorted, and their int64 indices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopKConfig {
+    /// `axis` (default -1), normalised.
+    pub axis: usize,
+    /// `k` (an attribute before opset 10, input 1 since).
+    pub k: IntsInput,
+    /// `largest` (opset 11, default 1).
+    pub largest: bool,
+}
+
+/// `OneHot(indices, depth, values)`: `values[1]` where the new axis's index is the class, else `values[0]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OneHotConfig {
+    /// Where the class axis goes in the output (`axis`, default -1), normalised.
+    pub axis: usize,
+    /// `depth` when known at import; `None` when read at run time.
+    pub depth: Option<usize>,
+}
+
+/// `ReverseSequence(input, sequence_lens)`: the first `sequence_lens[b]` elements of each
+/// batch entry reversed along the time axis; the batch axis is the other one of 0 and 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReverseSequenceConfig {
+    /// `time_axis` (default 0), 0 or 1.
+    pub time_axis: usize,
+}
+
+/// `Compress(data, condition)` along `axis`, or over the flattened data when `None`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompressConfig {
+    /// `axis`, normalised; `None` to flatten the data first.
+    pub axis: Option<usize>,
+}
+
+/// The `[rank, count]` coordinates of the non-zero elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NonZeroConfig;
+
+/// Outputs: the distinct elements (or slices along `axis`), first-occurrence indices,
+/// inverse indices and counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UniqueConfig {
+    /// `axis`, normalised; `None` for the flattened elements.
+    pub axis: Option<usize>,
+    /// `sorted` (default 1): ascending order rather than order of first occurrence.
+    pub sorted: bool,
+}
+
+/// Listed axes (normalised, in the model's order) centre-cropped or zero-padded to `shape`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CenterCropPadConfig {
+    /// The cropped or padded axes (`axes`, default all), normalised.
+    pub axes: Vec<usize>,
+    /// The target size per listed axis (input 1).
+    pub shape: IntsInput,
+}
+
+/// `GatherElements(data, indices)`: `data` indexed along `axis` by `indices`, elementwise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GatherElementsConfig {
+    /// `axis` (default 0), normalised.
+    pub axis: usize,
+}
+
+/// GatherND after `batch_dims` shared leading axes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GatherNdConfig {
+    /// `batch_dims` (opset 12, default 0).
+    pub batch_dims: usize,
+}
+
+/// `ScatterElements` (and Scatter, opsets 9 and 10): `updates` written into `data` along `axis`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScatterConfig {
+    /// `axis` (default 0), normalised.
+    pub axis: usize,
+    /// `reduction` (opset 16, default none): how an update combines with the value it lands on.
+    pub reduction: ScatterReduction,
+}
+
+/// `ScatterND(data, indices, updates)`: slices of `updates` written at index tuples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScatterNdConfig {
+    /// `reduction` (opset 16, default none).
+    pub reduction: ScatterReduction,
+}
+
+/// `TensorScatter(past_cache, update, write_indices?)` along `axis`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorScatterConfig {
+    /// The sequence axis written (`axis`, default -2), normalised.
+    pub axis: usize,
+    /// `mode = "circular"`: write positions wrap around the axis.
+    pub circular: bool,
+}
+
+impl InferOp for ShapeConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let ShapeConfig { start, end } = self;
+        one(TensorType::from_static(DType::I64, &[end - start]))
+    }
+}
+
+impl InferOp for SizeConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(TensorType::new(DType::I64, vec![]))
+    }
+}
+
+impl InferOp for ConstantOfShapeConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let ConstantOfShapeConfig { shape, dtype, .. } = self;
+        one(TensorType::new(
+            *dtype,
+            match shape {
+                IntsInput::Static(v) => v.iter().map(|&d| Dim::Static(d.max(0) as usize)).collect(),
+                IntsInput::Runtime { len } => vec![Dim::Unknown; *len],
+            },
+        ))
+    }
+}
+
+impl InferOp for RangeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown]))
+    }
+}
+
+impl InferOp for ExpandConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let ExpandConfig { shape } = self;
+        one(infer_expand(shape, inputs[0])?)
+    }
+}
+
+impl InferOp for GatherConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let GatherConfig { axis } = self;
+        one(infer_gather(*axis, inputs[0], inputs[1]))
+    }
+}
+
+impl InferOp for SliceConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_slice(self, inputs[0])?)
+    }
+}
+
+impl InferOp for SplitConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let SplitConfig { axis, sizes } = self;
+        Ok(infer_split(*axis, sizes, inputs[0]))
+    }
+}
+
+impl InferOp for TileConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let TileConfig { repeats } = self;
+        one(infer_tile(repeats, inputs[0])?)
+    }
+}
+
+impl InferOp for TriluConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for CumSumConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for ReverseSequenceConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for HardmaxConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for TopKConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let TopKConfig { axis, k, .. } = self;
+        Ok(infer_topk(*axis, k, inputs[0]))
+    }
+}
+
+impl InferOp for OneHotConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let OneHotConfig { axis, depth } = self;
+        {
+            one(infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1]))
+        }
+    }
+}
+
+impl InferOp for PadConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_pad(self, inputs[0])?)
+    }
+}
+
+impl InferOp for UniqueConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let UniqueConfig { axis, .. } = self;
+        Ok(infer_unique(*axis, inputs[0]))
+    }
+}
+
+impl InferOp for CenterCropPadConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let CenterCropPadConfig { axes, shape } = self;
+        one(infer_center_crop_pad(axes, shape, inputs[0]))
+    }
+}
+
+impl InferOp for CompressConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let CompressConfig { axis } = self;
+        one(infer_compress(*axis, inputs[0]))
+    }
+}
+
+impl InferOp for NonZeroConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(TensorType::new(DType::I64, vec![Dim::Static(inputs[0].rank()), Dim::Unknown]))
+    }
+}
+
+impl InferOp for TensorScatterConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for GatherNdConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let GatherNdConfig { batch_dims } = self;
+        one(infer_gather_nd(*batch_dims, inputs[0], inputs[1]))
+    }
+}
+
+impl InferOp for ScatterConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for ScatterNdConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for GatherElementsConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(TensorType::new(inputs[0].dtype, inputs[1].shape.clone()))
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! semantics, including 1-D operands and batch broadcasting), Einsum, and Det (opsets 11, 22).
 
 use super::common::broadcast_shapes;
+use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Dim, TensorType};
@@ -70,7 +71,7 @@ pub fn parse_matmul(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error("MatMul of a scalar is not defined"));
         }
     }
-    Ok(Parsed::new(Op::MatMul, 2))
+    Ok(Parsed::new(Op::MatMul(MatMulConfig), 2))
 }
 
 pub fn infer_matmul(inputs: &[&TensorType]) -> Result<TensorType, String> {
@@ -93,7 +94,7 @@ pub fn infer_matmul(inputs: &[&TensorType]) -> Result<TensorType, String> {
     Ok(TensorType::new(a.dtype, shape))
 }
 
-/// The bias of a fused MatMul (see [`Op::MatMul`]): an `[n]` vector for an `[k, n]` matrix `b`
+/// The bias of a fused MatMul (see [`Op::MatMul(MatMulConfig)`]): an `[n]` vector for an `[k, n]` matrix `b`
 /// and an `a` of rank 2 or more.
 fn check_fused_bias(a: &TensorType, b: &TensorType, bias: &TensorType) -> Result<(), String> {
     match (&b.shape[..], &bias.shape[..]) {
@@ -114,7 +115,7 @@ pub fn parse_einsum(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.inputs.iter().any(Option::is_none) || ctx.inputs.is_empty() {
         return Err(ctx.error("every input is required"));
     }
-    Ok(Parsed::new(Op::Einsum { equation }, ctx.inputs.len()))
+    Ok(Parsed::new(Op::Einsum(EinsumConfig { equation }), ctx.inputs.len()))
 }
 
 /// Output rank of an einsum equation: explicit (`->`) or implicit (labels used once, sorted),
@@ -162,10 +163,56 @@ pub fn parse_det(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error(format!("the last two dims must be equal (square matrices), got {x}")));
         }
     }
-    Ok(Parsed::new(Op::Det, 1))
+    Ok(Parsed::new(Op::Det(DetConfig), 1))
 }
 
 /// The batch dims: the input's without its last two.
 pub fn infer_det(x: &TensorType) -> TensorType {
     TensorType::new(x.dtype, x.shape[..x.rank().saturating_sub(2)].to_vec())
+}
+
+/// `MatMul(a, b)` with numpy semantics. A model's MatMul has two inputs; the one that
+/// `passes::fuse_matmul_bias` makes of a MatMul and an Add has a third, a bias of shape
+/// `[n]` added to every row, and then `b` is a constant `[k, n]` matrix and `a` has rank 2
+/// or more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatMulConfig;
+
+/// `Det`: the determinant of each square matrix of the last two dims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DetConfig;
+
+/// `Einsum` of any number of inputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EinsumConfig {
+    /// The `equation`, e.g. `"ij,jk->ik"`.
+    pub equation: String,
+}
+
+impl InferOp for GemmConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_gemm(self, inputs)?)
+    }
+}
+
+impl InferOp for MatMulConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_matmul(inputs)?)
+    }
+}
+
+impl InferOp for DetConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_det(inputs[0]))
+    }
+}
+
+impl InferOp for EinsumConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let EinsumConfig { equation } = self;
+        {
+            let ranks: Vec<usize> = inputs.iter().map(|t| t.rank()).collect();
+            one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; einsum_rank(equation, &ranks)?]))
+        }
+    }
 }

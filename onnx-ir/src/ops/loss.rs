@@ -1,6 +1,7 @@
 //! NegativeLogLikelihoodLoss (opsets 12, 13, 22) and SoftmaxCrossEntropyLoss (12, 13): class
 //! axis 1, optional per-class weights, `ignore_index`, and none/sum/mean reduction.
 
+use super::InferOp;
 use super::{NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
@@ -54,5 +55,11 @@ pub fn infer(c: &LossConfig, inputs: &[&TensorType]) -> Vec<TensorType> {
         vec![loss, input.clone()]
     } else {
         vec![loss]
+    }
+}
+
+impl InferOp for LossConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        Ok(infer(self, inputs))
     }
 }

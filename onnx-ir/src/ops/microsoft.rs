@@ -8,9 +8,12 @@
 
 use super::common::normalize_axis;
 use super::elementwise::{BinaryOp, Bound, ClipConfig, UnaryOp};
-use super::lowering::{f32_tensor, output, Lowered, Src};
+use super::lowered::{f32_tensor, output, Lowered, Src};
 use super::norm::LayerNormConfig;
-use super::{IntsInput, NodeCtx, Op};
+use super::{
+    DynamicQuantizeConfig, GatherConfig, IntsInput, MatMulConfig, NodeCtx, Op, TransposeConfig, UnsqueezeConfig,
+    WhereConfig,
+};
 use crate::error::Result;
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
@@ -112,10 +115,10 @@ fn fused_matmul(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         if t.rank() < 2 {
             return Err(ctx.error(format!("`{attr}` needs a tensor of rank 2 or more, got {t}")));
         }
-        Ok(plan.op(Op::Transpose { perm: swap_last_two(t.rank()) }, &[Src::Input(index)]))
+        Ok(plan.op(Op::Transpose(TransposeConfig { perm: swap_last_two(t.rank()) }), &[Src::Input(index)]))
     };
     let (lhs, rhs) = (operand(0, "transA")?, operand(1, "transB")?);
-    let mut y = plan.op(Op::MatMul, &[lhs, rhs]);
+    let mut y = plan.op(Op::MatMul(MatMulConfig), &[lhs, rhs]);
     if alpha != 1.0 {
         let alpha = plan.scalar(alpha);
         y = plan.binary(BinaryOp::Mul, y, alpha);
@@ -161,7 +164,7 @@ fn integer_matmul(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     }
     let (a, a_scale, a_zero, b_scale, b_zero, bias) = if dynamic {
         float_input(ctx, 0, "A")?;
-        let q = plan.op_outputs(Op::DynamicQuantize, vec![Some(Src::Input(0))], 3);
+        let q = plan.op_outputs(Op::DynamicQuantize(DynamicQuantizeConfig), vec![Some(Src::Input(0))], 3);
         (q, output(q, 1), Some(output(q, 2)), Src::Input(2), optional(ctx, 3), optional(ctx, 4))
     } else {
         let a = ctx.input_type(0)?;
@@ -278,7 +281,7 @@ fn matmul_nbits(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         }
     }
     let weight = plan.constant(f32_tensor(vec![k, n], &weight));
-    let y = plan.op(Op::MatMul, &[Src::Input(0), weight]);
+    let y = plan.op(Op::MatMul(MatMulConfig), &[Src::Input(0), weight]);
     let y = plan.add_optional(y, optional(ctx, 5));
     Ok(plan.done(vec![Some(y)]))
 }
@@ -382,8 +385,8 @@ fn additive_mask(ctx: &NodeCtx, plan: &mut Lowered, index: usize, filter: f32) -
     let zero = plan.scalar(0.0);
     let attends = plan.binary(BinaryOp::Greater, mask, zero);
     let filter = plan.scalar(filter);
-    let additive = plan.op(Op::Where, &[attends, zero, filter]);
-    Ok(Some(plan.op(Op::Unsqueeze { axes }, &[additive])))
+    let additive = plan.op(Op::Where(WhereConfig), &[attends, zero, filter]);
+    Ok(Some(plan.op(Op::Unsqueeze(UnsqueezeConfig { axes }), &[additive])))
 }
 
 /// The mask and attention bias summed (either may be absent).
@@ -459,7 +462,7 @@ fn attention(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     if sizes.iter().sum::<usize>() != width {
         return Err(ctx.error(format!("qkv_hidden_sizes {sizes:?} do not add up to the weights' {width} columns")));
     }
-    let projected = plan.op(Op::MatMul, &[Src::Input(0), Src::Input(1)]);
+    let projected = plan.op(Op::MatMul(MatMulConfig), &[Src::Input(0), Src::Input(1)]);
     let projected = plan.add_optional(projected, optional(ctx, 2));
     let (q, k) = (sizes[0], sizes[0] + sizes[1]);
     let qkv = [(0, q), (q, k), (k, width)].map(|(start, end)| slice_last(&mut plan, projected, 3, start, end));
@@ -538,8 +541,9 @@ fn embed_layer_norm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         1 => true,
         other => return Err(ctx.error(format!("mask_index_type = {other} is not 0 or 1"))),
     };
-    let gather =
-        |plan: &mut Lowered, table: usize, ids: Src| plan.op(Op::Gather { axis: 0 }, &[Src::Input(table), ids]);
+    let gather = |plan: &mut Lowered, table: usize, ids: Src| {
+        plan.op(Op::Gather(GatherConfig { axis: 0 }), &[Src::Input(table), ids])
+    };
     let positions = match optional(ctx, 8) {
         Some(ids) => ids,
         None => {

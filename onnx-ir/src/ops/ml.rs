@@ -4,10 +4,11 @@
 //! [`Op::TreeEnsemble`], evaluated on the host.
 
 use super::elementwise::BinaryOp;
-use super::lowering::{check_domain_opset, Lowered, Src};
-use super::{NodeCtx, Op};
+use super::lowered::{check_domain_opset, Lowered, Src};
+use super::{one, InferOp};
+use super::{GatherConfig, NodeCtx, Op, ReshapeConfig, UnsqueezeConfig};
 use crate::error::Result;
-use crate::types::DType;
+use crate::types::{DType, Dim, TensorType};
 
 /// The domain.
 pub const DOMAIN: &str = "ai.onnx.ml";
@@ -96,9 +97,9 @@ fn array_feature_extractor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> 
     if x.rank() == 0 {
         return Err(ctx.error(format!("input X must have rank 1 or more, got {x}")));
     }
-    let flat = plan.op(Op::Reshape { shape: vec![-1] }, &[Src::Input(1)]);
-    let picked = plan.op(Op::Gather { axis: x.rank() - 1 }, &[Src::Input(0), flat]);
-    let y = if x.rank() == 1 { plan.op(Op::Unsqueeze { axes: vec![0] }, &[picked]) } else { picked };
+    let flat = plan.op(Op::Reshape(ReshapeConfig { shape: vec![-1] }), &[Src::Input(1)]);
+    let picked = plan.op(Op::Gather(GatherConfig { axis: x.rank() - 1 }), &[Src::Input(0), flat]);
+    let y = if x.rank() == 1 { plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![0] }), &[picked]) } else { picked };
     Ok(plan.done(vec![Some(y)]))
 }
 
@@ -333,4 +334,12 @@ fn tree_ensemble(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let config = TreeEnsembleConfig { aggregate, n_targets, roots, nodes, leaves };
     let y = plan.op(Op::TreeEnsemble(Box::new(config)), &[Src::Input(0)]);
     Ok(plan.done(vec![Some(y)]))
+}
+
+impl InferOp for TreeEnsembleConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        {
+            one(TensorType::new(inputs[0].dtype, vec![inputs[0].shape[0].clone(), Dim::Static(self.n_targets)]))
+        }
+    }
 }

@@ -4,9 +4,10 @@
 
 use super::common::normalize_axis;
 use super::elementwise::{BinaryOp, UnaryOp};
-use super::lowering::{Lowered, Src};
+use super::lowered::{Lowered, Src};
 use super::reduce::{ReduceAxes, ReduceConfig, ReduceOp};
-use super::{NodeCtx, Op, Parsed};
+use super::{one, InferOp};
+use super::{NodeCtx, Op, Parsed, ReshapeConfig};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
 
@@ -115,7 +116,8 @@ fn batch_norm_training(ctx: &NodeCtx, x: &TensorType, epsilon: f64) -> Result<Pa
     let squared = plan.binary(BinaryOp::Mul, centred, centred);
     let var = plan.op(reduce, &[squared]);
     // Scale and bias as [C, 1, ...], against X's [N, C, ...].
-    let per_channel = Op::Reshape { shape: std::iter::once(-1).chain(std::iter::repeat_n(1, rank - 2)).collect() };
+    let per_channel =
+        Op::Reshape(ReshapeConfig { shape: std::iter::once(-1).chain(std::iter::repeat_n(1, rank - 2)).collect() });
     let scale = plan.op(per_channel.clone(), &[Src::Input(1)]);
     let bias = plan.op(per_channel, &[Src::Input(2)]);
     let scaled = plan.binary(BinaryOp::Mul, scale, centred);
@@ -126,7 +128,7 @@ fn batch_norm_training(ctx: &NodeCtx, x: &TensorType, epsilon: f64) -> Result<Pa
     let y = plan.binary(BinaryOp::Add, normalized, bias);
     let (kept, added) = (plan.scalar_of(x.dtype, momentum), plan.scalar_of(x.dtype, 1.0 - momentum));
     let running = |plan: &mut Lowered, input: usize, batch: Src| {
-        let batch = plan.op(Op::Reshape { shape: vec![-1] }, &[batch]);
+        let batch = plan.op(Op::Reshape(ReshapeConfig { shape: vec![-1] }), &[batch]);
         let old = plan.binary(BinaryOp::Mul, Src::Input(input), kept);
         let new = plan.binary(BinaryOp::Mul, batch, added);
         (plan.binary(BinaryOp::Add, old, new), batch)
@@ -184,7 +186,7 @@ pub fn parse_lp_norm(ctx: &NodeCtx) -> Result<Parsed> {
         2 => 2,
         other => return Err(ctx.error(format!("p must be 1 or 2, got {other}"))),
     };
-    Ok(Parsed::new(Op::LpNorm { axis, p }, 1))
+    Ok(Parsed::new(Op::LpNorm(LpNormConfig { axis, p }), 1))
 }
 
 /// InstanceNormalization, GroupNormalization (per-group scale/bias in opset 18, per-channel
@@ -230,7 +232,7 @@ pub fn parse_group_norm(ctx: &NodeCtx) -> Result<Parsed> {
     };
     ctx.check_precision("stash_type", &[DType::F32])?;
     let epsilon = ctx.attrs.float_or("epsilon", default_eps as f32)? as f64;
-    Ok(Parsed::new(Op::GroupNorm { kind, epsilon }, inputs))
+    Ok(Parsed::new(Op::GroupNorm(GroupNormConfig { kind, epsilon }), inputs))
 }
 
 /// LRN: each element divided by `(bias + alpha / size * window sum of squares)^beta` over
@@ -261,4 +263,52 @@ pub fn parse_lrn(ctx: &NodeCtx) -> Result<Parsed> {
         bias: ctx.attrs.float_or("bias", 1.0)? as f64,
     };
     Ok(Parsed::new(Op::Lrn(config), 1))
+}
+
+/// LpNormalization along `axis` with p = 1 or 2.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LpNormConfig {
+    /// `axis` (default -1), normalised.
+    pub axis: usize,
+    /// `p` (default 2).
+    pub p: u8,
+}
+
+/// InstanceNormalization, GroupNormalization or MeanVarianceNormalization.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupNormConfig {
+    /// Which normalisation, with its groups or axes.
+    pub kind: GroupNormKind,
+    /// `epsilon` (default 1e-5; MeanVarianceNormalization, which has none, uses 1e-9).
+    pub epsilon: f64,
+}
+
+impl InferOp for LayerNormConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        Ok(infer_layer_norm(self, inputs[0]))
+    }
+}
+
+impl InferOp for LpNormConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for BatchNormConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for GroupNormConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for LrnConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
 }

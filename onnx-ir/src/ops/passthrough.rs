@@ -2,10 +2,11 @@
 //! it, a mask of all ones (nothing dropped); in training mode (opset 12's `training_mode`,
 //! constant or computed) random elements dropped (see `burn_onnx::ops::dropout`).
 
+use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::tensor::TensorData;
-use crate::types::DType;
+use crate::types::{DType, TensorType};
 
 /// Dropout that is not an Identity: training mode (or a mode known only at run time), or a
 /// mask asked for.
@@ -23,7 +24,7 @@ pub struct DropoutConfig {
 
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.op_type != "Dropout" {
-        return Ok(Parsed::new(Op::Identity, 1));
+        return Ok(Parsed::new(Op::Identity(IdentityConfig), 1));
     }
     // `is_test` (before opset 7; 0 means training) is not taken as a request for training:
     // inference graphs of those opsets omit it.
@@ -53,7 +54,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         _ => Some(ctx.input_type(0)?.dtype),
     };
     if identity && mask.is_none() {
-        return Ok(Parsed::new(Op::Identity, 1));
+        return Ok(Parsed::new(Op::Identity(IdentityConfig), 1));
     }
     let (ratio, training) = if identity { (Some(0.0), Some(false)) } else { (ratio, training) };
     // The data, then the ratio and training_mode where they are read at run time.
@@ -65,4 +66,22 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         1
     };
     Ok(Parsed::new(Op::Dropout(DropoutConfig { mask, ratio, training, seed }), inputs))
+}
+
+/// Identity and inference-mode Dropout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdentityConfig;
+
+impl InferOp for IdentityConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
+}
+
+impl InferOp for DropoutConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        Ok(std::iter::once(inputs[0].clone())
+            .chain(self.mask.map(|m| TensorType::new(m, inputs[0].shape.clone())))
+            .collect())
+    }
 }

@@ -5,6 +5,7 @@
 //! (opsets 9, 11, 22).
 
 use super::common::{add_dims, mul_dims, read_window, spatial_attr, window_output_type, Window};
+use super::{one, InferOp};
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
@@ -204,4 +205,30 @@ pub fn infer_max_unpool(c: &MaxUnpoolConfig, x: &TensorType) -> Result<TensorTyp
         Some(IntsInput::Runtime { .. }) => shape = vec![Dim::Unknown; x.rank()],
     }
     Ok(TensorType::new(x.dtype, shape))
+}
+
+/// GlobalAveragePool, GlobalMaxPool and GlobalLpPool: the window's reduction over all
+/// spatial dims, kept with size 1 (an average never counts padding: there is none).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GlobalPoolConfig {
+    /// Which reduction.
+    pub kind: PoolKind,
+}
+
+impl InferOp for PoolConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        infer(self, inputs)
+    }
+}
+
+impl InferOp for MaxUnpoolConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_max_unpool(self, inputs[0])?)
+    }
+}
+
+impl InferOp for PoolKind {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_global(inputs)?)
+    }
 }

@@ -4,6 +4,7 @@
 //! QLinearConv).
 
 use super::common::normalize_axis;
+use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Kind, TensorType};
@@ -175,12 +176,12 @@ pub fn infer_linear(c: &QuantizedLinearConfig, inputs: &[&TensorType]) -> Result
     Ok(TensorType::new(dtype, out.shape))
 }
 
-/// Parses DynamicQuantizeLinear (float input) into [`Op::DynamicQuantize`].
+/// Parses DynamicQuantizeLinear (float input) into [`Op::DynamicQuantize(DynamicQuantizeConfig)`].
 pub fn parse_dynamic(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.input_type(0)?.dtype.kind() != Kind::Float {
         return Err(ctx.error("input must be float"));
     }
-    Ok(Parsed::new(Op::DynamicQuantize, 1))
+    Ok(Parsed::new(Op::DynamicQuantize(DynamicQuantizeConfig), 1))
 }
 
 /// Outputs: the uint8 values in X's shape, a scalar f32 scale and a scalar uint8 zero point.
@@ -190,4 +191,26 @@ pub fn infer_dynamic(x: &TensorType) -> Vec<TensorType> {
         TensorType::new(DType::F32, vec![]),
         TensorType::new(DType::U8, vec![]),
     ]
+}
+
+/// Outputs: quantized uint8 values, scale, zero point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DynamicQuantizeConfig;
+
+impl InferOp for QuantizeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer(self, inputs))
+    }
+}
+
+impl InferOp for QuantizedLinearConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_linear(self, inputs)?)
+    }
+}
+
+impl InferOp for DynamicQuantizeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        Ok(infer_dynamic(inputs[0]))
+    }
 }

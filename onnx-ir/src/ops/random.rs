@@ -3,6 +3,7 @@
 //! repeat (see `burn_onnx::ops::random_uniform` for whose generator).
 
 use super::common::checked_product;
+use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
@@ -130,4 +131,10 @@ pub fn infer(c: &RandomConfig, inputs: &[&TensorType]) -> TensorType {
         (None, _) => inputs[0].shape.clone(),
     };
     TensorType::new(c.dtype, shape)
+}
+
+impl InferOp for RandomConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer(self, inputs))
+    }
 }

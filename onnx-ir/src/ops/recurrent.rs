@@ -1,6 +1,7 @@
 //! RNN, GRU and LSTM (every opset: layout from 14): direction, hidden size, activations with
 //! their alpha/beta, clip, GRU's linear_before_reset, LSTM's input_forget and peepholes.
 
+use super::InferOp;
 use super::{NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
@@ -189,4 +190,10 @@ pub fn infer(c: &RecurrentConfig, x: &TensorType) -> Vec<TensorType> {
         out.push(state);
     }
     out
+}
+
+impl InferOp for RecurrentConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        Ok(infer(self, inputs[0]))
+    }
 }

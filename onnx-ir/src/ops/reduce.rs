@@ -3,7 +3,8 @@
 //! computed at run time) and ArgMax/ArgMin.
 
 use super::common::{normalize_axes, normalize_axis};
-use super::{NodeCtx, Op, Parsed};
+use super::{one, InferOp};
+use super::{IdentityConfig, NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
 
@@ -100,7 +101,7 @@ pub fn parse_reduce(ctx: &NodeCtx) -> Result<Parsed> {
         }
     };
     if noop && axes == ReduceAxes::All {
-        return Ok(Parsed::new(Op::Identity, 1));
+        return Ok(Parsed::new(Op::Identity(IdentityConfig), 1));
     }
     Ok(Parsed::new(Op::Reduce(ReduceConfig { op, axes, keepdims }), data_inputs))
 }
@@ -167,4 +168,16 @@ pub fn infer_arg(c: &ArgReduceConfig, inputs: &[&TensorType]) -> TensorType {
         })
         .collect();
     TensorType::new(DType::I64, shape)
+}
+
+impl InferOp for ReduceConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_reduce(self, inputs)?)
+    }
+}
+
+impl InferOp for ArgReduceConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_arg(self, inputs))
+    }
 }

@@ -3,6 +3,7 @@
 //! policy; roi, scales and sizes as constants or run-time tensors. GridSample and AffineGrid,
 //! which makes its sampling grids.
 
+use super::{one, InferOp};
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
@@ -278,7 +279,7 @@ pub fn parse_affine_grid(ctx: &NodeCtx) -> Result<Parsed> {
         }
     }
     let align_corners = ctx.attrs.int_or("align_corners", 0)? != 0;
-    Ok(Parsed::new(Op::AffineGrid { align_corners, size }, 2))
+    Ok(Parsed::new(Op::AffineGrid(AffineGridConfig { align_corners, size }), 2))
 }
 
 /// AffineGrid's output: `[N, spatial..., spatial rank]`, theta's batch and float type.
@@ -295,4 +296,33 @@ pub fn infer_affine_grid(size: &IntsInput, theta: &TensorType) -> TensorType {
     };
     let shape = std::iter::once(batch).chain(dims).chain([Dim::Static(spatial)]).collect();
     TensorType::new(theta.dtype, shape)
+}
+
+/// `AffineGrid(theta, size)` (opset 20): the sampling grid `[N, spatial..., 2 or 3]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AffineGridConfig {
+    /// `align_corners` (default 0): -1 and 1 are the centres of the corner elements rather
+    /// than their outer edges.
+    pub align_corners: bool,
+    /// `size` (input 1): `[N, C, H, W]` or `[N, C, D, H, W]`.
+    pub size: IntsInput,
+}
+
+impl InferOp for ResizeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer(inputs[0]))
+    }
+}
+
+impl InferOp for GridSampleConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_grid_sample(inputs[0], inputs[1]))
+    }
+}
+
+impl InferOp for AffineGridConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let AffineGridConfig { size, .. } = self;
+        one(infer_affine_grid(size, inputs[0]))
+    }
 }

@@ -8,7 +8,8 @@
 //! is a `Vec` of one tensor type); their dims may differ. A sequence made by `SequenceEmpty`
 //! is [`Holder::EmptySequence`] until a tensor is inserted, which fixes its rank.
 
-use super::{NodeCtx, Op, Parsed};
+use super::InferOp;
+use super::{IdentityConfig, NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, Holder, Kind, TensorType};
@@ -142,7 +143,7 @@ fn parse_optional_read(ctx: &NodeCtx) -> Result<Parsed> {
     }
     Ok(match has {
         true => Parsed::folded(TensorData::new(DType::Bool, vec![], vec![1])),
-        false => Parsed::new(Op::Identity, 1),
+        false => Parsed::new(Op::Identity(IdentityConfig), 1),
     })
 }
 
@@ -239,5 +240,11 @@ pub fn infer(op: &SequenceOp, inputs: &[&TensorType]) -> Result<Vec<TensorType>,
             Holder::Optional => one(inputs[0].tensor()),
             _ => one(inputs[0].clone().held(Holder::Sequence)),
         },
+    }
+}
+
+impl InferOp for SequenceOp {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        infer(self, inputs)
     }
 }

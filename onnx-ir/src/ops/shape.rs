@@ -2,17 +2,18 @@
 //! Transpose, Concat, Squeeze and Unsqueeze (axes attribute before opset 13, input after).
 
 use super::common::{dims_product, mul_dims, normalize_axes, normalize_axis};
+use super::{one, InferOp};
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
-use crate::types::{Dim, TensorType};
+use crate::types::{DType, Dim, TensorType};
 
 pub fn parse_flatten(ctx: &NodeCtx) -> Result<Parsed> {
     let rank = ctx.input_type(0)?.rank();
     let axis = ctx.attrs.int_or("axis", 1)?;
     // Flatten's axis ranges over [-rank, rank]: axis == rank is valid.
     let axis = if axis == rank as i64 { rank } else { normalize_axis(axis, rank).map_err(|e| ctx.error(e))? };
-    Ok(Parsed::new(Op::Flatten { axis }, 1))
+    Ok(Parsed::new(Op::Flatten(FlattenConfig { axis }), 1))
 }
 
 pub fn infer_flatten(axis: usize, inputs: &[&TensorType]) -> Result<TensorType, String> {
@@ -27,7 +28,9 @@ pub fn parse_reshape(ctx: &NodeCtx) -> Result<Parsed> {
     } else {
         match ctx.ints_input(1, "shape")?.ok_or_else(|| ctx.error("input `shape` is required"))? {
             IntsInput::Static(shape) => shape,
-            IntsInput::Runtime { len } => return Ok(Parsed::new(Op::ReshapeRuntime { rank: len, allowzero }, 2)),
+            IntsInput::Runtime { len } => {
+                return Ok(Parsed::new(Op::ReshapeRuntime(ReshapeRuntimeConfig { rank: len, allowzero }), 2))
+            }
         }
     };
     if allowzero && shape.contains(&0) {
@@ -36,7 +39,7 @@ pub fn parse_reshape(ctx: &NodeCtx) -> Result<Parsed> {
     if shape.iter().filter(|&&d| d == -1).count() > 1 || shape.iter().any(|&d| d < -1) {
         return Err(ctx.error(format!("invalid target shape {shape:?}")));
     }
-    Ok(Parsed::new(Op::Reshape { shape }, 1))
+    Ok(Parsed::new(Op::Reshape(ReshapeConfig { shape }), 1))
 }
 
 pub fn infer_reshape(target: &[i64], inputs: &[&TensorType]) -> Result<TensorType, String> {
@@ -84,7 +87,7 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
         }
         None => (0..rank).rev().collect(),
     };
-    Ok(Parsed::new(Op::Transpose { perm }, 1))
+    Ok(Parsed::new(Op::Transpose(TransposeConfig { perm }), 1))
 }
 
 pub fn infer_transpose(perm: &[usize], inputs: &[&TensorType]) -> Result<TensorType, String> {
@@ -103,7 +106,7 @@ pub fn parse_concat(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.inputs.iter().any(Option::is_none) {
         return Err(ctx.error("an input is missing"));
     }
-    Ok(Parsed::new(Op::Concat { axis }, ctx.inputs.len()))
+    Ok(Parsed::new(Op::Concat(ConcatConfig { axis }), ctx.inputs.len()))
 }
 
 pub fn infer_concat(axis: usize, inputs: &[&TensorType]) -> Result<TensorType, String> {
@@ -142,7 +145,7 @@ fn read_axes(ctx: &NodeCtx) -> Result<Option<Vec<i64>>> {
 pub fn parse_squeeze(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
     if let (true, Some(IntsInput::Runtime { len })) = (ctx.opset >= 13, ctx.ints_input(1, "axes")?) {
-        return Ok(Parsed::new(Op::SqueezeRuntime { rank: x.rank().saturating_sub(len) }, 2));
+        return Ok(Parsed::new(Op::SqueezeRuntime(SqueezeRuntimeConfig { rank: x.rank().saturating_sub(len) }), 2));
     }
     let axes = match read_axes(ctx)? {
         Some(axes) => normalize_axes(&axes, x.rank()).map_err(|e| ctx.error(e))?,
@@ -162,7 +165,7 @@ pub fn parse_squeeze(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error(format!("cannot squeeze axis {a} of {x}: its size is not 1")));
         }
     }
-    Ok(Parsed::new(Op::Squeeze { axes }, 1))
+    Ok(Parsed::new(Op::Squeeze(SqueezeConfig { axes }), 1))
 }
 
 pub fn infer_squeeze(axes: &[usize], inputs: &[&TensorType]) -> Result<TensorType, String> {
@@ -174,7 +177,7 @@ pub fn infer_squeeze(axes: &[usize], inputs: &[&TensorType]) -> Result<TensorTyp
 pub fn parse_unsqueeze(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
     if let (true, Some(IntsInput::Runtime { len })) = (ctx.opset >= 13, ctx.ints_input(1, "axes")?) {
-        return Ok(Parsed::new(Op::UnsqueezeRuntime { rank: x.rank() + len }, 2));
+        return Ok(Parsed::new(Op::UnsqueezeRuntime(UnsqueezeRuntimeConfig { rank: x.rank() + len }), 2));
     }
     let axes = read_axes(ctx)?.ok_or_else(|| ctx.error("axes are required"))?;
     let out_rank = x.rank() + axes.len();
@@ -182,7 +185,7 @@ pub fn parse_unsqueeze(ctx: &NodeCtx) -> Result<Parsed> {
     if normalized.len() != axes.len() {
         return Err(ctx.error(format!("axes {axes:?} repeat an axis")));
     }
-    Ok(Parsed::new(Op::Unsqueeze { axes: normalized }, 1))
+    Ok(Parsed::new(Op::Unsqueeze(UnsqueezeConfig { axes: normalized }), 1))
 }
 
 pub fn infer_unsqueeze(axes: &[usize], inputs: &[&TensorType]) -> Result<TensorType, String> {
@@ -215,7 +218,7 @@ pub fn parse_depth_space(ctx: &NodeCtx) -> Result<Parsed> {
     let to_space = ctx.op_type == "DepthToSpace";
     // SpaceToDepth has no `mode`: one there is refused as unread, not taken as DepthToSpace's.
     let crd = to_space && ctx.attrs.choice_or("mode", DepthOrder::Dcr)? == DepthOrder::Crd;
-    Ok(Parsed::new(Op::DepthSpace { block, to_space, crd }, 1))
+    Ok(Parsed::new(Op::DepthSpace(DepthSpaceConfig { block, to_space, crd }), 1))
 }
 
 pub fn infer_depth_space(block: usize, to_space: bool, x: &TensorType) -> Result<TensorType, String> {
@@ -242,5 +245,172 @@ pub fn parse_eye_like(ctx: &NodeCtx) -> Result<Parsed> {
             .ok_or_else(|| ctx.error(format!("dtype code {code} is not supported")))?,
         None => x.dtype,
     };
-    Ok(Parsed::new(Op::EyeLike { k: ctx.attrs.int_or("k", 0)?, dtype }, 1))
+    Ok(Parsed::new(Op::EyeLike(EyeLikeConfig { k: ctx.attrs.int_or("k", 0)?, dtype }), 1))
+}
+
+/// `Squeeze` with axes computed at run time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SqueezeRuntimeConfig {
+    /// The output rank.
+    pub rank: usize,
+}
+
+/// `Unsqueeze` with axes computed at run time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnsqueezeRuntimeConfig {
+    /// The output rank.
+    pub rank: usize,
+}
+
+/// `DepthToSpace` or `SpaceToDepth` on `[N, C, H, W]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DepthSpaceConfig {
+    /// `blocksize` (required).
+    pub block: usize,
+    /// DepthToSpace rather than SpaceToDepth.
+    pub to_space: bool,
+    /// DepthToSpace's `mode` is CRD (column, row, depth) rather than the default DCR.
+    pub crd: bool,
+}
+
+/// `EyeLike`: ones on a diagonal of a 2-D tensor of the input's shape, zeros elsewhere.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EyeLikeConfig {
+    /// `k` (default 0): the diagonal, positive above the main one.
+    pub k: i64,
+    /// The output type (`dtype`, default the input's).
+    pub dtype: DType,
+}
+
+/// Output `[prod(dims[..axis]), prod(dims[axis..])]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlattenConfig {
+    /// `axis` (default 1), normalised.
+    pub axis: usize,
+}
+
+/// Target shape with ONNX's `0` (copy) and `-1` (infer) entries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReshapeConfig {
+    /// The `shape` input's values.
+    pub shape: Vec<i64>,
+}
+
+/// Reshape to a shape read at run time (same `0`/`-1` rules), of known rank. With
+/// `allowzero` a 0 is an empty dim rather than a copy of the input's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReshapeRuntimeConfig {
+    /// The rank of the target shape.
+    pub rank: usize,
+    /// `allowzero` (opset 14, default 0).
+    pub allowzero: bool,
+}
+
+/// `Transpose` by `perm`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransposeConfig {
+    /// `perm` (default the reversed axes): output axis `i` is input axis `perm[i]`.
+    pub perm: Vec<usize>,
+}
+
+/// `Concat` along `axis`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConcatConfig {
+    /// `axis`, normalised.
+    pub axis: usize,
+}
+
+/// Sorted, normalised axes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SqueezeConfig {
+    /// The removed axes (size 1).
+    pub axes: Vec<usize>,
+}
+
+/// Sorted axes of the output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnsqueezeConfig {
+    /// The inserted axes.
+    pub axes: Vec<usize>,
+}
+
+impl InferOp for SqueezeRuntimeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let SqueezeRuntimeConfig { rank } = self;
+        {
+            one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank]))
+        }
+    }
+}
+
+impl InferOp for UnsqueezeRuntimeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let UnsqueezeRuntimeConfig { rank } = self;
+        {
+            one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank]))
+        }
+    }
+}
+
+impl InferOp for DepthSpaceConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let DepthSpaceConfig { block, to_space, .. } = self;
+        one(infer_depth_space(*block, *to_space, inputs[0])?)
+    }
+}
+
+impl InferOp for EyeLikeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let EyeLikeConfig { dtype, .. } = self;
+        one(TensorType::new(*dtype, inputs[0].shape.clone()))
+    }
+}
+
+impl InferOp for FlattenConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let FlattenConfig { axis } = self;
+        one(infer_flatten(*axis, inputs)?)
+    }
+}
+
+impl InferOp for ReshapeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let ReshapeConfig { shape } = self;
+        one(infer_reshape(shape, inputs)?)
+    }
+}
+
+impl InferOp for ReshapeRuntimeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let ReshapeRuntimeConfig { rank, .. } = self;
+        one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank]))
+    }
+}
+
+impl InferOp for TransposeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let TransposeConfig { perm } = self;
+        one(infer_transpose(perm, inputs)?)
+    }
+}
+
+impl InferOp for ConcatConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let ConcatConfig { axis } = self;
+        one(infer_concat(*axis, inputs)?)
+    }
+}
+
+impl InferOp for SqueezeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let SqueezeConfig { axes } = self;
+        one(infer_squeeze(axes, inputs)?)
+    }
+}
+
+impl InferOp for UnsqueezeConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let UnsqueezeConfig { axes } = self;
+        one(infer_unsqueeze(axes, inputs)?)
+    }
 }

@@ -3,6 +3,7 @@
 //! a last axis of 1.
 
 use super::common::normalize_axis;
+use super::{one, InferOp};
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
@@ -116,7 +117,7 @@ pub fn parse_stft(ctx: &NodeCtx) -> Result<Parsed> {
     if onesided && x.shape[2].as_static() == Some(2) {
         return Err(ctx.error("a one-sided STFT of a complex signal is not defined"));
     }
-    Ok(Parsed::new(Op::Stft { onesided, step, frame_length }, ctx.inputs.len()))
+    Ok(Parsed::new(Op::Stft(StftConfig { onesided, step, frame_length }), ctx.inputs.len()))
 }
 
 /// `[batch, frames, bins, 2]`.
@@ -153,7 +154,7 @@ pub fn parse_window(ctx: &NodeCtx) -> Result<Parsed> {
     };
     let size = scalar_input(ctx, 0, "size")?.ok_or_else(|| ctx.error("input `size` is required"))?;
     let (periodic, dtype) = (flag(ctx, "periodic", 1)?, float_output(ctx)?);
-    Ok(Parsed::new(Op::Window { kind, periodic, dtype, size }, 1))
+    Ok(Parsed::new(Op::Window(WindowConfig { kind, periodic, dtype, size }), 1))
 }
 
 /// `[size]`.
@@ -177,5 +178,65 @@ pub fn parse_mel_weight_matrix(ctx: &NodeCtx) -> Result<Parsed> {
             return Err(ctx.error(format!("{name} must be a float scalar, got {t}")));
         }
     }
-    Ok(Parsed::new(Op::MelWeightMatrix { dtype: float_output(ctx)?, counts }, 5))
+    Ok(Parsed::new(Op::MelWeightMatrix(MelWeightMatrixConfig { dtype: float_output(ctx)?, counts }), 5))
+}
+
+/// `STFT(signal, frame_step, window?, frame_length?)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StftConfig {
+    /// Only the non-negative frequencies (`onesided`, default 1).
+    pub onesided: bool,
+    /// `frame_step` (input 1).
+    pub step: IntsInput,
+    /// `frame_length` (input 3); the window's length without it.
+    pub frame_length: Option<IntsInput>,
+}
+
+/// `HannWindow`, `HammingWindow`, `BlackmanWindow` of `size` values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowConfig {
+    /// Hann, Hamming or Blackman.
+    pub kind: WindowKind,
+    /// `periodic` (default 1): the window of `size + 1` points without its last.
+    pub periodic: bool,
+    /// `output_datatype` (default float).
+    pub dtype: DType,
+    /// The window's length (input 0).
+    pub size: IntsInput,
+}
+
+/// `MelWeightMatrix(num_mel_bins, dft_length, sample_rate, lower_edge_hertz,
+/// upper_edge_hertz)`: `[dft_length / 2 + 1, num_mel_bins]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MelWeightMatrixConfig {
+    /// `output_datatype` (default float).
+    pub dtype: DType,
+    /// num_mel_bins, dft_length, sample_rate.
+    pub counts: Vec<IntsInput>,
+}
+
+impl InferOp for DftConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_dft(self, inputs[0]))
+    }
+}
+
+impl InferOp for StftConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_stft(inputs[0]))
+    }
+}
+
+impl InferOp for WindowConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let WindowConfig { size, dtype, .. } = self;
+        one(infer_window(size, *dtype))
+    }
+}
+
+impl InferOp for MelWeightMatrixConfig {
+    fn infer_outputs(&self, _: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let MelWeightMatrixConfig { dtype, .. } = self;
+        one(TensorType::new(*dtype, vec![Dim::Unknown; 2]))
+    }
 }

@@ -2,8 +2,10 @@
 //! and normalised over the flattened trailing block; from 13 over the single `axis` (default -1).
 
 use super::common::normalize_axis;
+use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
+use crate::types::TensorType;
 
 /// Softmax or LogSoftmax.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,4 +30,10 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         coerce_2d: legacy && axis + 1 != rank,
     };
     Ok(Parsed::new(Op::Softmax(config), 1))
+}
+
+impl InferOp for SoftmaxConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
+    }
 }

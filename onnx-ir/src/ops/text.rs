@@ -3,7 +3,8 @@
 //! strings ([`reads_strings`]); every other op refuses them at import.
 
 use super::elementwise::{BinaryConfig, BinaryOp};
-use super::{NodeCtx, Op, Parsed};
+use super::InferOp;
+use super::{IdentityConfig, NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::proto::TensorProto;
@@ -94,7 +95,7 @@ impl Labels {
 
 /// Whether `op` may read or produce string tensors: the text ops, Equal and Identity.
 pub fn reads_strings(op: &Op) -> bool {
-    matches!(op, Op::Text(_) | Op::Identity | Op::Binary(BinaryConfig { op: BinaryOp::Equal, .. }))
+    matches!(op, Op::Text(_) | Op::Identity(IdentityConfig) | Op::Binary(BinaryConfig { op: BinaryOp::Equal, .. }))
 }
 
 /// Output types from input types.
@@ -348,6 +349,12 @@ fn label_default(ctx: &NodeCtx, values: &Labels, dtype: DType) -> Result<Labels>
         Labels::Ints(_) => Labels::Ints(vec![int]),
         Labels::Floats(_) => Labels::Floats(vec![f64::from(float)]),
     })
+}
+
+impl InferOp for TextOp {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        infer(self, inputs)
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Text ops: TfIdfVectorizer (opset 9, the only version), n-gram counts of integer tokens.
 
+use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
@@ -140,4 +141,10 @@ pub fn infer_tfidf_vectorizer(c: &TfIdfConfig, x: &TensorType) -> TensorType {
     let row = Dim::Static(c.output_size());
     let shape = if x.rank() == 2 { vec![x.shape[0].clone(), row] } else { vec![row] };
     TensorType::new(DType::F32, shape)
+}
+
+impl InferOp for TfIdfConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(infer_tfidf_vectorizer(self, inputs[0]))
+    }
 }

@@ -7,8 +7,8 @@
 //! (`onnx/reference/ops/aionnx_preview_training`), in their order of operations.
 
 use super::elementwise::{BinaryOp, UnaryOp};
-use super::lowering::{check_domain_opset, Lowered, Src};
-use super::{NodeCtx, Op};
+use super::lowered::{check_domain_opset, Lowered, Src};
+use super::{NodeCtx, Op, WhereConfig};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::DType;
@@ -215,7 +215,7 @@ fn adam(ctx: &NodeCtx, mut s: Step) -> Result<Lowered> {
     let corrected = s.plan.binary(BinaryOp::Mul, s.rate, root);
     let corrected = s.plan.binary(BinaryOp::Div, corrected, alpha_part);
     // At T = 0 the correction divides by zero; Where keeps R there.
-    let rate = s.plan.op(Op::Where, &[s.updated_before, corrected, s.rate]);
+    let rate = s.plan.op(Op::Where(WhereConfig), &[s.updated_before, corrected, s.rate]);
     let mut outputs = vec![];
     for group in 0..s.groups {
         let g = s.regularized_gradient(norm_coefficient, group);
@@ -245,7 +245,7 @@ fn momentum(ctx: &NodeCtx, mut s: Step) -> Result<Lowered> {
     let alpha = required_float(ctx, "alpha")?;
     let beta = required_float(ctx, "beta")?;
     let (beta, one) = (s.scalar(beta), s.scalar(1.0));
-    let beta_adjusted = s.plan.op(Op::Where, &[s.updated_before, beta, one]);
+    let beta_adjusted = s.plan.op(Op::Where(WhereConfig), &[s.updated_before, beta, one]);
     let alpha_scalar = s.scalar(alpha);
     let mut outputs = vec![];
     for group in 0..s.groups {

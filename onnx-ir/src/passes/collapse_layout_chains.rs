@@ -10,15 +10,14 @@
 //! else the result's static shape; a chain whose result is neither is left alone.
 
 use super::{remove_identity, remove_nodes, Dataflow};
-use crate::ops::Op;
-use crate::ops::{Graph, ValueId};
+use crate::ops::{Graph, IdentityConfig, Op, ReshapeConfig, TransposeConfig, ValueId};
 
 pub fn collapse_layout_chains(graph: &mut Graph) {
     let flow = Dataflow::of(graph);
     let mut removed = vec![];
     for index in 0..graph.nodes.len() {
         let absorbed = match &graph.nodes[index].op {
-            Op::Transpose { .. } => merge_transposes(graph, &flow, index),
+            Op::Transpose(_) => merge_transposes(graph, &flow, index),
             op if reshapes(op) => merge_reshapes(graph, &flow, index),
             _ => vec![],
         };
@@ -31,7 +30,7 @@ pub fn collapse_layout_chains(graph: &mut Graph) {
 
 /// Whether the op only changes the shape, keeping the elements in row-major order.
 fn reshapes(op: &Op) -> bool {
-    matches!(op, Op::Reshape { .. } | Op::Flatten { .. } | Op::Squeeze { .. } | Op::Unsqueeze { .. })
+    matches!(op, Op::Reshape(_) | Op::Flatten(_) | Op::Squeeze(_) | Op::Unsqueeze(_))
 }
 
 /// The node producing the input of node `index` when that input feeds only it; the producer's
@@ -45,7 +44,7 @@ fn absorbable_source(graph: &Graph, flow: &Dataflow, index: usize) -> Option<(us
 /// Folds the Transpose feeding Transpose node `index` into it; the absorbed node's index.
 fn merge_transposes(graph: &mut Graph, flow: &Dataflow, index: usize) -> Vec<usize> {
     let Some((source, x)) = absorbable_source(graph, flow, index) else { return vec![] };
-    let (Op::Transpose { perm: first }, Op::Transpose { perm: second }) =
+    let (Op::Transpose(TransposeConfig { perm: first }), Op::Transpose(TransposeConfig { perm: second })) =
         (&graph.nodes[source].op, &graph.nodes[index].op)
     else {
         return vec![];
@@ -54,7 +53,11 @@ fn merge_transposes(graph: &mut Graph, flow: &Dataflow, index: usize) -> Vec<usi
     // first[second[j]].
     let perm: Vec<usize> = second.iter().map(|&axis| first[axis]).collect();
     let node = &mut graph.nodes[index];
-    node.op = if perm.iter().enumerate().all(|(i, &p)| i == p) { Op::Identity } else { Op::Transpose { perm } };
+    node.op = if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        Op::Identity(IdentityConfig)
+    } else {
+        Op::Transpose(TransposeConfig { perm })
+    };
     node.inputs = vec![Some(x)];
     vec![source]
 }
@@ -74,7 +77,7 @@ fn merge_reshapes(graph: &mut Graph, flow: &Dataflow, index: usize) -> Vec<usize
         reader = source;
     }
     if !absorbed.is_empty() {
-        graph.nodes[index].op = Op::Reshape { shape: target };
+        graph.nodes[index].op = Op::Reshape(ReshapeConfig { shape: target });
     }
     absorbed
 }
@@ -84,7 +87,7 @@ fn merge_reshapes(graph: &mut Graph, flow: &Dataflow, index: usize) -> Vec<usize
 /// which a target would read as copies).
 fn collapsed_target(graph: &Graph, index: usize) -> Option<Vec<i64>> {
     let node = &graph.nodes[index];
-    if let Op::Reshape { shape } = &node.op {
+    if let Op::Reshape(ReshapeConfig { shape }) = &node.op {
         if !shape.contains(&0) {
             return Some(shape.clone());
         }

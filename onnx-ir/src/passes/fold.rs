@@ -4,7 +4,10 @@
 //! values. Only ops whose results are exact on f64 are evaluated (integer math, data movement),
 //! and only small tensors.
 
-use crate::ops::{BinaryOp, IntsInput, Op, UnaryOp, VariadicOp};
+use crate::ops::{
+    BinaryOp, CastConfig, ConcatConfig, ConstantOfShapeConfig, GatherConfig, IdentityConfig, IntsInput, Op,
+    TransposeConfig, UnaryOp, VariadicOp, WhereConfig,
+};
 use crate::tensor::{TensorData, MAX_FOLDED_ELEMENTS as MAX_ELEMENTS};
 use crate::types::{DType, Kind, TensorType};
 
@@ -233,13 +236,13 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
     let out_shape = out_ty.static_shape();
     let int = out_ty.dtype.kind() != Kind::Float;
     let result: Array = match op {
-        Op::Identity
-        | Op::Reshape { .. }
-        | Op::Squeeze { .. }
-        | Op::Unsqueeze { .. }
-        | Op::Flatten { .. }
-        | Op::ReshapeRuntime { .. } => Array { shape: out_shape?, values: arrays[0].values.clone() },
-        Op::Cast { to, .. } => {
+        Op::Identity(IdentityConfig)
+        | Op::Reshape(_)
+        | Op::Squeeze(_)
+        | Op::Unsqueeze(_)
+        | Op::Flatten(_)
+        | Op::ReshapeRuntime(_) => Array { shape: out_shape?, values: arrays[0].values.clone() },
+        Op::Cast(CastConfig { to, .. }) => {
             // To bool every non-zero value is true (0.5 too), so only integer targets truncate.
             let values = arrays[0].values.iter().map(|&v| if to.kind() == Kind::Int { v.trunc() } else { v }).collect();
             Array { shape: arrays[0].shape.clone(), values }
@@ -270,7 +273,7 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
             }
             Array { shape, values: acc }
         }
-        Op::Where => {
+        Op::Where(WhereConfig) => {
             let shape = out_shape?;
             let (c, x, y) =
                 (arrays[0].broadcast_to(&shape), arrays[1].broadcast_to(&shape), arrays[2].broadcast_to(&shape));
@@ -279,10 +282,10 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
                 shape,
             }
         }
-        Op::Concat { axis } => concat(&arrays, *axis),
-        Op::Gather { axis } => gather(&arrays[0], &arrays[1], *axis)?,
-        Op::Transpose { perm } => transpose(&arrays[0], perm),
-        Op::Expand { .. } => {
+        Op::Concat(ConcatConfig { axis }) => concat(&arrays, *axis),
+        Op::Gather(GatherConfig { axis }) => gather(&arrays[0], &arrays[1], *axis)?,
+        Op::Transpose(TransposeConfig { perm }) => transpose(&arrays[0], perm),
+        Op::Expand(_) => {
             let shape = out_shape?;
             Array { values: arrays[0].broadcast_to(&shape), shape }
         }
@@ -299,7 +302,7 @@ pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<T
             };
             slice(&arrays[0], starts, ends, &axes, &steps)?
         }
-        Op::ConstantOfShape { value, .. } => {
+        Op::ConstantOfShape(ConstantOfShapeConfig { value, .. }) => {
             let shape = out_shape?;
             let n = shape.iter().product();
             Array { shape, values: vec![*value; n] }

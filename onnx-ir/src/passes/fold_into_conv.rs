@@ -10,8 +10,7 @@
 //! materialised, and is left unfolded otherwise.
 
 use super::{add_constant, producers, remove_nodes, single_use, use_counts};
-use crate::ops::{BinaryOp, IntsInput, Op};
-use crate::ops::{Graph, ValueId};
+use crate::ops::{BinaryOp, ConstantOfShapeConfig, Graph, IntsInput, Op, ValueId};
 use crate::tensor::TensorData;
 use crate::types::{DType, Kind};
 use std::collections::HashMap;
@@ -188,7 +187,7 @@ fn scale_fill(
         return false;
     }
     match &mut graph.nodes[fill_index].op {
-        Op::ConstantOfShape { shape: IntsInput::Static(_), value, dtype: DType::F32 } => {
+        Op::ConstantOfShape(ConstantOfShapeConfig { shape: IntsInput::Static(_), value, dtype: DType::F32 }) => {
             *value = (*value * s) as f32 as f64;
             true
         }

@@ -6,8 +6,7 @@
 //! intermediate must feed only the next step.
 
 use super::{binary_operands, fuse_matches, one_element_f32, Dataflow, Fusion};
-use crate::ops::{BinaryOp, Op};
-use crate::ops::{Graph, ValueId};
+use crate::ops::{BinaryOp, Graph, MatMulConfig, Op, ScaledDotProductAttentionConfig, ValueId};
 use crate::types::DType;
 
 pub fn fuse_attention(graph: &mut Graph) {
@@ -18,7 +17,7 @@ pub fn fuse_attention(graph: &mut Graph) {
 /// Reads the pattern backwards from its last MatMul at `index`.
 fn match_attention(graph: &Graph, flow: &Dataflow, index: usize) -> Option<Fusion> {
     let node = &graph.nodes[index];
-    let (Op::MatMul, &[Some(probs), Some(value)]) = (&node.op, &node.inputs[..]) else { return None };
+    let (Op::MatMul(MatMulConfig), &[Some(probs), Some(value)]) = (&node.op, &node.inputs[..]) else { return None };
     let f32_rank4 = |id: ValueId| graph.values[id].ty.dtype == DType::F32 && graph.values[id].ty.rank() == 4;
     if !f32_rank4(probs) || !f32_rank4(value) {
         return None;
@@ -51,12 +50,14 @@ fn match_attention(graph: &Graph, flow: &Dataflow, index: usize) -> Option<Fusio
     }
 
     let (product_index, product) = producer(scores)?;
-    let (Op::MatMul, &[Some(query), Some(key_t)]) = (&product.op, &product.inputs[..]) else { return None };
+    let (Op::MatMul(MatMulConfig), &[Some(query), Some(key_t)]) = (&product.op, &product.inputs[..]) else {
+        return None;
+    };
     if !f32_rank4(query) || !f32_rank4(key_t) || !f32_rank4(scores) {
         return None;
     }
     absorbed.push(product_index);
-    let op = Op::ScaledDotProductAttention { scale };
+    let op = Op::ScaledDotProductAttention(ScaledDotProductAttentionConfig { scale });
     Some(Fusion { op, inputs: vec![Some(query), Some(key_t), Some(value), mask], absorbed })
 }
 
@@ -66,7 +67,7 @@ fn add_operands(graph: &Graph, flow: &Dataflow, a: ValueId, b: ValueId) -> Optio
     let from_scores = |id: ValueId| {
         flow.producer(id).is_some_and(|i| {
             let n = &graph.nodes[i];
-            n.op == Op::MatMul || scale_of(graph, n).is_some()
+            n.op == Op::MatMul(MatMulConfig) || scale_of(graph, n).is_some()
         })
     };
     if from_scores(a) {

@@ -9,8 +9,7 @@
 //! the product's shape as it is.
 
 use super::{add_constant, remove_nodes, Dataflow};
-use crate::ops::{BinaryOp, Op};
-use crate::ops::{Graph, Node, ValueId};
+use crate::ops::{BinaryOp, Graph, MatMulConfig, Node, Op, ValueId};
 use crate::tensor::{Storage, TensorData};
 use crate::types::Kind;
 
@@ -45,7 +44,7 @@ fn fusable(graph: &Graph, flow: &Dataflow, index: usize) -> Option<(usize, Value
 /// A two-input MatMul of a float input of rank 2 or more by a constant float matrix of the
 /// same dtype: the form the code generator makes a `Linear`.
 fn is_linear(graph: &Graph, node: &Node) -> bool {
-    let (Op::MatMul, &[Some(x), Some(w)]) = (&node.op, &node.inputs[..]) else { return false };
+    let (Op::MatMul(MatMulConfig), &[Some(x), Some(w)]) = (&node.op, &node.inputs[..]) else { return false };
     let x = &graph.values[x].ty;
     let weight = graph.constant(Some(w)).filter(|w| w.shape.len() == 2 && w.dtype == x.dtype);
     weight.is_some() && x.rank() >= 2 && x.dtype.kind() == Kind::Float

@@ -3,8 +3,7 @@
 //! so the graph keeps one produced value per output.
 
 use super::{resolve, rewire};
-use crate::ops::Op;
-use crate::ops::{Graph, ValueId};
+use crate::ops::{Graph, IdentityConfig, Op, ValueId};
 use std::collections::HashMap;
 
 pub fn remove_identity(graph: &mut Graph) {
@@ -12,7 +11,7 @@ pub fn remove_identity(graph: &mut Graph) {
     let mut kept = Vec::with_capacity(graph.nodes.len());
     for node in std::mem::take(&mut graph.nodes) {
         let source = node.inputs.first().copied().flatten().map(|src| resolve(&alias, src));
-        let removable = node.op == Op::Identity
+        let removable = node.op == Op::Identity(IdentityConfig)
             && source.is_some_and(|src| {
                 let feeds_output = graph.outputs.contains(&node.outputs[0]);
                 let src_is_leaf = graph.inputs.contains(&src) || graph.values[src].constant.is_some();
