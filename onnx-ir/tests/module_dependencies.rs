@@ -45,54 +45,90 @@ fn identifier(text: &str) -> &str {
     &text[..end]
 }
 
-/// The paths written after `crate::`: `crate::a::b::C` gives `[a, b, C]`; a group
-/// `crate::{a::x, b}` gives `[a, x]` and `[b]`.
-fn crate_paths(code: &str) -> Vec<Vec<String>> {
+/// The paths written after `prefix` (`crate::` or `super::`): `a::b::C` gives `[a, b, C]`; a
+/// group `{a::{x, y}, b}` gives `[a, x]`, `[a, y]` and `[b]`. A prefix that continues a longer
+/// path (`burn_onnx_crate::`, the second `super::` of `super::super::`) is not a start.
+fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
     let mut paths = Vec::new();
-    for (at, _) in code.match_indices("crate::") {
-        if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
-            continue; // `burn_onnx_crate::` or the like
-        }
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let (mut depth, mut start) = (0usize, 0usize);
-            for (i, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => {
-                        paths.push(segments(&group[start..i]));
-                        break;
-                    }
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        paths.push(segments(&group[start..i]));
-                        start = i + 1;
-                    }
-                    _ => {}
-                }
-            }
-        } else {
-            paths.push(segments(rest));
+    for (at, _) in code.match_indices(prefix) {
+        let before = &code[..at];
+        if !(before.ends_with(|c: char| c.is_alphanumeric() || c == '_') || before.ends_with("::")) {
+            tree(&code[at + prefix.len()..], &mut Vec::new(), &mut paths);
         }
     }
+    paths.retain(|p| !p.is_empty());
     paths
 }
 
-fn segments(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// The paths of one use tree starting at `text`, each after `base`.
+fn tree(text: &str, base: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    let depth = base.len();
     let mut rest = text.trim_start();
     loop {
         let name = identifier(rest);
         if name.is_empty() {
             break;
         }
-        out.push(name.to_string());
+        base.push(name.to_string());
         match rest[name.len()..].strip_prefix("::") {
-            Some(next) => rest = next,
-            None => break,
+            Some(next) => rest = next.trim_start(),
+            None => {
+                rest = "";
+                break;
+            }
         }
     }
-    out
+    match rest.strip_prefix('{') {
+        Some(group) => {
+            let (mut level, mut start) = (0usize, 0usize);
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => level += 1,
+                    '}' if level > 0 => level -= 1,
+                    '}' | ',' if level == 0 => {
+                        tree(&group[start..i], base, out);
+                        if c == '}' {
+                            break;
+                        }
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        None => out.push(base.clone()),
+    }
+    base.truncate(depth);
+}
+
+/// The modules a module's code refers to: `crate::` paths, `super::` paths and groups (from
+/// its parent, `super::super::` from the grandparent), and bare paths into a sibling
+/// (`sibling::item`, as a glob import or a macro's expansion leaves them), each resolved to
+/// the longest module it names.
+fn references(code: &str, from: &[String], modules: &BTreeSet<ModulePath>) -> Vec<ModulePath> {
+    let longest_module = |path: &[String]| -> ModulePath {
+        (0..=path.len()).rev().map(|n| path[..n].to_vec()).find(|p| modules.contains(p)).unwrap_or_default()
+    };
+    let mut targets: Vec<ModulePath> = paths_after(code, "crate::").iter().map(|p| longest_module(p)).collect();
+    let Some((_, parent)) = from.split_last() else { return targets };
+    for path in paths_after(code, "super::") {
+        let ups = path.iter().take_while(|s| *s == "super").count();
+        let Some(base) = parent.len().checked_sub(ups) else { continue };
+        let absolute: ModulePath = parent[..base].iter().chain(&path[ups..]).cloned().collect();
+        targets.push(longest_module(&absolute));
+    }
+    for sibling in modules.iter().filter(|m| m.len() == from.len() && m.starts_with(parent) && m[..] != *from) {
+        let name = format!("{}::", sibling[parent.len()]);
+        // Not a longer name's end, a path's middle or a method's turbofish (`x.norm::<T>()`).
+        let bare = code.match_indices(&name).any(|(at, _)| {
+            let before = &code[..at];
+            !(before.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '.') || before.ends_with("::"))
+        });
+        if bare {
+            targets.push(sibling.clone());
+        }
+    }
+    targets
 }
 
 /// The edges between sibling modules of one crate, each with the file it was read from.
@@ -100,23 +136,11 @@ fn sibling_edges(src: &Path) -> BTreeMap<(ModulePath, ModulePath), String> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     let modules: BTreeSet<ModulePath> = files.iter().map(|f| module_path(src, f)).collect();
-    let longest_module = |path: &[String]| -> ModulePath {
-        (0..=path.len()).rev().map(|n| path[..n].to_vec()).find(|p| modules.contains(p)).unwrap_or_default()
-    };
     let mut edges = BTreeMap::new();
     for file in &files {
         let from = module_path(src, file);
         let code = code(&std::fs::read_to_string(file).expect("a readable source file"));
-        let mut targets: Vec<ModulePath> = crate_paths(&code).iter().map(|p| longest_module(p)).collect();
-        if let Some(parent) = from.split_last().map(|(_, parent)| parent) {
-            for (at, _) in code.match_indices("super::") {
-                let name = identifier(&code[at + "super::".len()..]);
-                let sibling: ModulePath = parent.iter().cloned().chain([name.to_string()]).collect();
-                if !name.is_empty() && modules.contains(&sibling) {
-                    targets.push(sibling);
-                }
-            }
-        }
+        let targets = references(&code, &from, &modules);
         for to in targets {
             let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
             if common < from.len() && common < to.len() {
@@ -190,8 +214,29 @@ fn a_cycle_is_found() {
     assert_eq!(find_cycle(&edges), None);
     edges.insert((module("c"), module("a")), "c.rs".to_string());
     assert_eq!(find_cycle(&edges), Some(vec![module("a"), module("b"), module("c"), module("a")]));
+}
+
+/// Each form of reference the checker reads, from a module `ops::conv` beside `ops::norm` and
+/// `ops::pool`, under `ops`, beside `graph`.
+#[test]
+fn every_form_of_reference_is_read() {
+    let module = |s: &str| s.split("::").filter(|s| !s.is_empty()).map(String::from).collect::<ModulePath>();
+    let modules: BTreeSet<ModulePath> = ["", "ops", "ops::conv", "ops::norm", "ops::pool", "graph"].map(module).into();
+    let from = module("ops::conv");
+    let read = |code: &str| {
+        let mut found = references(code, &from, &modules);
+        found.sort();
+        found.dedup();
+        found
+    };
+    assert_eq!(read("use crate::graph::Graph;"), vec![module("graph")]);
     assert_eq!(
-        crate_paths("use crate::{ops::{Node, Op}, graph};"),
-        vec![vec!["ops".to_string()], vec!["graph".to_string()]]
+        read("use crate::{ops::{norm::X, Op}, graph};"),
+        vec![module("graph"), module("ops"), module("ops::norm")]
     );
+    assert_eq!(read("use super::norm::X;"), vec![module("ops::norm")]);
+    assert_eq!(read("use super::{norm, pool::Y, Op};"), vec![module("ops"), module("ops::norm"), module("ops::pool")]);
+    assert_eq!(read("use super::super::graph;"), vec![module("graph")]);
+    assert_eq!(read("use super::*;\nfn f() { pool::max(); }"), vec![module("ops::pool")]);
+    assert_eq!(read("fn f() { other_pool::max(); x.norm::<f32>(); }"), Vec::<ModulePath>::new());
 }
