@@ -1040,9 +1040,7 @@ impl InferOp for TopKConfig {
 impl InferOp for OneHotConfig {
     fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
         let OneHotConfig { axis, depth } = self;
-        {
-            one(infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1]))
-        }
+        one(infer_one_hot(*axis, *depth, inputs[0], inputs[inputs.len() - 1]))
     }
 }
 

@@ -210,9 +210,7 @@ impl InferOp for DetConfig {
 impl InferOp for EinsumConfig {
     fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
         let EinsumConfig { equation } = self;
-        {
-            let ranks: Vec<usize> = inputs.iter().map(|t| t.rank()).collect();
-            one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; einsum_rank(equation, &ranks)?]))
-        }
+        let ranks: Vec<usize> = inputs.iter().map(|t| t.rank()).collect();
+        one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; einsum_rank(equation, &ranks)?]))
     }
 }

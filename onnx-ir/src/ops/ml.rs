@@ -338,8 +338,6 @@ fn tree_ensemble(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
 
 impl InferOp for TreeEnsembleConfig {
     fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
-        {
-            one(TensorType::new(inputs[0].dtype, vec![inputs[0].shape[0].clone(), Dim::Static(self.n_targets)]))
-        }
+        one(TensorType::new(inputs[0].dtype, vec![inputs[0].shape[0].clone(), Dim::Static(self.n_targets)]))
     }
 }

@@ -337,18 +337,14 @@ pub struct UnsqueezeConfig {
 impl InferOp for SqueezeRuntimeConfig {
     fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
         let SqueezeRuntimeConfig { rank } = self;
-        {
-            one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank]))
-        }
+        one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank]))
     }
 }
 
 impl InferOp for UnsqueezeRuntimeConfig {
     fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
         let UnsqueezeRuntimeConfig { rank } = self;
-        {
-            one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank]))
-        }
+        one(TensorType::new(inputs[0].dtype, vec![Dim::Unknown; *rank]))
     }
 }
 
