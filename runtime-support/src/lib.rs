@@ -414,6 +414,27 @@ pub mod ops {
         indices.expand(dims).equal(default_int(classes).expand(dims))
     }
 
+    /// Burn's `select`, its result of the data's dtype (see [`of_dtype`]).
+    pub fn select<const D: usize, K: Basic>(data: Tensor<D, K>, axis: usize, indices: Tensor<1, Int>) -> Tensor<D, K> {
+        let dtype = data.dtype();
+        of_dtype(data.select(axis, indices), dtype)
+    }
+
+    /// `x` as a tensor of `dtype`, the dtype of the data it was picked from. Flex 0.22 types the
+    /// result of a bool `select` or `gather` `U8` rather than `Bool`, and every later op of two
+    /// bool tensors then fails flex's dtype assertion (debug builds) or mixes two storages (issue
+    /// 36: every transformer exported with PyTorch's TorchScript exporter gathers its attention
+    /// mask). Where the dtype changed, the same bytes (one per element either way) are re-typed;
+    /// no other backend takes that path.
+    fn of_dtype<const D: usize, K: Basic>(x: Tensor<D, K>, dtype: burn::tensor::DType) -> Tensor<D, K> {
+        if x.dtype() == dtype || x.dtype().size() != dtype.size() {
+            return x;
+        }
+        let device = x.device();
+        let (bytes, shape, _) = x.into_data().into_parts();
+        Tensor::from_data(TensorData::from_bytes(bytes, shape, dtype), &device)
+    }
+
     /// ONNX `Gather`: `indices` (flattened, negatives counted from the end) picked along `axis`;
     /// the result has the data dims with `axis` replaced by `index_dims`.
     pub fn gather<const D: usize, const D2: usize, K: Basic>(
@@ -423,7 +444,7 @@ pub mod ops {
         axis: usize,
     ) -> Tensor<D2, K> {
         let dims = data.dims();
-        let picked = data.select(axis, wrap_indices(indices, dims[axis]));
+        let picked = select(data, axis, wrap_indices(indices, dims[axis]));
         let mut out: Vec<usize> = dims[..axis].to_vec();
         out.extend_from_slice(index_dims);
         out.extend_from_slice(&dims[axis + 1..]);
@@ -487,7 +508,7 @@ pub mod ops {
         }
         let count = kept.len();
         let indices = Tensor::<1, Int>::from_data(TensorData::new(kept, [count]), &data.device());
-        data.select(axis, indices)
+        select(data, axis, indices)
     }
 
     /// ONNX `Slice`: per listed axis (all axes in order when `axes` is empty), elements from
@@ -615,10 +636,12 @@ pub mod ops {
         axis: usize,
         indices: Tensor<D, Int>,
     ) -> Tensor<D, K> {
-        match indexed_corner(&data, axis, &indices) {
+        let dtype = data.dtype();
+        let gathered = match indexed_corner(&data, axis, &indices) {
             Some(corner) => data.slice(corner).gather(axis, indices),
             None => data.gather(axis, indices),
-        }
+        };
+        of_dtype(gathered, dtype)
     }
 
     /// ONNX ScatterElements: the corner `indices` address (see [`indexed_corner`]) is scattered
@@ -911,7 +934,8 @@ pub mod ops {
         let lens = default_int(lens).clamp(0, time as i64).reshape(lens_dims).expand(plane);
         let reversed = lens.clone().sub(steps.clone()).sub_scalar(1);
         let index = steps.clone().mask_where(steps.lower(lens), reversed);
-        x.gather(time_axis, index.expand(dims))
+        let dtype = x.dtype();
+        of_dtype(x.gather(time_axis, index.expand(dims)), dtype)
     }
 
     /// ONNX `CenterCropPad`: each of `axes` cropped or zero-padded about its centre to the size

@@ -671,3 +671,49 @@ fn tensor_scatter_positions_from_write_indices() {
     assert_eq!(positions(None, false), [0, 1, 2, 0, 1, 2]);
     assert_eq!(positions(Some(ints(&[1, 2], [2])), true), [1, 2, 3, 2, 3, 0]);
 }
+
+/// Every way generated code makes or moves a bool tensor gives the one storage flex makes bools
+/// in (issue 36: a bool `select` typed `U8` met a comparison's `Bool(Native)` in `bool_and`, a
+/// debug assertion in flex, in every TorchScript-exported transformer). Each result is also
+/// combined with a comparison's bool, as the generated code would.
+#[test]
+fn bool_tensors_keep_one_storage_through_every_op() {
+    let native = burn::tensor::DType::Bool(burn::tensor::BoolStore::Native);
+    let compared = floats(&[1.0, -1.0, 2.0, -2.0, 3.0, -3.0], [2, 3]).greater_elem(0.0);
+    let b = || {
+        Tensor::<2, Bool>::from_data(TensorData::new(vec![true, false, false, true, true, false], [2, 3]), &device())
+    };
+    let made: Vec<(&str, Tensor<2, Bool>)> = vec![
+        ("from_data", b()),
+        ("comparison", compared.clone()),
+        ("Int::bool (Cast)", ints(&[1, 0, 2, 0, 0, 3], [2, 3]).bool()),
+        ("Float::bool (Cast)", floats(&[1.0, 0.0, 0.5, 0.0, 0.0, 3.0], [2, 3]).bool()),
+        ("is_nan", floats(&[1.0, f32::NAN, 0.5, 0.0, 0.0, 3.0], [2, 3]).is_nan()),
+        ("bool_not", b().bool_not()),
+        ("bool_and", b().bool_and(compared.clone())),
+        ("bool_or", b().bool_or(compared.clone())),
+        ("bool_xor", b().bool_xor(compared.clone())),
+        ("equal", b().equal(compared.clone())),
+        ("ops::gather", ops::gather::<2, 2, _>(b(), ints(&[1, 0], [2]), &[2], 0)),
+        ("ops::compress", ops::compress(b(), Tensor::from_data(TensorData::new(vec![true, true], [2]), &device()), 0)),
+        ("ops::gather_elements", ops::gather_elements(b(), 1, ints(&[2, 1, 0, 0, 1, 2], [2, 3]))),
+        ("ops::reverse_sequence", ops::reverse_sequence(b(), ints(&[2, 1, 2], [3]), 0)),
+        ("ops::slice", ops::slice(b().repeat_dim(1, 2), &[0], &[3], &[1], &[1])),
+        ("ops::where_op", ops::where_op(compared.clone(), b(), b().bool_not())),
+        ("reshape", b().reshape([3, 2]).reshape([2, 3])),
+        ("permute", b().permute([1, 0]).permute([1, 0])),
+        ("flip", b().flip([1])),
+        ("cat", Tensor::cat(vec![b(), b()], 0).slice([0..2, 0..3])),
+        ("expand", b().slice([0..1, 0..3]).expand([2, 3])),
+        ("mask_where", b().mask_where(compared.clone(), b().bool_not())),
+        ("mask_fill", b().mask_fill(compared.clone(), true)),
+        ("bool_param (weights)", {
+            let param: burn::module::Param<Tensor<2, Bool>> = burn_onnx::bool_param([2, 3], &device());
+            param.val().slice([0..2, 0..3]).bool_or(b())
+        }),
+    ];
+    for (op, t) in made {
+        assert_eq!(t.dtype(), native, "{op}");
+        assert_eq!(t.clone().bool_and(compared.clone()).dtype(), native, "{op} and a comparison");
+    }
+}
