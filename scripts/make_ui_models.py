@@ -137,6 +137,18 @@ def main():
     )
     save(model17(graph), "graph_input_no_shape.onnx")
 
+    # Dims the model names as exporters do (`DynamicDimension.0`, a denotation on the batch dim),
+    # for sizes declared by name or in a shape (`dims`, `input_shapes`); a second input shares W.
+    x = io("x", ["DynamicDimension.0", 3, "H", "W"])
+    x.type.tensor_type.shape.dim[0].denotation = "DATA_BATCH"
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "bias"], ["y"], name="add")],
+        "named_dims",
+        [x, io("bias", ["W"])],
+        [io("y", ["DynamicDimension.0", 3, "H", "W"])],
+    )
+    save(model17(graph), "named_dims.onnx")
+
     # An attribute of the wrong type (Softmax's axis as a float), and one the op does not have.
     softmax = helper.make_node("Softmax", ["x"], ["y"], name="softmax")
     softmax.attribute.append(helper.make_attribute("axis", 1.0))

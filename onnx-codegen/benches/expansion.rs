@@ -207,6 +207,7 @@ fn measure(case: &str, smoke: bool) -> Result<(), String> {
         vis: quote! { pub },
         attrs: quote! {},
         input_shapes: vec![],
+        dim_sizes: vec![],
         hooks: vec![],
     };
     let timed = || {

@@ -13,7 +13,8 @@ pub enum CodegenError {
     Unsupported(String),
     #[error("`{0}` is not a Rust type name (letters, digits and `_`, not starting with a digit, not a keyword)")]
     Name(String),
-    /// A declared input shape that does not parse (see [`onnx_ir::InputShape`]).
+    /// A declared input shape or dim size that does not parse (see [`onnx_ir::InputShape`],
+    /// [`onnx_ir::DimSize`]).
     #[error("{0}")]
     InputShape(String),
     #[error("cannot write weights: {0}")]

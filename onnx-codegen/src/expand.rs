@@ -10,7 +10,7 @@ use crate::model::{default_impl, BpkPath, StructSpec, WeightsSource};
 use crate::names::type_stem;
 use crate::partition::PART_NODES;
 use crate::weights::Pack;
-use onnx_ir::{ImportOptions, InputShape};
+use onnx_ir::{DimSize, ImportOptions, InputShape};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
@@ -38,8 +38,10 @@ pub struct Request {
     pub name: Ident,
     pub vis: TokenStream,
     pub attrs: TokenStream,
-    /// Shapes declared for graph inputs the model leaves open (`input_shapes = [...]`).
+    /// Shapes declared for graph inputs (`input_shapes = [...]`).
     pub input_shapes: Vec<InputShape>,
+    /// Sizes declared for dims the model names (`dims = [...]`).
+    pub dim_sizes: Vec<DimSize>,
     /// User hooks (`custom_ops = [...]`).
     pub hooks: Vec<crate::emitter::Hook>,
 }
@@ -178,7 +180,7 @@ fn bpk_paths(text: &str) -> Vec<String> {
 /// generator's version and source fingerprint.
 fn request_options(req: &Request) -> String {
     format!(
-        "{}|{}|{:?}|{}|{}|{}|{}|{}|{}|{}|{:?}",
+        "{}|{}|{:?}|{}|{}|{}|{}|{}|{}|{}|{:?}|{:?}",
         env!("CARGO_PKG_VERSION"),
         env!("BURN_ONNX_GENERATOR_FINGERPRINT"),
         req.weights,
@@ -189,7 +191,8 @@ fn request_options(req: &Request) -> String {
         req.attrs,
         req.model,
         req.manifest_dir.display(),
-        req.input_shapes
+        req.input_shapes,
+        req.dim_sizes
     )
 }
 
@@ -213,6 +216,7 @@ fn run_pipeline(req: &Request, bytes: &[u8], model_path: &Path, key: &str) -> Re
         simplify: req.simplify,
         external_data_dir: Some(data_dir.clone()),
         input_shapes: req.input_shapes.clone(),
+        dim_sizes: req.dim_sizes.clone(),
     };
     let (graph, ir) = import_graph(bytes, options, &custom, req.dump.is_some())?;
     let weights = req.weights.unwrap_or_else(|| default_weights(&graph));

@@ -6,7 +6,7 @@ use crate::error::{CodegenError, Result};
 use crate::model::{default_impl, BpkPath, Lowered, StructSpec, WeightsSource};
 use crate::names::type_stem;
 use crate::weights::Pack;
-use onnx_ir::{ImportOptions, InputShape};
+use onnx_ir::{DimSize, ImportOptions, InputShape};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 use std::path::Path;
@@ -53,8 +53,10 @@ pub struct GenerateOptions<'a> {
     /// Also render the IR as text, as imported and as simplified ([`GeneratedModel::ir`]), for
     /// the development dumps (text of the whole graph, twice: not wanted otherwise).
     pub ir_dumps: bool,
-    /// Shapes declared for graph inputs the model leaves open (see [`onnx_ir::InputShape`]).
+    /// Shapes declared for graph inputs (see [`onnx_ir::InputShape`]).
     pub input_shapes: &'a [InputShape],
+    /// Sizes declared for dims the model names (see [`onnx_ir::DimSize`]).
+    pub dim_sizes: &'a [DimSize],
 }
 
 impl<'a> GenerateOptions<'a> {
@@ -73,6 +75,7 @@ impl<'a> GenerateOptions<'a> {
             external_data_dir: None,
             ir_dumps: false,
             input_shapes: &[],
+            dim_sizes: &[],
         }
     }
 }
@@ -126,6 +129,7 @@ pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel<'
         simplify: opts.simplify,
         external_data_dir: opts.external_data_dir.map(Path::to_path_buf),
         input_shapes: opts.input_shapes.to_vec(),
+        dim_sizes: opts.dim_sizes.to_vec(),
     };
     let (graph, ir) = import_graph(bytes, options, &custom, opts.ir_dumps)?;
     let mut lowered =

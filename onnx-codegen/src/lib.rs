@@ -22,4 +22,4 @@ pub use generate::{format_file, generate, prelude, write_files, GenerateOptions,
 pub use modelgen::ModelGen;
 pub use names::snake_case;
 pub use onnx_ir::external::model_folder;
-pub use onnx_ir::InputShape;
+pub use onnx_ir::{DimSize, InputShape};

@@ -34,6 +34,22 @@ pub fn lower(graph: &Graph) -> Result<Lowered> {
     lower_with(graph, &[], Some(PART_NODES))
 }
 
+/// `forward`'s checks of the input `var` (graph input `id`) against the dims a declaration fixed
+/// at import: the code is specialised to those sizes, so another size is a panic naming the
+/// input, the dim and both sizes (Burn's way with shape errors), not a wrong answer.
+fn fixed_dim_checks(graph: &Graph, id: onnx_ir::ValueId, var: &Ident) -> Vec<TokenStream> {
+    let name = &graph.values[id].name;
+    graph
+        .fixed_dims
+        .iter()
+        .filter(|f| &f.input == name)
+        .map(|f| {
+            let (axis, size, dim) = (crate::emitter::lit(f.axis), crate::emitter::lit(f.size), &f.name);
+            quote! { burn_onnx::ops::check_dim(&#var.dims(), #name, #axis, #dim, #size); }
+        })
+        .collect()
+}
+
 /// Lowers a graph whose custom nodes call the given user hooks; with `part_nodes`, a graph of
 /// more top-level nodes is split into submodules of that many (see [`crate::partition`]).
 pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Option<usize>) -> Result<Lowered> {
@@ -41,6 +57,7 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
     let mut inputs = vec![];
     let mut scalar_inputs = vec![];
     let mut device_source = None;
+    let mut dim_checks = vec![];
     for &id in &graph.inputs {
         let ty = &graph.values[id].ty;
         let var = e.bind(id);
@@ -62,6 +79,7 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
             inputs.push((var, tensor_type_tokens(ty)));
         } else {
             device_source.get_or_insert_with(|| var.clone());
+            dim_checks.extend(fixed_dim_checks(graph, id, &var));
             inputs.push((var, tensor_type_tokens(ty)));
         }
     }
@@ -108,6 +126,7 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
         prologue.extend(scalar_inputs);
         body.splice(0..0, prologue);
     }
+    body.splice(0..0, dim_checks);
     let (output, output_ty) = (tuple_or_single(outputs), tuple_or_single(output_types));
     let doc = crate::model_doc::lines(graph);
     Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, parts, checks: e.checks, doc })

@@ -165,6 +165,7 @@ mod tests {
             outputs: vec![],
             opset: 17,
             side_files: vec![],
+            fixed_dims: vec![],
             info: ModelInfo {
                 producer_name: "pytorch".into(),
                 producer_version: "2.1.0".into(),

@@ -10,7 +10,7 @@
 use crate::error::{CodegenError, FrontDoor, Result};
 use crate::generate::{generate, write_files, BpkLocation, GenerateOptions, LoadStrategy};
 use crate::names::type_name;
-use onnx_ir::InputShape;
+use onnx_ir::{DimSize, InputShape};
 use std::path::{Path, PathBuf};
 
 /// One model to generate, with the input shapes declared for it.
@@ -19,6 +19,8 @@ struct ModelInput {
     path: PathBuf,
     /// As written (`x=[N, 3]`), parsed when the model is generated.
     shapes: Vec<String>,
+    /// As written (`N=1`), parsed when the model is generated.
+    dim_sizes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -38,7 +40,7 @@ impl ModelGen {
     /// An ONNX file to generate code for (relative paths to the working directory, which is the
     /// crate root in a build script).
     pub fn input(&mut self, path: impl AsRef<Path>) -> &mut Self {
-        self.inputs.push(ModelInput { path: path.as_ref().to_path_buf(), shapes: vec![] });
+        self.inputs.push(ModelInput { path: path.as_ref().to_path_buf(), shapes: vec![], dim_sizes: vec![] });
         self
     }
 
@@ -48,6 +50,15 @@ impl ModelGen {
     pub fn input_shape(&mut self, spec: &str) -> &mut Self {
         if let Some(last) = self.inputs.last_mut() {
             last.shapes.push(spec.to_string());
+        }
+        self
+    }
+
+    /// Fixes a dim that the model of the last [`Self::input`] names (or denotes) to a size
+    /// wherever the model uses it, as `name=size` (see [`onnx_ir::DimSize`]); `forward` checks it.
+    pub fn dim_size(&mut self, spec: &str) -> &mut Self {
+        if let Some(last) = self.inputs.last_mut() {
+            last.dim_sizes.push(spec.to_string());
         }
         self
     }
@@ -92,12 +103,9 @@ impl ModelGen {
 
     fn run(&self, dir: &Path, script: bool) -> Result<Vec<PathBuf>> {
         let mut written = vec![];
-        for ModelInput { path: input, shapes } in &self.inputs {
-            let shapes = shapes
-                .iter()
-                .map(|s| s.parse())
-                .collect::<std::result::Result<Vec<InputShape>, _>>()
-                .map_err(CodegenError::InputShape)?;
+        for ModelInput { path: input, shapes, dim_sizes } in &self.inputs {
+            let shapes = parse_all::<InputShape>(shapes)?;
+            let dim_sizes = parse_all::<DimSize>(dim_sizes)?;
             if script {
                 println!("cargo:rerun-if-changed={}", input.display());
             }
@@ -114,6 +122,7 @@ impl ModelGen {
                 external_data_dir: Some(&onnx_ir::external::model_folder(input)),
                 ir_dumps: self.development,
                 input_shapes: &shapes,
+                dim_sizes: &dim_sizes,
                 ..GenerateOptions::new(&name, &self.out_dir)
             };
             let model = generate(&bytes, &opts)?;
@@ -121,4 +130,9 @@ impl ModelGen {
         }
         Ok(written)
     }
+}
+
+/// Declarations as written, parsed.
+fn parse_all<T: std::str::FromStr<Err = String>>(specs: &[String]) -> Result<Vec<T>> {
+    specs.iter().map(|s| s.parse()).collect::<std::result::Result<Vec<T>, _>>().map_err(CodegenError::InputShape)
 }

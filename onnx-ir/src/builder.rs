@@ -156,6 +156,7 @@ fn build_typed(model: &ModelProto, graph: &GraphProto, context: &Context, choice
             opset,
             side_files: vec![],
             info: ModelInfo::default(),
+            fixed_dims: vec![],
         },
         names: HashMap::new(),
         defined: vec![],

@@ -21,6 +21,9 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// Dim sizes declared by name that cannot be applied (no such dim, two sizes for one name).
+    #[error("declared dim sizes: {0}")]
+    DimSize(String),
     /// A graph input (or the tensors of an input sequence or optional) with no shape: typed Rust
     /// needs its rank, which the user can declare ([`crate::InputShape`]).
     #[error("graph input `{0}`: the model gives it no shape, but `forward` needs its rank")]

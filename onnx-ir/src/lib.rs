@@ -23,7 +23,7 @@ pub(crate) mod types;
 
 pub use attributes::Spelled;
 pub use error::{Error, Result, UnsupportedOp};
-pub use input_shapes::InputShape;
+pub use input_shapes::{DimSize, FixedDim, InputShape};
 pub use ops::{Graph, ModelInfo, Node, Op, Value, ValueId};
 pub use tensor::{decode_strings, Storage, TensorData};
 pub use types::{DType, Dim, Holder, Kind, TensorType};
@@ -39,13 +39,15 @@ pub struct ImportOptions {
     /// The model file's folder: external data (tensors in side files) is read from there and
     /// confined to it. `None` (bytes that came from no file) makes such a tensor an error.
     pub external_data_dir: Option<PathBuf>,
-    /// Shapes declared for graph inputs the model leaves open (see [`InputShape`]).
+    /// Shapes declared for graph inputs (see [`InputShape`]).
     pub input_shapes: Vec<InputShape>,
+    /// Sizes declared for the dims the model names (see [`DimSize`]).
+    pub dim_sizes: Vec<DimSize>,
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        Self { simplify: true, external_data_dir: None, input_shapes: Vec::new() }
+        Self { simplify: true, external_data_dir: None, input_shapes: Vec::new(), dim_sizes: Vec::new() }
     }
 }
 
@@ -58,11 +60,12 @@ pub fn import(bytes: &[u8], options: ImportOptions) -> Result<Graph> {
 /// hooks implement: those nodes become [`ops::Op::Custom`].
 pub fn import_with_custom_ops(bytes: &[u8], options: ImportOptions, custom: &[(String, String)]) -> Result<Graph> {
     let mut model = proto::ModelProto::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
-    input_shapes::declare(&mut model, &options.input_shapes)?;
+    let fixed_dims = input_shapes::declare(&mut model, &options.input_shapes, &options.dim_sizes)?;
     functions::inline_calls(&mut model, &|node| builder::is_custom(custom, node.domain(), node.op_type()))?;
     let data_dir = options.external_data_dir.as_deref();
     let mut graph = builder::build(&model, custom, data_dir)?;
     graph.info = ModelInfo::from_proto(&model);
+    graph.fixed_dims = fixed_dims;
     if let (Some(dir), Some(proto)) = (data_dir, &model.graph) {
         graph.side_files = external::side_files(proto, dir);
     }

@@ -5,7 +5,7 @@
 
 mod custom_op;
 
-use onnx_codegen::{CodegenError, FrontDoor, Hook, InputShape, Request, WeightsMode};
+use onnx_codegen::{CodegenError, DimSize, FrontDoor, Hook, InputShape, Request, WeightsMode};
 use proc_macro::TokenStream;
 use syn::parse::{Parse, ParseStream};
 use syn::{ItemStruct, LitBool, LitStr, Token};
@@ -14,7 +14,7 @@ use syn::{ItemStruct, LitBool, LitStr, Token};
 const WEIGHTS: &str = "\"embed\", \"file\" or \"none\"";
 /// What `simplify` and `partition` take.
 const BOOL: &str = "`true` or `false`";
-const OPTIONS: &str = "weights = \"embed\" | \"file\" | \"none\", simplify = <bool>, partition = <bool>, dump = \"<dir>\", input_shapes = [\"name=[d0, d1, ...]\", ...], custom_ops = [\"domain::Op\" => hook, ...]";
+const OPTIONS: &str = "weights = \"embed\" | \"file\" | \"none\", simplify = <bool>, partition = <bool>, dump = \"<dir>\", input_shapes = [\"name=[d0, d1, ...]\", ...], dims = [\"dim_name=size\", ...], custom_ops = [\"domain::Op\" => hook, ...]";
 
 struct Args {
     model: LitStr,
@@ -24,11 +24,13 @@ struct Args {
     partition: bool,
     dump: Option<LitStr>,
     input_shapes: Vec<InputShape>,
+    dim_sizes: Vec<DimSize>,
     hooks: Vec<Hook>,
 }
 
-/// `"name=[d0, d1, ...]"`: a declared input shape, its syntax error at the literal.
-fn parse_input_shape(input: ParseStream) -> syn::Result<InputShape> {
+/// A declaration in a string literal (`"name=[d0, d1, ...]"`, `"dim_name=size"`), its syntax
+/// error at the literal.
+fn parse_declaration<T: std::str::FromStr<Err = String>>(input: ParseStream) -> syn::Result<T> {
     let spec: LitStr = input.parse()?;
     spec.value().parse().map_err(|message: String| syn::Error::new(spec.span(), message))
 }
@@ -74,6 +76,7 @@ impl Parse for Args {
             partition: true,
             dump: None,
             input_shapes: vec![],
+            dim_sizes: vec![],
             hooks: vec![],
         };
         while !input.is_empty() {
@@ -104,7 +107,12 @@ impl Parse for Args {
                 "input_shapes" => {
                     let content;
                     syn::bracketed!(content in input);
-                    args.input_shapes.extend(content.parse_terminated(parse_input_shape, Token![,])?);
+                    args.input_shapes.extend(content.parse_terminated(parse_declaration, Token![,])?);
+                }
+                "dims" => {
+                    let content;
+                    syn::bracketed!(content in input);
+                    args.dim_sizes.extend(content.parse_terminated(parse_declaration, Token![,])?);
                 }
                 "custom_ops" => {
                     let content;
@@ -153,6 +161,7 @@ fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
         vis: quote::quote! { #vis },
         attrs: quote::quote! { #(#attrs)* },
         input_shapes: args.input_shapes,
+        dim_sizes: args.dim_sizes,
         hooks: args.hooks,
     };
     // What the import reports is about the model, so it points at the path; failing to write

@@ -5,7 +5,7 @@
 use clap::Parser;
 use onnx_codegen::generate::{generate, type_name, write_files, GenerateOptions, LoadStrategy};
 use onnx_codegen::FrontDoor;
-use onnx_codegen::InputShape;
+use onnx_codegen::{DimSize, InputShape};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -41,6 +41,11 @@ struct Args {
     /// dim a size, a name or `?`; for an input sequence, its tensors' shape); repeatable
     #[arg(long = "input-shape", value_name = "NAME=[DIMS]")]
     input_shapes: Vec<InputShape>,
+    /// Fix a dim the model names (or denotes) to a size wherever the model uses it, e.g.
+    /// `DynamicDimension.1=320` (ONNX Runtime's free-dimension overrides); `forward` checks it;
+    /// repeatable
+    #[arg(long = "dim", value_name = "DIM_NAME=SIZE")]
+    dim_sizes: Vec<DimSize>,
 }
 
 fn run(args: &Args) -> Result<(), String> {
@@ -55,6 +60,7 @@ fn run(args: &Args) -> Result<(), String> {
         external_data_dir: Some(&onnx_codegen::model_folder(&args.model)),
         ir_dumps: !args.no_development,
         input_shapes: &args.input_shapes,
+        dim_sizes: &args.dim_sizes,
         ..GenerateOptions::new(&name, &args.out_dir)
     };
     let started = std::time::Instant::now();

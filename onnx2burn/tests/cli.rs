@@ -93,3 +93,28 @@ fn an_input_without_shape_is_declared_with_input_shape() {
     let code = code.expect("the code is written");
     assert!(code.contains("pub fn forward(&self, x: Tensor<2>) -> Tensor<2>"), "{code}");
 }
+
+/// `--dim NAME=SIZE` fixes a dim the model names (here `DynamicDimension.0`, with a `.`):
+/// `forward` checks it; a name the model does not use is refused.
+#[test]
+fn dim_sizes_by_name() {
+    let dir = std::env::temp_dir().join(format!("onnx2burn-dims-{}", std::process::id()));
+    let out_dir = dir.display().to_string();
+    let args = [model("named_dims.onnx"), out_dir.clone(), "--no-development".into()];
+    let unknown = onnx2burn(
+        &[&args[..], &["--dim".into(), "height=3".into()]].concat().iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no graph input has a dim of that name"));
+    let bad =
+        onnx2burn(&[&args[..], &["--dim".into(), "H".into()]].concat().iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(bad.status.code(), Some(2), "a declaration that does not parse is a usage error");
+    let fixed = ["--dim", "DynamicDimension.0=2", "--dim", "W=4"];
+    let out = onnx2burn(&[&args.iter().map(String::as_str).collect::<Vec<_>>()[..], &fixed].concat());
+    let code = std::fs::read_to_string(dir.join("named_dims.rs"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let code = code.expect("the code is written");
+    assert!(code.contains(r#"check_dim(&x.dims(), "x", 0, "DynamicDimension.0", 2);"#), "{code}");
+    assert!(code.contains(r#"check_dim(&bias.dims(), "bias", 0, "W", 4);"#), "{code}");
+}

@@ -414,6 +414,14 @@ pub mod ops {
         indices.expand(dims).equal(default_int(classes).expand(dims))
     }
 
+    /// Panics unless dim `axis` of graph input `input`'s `dims` is `size`, the size a declaration
+    /// gave the dim the model calls `name` at import (the generated code is specialised to it).
+    #[track_caller]
+    pub fn check_dim(dims: &[usize], input: &str, axis: usize, name: &str, size: usize) {
+        let got = dims[axis];
+        assert!(got == size, "input `{input}`: dim {axis} (`{name}`) was declared {size} at import, got {got}");
+    }
+
     /// Burn's `select`, its result of the data's dtype (see [`of_dtype`]).
     pub fn select<const D: usize, K: Basic>(data: Tensor<D, K>, axis: usize, indices: Tensor<1, Int>) -> Tensor<D, K> {
         let dtype = data.dtype();

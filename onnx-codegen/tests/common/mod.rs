@@ -19,6 +19,7 @@ pub fn request(manifest_dir: &Path, model: &str, name: &str, weights: Option<Wei
         vis: quote! { pub },
         attrs: quote! {},
         input_shapes: vec![],
+        dim_sizes: vec![],
         hooks: vec![],
     }
 }

@@ -160,6 +160,8 @@ pub struct Graph {
     pub side_files: Vec<PathBuf>,
     /// What the model file says about itself (producer, version, docs, metadata).
     pub info: ModelInfo,
+    /// The graph inputs' dims that a declaration fixed (`forward` checks them).
+    pub fixed_dims: Vec<crate::FixedDim>,
 }
 
 /// The descriptive fields of the model file, as written (empty strings and `0` where unset):
