@@ -163,3 +163,27 @@ fn the_macro_dump_writes_the_files_the_cli_writes() {
         assert!(dumped.as_ref().is_ok_and(|d| d == bytes), "{file} differs from the CLI's");
     }
 }
+
+/// ModelGen's `dim_size` and the macro's `dims` give the same code: each fixed dim checked by
+/// `forward`; a size that does not parse is refused.
+#[test]
+fn modelgen_and_the_macro_take_dim_sizes() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/models/named_dims.onnx");
+    let out = std::env::temp_dir().join(format!("modelgen-dim-size-{}", std::process::id()));
+    let mut gen = onnx_codegen::ModelGen::new();
+    gen.input(&model).out_dir(&out).dim_size("DATA_BATCH=2").dim_size("W=4");
+    gen.run_from_cli().expect("generates");
+    let code = std::fs::read_to_string(out.join("named_dims.rs"));
+    let _ = std::fs::remove_dir_all(&out);
+    let code = code.expect("written");
+    let check = r#"check_dim(&x.dims(), "x", 0, "DATA_BATCH", 2);"#;
+    assert!(code.contains(check) && code.contains(r#"check_dim(&bias.dims(), "bias", 0, "W", 4);"#), "{code}");
+    let bad = onnx_codegen::ModelGen::new().input(&model).dim_size("W").run_from_cli().expect_err("no size");
+    assert!(bad.to_string().starts_with("dim size `W`: expected `name=size`"), "{bad}");
+
+    let dir = model.parent().expect("models folder").to_path_buf();
+    let dim_sizes = vec!["DATA_BATCH=2".parse().expect("parses"), "W=4".parse().expect("parses")];
+    let request = Request { dim_sizes, ..request(&dir, "named_dims.onnx", "NamedDims", Some(WeightsMode::None)) };
+    let tokens = expand(&request).expect("expands").to_string().replace(' ', "");
+    assert!(tokens.contains(&check.replace(' ', "")), "{tokens}");
+}
