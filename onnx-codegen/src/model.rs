@@ -80,6 +80,11 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
         } else {
             device_source.get_or_insert_with(|| var.clone());
             dim_checks.extend(fixed_dim_checks(graph, id, &var));
+            if ty.dtype.kind() == onnx_ir::Kind::Int {
+                // The caller's integers may be of another width than the device's default, which
+                // every integer computed or loaded here is in (see `burn_onnx::ops::default_int`).
+                dim_checks.push(quote! { let #var = burn_onnx::ops::default_int(#var); });
+            }
             inputs.push((var, tensor_type_tokens(ty)));
         }
     }

@@ -174,6 +174,8 @@ pub fn arg_reduce(e: &mut Emitter, node: &Node, c: &ArgReduceConfig) -> Result<T
     } else {
         quote! { #x.#method(#axis) }
     };
+    // Burn's indices come in its index type (i64 on flex), not the device's default integer.
+    let y = quote! { burn_onnx::ops::default_int(#y) };
     Ok(drop_axes(y, quote! { &[#axis] }, out_rank, c.keepdims))
 }
 
