@@ -57,7 +57,9 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
     let mut inputs = vec![];
     let mut scalar_inputs = vec![];
     let mut device_source = None;
-    let mut dim_checks = vec![];
+    // What forward does with its tensor inputs first: the fixed-dim checks, integers to the
+    // device's default type.
+    let mut input_prologue = vec![];
     for &id in &graph.inputs {
         let ty = &graph.values[id].ty;
         let var = e.bind(id);
@@ -79,11 +81,11 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
             inputs.push((var, tensor_type_tokens(ty)));
         } else {
             device_source.get_or_insert_with(|| var.clone());
-            dim_checks.extend(fixed_dim_checks(graph, id, &var));
+            input_prologue.extend(fixed_dim_checks(graph, id, &var));
             if ty.dtype.kind() == onnx_ir::Kind::Int {
                 // The caller's integers may be of another width than the device's default, which
                 // every integer computed or loaded here is in (see `burn_onnx::ops::default_int`).
-                dim_checks.push(quote! { let #var = burn_onnx::ops::default_int(#var); });
+                input_prologue.push(quote! { let #var = burn_onnx::ops::default_int(#var); });
             }
             inputs.push((var, tensor_type_tokens(ty)));
         }
@@ -131,7 +133,7 @@ pub fn lower_with(graph: &Graph, hooks: &[crate::emitter::Hook], part_nodes: Opt
         prologue.extend(scalar_inputs);
         body.splice(0..0, prologue);
     }
-    body.splice(0..0, dim_checks);
+    body.splice(0..0, input_prologue);
     let (output, output_ty) = (tuple_or_single(outputs), tuple_or_single(output_types));
     let doc = crate::model_doc::lines(graph);
     Ok(Lowered { fields: e.fields, weights: e.weights, inputs, body, output, output_ty, parts, checks: e.checks, doc })

@@ -119,7 +119,7 @@ pub(crate) fn declare(model: &mut ModelProto, shapes: &[InputShape], sizes: &[Di
     let mut named_sizes: Vec<(DimSize, String)> = sizes.iter().map(|s| (s.clone(), format!("`{s}`"))).collect();
     // The names the model itself gives (a name an earlier declaration gave is no model's).
     let model_named: Vec<(String, usize)> = each_dim(graph)
-        .filter(|(is_input, _, _, d)| *is_input && matches!(d.value, Some(DimValue::DimParam(_))))
+        .filter(|(is_input, _, _, d)| *is_input && dim_param(d).is_some())
         .map(|(_, input, axis, _)| (input, axis))
         .collect();
     for shape in shapes {
@@ -148,11 +148,7 @@ pub(crate) fn declare(model: &mut ModelProto, shapes: &[InputShape], sizes: &[Di
     let mut used = vec![false; named_sizes.len()];
     let mut fixed = vec![];
     for (is_input, input, axis, dim) in each_dim(graph) {
-        let param = match &dim.value {
-            Some(DimValue::DimParam(p)) => Some(p.as_str()),
-            _ => None,
-        };
-        let names = [param, dim.denotation.as_deref()];
+        let names = [dim_param(dim), dim.denotation.as_deref()];
         let matching: Vec<usize> =
             (0..named_sizes.len()).filter(|&i| names.contains(&Some(&named_sizes[i].0.name))).collect();
         let Some(&first) = matching.first() else { continue };
@@ -183,7 +179,6 @@ pub(crate) fn declare(model: &mut ModelProto, shapes: &[InputShape], sizes: &[Di
         )));
     }
     fixed.sort_by(|a, b| (&a.input, a.axis).cmp(&(&b.input, b.axis)));
-    fixed.dedup();
     Ok(fixed)
 }
 
@@ -202,14 +197,16 @@ fn each_dim(graph: &mut GraphProto) -> impl Iterator<Item = (bool, String, usize
 fn dim_names(graph: &mut GraphProto) -> Vec<String> {
     each_dim(graph)
         .filter(|(is_input, ..)| *is_input)
-        .flat_map(|(_, _, _, d)| {
-            let param = match &d.value {
-                Some(DimValue::DimParam(p)) => Some(p.clone()),
-                _ => None,
-            };
-            param.into_iter().chain(d.denotation.clone())
-        })
+        .flat_map(|(_, _, _, d)| dim_param(d).map(str::to_string).into_iter().chain(d.denotation.clone()))
         .collect()
+}
+
+/// The name the model gives a dim (`dim_param`), if any.
+fn dim_param(dim: &Dimension) -> Option<&str> {
+    match &dim.value {
+        Some(DimValue::DimParam(p)) => Some(p),
+        _ => None,
+    }
 }
 
 /// The shape field of the tensor type a type holds (itself, or a sequence's or optional's).
