@@ -10,7 +10,8 @@
 #   4. the ONNX backend test suites of the onnx wheel (node: 1,765 tests, simple, pytorch-converted,
 #      pytorch-operator, light), each checked against its expectations file under
 #      tests/onnx-backend/: a test listed as passing that fails fails this script;
-#   5. real models shipped in PyPI packages, imported with #[onnx_model], against ONNX Runtime
+#   5. real models shipped in PyPI packages, the PyTorch zoo and the scikit-learn/LightGBM/XGBoost
+#      exports, imported with #[onnx_model], against ONNX Runtime
 #      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand),
 #      each one's module exported back to ONNX and run by ONNX Runtime against the original;
 #      the node suite and the real models also on Burn's ndarray backend (tests/onnx-backend/ndarray/),
@@ -76,7 +77,7 @@ python_side() {
     set -euo pipefail
     scripts/setup-python.sh
     for script in scripts/list_onnx_ops.py scripts/make_op_models.py scripts/make_opset_compliance.py \
-        scripts/make_ui_models.py scripts/make_dir_fixture.py scripts/make_malformed_models.py \
+        scripts/make_ui_models.py scripts/make_dir_fixture.py scripts/make_malformed_models.py scripts/make_sklearn_zoo.py \
         "examples/digits/train.py --reference-only" examples/custom-ops/make_model.py \
         scripts/fetch_real_models.py; do
         echo "-- $script"
@@ -149,6 +150,8 @@ step "real models against ONNX Runtime, each exported back to ONNX"
     --export-dir "$REEXPORTED"
 step "the PyTorch zoo: 62 real torch.onnx exports (both exporters; scripts/make_pytorch_zoo.py) against ONNX Runtime"
 "$RUNNER" --dir tests/onnx-backend/zoo --macro --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/zoo.toml
+step "classic machine learning: scikit-learn, LightGBM and XGBoost exports (scripts/make_sklearn_zoo.py) against ONNX Runtime"
+"$RUNNER" --dir tests/onnx-backend/sklearn --macro --rtol 1e-5 --atol 1e-5 --expectations tests/onnx-backend/sklearn.toml
 step "the real models' modules exported back to ONNX, against ONNX Runtime on the originals"
 "$PY" scripts/check_reexport.py "$REEXPORTED" --require 24
 step "real models on Burn's ndarray backend"

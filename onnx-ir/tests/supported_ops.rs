@@ -75,8 +75,9 @@ fn ml_section() -> String {
     format!(
         "\n## {domain}\n\n\
          The classical machine-learning ops that Burn's tensors express, each lowered at import \
-         into the operators above (`onnx-ir/src/ops/ml.rs`); the model must import the domain \
-         (versions 1 to {newest}). Tests: the `test_ai_onnx_ml_*` backend cases.\n\n\
+         into the operators above (`onnx-ir/src/ops/ml/`); the model must import the domain \
+         (versions 1 to {newest}). Tests: the `test_ai_onnx_ml_*` backend cases and the scikit-learn, LightGBM \
+         and XGBoost exports of `tests/onnx-backend/sklearn` (scripts/make_sklearn_zoo.py).\n\n\
          | operator (since version 1) | lowered to |\n|---|---|\n{rows}",
         domain = onnx_ir::ops::ml::DOMAIN,
         newest = onnx_ir::ops::ml::NEWEST_OPSET

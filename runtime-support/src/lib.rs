@@ -670,6 +670,22 @@ pub mod ops {
         }
     }
 
+    /// ReduceLogSumExp over `axes` (kept, of size 1), as ONNX Runtime: `m + log Σ exp(x - m)`
+    /// with `m` the maximum (0 where it is infinite), so that large inputs do not overflow `exp`
+    /// and very negative ones do not all underflow to `log 0`. An empty reduction is `log 0`,
+    /// -inf.
+    pub fn log_sum_exp<const D: usize>(x: Tensor<D>, axes: &[usize]) -> Tensor<D> {
+        let mut kept = x.dims();
+        if axes.iter().any(|&axis| kept[axis] == 0) {
+            axes.iter().for_each(|&axis| kept[axis] = 1);
+            return Tensor::full(kept, f32::NEG_INFINITY, (&x.device(), x.dtype()));
+        }
+        let max = axes.iter().fold(x.clone(), |m, &axis| m.max_dim(axis));
+        let max = max.clone().mask_fill(max.is_inf(), 0.0);
+        let sum = axes.iter().fold((x - max.clone()).exp(), |s, &axis| s.sum_dim(axis));
+        sum.log() + max
+    }
+
     /// ReduceMax/ReduceMin over all of `x`'s elements, as `[1]`: `identity` when there are none.
     /// (Flattening an empty tensor does not work: Burn's reshape reads a 0 as "keep this dim".)
     pub fn extreme_all<const D: usize, K: burn::tensor::kind::Ordered, E: burn::tensor::ElementConversion + Copy>(

@@ -1,7 +1,8 @@
-//! ai.onnx.ml `TreeEnsemble` (opset 5), on the host: each row walks each tree to a leaf, a
-//! data-dependent path no tensor op expresses. As ONNX's reference (`op_tree_ensemble.py`):
+//! ai.onnx.ml's tree ensembles (TreeEnsemble, and the trees of TreeEnsembleClassifier and
+//! TreeEnsembleRegressor), on the host: each row walks each tree to a leaf, a data-dependent
+//! path no tensor op expresses. As ONNX's reference (`op_tree_ensemble.py`) and ONNX Runtime:
 //! comparisons in f64 (X's values and the splits widened exactly), each leaf weight added to
-//! its target in X's type.
+//! its target in X's type, trees in order.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -54,8 +55,8 @@ pub struct TreeEnsemble<'a> {
     pub n_targets: usize,
     pub roots: &'a [TreeChild],
     pub nodes: &'a [TreeNode<'a>],
-    /// Each leaf's target and weight.
-    pub leaves: &'a [(usize, f64)],
+    /// Each leaf's (target, weight) pairs.
+    pub leaves: &'a [&'a [(usize, f64)]],
 }
 
 /// `[N, n_targets]` of X's type from X `[N, features]`.
@@ -77,14 +78,15 @@ pub fn tree_ensemble(x: Tensor<2>, ensemble: &TreeEnsemble) -> Tensor<2> {
     for (row, y) in out.chunks_mut(ensemble.n_targets.max(1)).enumerate().take(rows) {
         let x = &values[row * features..][..features];
         for &root in ensemble.roots {
-            let (target, weight) = ensemble.leaves[leaf(root, x, ensemble.nodes)];
-            let y = &mut y[target];
-            *y = round(match ensemble.aggregate {
-                TreeAggregate::Sum => *y + weight,
-                TreeAggregate::Average => *y + weight / trees,
-                TreeAggregate::Min => y.min(weight),
-                TreeAggregate::Max => y.max(weight),
-            });
+            for &(target, weight) in ensemble.leaves[leaf(root, x, ensemble.nodes)] {
+                let y = &mut y[target];
+                *y = round(match ensemble.aggregate {
+                    TreeAggregate::Sum => *y + weight,
+                    TreeAggregate::Average => *y + weight / trees,
+                    TreeAggregate::Min => y.min(weight),
+                    TreeAggregate::Max => y.max(weight),
+                });
+            }
         }
     }
     Tensor::from_data(TensorData::new(out, [rows, ensemble.n_targets]), (&device, dtype))

@@ -19,7 +19,7 @@ fn child(c: TreeChild) -> TokenStream {
     }
 }
 
-/// ai.onnx.ml TreeEnsemble on the host (`burn_onnx::ops::tree_ensemble`), its trees as literals.
+/// ai.onnx.ml's tree ensembles on the host (`burn_onnx::ops::tree_ensemble`), its trees as literals.
 pub fn tree_ensemble(e: &mut Emitter, node: &Node, c: &TreeEnsembleConfig) -> Result<TokenStream> {
     let x = e.input(&node.inputs, 0)?;
     let aggregate = format_ident!("{}", format!("{:?}", c.aggregate));
@@ -42,9 +42,12 @@ pub fn tree_ensemble(e: &mut Emitter, node: &Node, c: &TreeEnsembleConfig) -> Re
             }
         }
     });
-    let leaves = c.leaves.iter().map(|&(target, weight)| {
-        let (target, weight) = (lit(target), float_literal(weight));
-        quote! { (#target, #weight) }
+    let leaves = c.leaves.iter().map(|weights| {
+        let weights = weights.iter().map(|&(target, weight)| {
+            let (target, weight) = (lit(target), float_literal(weight));
+            quote! { (#target, #weight) }
+        });
+        quote! { &[#(#weights),*] }
     });
     Ok(quote! {
         burn_onnx::ops::tree_ensemble(#x, &burn_onnx::ops::TreeEnsemble {

@@ -115,6 +115,9 @@ fn reduce_values(
     out_rank: usize,
 ) -> Result<TokenStream> {
     let dtype = e.ty(e.input_id(&node.inputs, 0)?).dtype;
+    if c.op == ReduceOp::LogSumExp && dtype.kind() == Kind::Float {
+        return log_sum_exp(e, node, c, x, rank, out_rank);
+    }
     let (pre, reduction, post) = parts(c.op, dtype);
     Ok(match &c.axes {
         ReduceAxes::All => {
@@ -153,6 +156,43 @@ fn reduce_values(
             }}
         }
     })
+}
+
+/// ReduceLogSumExp of a float tensor by `burn_onnx::ops::log_sum_exp` (max-shifted, as ONNX
+/// Runtime), then the reduced axes dropped unless keepdims.
+fn log_sum_exp(
+    e: &mut Emitter,
+    node: &Node,
+    c: &ReduceConfig,
+    x: TokenStream,
+    rank: usize,
+    out_rank: usize,
+) -> Result<TokenStream> {
+    let (axes, prologue) = match &c.axes {
+        ReduceAxes::All => {
+            let all = (0..rank).map(lit);
+            (quote! { [#(#all),*] }, quote! {})
+        }
+        ReduceAxes::Static(axes) => {
+            let list = axes.iter().map(|&a| lit(a));
+            (quote! { [#(#list),*] }, quote! {})
+        }
+        ReduceAxes::Runtime { .. } => {
+            let given = e.input(&node.inputs, 1)?;
+            let rank = lit(rank);
+            (quote! { axes }, quote! { let axes = burn_onnx::ops::runtime_axes(#given, #rank); })
+        }
+    };
+    let y = match (&c.axes, c.keepdims) {
+        (ReduceAxes::All, false) => quote! { reduced.reshape([1]) },
+        _ => drop_axes(quote! { reduced }, quote! { &axes }, out_rank, c.keepdims),
+    };
+    Ok(quote! {{
+        #prologue
+        let axes = #axes;
+        let reduced = burn_onnx::ops::log_sum_exp(#x, &axes);
+        #y
+    }})
 }
 
 pub fn arg_reduce(e: &mut Emitter, node: &Node, c: &ArgReduceConfig) -> Result<TokenStream> {

@@ -1,0 +1,159 @@
+//! Ops of the `ai.onnx.ml` domain (classical machine learning, as scikit-learn, LightGBM and
+//! XGBoost converters export it), lowered at import into IR ops as ONNX Runtime computes them:
+//! the feature transforms (`transform`), the linear predictors (`linear`), the support vector
+//! machines (`svm`), the tree ensembles
+//! (`tree`, walked on the host by [`Op::TreeEnsemble`]), their shared labels and score
+//! transforms (`scores`), and here Binarizer, ArrayFeatureExtractor and LabelEncoder.
+
+mod linear;
+mod scores;
+mod svm;
+mod transform;
+mod tree;
+
+use super::elementwise::BinaryOp;
+use super::lowered::{check_domain_opset, Lowered, Src};
+use super::{GatherConfig, NodeCtx, Op, ReshapeConfig, UnsqueezeConfig};
+use crate::error::Result;
+use crate::types::DType;
+pub use scores::PostTransform;
+pub use tree::{TreeAggregate, TreeChild, TreeEnsembleConfig, TreeMode, TreeNode};
+
+/// The domain.
+pub const DOMAIN: &str = "ai.onnx.ml";
+
+/// The newest opset version of the domain that onnx.defs (onnx==1.22.0) defines.
+pub const NEWEST_OPSET: i64 = 5;
+
+/// Inputs (at least, at most) and outputs of an op.
+pub type Arity = (usize, usize, usize);
+
+/// The ops lowered here, with their arity and how they are lowered.
+pub const OPS: &[(&str, Arity, &str)] = &[
+    ("ArrayFeatureExtractor", (2, 2, 1), "Gather of the flattened indices along the last axis"),
+    ("Binarizer", (1, 1, 1), "Greater than `threshold`, cast to the input's type"),
+    ("FeatureVectorizer", (1, usize::MAX, 1), "The inputs as float columns, concatenated"),
+    ("Imputer", (1, 1, 1), "Where the value is `replaced_value_*` (or NaN), the column's imputed value"),
+    ("LabelEncoder", (1, 1, 1), "A table lookup of strings, integers or floats (a text op, `ops::text`)"),
+    ("LinearClassifier", (1, 1, 2), "MatMul + Add, then the arg max's label and `post_transform`"),
+    ("LinearRegressor", (1, 1, 1), "MatMul + Add"),
+    ("Normalizer", (1, 1, 1), "Each row divided by its MAX, L1 or L2 norm (rows of norm 0 kept)"),
+    ("OneHotEncoder", (1, 1, 1), "Equal against the integer categories, as float (string categories not yet)"),
+    ("Scaler", (1, 1, 1), "`(X - offset) * scale`"),
+    (
+        "SVMClassifier",
+        (1, 1, 2),
+        "The kernel against each support vector (MatMul, or the squared differences for RBF), the one-vs-one \
+         scores and votes as MatMuls, the most-voted label (no probability calibration yet)",
+    ),
+    ("SVMRegressor", (1, 1, 1), "The kernel against each support vector, MatMul with the coefficients, + rho"),
+    ("TreeEnsemble", (1, 1, 1), "TreeEnsemble, the trees evaluated on the host (ai.onnx.ml opset 5)"),
+    (
+        "TreeEnsembleClassifier",
+        (1, 1, 2),
+        "TreeEnsemble (host) of the class weights, base values, the label and `post_transform` as ONNX Runtime \
+         (float X, integer labels)",
+    ),
+    (
+        "TreeEnsembleRegressor",
+        (1, 1, 1),
+        "TreeEnsemble (host), aggregate, base values and `post_transform` as ONNX Runtime (float X)",
+    ),
+];
+
+/// Whether the op is one this module lowers.
+pub fn lowers(domain: &str, op_type: &str) -> bool {
+    domain == DOMAIN && OPS.iter().any(|(op, ..)| *op == op_type)
+}
+
+/// The node as IR ops; `ctx.opset` is the model's ai.onnx.ml version (0 when it imports none).
+pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
+    check_domain_opset(ctx, DOMAIN, NEWEST_OPSET)?;
+    let (min, max, outputs) = OPS.iter().find(|(op, ..)| *op == ctx.op_type).map_or((0, 0, 0), |(_, arity, _)| *arity);
+    let given = ctx.inputs.len();
+    if !(min..=max).contains(&given) || ctx.num_outputs > outputs || ctx.num_outputs == 0 {
+        let inputs = if min == max { min.to_string() } else { format!("{min} or more") };
+        return Err(ctx.error(format!(
+            "{} takes {inputs} input(s) and has {outputs} output(s), the node has {given} input(s) and {} output(s)",
+            ctx.op_type, ctx.num_outputs
+        )));
+    }
+    let plan = Lowered::default();
+    match ctx.op_type {
+        "Binarizer" => binarizer(ctx, plan),
+        "LabelEncoder" => label_encoder(ctx, plan),
+        "ArrayFeatureExtractor" => array_feature_extractor(ctx, plan),
+        "FeatureVectorizer" => transform::feature_vectorizer(ctx, plan),
+        "Imputer" => transform::imputer(ctx, plan),
+        "LinearClassifier" => linear::linear_classifier(ctx, plan),
+        "LinearRegressor" => linear::linear_regressor(ctx, plan),
+        "Normalizer" => transform::normalizer(ctx, plan),
+        "OneHotEncoder" => transform::one_hot_encoder(ctx, plan),
+        "Scaler" => transform::scaler(ctx, plan),
+        "SVMClassifier" => svm::svm_classifier(ctx, plan),
+        "SVMRegressor" => svm::svm_regressor(ctx, plan),
+        "TreeEnsemble" => tree::tree_ensemble(ctx, plan),
+        "TreeEnsembleClassifier" => tree::tree_ensemble_classifier(ctx, plan),
+        "TreeEnsembleRegressor" => tree::tree_ensemble_regressor(ctx, plan),
+        _ => Err(ctx.error("no implementation")),
+    }
+}
+
+/// The numeric input types both ops take (ArrayFeatureExtractor's strings are not tensors here).
+fn numeric_input(ctx: &NodeCtx) -> Result<DType> {
+    let x = ctx.input_type(0)?;
+    match x.dtype {
+        DType::F32 | DType::F64 | DType::I64 | DType::I32 => Ok(x.dtype),
+        _ => Err(ctx.error(format!("input X must be float, double, int64 or int32, got {x}"))),
+    }
+}
+
+/// Binarizer: 1 where `X > threshold`, else 0, in X's type.
+fn binarizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let dtype = numeric_input(ctx)?;
+    let threshold = f64::from(ctx.attrs.float_or("threshold", 0.0)?);
+    let (compare, bound) = match dtype {
+        DType::F32 | DType::F64 => (BinaryOp::Greater, threshold),
+        // An integer exceeds the threshold exactly when it exceeds its floor; every integer
+        // of the type exceeds one below the type's range (and none one above it).
+        _ => {
+            let (low, high) = if dtype == DType::I32 {
+                (f64::from(i32::MIN), f64::from(i32::MAX))
+            } else {
+                (i64::MIN as f64, i64::MAX as f64)
+            };
+            match threshold.floor() {
+                floor if floor < low => (BinaryOp::GreaterOrEqual, low),
+                floor => (BinaryOp::Greater, floor.min(high)),
+            }
+        }
+    };
+    let bound = plan.scalar_of(dtype, bound);
+    let above = plan.binary(compare, Src::Input(0), bound);
+    let y = plan.op(Op::cast(dtype), &[above]);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// ArrayFeatureExtractor: the elements of X's last axis at the (flattened) int64 indices,
+/// `[..., len(indices)]`; a 1-D X gives `[1, len(indices)]` (ONNX's reference, ONNX Runtime).
+fn array_feature_extractor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    numeric_input(ctx)?;
+    let (x, indices) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if indices.dtype != DType::I64 {
+        return Err(ctx.error(format!("input Y (the indices) must be int64, got {indices}")));
+    }
+    if x.rank() == 0 {
+        return Err(ctx.error(format!("input X must have rank 1 or more, got {x}")));
+    }
+    let flat = plan.op(Op::Reshape(ReshapeConfig { shape: vec![-1] }), &[Src::Input(1)]);
+    let picked = plan.op(Op::Gather(GatherConfig { axis: x.rank() - 1 }), &[Src::Input(0), flat]);
+    let y = if x.rank() == 1 { plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![0] }), &[picked]) } else { picked };
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// LabelEncoder: one text op ([`super::text::parse_label_encoder`]).
+fn label_encoder(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let parsed = super::text::parse_label_encoder(ctx)?;
+    let y = plan.op(parsed.op, &[Src::Input(0)]);
+    Ok(plan.done(vec![Some(y)]))
+}

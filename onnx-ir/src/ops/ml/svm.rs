@@ -1,0 +1,192 @@
+//! SVMRegressor and SVMClassifier (ai.onnx.ml opset 1) with support vectors (libsvm's SVR/SVC,
+//! what skl2onnx writes for `SVR` and `SVC`): the kernel against every support vector as IR ops,
+//! then ONNX Runtime's sums, one-vs-one votes, labels and score transforms.
+
+use super::super::elementwise::{BinaryOp, UnaryOp};
+use super::super::lowered::{f32_tensor, Lowered, Src};
+use super::super::{MatMulConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, TransposeConfig, UnsqueezeConfig};
+use super::scores::{self, PostTransform};
+use super::transform::feature_rows;
+use crate::attributes::{spelled_enum, Spelled};
+use crate::error::Result;
+
+spelled_enum! {
+    /// `kernel_type`, with `kernel_params` = [gamma, coef0, degree].
+    pub enum SvmKernel {
+        /// `x · sv`.
+        Linear = "LINEAR",
+        /// `(gamma x · sv + coef0)^degree`.
+        Poly = "POLY",
+        /// `exp(-gamma |x - sv|²)`.
+        Rbf = "RBF",
+        /// `tanh(gamma x · sv + coef0)`.
+        Sigmoid = "SIGMOID",
+    }
+}
+
+/// The support vectors `[V, F]` and the kernel of every row of X with each: `[N, V]`.
+fn kernel_rows(ctx: &NodeCtx, plan: &mut Lowered, vectors: usize) -> Result<Src> {
+    let (x, features) = feature_rows(ctx, plan)?;
+    let support = ctx.attrs.floats("support_vectors")?.unwrap_or_default();
+    if vectors == 0 || support.len() != vectors * features {
+        return Err(ctx.error(format!(
+            "attribute `support_vectors` has {} values, {vectors} vector(s) of {features} feature(s) need {}",
+            support.len(),
+            vectors * features
+        )));
+    }
+    let kernel = ctx.attrs.choice_or("kernel_type", SvmKernel::Linear)?;
+    let params = ctx.attrs.floats("kernel_params")?.unwrap_or_default();
+    let (gamma, coef0, degree) = match params[..] {
+        [gamma, coef0, degree] => (gamma, coef0, degree),
+        [] => (0.0, 0.0, 0.0),
+        _ => return Err(ctx.error(format!("attribute `kernel_params` has {} values, not 3", params.len()))),
+    };
+    if kernel == SvmKernel::Rbf {
+        // Each squared distance summed from its differences, as ONNX Runtime (no cancellation).
+        let rows = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![1] }), &[x]);
+        let support = plan.constant(f32_tensor(vec![vectors, features], &support));
+        let difference = plan.binary(BinaryOp::Sub, rows, support);
+        let squared = plan.binary(BinaryOp::Mul, difference, difference);
+        let reduce = ReduceConfig { op: ReduceOp::Sum, axes: ReduceAxes::Static(vec![2]), keepdims: false };
+        let distance = plan.op(Op::Reduce(reduce), &[squared]);
+        let scale = plan.scalar(-gamma);
+        let exponent = plan.binary(BinaryOp::Mul, distance, scale);
+        return Ok(plan.unary(UnaryOp::Exp, exponent));
+    }
+    let support = plan.constant(f32_tensor(vec![vectors, features], &support));
+    let support = plan.op(Op::Transpose(TransposeConfig { perm: vec![1, 0] }), &[support]);
+    let dot = plan.op(Op::MatMul(MatMulConfig), &[x, support]);
+    if kernel == SvmKernel::Linear {
+        return Ok(dot);
+    }
+    let gamma = plan.scalar(gamma);
+    let scaled = plan.binary(BinaryOp::Mul, dot, gamma);
+    let coef0 = plan.scalar(coef0);
+    let shifted = plan.binary(BinaryOp::Add, scaled, coef0);
+    Ok(match kernel {
+        SvmKernel::Poly => {
+            let degree = plan.scalar(degree);
+            plan.binary(BinaryOp::Pow, shifted, degree)
+        }
+        _ => plan.unary(UnaryOp::Tanh, shifted),
+    })
+}
+
+/// `attrs[name]`, required.
+fn floats(ctx: &NodeCtx, name: &str) -> Result<Vec<f32>> {
+    ctx.attrs.floats(name)?.ok_or_else(|| ctx.error(format!("attribute `{name}` is required")))
+}
+
+/// SVMRegressor: `Σ coefficient · kernel + rho`, `[N, 1]` f32 (`one_class`: 1 where positive, else -1).
+pub(super) fn svm_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let transform = scores::post_transform(ctx)?;
+    if transform != PostTransform::None {
+        return Err(ctx.error(format!("post_transform `{}` of a regressor is not supported yet", transform.spelling())));
+    }
+    let vectors = ctx.attrs.int_or("n_supports", 0)?;
+    let vectors = usize::try_from(vectors).ok().filter(|&v| v > 0).ok_or_else(|| {
+        ctx.error("SVMRegressor without support vectors (`n_supports` 0, liblinear mode) is not supported yet")
+    })?;
+    let coefficients = floats(ctx, "coefficients")?;
+    let rho = floats(ctx, "rho")?;
+    if coefficients.len() != vectors || rho.len() != 1 {
+        return Err(ctx.error(format!(
+            "{} coefficient(s) and {} rho value(s) for {vectors} support vectors (one each, one rho)",
+            coefficients.len(),
+            rho.len()
+        )));
+    }
+    let kernels = kernel_rows(ctx, &mut plan, vectors)?;
+    let coefficients = plan.constant(f32_tensor(vec![vectors, 1], &coefficients));
+    let sum = plan.op(Op::MatMul(MatMulConfig), &[kernels, coefficients]);
+    let rho = plan.scalar(rho[0]);
+    let mut y = plan.binary(BinaryOp::Add, sum, rho);
+    if ctx.attrs.int_or("one_class", 0)? != 0 {
+        let positive = scores::above(&mut plan, y, 0.0);
+        let (one, minus_one) = (plan.scalar(1.0), plan.scalar(-1.0));
+        y = plan.op(Op::Where(super::super::elementwise::WhereConfig), &[positive, one, minus_one]);
+    }
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// SVMClassifier with support vectors and no probability calibration: one score per pair of
+/// classes (`i < j`, libsvm's one-vs-one: the coefficients of class i's vectors in row j - 1,
+/// of class j's in row i, plus rho), each a vote for `i` when positive, else for `j`; the label
+/// is the class with the most votes (the first of equal counts). Two classes: the label is the
+/// first where the score is positive, the scores `[-s, s]` (NONE).
+pub(super) fn svm_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let labels = scores::class_labels(ctx, "classlabels_ints")?;
+    let transform = scores::post_transform(ctx)?;
+    if ctx.attrs.floats("prob_a")?.is_some_and(|p| !p.is_empty()) || ctx.attrs.floats("prob_b")?.is_some() {
+        return Err(ctx.error(
+            "probability calibration (`prob_a`/`prob_b`, scikit-learn's probability=True) is not supported yet",
+        ));
+    }
+    let per_class = ctx.attrs.ints("vectors_per_class")?.unwrap_or_default();
+    let classes = labels.len();
+    if per_class.len() != classes || per_class.iter().any(|&v| v < 0) || classes < 2 {
+        return Err(ctx.error(format!(
+            "`vectors_per_class` must give the support vectors of each of the {classes} classes (two or more); \
+             a classifier without support vectors (liblinear mode) is not supported yet"
+        )));
+    }
+    let starts: Vec<usize> = per_class.iter().scan(0, |at, &v| Some(std::mem::replace(at, *at + v as usize))).collect();
+    let vectors: usize = per_class.iter().map(|&v| v as usize).sum();
+    let coefficients = floats(ctx, "coefficients")?;
+    let rho = floats(ctx, "rho")?;
+    let pairs: Vec<(usize, usize)> = (0..classes).flat_map(|i| (i + 1..classes).map(move |j| (i, j))).collect();
+    if coefficients.len() != (classes - 1) * vectors || rho.len() < pairs.len() {
+        return Err(ctx.error(format!(
+            "{} coefficient(s) and {} rho value(s): {classes} classes of {vectors} support vectors need {} and {}",
+            coefficients.len(),
+            rho.len(),
+            (classes - 1) * vectors,
+            pairs.len()
+        )));
+    }
+    // Column p of the pair weights: class i's vectors weighted by row j - 1, class j's by row i.
+    let mut weights = vec![0.0f32; vectors * pairs.len()];
+    for (p, &(i, j)) in pairs.iter().enumerate() {
+        for (class, row) in [(i, j - 1), (j, i)] {
+            for m in starts[class]..starts[class] + per_class[class] as usize {
+                weights[m * pairs.len() + p] = coefficients[row * vectors + m];
+            }
+        }
+    }
+    let kernels = kernel_rows(ctx, &mut plan, vectors)?;
+    let weights = plan.constant(f32_tensor(vec![vectors, pairs.len()], &weights));
+    let sums = plan.op(Op::MatMul(MatMulConfig), &[kernels, weights]);
+    let rho = plan.constant(f32_tensor(vec![pairs.len()], &rho[..pairs.len()]));
+    let pair_scores = plan.binary(BinaryOp::Add, sums, rho);
+    if classes == 2 {
+        if transform != PostTransform::None {
+            return Err(
+                ctx.error(format!("post_transform `{}` of two classes is not supported yet", transform.spelling()))
+            );
+        }
+        let s = scores::column(&mut plan, pair_scores, 0);
+        let positive = scores::above(&mut plan, s, 0.0);
+        let label = scores::binary_label(&mut plan, positive, labels[1], labels[0]);
+        let negated = plan.unary(UnaryOp::Neg, s);
+        let scores = scores::two_columns(&mut plan, negated, s);
+        return Ok(plan.done(vec![Some(label), Some(scores)]));
+    }
+    // votes = positive · (A - B) + Σ B, A[p][c] = (i_p == c), B[p][c] = (j_p == c).
+    let mut difference = vec![0.0f32; pairs.len() * classes];
+    let mut base = vec![0.0f32; classes];
+    for (p, &(i, j)) in pairs.iter().enumerate() {
+        difference[p * classes + i] += 1.0;
+        difference[p * classes + j] -= 1.0;
+        base[j] += 1.0;
+    }
+    let positive = scores::above(&mut plan, pair_scores, 0.0);
+    let positive = plan.op(Op::cast(crate::types::DType::F32), &[positive]);
+    let difference = plan.constant(f32_tensor(vec![pairs.len(), classes], &difference));
+    let votes = plan.op(Op::MatMul(MatMulConfig), &[positive, difference]);
+    let base = plan.constant(f32_tensor(vec![classes], &base));
+    let votes = plan.binary(BinaryOp::Add, votes, base);
+    let label = scores::arg_max_label(&mut plan, votes, &labels);
+    let scores = scores::transform(&mut plan, pair_scores, transform);
+    Ok(plan.done(vec![Some(label), Some(scores)]))
+}

@@ -1,0 +1,178 @@
+//! The ai.onnx.ml feature transforms scikit-learn pipelines export: Scaler, Normalizer,
+//! Imputer, OneHotEncoder and FeatureVectorizer (all opset 1, unchanged since), as ONNX Runtime
+//! computes them, lowered into IR ops.
+
+use super::super::elementwise::{BinaryOp, UnaryOp, WhereConfig};
+use super::super::lowered::{Lowered, Src};
+use super::super::{ConcatConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, ReshapeConfig, UnsqueezeConfig};
+use super::scores::i64_tensor;
+use crate::error::Result;
+use crate::types::DType;
+
+/// X as f32 (float, double and integer inputs are converted, as ONNX Runtime does).
+pub(super) fn as_f32(ctx: &NodeCtx, plan: &mut Lowered, index: usize) -> Result<Src> {
+    let x = ctx.input_type(index)?;
+    match x.dtype {
+        DType::F32 => Ok(Src::Input(index)),
+        DType::F64 | DType::I64 | DType::I32 => Ok(plan.op(Op::cast(DType::F32), &[Src::Input(index)])),
+        _ => Err(ctx.error(format!("input {index} must be float, double, int64 or int32, got {x}"))),
+    }
+}
+
+/// X `[N, F]` or `[F]` as f32 `[N, F]` with F known: the predictors' input.
+pub(super) fn feature_rows(ctx: &NodeCtx, plan: &mut Lowered) -> Result<(Src, usize)> {
+    let x = ctx.input_type(0)?;
+    let features = match x.rank() {
+        1 | 2 => x.shape[x.rank() - 1].as_static(),
+        _ => None,
+    };
+    let Some(features) = features else {
+        return Err(ctx.error(format!("input X must be [N, features] or [features] with features known, got {x}")));
+    };
+    let rows = as_f32(ctx, plan, 0)?;
+    let rows = if x.rank() == 1 { plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![0] }), &[rows]) } else { rows };
+    Ok((rows, features))
+}
+
+/// `values` (one, or one per feature of the last axis) as an f32 constant broadcasting over X.
+fn per_feature(ctx: &NodeCtx, plan: &mut Lowered, name: &str, values: &[f32]) -> Result<Src> {
+    let features = ctx.input_type(0)?.shape.last().and_then(|d| d.as_static());
+    match values.len() {
+        1 => Ok(plan.scalar(values[0])),
+        n if Some(n) == features => Ok(plan.constant(super::super::lowered::f32_tensor(vec![n], values))),
+        n => Err(ctx
+            .error(format!("attribute `{name}` has {n} values, X {} needs 1 or one per feature", ctx.input_type(0)?))),
+    }
+}
+
+/// Scaler: `(X - offset) * scale`, float.
+pub(super) fn scaler(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let x = as_f32(ctx, &mut plan, 0)?;
+    let offset = ctx.attrs.floats("offset")?.unwrap_or_else(|| vec![0.0]);
+    let scale = ctx.attrs.floats("scale")?.unwrap_or_else(|| vec![1.0]);
+    let offset = per_feature(ctx, &mut plan, "offset", &offset)?;
+    let scale = per_feature(ctx, &mut plan, "scale", &scale)?;
+    let centred = plan.binary(BinaryOp::Sub, x, offset);
+    let y = plan.binary(BinaryOp::Mul, centred, scale);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// Normalizer: each row divided by its largest value (MAX), `Σ|x|` (L1) or `sqrt(Σx²)` (L2); a
+/// row whose norm is 0 is left as it is.
+pub(super) fn normalizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    if ctx.input_type(0)?.rank() != 2 {
+        return Err(ctx.error(format!("input X must be 2-D, got {}", ctx.input_type(0)?)));
+    }
+    let x = as_f32(ctx, &mut plan, 0)?;
+    let norm = ctx.attrs.string("norm")?.unwrap_or_else(|| "MAX".into());
+    let reduce = |op| Op::Reduce(ReduceConfig { op, axes: ReduceAxes::Static(vec![1]), keepdims: true });
+    let norm = match norm.as_str() {
+        "MAX" => plan.op(reduce(ReduceOp::Max), &[x]),
+        "L1" => plan.op(reduce(ReduceOp::L1), &[x]),
+        "L2" => plan.op(reduce(ReduceOp::L2), &[x]),
+        other => return Err(ctx.error(format!("attribute `norm` = `{other}` is not MAX, L1 or L2"))),
+    };
+    let zero = plan.scalar(0.0);
+    let one = plan.scalar(1.0);
+    let is_zero = plan.binary(BinaryOp::Equal, norm, zero);
+    let divisor = plan.op(Op::Where(WhereConfig), &[is_zero, one, norm]);
+    let y = plan.binary(BinaryOp::Div, x, divisor);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// Imputer: the values equal to `replaced_value_*` (NaN for every NaN) replaced by the
+/// column's `imputed_value_*` (or the one value), in X's type.
+pub(super) fn imputer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let x = ctx.input_type(0)?;
+    let (imputed, replaced) = match x.dtype {
+        DType::F32 => {
+            let imputed = ctx.attrs.floats("imputed_value_floats")?.unwrap_or_default();
+            (
+                per_feature(ctx, &mut plan, "imputed_value_floats", &imputed)?,
+                ctx.attrs.float_or("replaced_value_float", 0.0)?,
+            )
+        }
+        DType::I64 => {
+            let imputed = ctx.attrs.ints("imputed_value_int64s")?.unwrap_or_default();
+            let features = x.shape.last().and_then(|d| d.as_static());
+            let constant = match imputed.len() {
+                1 => i64_tensor(vec![], &imputed),
+                n if Some(n) == features => i64_tensor(vec![n], &imputed),
+                n => {
+                    return Err(ctx.error(format!(
+                        "attribute `imputed_value_int64s` has {n} values, X {x} needs 1 or one per feature"
+                    )))
+                }
+            };
+            let replaced = ctx.attrs.int_or("replaced_value_int64", 0)?;
+            let imputed = plan.constant(constant);
+            let replaced = plan.constant(i64_tensor(vec![], &[replaced]));
+            let hit = plan.binary(BinaryOp::Equal, Src::Input(0), replaced);
+            let y = plan.op(Op::Where(WhereConfig), &[hit, imputed, Src::Input(0)]);
+            return Ok(plan.done(vec![Some(y)]));
+        }
+        _ => return Err(ctx.error(format!("input X must be float or int64, got {x}"))),
+    };
+    let hit = if replaced.is_nan() {
+        plan.unary(UnaryOp::IsNaN, Src::Input(0))
+    } else {
+        let replaced = plan.scalar(replaced);
+        plan.binary(BinaryOp::Equal, Src::Input(0), replaced)
+    };
+    let y = plan.op(Op::Where(WhereConfig), &[hit, imputed, Src::Input(0)]);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// OneHotEncoder: X's shape plus an axis of the categories, 1.0 where the value is the
+/// category. An unknown value gives a row of zeros (with `zeros` = 0 ONNX Runtime fails instead).
+pub(super) fn one_hot_encoder(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    if ctx.attrs.strings_or_none("cats_strings")?.is_some() {
+        return Err(ctx.error("string categories (`cats_strings`) are not supported yet"));
+    }
+    let Some(categories) = ctx.attrs.ints("cats_int64s")?.filter(|c| !c.is_empty()) else {
+        return Err(ctx.error("attribute `cats_int64s` (the categories) is required"));
+    };
+    ctx.attrs.ignore(&["zeros"]);
+    let x = ctx.input_type(0)?;
+    let values = match x.dtype {
+        DType::I64 => Src::Input(0),
+        DType::I32 | DType::F32 | DType::F64 => plan.op(Op::cast(DType::I64), &[Src::Input(0)]),
+        _ => return Err(ctx.error(format!("input X must be int64, int32, float or double, got {x}"))),
+    };
+    let values = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![x.rank()] }), &[values]);
+    let categories = plan.constant(i64_tensor(vec![categories.len()], &categories));
+    let hit = plan.binary(BinaryOp::Equal, values, categories);
+    let y = plan.op(Op::cast(DType::F32), &[hit]);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// FeatureVectorizer: the inputs as f32 `[N, d_i]` columns side by side, `d_i` from
+/// `inputdimensions` (each input must have that many columns).
+pub(super) fn feature_vectorizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let dims = ctx.attrs.ints("inputdimensions")?.unwrap_or_default();
+    if dims.len() != ctx.inputs.len() {
+        return Err(ctx.error(format!(
+            "attribute `inputdimensions` has {} values for {} inputs",
+            dims.len(),
+            ctx.inputs.len()
+        )));
+    }
+    let mut columns = Vec::with_capacity(dims.len());
+    for (index, &dim) in dims.iter().enumerate() {
+        let x = ctx.input_type(index)?;
+        let width = match x.rank() {
+            1 => Some(1),
+            2 => x.shape[1].as_static(),
+            _ => None,
+        };
+        if width.map(|w| w as i64) != Some(dim) {
+            return Err(
+                ctx.error(format!("input {index} {x} does not have the {dim} columns `inputdimensions` gives it"))
+            );
+        }
+        let value = as_f32(ctx, &mut plan, index)?;
+        columns.push(plan.op(Op::Reshape(ReshapeConfig { shape: vec![-1, dim] }), &[value]));
+    }
+    let y = plan.op(Op::Concat(ConcatConfig { axis: 1 }), &columns);
+    Ok(plan.done(vec![Some(y)]))
+}

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""A zoo of classic machine-learning exports (tests/onnx-backend/sklearn/), for the runner's --dir mode.
+
+scikit-learn estimators trained on scikit-learn's bundled datasets (iris, digits, breast_cancer,
+diabetes, wine; nothing downloaded) with a fixed random_state, converted with skl2onnx (LightGBM and
+XGBoost with onnxmltools), each with the converter's default options: the `ai.onnx.ml` operators
+(TreeEnsembleClassifier/Regressor, LinearClassifier/Regressor, SVMClassifier/Regressor, Scaler,
+Normalizer, Imputer, OneHotEncoder, ...) at the opsets the converters emit. Classifiers are
+converted with `zipmap=False` (probabilities as a tensor): the runner compares tensors.
+
+Reference outputs are ONNX Runtime's (CPU) on the dataset's held-out rows, written as ONNX backend
+test folders (<case>/model.onnx, <case>/test_data_set_0/input_N.pb, output_N.pb). A case whose
+conversion fails, or that ONNX Runtime cannot run, is skipped with the reason printed. Reruns write
+the same bytes.
+
+Python: the pinned venv of scripts/requirements.txt (scripts/setup-python.sh). Usage:
+    python scripts/make_sklearn_zoo.py [--out tests/onnx-backend/sklearn] [--filter SUBSTRING]
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import traceback
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import numpy_helper
+from sklearn import datasets
+from sklearn.base import is_classifier
+from sklearn.compose import ColumnTransformer
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, Normalizer, OneHotEncoder, StandardScaler
+
+from make_op_models import same_reference, write_if_changed
+
+warnings.filterwarnings("ignore")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_OUT = os.path.join(ROOT, "tests", "onnx-backend", "sklearn")
+SEED = 0
+# Held-out rows fed to each model (the test split's first rows).
+ROWS = 24
+
+
+def split(loader):
+    x, y = loader(return_X_y=True)
+    x_train, x_test, y_train, _ = train_test_split(x, y, test_size=0.3, random_state=SEED)
+    return x_train.astype(np.float32), y_train, x_test[:ROWS].astype(np.float32)
+
+
+def iris():
+    return split(datasets.load_iris)
+
+
+def binary():
+    return split(datasets.load_breast_cancer)
+
+
+def wine():
+    return split(datasets.load_wine)
+
+
+def digits():
+    return split(datasets.load_digits)
+
+
+def diabetes():
+    return split(datasets.load_diabetes)
+
+
+def sk(make, data, ml_opset=None, zipmap_option=True):
+    """A scikit-learn estimator (or pipeline) `make()` fitted on `data()`, converted by skl2onnx
+    (at the converter's default opsets, or at `ml_opset` of ai.onnx.ml where the default cannot
+    express the model). Classifiers get `zipmap=False` unless they have no such option."""
+
+    def build():
+        from skl2onnx import to_onnx
+
+        x_train, y_train, x_test = data()
+        model = make().fit(x_train, y_train)
+        opset = {"": 21, "ai.onnx.ml": ml_opset} if ml_opset else None
+        options = {id(model): {"zipmap": False}} if zipmap_option and is_classifier(model) else None
+        onx = to_onnx(model, x_train[:1], options=options, target_opset=opset)
+        return onx, {onx.graph.input[0].name: x_test}
+
+    return build
+
+
+def booster(kind, make, data):
+    """A LightGBM or XGBoost model converted by onnxmltools."""
+
+    def build():
+        from onnxmltools import convert_lightgbm, convert_xgboost
+        from onnxmltools.convert.common.data_types import FloatTensorType
+
+        x_train, y_train, x_test = data()
+        model = make().fit(x_train, y_train)
+        convert = convert_lightgbm if kind == "lightgbm" else convert_xgboost
+        extra = {"zipmap": False} if kind == "lightgbm" and hasattr(model, "predict_proba") else {}
+        onx = convert(model, initial_types=[("input", FloatTensorType([None, x_train.shape[1]]))], **extra)
+        if kind == "xgboost" and hasattr(model, "predict_proba"):
+            onx = drop_zipmap(onx)
+        # onnxmltools names the graph with a random UUID.
+        onx.graph.name = f"{kind} {type(model).__name__}"
+        return onx, {"input": x_test}
+
+    return build
+
+
+def drop_zipmap(onx):
+    """onnxmltools' XGBoost converter has no zipmap option: expose ZipMap's input instead."""
+    zipmaps = [n for n in onx.graph.node if n.op_type == "ZipMap"]
+    for node in zipmaps:
+        for out in onx.graph.output:
+            if out.name == node.output[0]:
+                out.CopyFrom(onnx.helper.make_tensor_value_info(node.input[0], onnx.TensorProto.FLOAT, None))
+        onx.graph.node.remove(node)
+    return onx
+
+
+def mixed_columns():
+    """Numeric columns with missing values beside a categorical (integer-coded) column."""
+    x_train, y_train, x_test = iris()
+    rng = np.random.RandomState(SEED)
+
+    def with_category(x):
+        x = x.copy()
+        x[rng.rand(*x.shape) < 0.1] = np.nan
+        x[:, 3] = np.floor(np.nan_to_num(x[:, 3], nan=1.0) * 2)
+        return x
+
+    return with_category(x_train), y_train, with_category(x_test)
+
+
+def column_pipeline():
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+
+    columns = ColumnTransformer(
+        [
+            ("num", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), [0, 1, 2]),
+            ("cat", OneHotEncoder(handle_unknown="ignore"), [3]),
+        ]
+    )
+    return make_pipeline(columns, LogisticRegression(max_iter=500))
+
+
+def cases():
+    from sklearn import cluster, decomposition, ensemble, gaussian_process, linear_model
+    from sklearn import naive_bayes, neighbors, neural_network, svm, tree
+
+    rs = {"random_state": SEED}
+    small = {"n_estimators": 8, "max_depth": 4, **rs}
+    yield "logistic_iris", sk(lambda: make_pipeline(StandardScaler(), linear_model.LogisticRegression()), iris)
+    yield "logistic_binary", sk(lambda: make_pipeline(StandardScaler(), linear_model.LogisticRegression()), binary)
+    yield "linear_regression", sk(linear_model.LinearRegression, diabetes)
+    yield "ridge", sk(lambda: make_pipeline(MinMaxScaler(), linear_model.Ridge()), diabetes)
+    yield "lasso", sk(lambda: linear_model.Lasso(alpha=0.1), diabetes)
+    yield "sgd_classifier", sk(lambda: make_pipeline(StandardScaler(), linear_model.SGDClassifier(**rs)), wine)
+    yield "sgd_regressor", sk(lambda: make_pipeline(StandardScaler(), linear_model.SGDRegressor(**rs)), diabetes)
+    yield "linear_svc", sk(lambda: svm.LinearSVC(**rs), iris, zipmap_option=False)
+    yield "linear_svr", sk(lambda: make_pipeline(StandardScaler(), svm.LinearSVR(**rs)), diabetes)
+    for kernel in ("linear", "poly", "rbf", "sigmoid"):
+        yield f"svc_{kernel}", sk(lambda k=kernel: make_pipeline(StandardScaler(), svm.SVC(kernel=k)), iris)
+        yield f"svr_{kernel}", sk(lambda k=kernel: make_pipeline(StandardScaler(), svm.SVR(kernel=k)), diabetes)
+    yield "svc_rbf_proba", sk(lambda: make_pipeline(StandardScaler(), svm.SVC(probability=True, **rs)), iris)
+    yield "svc_binary", sk(lambda: make_pipeline(StandardScaler(), svm.SVC()), binary)
+    yield "knn_classifier", sk(lambda: neighbors.KNeighborsClassifier(n_neighbors=5), iris)
+    yield "knn_regressor", sk(lambda: neighbors.KNeighborsRegressor(n_neighbors=5), diabetes)
+    yield "gaussian_nb", sk(naive_bayes.GaussianNB, iris)
+    yield "bernoulli_nb", sk(lambda: naive_bayes.BernoulliNB(binarize=5.0), digits)
+    yield "multinomial_nb", sk(naive_bayes.MultinomialNB, digits)
+    yield "decision_tree_classifier", sk(lambda: tree.DecisionTreeClassifier(max_depth=5, **rs), iris)
+    yield "decision_tree_binary", sk(lambda: tree.DecisionTreeClassifier(max_depth=5, **rs), binary)
+    yield "decision_tree_regressor", sk(lambda: tree.DecisionTreeRegressor(max_depth=5, **rs), diabetes)
+    yield "random_forest_classifier", sk(lambda: ensemble.RandomForestClassifier(**small), iris)
+    yield "random_forest_binary", sk(lambda: ensemble.RandomForestClassifier(**small), binary)
+    yield "random_forest_regressor", sk(lambda: ensemble.RandomForestRegressor(**small), diabetes)
+    yield "extra_trees_classifier", sk(lambda: ensemble.ExtraTreesClassifier(**small), wine)
+    yield "extra_trees_regressor", sk(lambda: ensemble.ExtraTreesRegressor(**small), diabetes)
+    yield "gradient_boosting_classifier", sk(lambda: ensemble.GradientBoostingClassifier(**small), iris)
+    yield "gradient_boosting_binary", sk(lambda: ensemble.GradientBoostingClassifier(**small), binary)
+    yield "gradient_boosting_regressor", sk(lambda: ensemble.GradientBoostingRegressor(**small), diabetes)
+    yield "hist_gradient_boosting_classifier", sk(
+        lambda: ensemble.HistGradientBoostingClassifier(max_iter=8, max_depth=4, **rs), wine, ml_opset=3
+    )
+    yield "hist_gradient_boosting_regressor", sk(
+        lambda: ensemble.HistGradientBoostingRegressor(max_iter=8, max_depth=4, **rs), diabetes, ml_opset=3
+    )
+    yield "adaboost_classifier", sk(lambda: ensemble.AdaBoostClassifier(n_estimators=8, **rs), iris)
+    yield "adaboost_regressor", sk(lambda: ensemble.AdaBoostRegressor(n_estimators=8, **rs), diabetes)
+    yield "mlp_classifier", sk(
+        lambda: make_pipeline(StandardScaler(), neural_network.MLPClassifier(hidden_layer_sizes=(16,), max_iter=300, **rs)), iris
+    )
+    yield "mlp_regressor", sk(
+        lambda: make_pipeline(StandardScaler(), neural_network.MLPRegressor(hidden_layer_sizes=(16,), max_iter=300, **rs)), diabetes
+    )
+    yield "kmeans", sk(lambda: cluster.KMeans(n_clusters=3, n_init=1, **rs), iris)
+    yield "pca", sk(lambda: decomposition.PCA(n_components=3, **rs), digits)
+    yield "truncated_svd", sk(lambda: decomposition.TruncatedSVD(n_components=3, **rs), digits)
+    yield "gaussian_process", sk(lambda: gaussian_process.GaussianProcessRegressor(**rs), diabetes)
+    yield "normalizer_max_abs", sk(lambda: make_pipeline(Normalizer(norm="l1"), MaxAbsScaler()), iris)
+    yield "column_transformer", sk(column_pipeline, mixed_columns)
+    yield "lightgbm_classifier", booster("lightgbm", lambda: lgbm("LGBMClassifier"), iris)
+    yield "lightgbm_binary", booster("lightgbm", lambda: lgbm("LGBMClassifier"), binary)
+    yield "lightgbm_regressor", booster("lightgbm", lambda: lgbm("LGBMRegressor"), diabetes)
+    yield "xgboost_classifier", booster("xgboost", lambda: xgb("XGBClassifier"), iris)
+    yield "xgboost_binary", booster("xgboost", lambda: xgb("XGBClassifier"), binary)
+    yield "xgboost_regressor", booster("xgboost", lambda: xgb("XGBRegressor"), diabetes)
+
+
+def lgbm(name):
+    import lightgbm
+
+    return getattr(lightgbm, name)(n_estimators=8, num_leaves=8, random_state=SEED, n_jobs=1, verbose=-1)
+
+
+def xgb(name):
+    import xgboost
+
+    return getattr(xgboost, name)(n_estimators=8, max_depth=3, random_state=SEED, n_jobs=1)
+
+
+def make_case(out_dir, name, build):
+    onx, feeds = build()
+    # The converters list the opsets in set order (it changes with Python's hash seed).
+    opsets = sorted(onx.opset_import, key=lambda o: (o.domain, o.version))
+    del onx.opset_import[:]
+    onx.opset_import.extend(opsets)
+    model_bytes = onx.SerializeToString()
+    try:
+        sess = ort.InferenceSession(model_bytes, providers=["CPUExecutionProvider"])
+        results = sess.run(None, feeds)
+    except Exception as e:  # noqa: BLE001
+        return None, "onnxruntime failed: " + str(e).splitlines()[0][:300]
+    outputs = sess.get_outputs()
+    for o, r in zip(outputs, results):
+        if not isinstance(r, np.ndarray):
+            return None, f"output {o.name} is not a tensor ({type(r).__name__})"
+    # Unchanged files are left untouched, and a reference that ONNX Runtime recomputes within the
+    # evaluators' tolerance (its last bits differ between CPUs) is kept: a clone stays clean.
+    case = Path(out_dir) / name
+    data = case / "test_data_set_0"
+    data.mkdir(parents=True, exist_ok=True)
+    write_if_changed(case / "model.onnx", model_bytes)
+    for i, graph_input in enumerate(onx.graph.input):
+        proto = numpy_helper.from_array(feeds[graph_input.name], graph_input.name)
+        write_if_changed(data / f"input_{i}.pb", proto.SerializeToString())
+    for i, (o, r) in enumerate(zip(outputs, results)):
+        path = data / f"output_{i}.pb"
+        if not same_reference(path, r, o.name):
+            path.write_bytes(numpy_helper.from_array(r, o.name).SerializeToString())
+    ops = sorted({f"{n.domain + '::' if n.domain else ''}{n.op_type}" for n in onx.graph.node})
+    opsets = ", ".join(sorted({f"{o.domain or 'ai.onnx'} {o.version}" for o in onx.opset_import}))
+    return dict(ops=" ".join(ops), opsets=opsets, size=len(model_bytes)), None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--filter", default=None, help="only cases whose name contains this")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    rows, written = [], set()
+    for name, build in cases():
+        if args.filter and args.filter not in name:
+            continue
+        try:
+            info, why = make_case(args.out, name, build)
+        except Exception as e:  # noqa: BLE001 - a failing converter skips its case, loudly
+            traceback.print_exc()
+            info, why = None, f"conversion failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
+        if info:
+            written.add(name)
+        rows.append((name, info, why))
+    if not args.filter:
+        for entry in sorted(os.listdir(args.out)):
+            if os.path.isdir(os.path.join(args.out, entry)) and entry not in written:
+                print(f"removing stale case folder {entry}")
+                shutil.rmtree(os.path.join(args.out, entry))
+    total = 0
+    for name, info, why in rows:
+        if info:
+            total += info["size"]
+            print(f"{name:36} {info['size'] / 1024:>6.0f}KB  [{info['opsets']}] {info['ops']}")
+        else:
+            print(f"{name:36} SKIPPED: {why}")
+    ok = sum(1 for r in rows if r[1])
+    print(f"\n{ok} of {len(rows)} cases written to {args.out}; models {total / 1e6:.2f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+BvariableJ`?ƒCÙÙaC¾a	C›KèB'X2CD¡_CóÆÉBâ¸VCÇ5C¦µFCNÈC±ê+CõýÔB¤‰êB¹`€CUêØB\»CDó¸BÛBÕ6ZC:CoóCAm	C,C

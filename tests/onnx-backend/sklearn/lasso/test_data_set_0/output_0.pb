@@ -1,0 +1,1 @@
+BvariableJ`»¦hCÕ]sCeÀ#CùÆñBÖ+CÅ|Cä)äB¦JBCÕ¤C:6aC`"C t8CÄûãBtx»BÀnC,¿BkˆC{BrÒ´B<«IC¥|8CÑÃC#%CÈ C

@@ -1,0 +1,1 @@
+BvariableJ`реGCHCШ╩3CЯ≥CШ╩3CТ²VCъmБBjwPCaCО2LCn%CРCЯ≥C╥©КBWэSC╥©КB─fCXщB╥©КB╛╛@CШ╩3CgоC▀"CaC

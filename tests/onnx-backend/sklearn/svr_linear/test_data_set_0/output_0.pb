@@ -1,0 +1,1 @@
+BvariableJ`ΔaCΞ|C‡CHϊBό:C‡}{CvιBδ…7CΎ»CtwgCζω(C,CβLΙBΠ]ΈBfehCΟJΑBΘ C›e—BvιήBΠYCΊm;CW®C[¶C8C

@@ -1,0 +1,1 @@
+BvariableJ`éX€C÷ÁkC\Ù8Cê•ßB22CB·uCžþ·BÍ6`C» ëBáæhC»º8C:ACæööBþ½B.ÑCÚ7ÄBÍ?C[1·BÚ7ÄB"(NCZÔ-C)¶Cò¥6C» ëB
