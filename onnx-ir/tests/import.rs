@@ -929,3 +929,63 @@ fn random_ops_take_their_types_and_shapes() {
         assert!(err.contains(expected), "{err}");
     }
 }
+
+/// A one-tree TreeEnsembleRegressor/Classifier's attributes: branch node 0 (x[0] <= 0.5) leads
+/// to `true_node` and leaf 2, node 1 is a branch to `node_1_true` and leaf 2, node 2 a leaf
+/// weighted for each of `weighted` (the prefix is `class` or `target`).
+fn one_tree(prefix: &str, true_node: i64, node_1_true: i64, weighted: &[i64]) -> Vec<AttributeProto> {
+    let n = weighted.len();
+    vec![
+        attr_ints("nodes_treeids", &[0, 0, 0]),
+        attr_ints("nodes_nodeids", &[0, 1, 2]),
+        attr_ints("nodes_featureids", &[0, 0, 0]),
+        attr_strings("nodes_modes", &["BRANCH_LEQ", "BRANCH_LEQ", "LEAF"]),
+        attr_floats("nodes_values", &[0.5, 0.25, 0.0]),
+        attr_ints("nodes_truenodeids", &[true_node, node_1_true, 0]),
+        attr_ints("nodes_falsenodeids", &[2, 2, 0]),
+        attr_ints(&format!("{prefix}_treeids"), &vec![0; n]),
+        attr_ints(&format!("{prefix}_nodeids"), &vec![2; n]),
+        attr_ints(&format!("{prefix}_ids"), weighted),
+        attr_floats(&format!("{prefix}_weights"), &vec![1.0; n]),
+    ]
+}
+
+#[test]
+fn ml_predictors_are_lowered_and_refuse_what_they_do_not_reproduce() {
+    let regressor = |attrs, ml_opset| ml_model("TreeEnsembleRegressor", vec![input("x", &[3, 2])], attrs, ml_opset);
+    let graph = import(&regressor(one_tree("target", 1, 2, &[0]), 3), ImportOptions::default()).expect("imports");
+    assert!(graph.nodes.iter().any(|n| matches!(n.op, Op::TreeEnsemble(_))), "{:?}", graph.nodes);
+    let err = import_error(&regressor(one_tree("target", 1, 2, &[0]), 5));
+    assert!(err.contains("deprecated from ai.onnx.ml opset 5"), "{err}");
+    // Node 1 leads back to itself.
+    let err = import_error(&regressor(one_tree("target", 1, 1, &[0]), 3));
+    assert!(err.contains("the trees have a cycle"), "{err}");
+
+    let classifier = |weighted: &[i64]| {
+        let mut attrs = one_tree("class", 1, 2, weighted);
+        attrs.push(attr_ints("classlabels_int64s", &[0, 1]));
+        ml_model("TreeEnsembleClassifier", vec![input("x", &[3, 2])], attrs, 1)
+    };
+    import(&classifier(&[0]), ImportOptions::default()).expect("ONNX Runtime's binary form imports");
+    let err = import_error(&classifier(&[1]));
+    assert!(err.contains("of two classes only the form where class 0 alone is weighted"), "{err}");
+
+    let linear = vec![
+        attr_floats("coefficients", &[1.0, 2.0, 3.0, 4.0]),
+        attr_floats("intercepts", &[0.0, 1.0]),
+        attr_strings("classlabels_strings", &["a", "b"]),
+    ];
+    let err = import_error(&ml_model("LinearClassifier", vec![input("x", &[3, 2])], linear, 1));
+    assert!(err.contains("string class labels"), "{err}");
+    let svm = vec![
+        attr_ints("classlabels_ints", &[0, 1]),
+        attr_ints("vectors_per_class", &[1, 1]),
+        attr_floats("support_vectors", &[0.0, 1.0, 1.0, 0.0]),
+        attr_floats("coefficients", &[1.0, -1.0]),
+        attr_floats("rho", &[0.5]),
+        attr_floats("prob_a", &[-1.0]),
+        attr_floats("prob_b", &[0.1]),
+    ];
+    let err = import_error(&ml_model("SVMClassifier", vec![input("x", &[3, 2])], svm, 1));
+    assert!(err.contains("probability calibration"), "{err}");
+}

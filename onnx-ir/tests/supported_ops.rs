@@ -1,5 +1,5 @@
 //! SUPPORTED-OPS.md is generated from the registry: this test renders it from
-//! `ops::is_supported` and the op list of `onnx.defs` (onnx-ops.txt, written by
+//! `ops::is_supported` and the op lists of `onnx.defs` (onnx-ops.txt and onnx-ml-ops.txt, written by
 //! scripts/list_onnx_ops.py) and fails when the committed file differs.
 //! `UPDATE_SUPPORTED_OPS=1 cargo test -p onnx-ir --test supported_ops` rewrites it.
 
@@ -15,7 +15,7 @@ fn reason(op: &str) -> &'static str {
     }
 }
 
-fn render(ops_list: &str) -> String {
+fn render(ops_list: &str, ml_ops_list: &str) -> String {
     let mut supported = 0;
     let mut rows = String::new();
     let mut total = 0;
@@ -45,7 +45,7 @@ fn render(ops_list: &str) -> String {
          since-version of the first 27 ops (Conv, Gemm, ... Unsqueeze), of Scan from 8 and of Loop from 11; for the others, the official \
          backend cases in `tests/onnx-backend/expectations.toml` cover the versions they use.\n\n\
          | operator | supported (since-versions) |\n|---|---|\n{rows}{}{}{}{}",
-        ml_section(),
+        ml_section(ml_ops_list),
         training_section(),
         preview_section(),
         vendor_section()
@@ -66,19 +66,44 @@ fn preview_section() -> String {
     )
 }
 
-/// The `ai.onnx.ml` ops, lowered at import into the ops above.
-fn ml_section() -> String {
+/// Why an `ai.onnx.ml` op has no implementation yet.
+fn ml_reason(op: &str) -> &'static str {
+    match op {
+        "ZipMap" | "DictVectorizer" | "CastMap" => "maps and sequences of maps are not typed in generated code yet",
+        "CategoryMapper" => "string tensors in and out of the predictors are not supported yet",
+        _ => "not implemented yet",
+    }
+}
+
+/// Every op of the `ai.onnx.ml` domain (onnx-ml-ops.txt), each implemented one lowered at
+/// import into the ops above.
+fn ml_section(ops_list: &str) -> String {
     let mut rows = String::new();
-    for (op, _, how) in onnx_ir::ops::ml::OPS {
-        let _ = writeln!(rows, "| {op} | {how} |");
+    let (mut supported, mut total) = (0, 0);
+    for line in ops_list.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let mut fields = line.split('\t');
+        let (op, versions, deprecated) = (fields.next().unwrap_or(""), fields.next().unwrap_or(""), fields.next());
+        total += 1;
+        let how = onnx_ir::ops::ml::OPS.iter().find(|(name, ..)| *name == op).map(|(_, _, how)| *how);
+        supported += usize::from(how.is_some());
+        let status = match how {
+            // Opset 1 keeps its string classes in `classes_strings`.
+            Some(how) if op == "LabelEncoder" => format!("yes (2,4): {how}; version 1 (`classes_strings`) not yet"),
+            Some(how) => format!("yes ({versions}): {how}"),
+            None => format!("no: {}", ml_reason(op)),
+        };
+        let note = deprecated.map(|v| format!(" (deprecated from {v})")).unwrap_or_default();
+        let _ = writeln!(rows, "| {op}{note} | {status} |");
     }
     format!(
         "\n## {domain}\n\n\
-         The classical machine-learning ops that Burn's tensors express, each lowered at import \
-         into the operators above (`onnx-ir/src/ops/ml/`); the model must import the domain \
-         (versions 1 to {newest}). Tests: the `test_ai_onnx_ml_*` backend cases and the scikit-learn, LightGBM \
-         and XGBoost exports of `tests/onnx-backend/sklearn` (scripts/make_sklearn_zoo.py).\n\n\
-         | operator (since version 1) | lowered to |\n|---|---|\n{rows}",
+         The classical machine-learning ops (onnx.defs of onnx==1.22.0, versions 1 to {newest}): \
+         {supported} of the {total} have an implementation, each lowered at import into the operators \
+         above as ONNX Runtime computes them (`onnx-ir/src/ops/ml/`); the model must import the \
+         domain, and a deprecated op is refused from the version that deprecates it. Tests: the \
+         `test_ai_onnx_ml_*` backend cases and the scikit-learn, LightGBM and XGBoost exports of \
+         `tests/onnx-backend/sklearn` (scripts/make_sklearn_zoo.py).\n\n\
+         | operator | supported (since-versions): lowered to |\n|---|---|\n{rows}",
         domain = onnx_ir::ops::ml::DOMAIN,
         newest = onnx_ir::ops::ml::NEWEST_OPSET
     )
@@ -123,7 +148,8 @@ fn vendor_section() -> String {
 fn supported_ops_doc_is_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let list = std::fs::read_to_string(root.join("onnx-ops.txt")).expect("onnx-ops.txt");
-    let doc = render(&list);
+    let ml_list = std::fs::read_to_string(root.join("onnx-ml-ops.txt")).expect("onnx-ml-ops.txt");
+    let doc = render(&list, &ml_list);
     let path = root.join("../SUPPORTED-OPS.md");
     if std::env::var_os("UPDATE_SUPPORTED_OPS").is_some() {
         std::fs::write(&path, &doc).expect("write SUPPORTED-OPS.md");

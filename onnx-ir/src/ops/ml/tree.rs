@@ -445,9 +445,17 @@ fn weighted_at_every_leaf(root: TreeChild, nodes: &[TreeNode], leaves: &[Vec<(us
     common.unwrap_or_default()
 }
 
-/// X of the legacy tree ensembles: f32 `[N, F]` (ONNX Runtime compares double and integer
+/// The legacy tree ensembles exist before ai.onnx.ml opset 5; their X is f32 `[N, F]` (ONNX Runtime compares double and integer
 /// inputs in their own type, which the f32 walk would not reproduce).
 fn legacy_input(ctx: &NodeCtx) -> Result<()> {
+    if ctx.opset >= 5 {
+        return Err(ctx.error(format!(
+            "{} is deprecated from {} opset 5 (TreeEnsemble replaces it), the model imports {}",
+            ctx.op_type,
+            super::DOMAIN,
+            ctx.opset
+        )));
+    }
     let x = ctx.input_type(0)?;
     if x.dtype != DType::F32 || x.rank() != 2 {
         return Err(
