@@ -73,6 +73,16 @@ def diabetes():
     return split(datasets.load_diabetes)
 
 
+def named(loader):
+    """The dataset with its classes as their names (string labels)."""
+
+    def data():
+        x_train, y_train, x_test = split(loader)
+        return x_train, loader().target_names[y_train].astype(str), x_test
+
+    return data
+
+
 def sk(make, data, ml_opset=None, zipmap_option=True):
     """A scikit-learn estimator (or pipeline) `make()` fitted on `data()`, converted by skl2onnx
     (at the converter's default opsets, or at `ml_opset` of ai.onnx.ml where the default cannot
@@ -110,6 +120,22 @@ def booster(kind, make, data):
         return onx, {"input": x_test}
 
     return build
+
+
+def ints_for_bools():
+    """skl2onnx 1.20 gives HistGradientBoosting's missing-value flags to onnx.helper as numpy
+    bools, which protobuf 7 refuses in an INTS attribute: pass them as the 0/1 ints they mean."""
+    from skl2onnx.common import _container
+
+    make_node = _container.make_node
+
+    def patched(*args, **attrs):
+        for key, value in attrs.items():
+            if isinstance(value, list) and any(isinstance(item, (bool, np.bool_)) for item in value):
+                attrs[key] = [int(item) if isinstance(item, (bool, np.bool_)) else item for item in value]
+        return make_node(*args, **attrs)
+
+    _container.make_node = patched
 
 
 def drop_zipmap(onx):
@@ -206,6 +232,11 @@ def cases():
     yield "gaussian_process", sk(lambda: gaussian_process.GaussianProcessRegressor(**rs), diabetes)
     yield "normalizer_max_abs", sk(lambda: make_pipeline(Normalizer(norm="l1"), MaxAbsScaler()), iris)
     yield "column_transformer", sk(column_pipeline, mixed_columns)
+    # String class labels.
+    yield "logistic_strings", sk(lambda: make_pipeline(StandardScaler(), linear_model.LogisticRegression()), named(datasets.load_iris))
+    yield "random_forest_strings", sk(lambda: ensemble.RandomForestClassifier(**small), named(datasets.load_wine))
+    yield "gradient_boosting_binary_strings", sk(lambda: ensemble.GradientBoostingClassifier(**small), named(datasets.load_breast_cancer))
+    yield "svc_strings", sk(lambda: make_pipeline(StandardScaler(), svm.SVC()), named(datasets.load_iris))
     yield "lightgbm_classifier", booster("lightgbm", lambda: lgbm("LGBMClassifier"), iris)
     yield "lightgbm_binary", booster("lightgbm", lambda: lgbm("LGBMClassifier"), binary)
     yield "lightgbm_regressor", booster("lightgbm", lambda: lgbm("LGBMRegressor"), diabetes)
@@ -266,6 +297,7 @@ def main():
     ap.add_argument("--filter", default=None, help="only cases whose name contains this")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    ints_for_bools()
     rows, written = [], set()
     for name, build in cases():
         if args.filter and args.filter not in name:

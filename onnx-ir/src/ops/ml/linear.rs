@@ -57,21 +57,23 @@ pub(super) fn linear_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowe
     let rows = ctx.attrs.floats("intercepts")?.map_or(0, |i| i.len());
     let raw = affine(ctx, &mut plan, rows)?;
     let (label, scores) = if rows == 1 {
-        if labels.len() != 2 || transform == PostTransform::Probit {
+        if scores::label_count(&labels) != 2 || transform == PostTransform::Probit {
             return Err(ctx.error(format!(
                 "one row of coefficients needs two class labels and a post_transform other than PROBIT, got {} label(s) and {}",
-                labels.len(),
+                scores::label_count(&labels),
                 transform.spelling()
             )));
         }
         let s = scores::column(&mut plan, raw, 0);
         let positive = scores::above(&mut plan, s, 0.0);
-        let label = scores::binary_label(&mut plan, positive, labels[0], labels[1]);
+        let label = scores::binary_label(&mut plan, positive, &labels, 1, 0);
         let s = if transform == PostTransform::Logistic { scores::transform(&mut plan, s, transform) } else { s };
         (label, scores::complement_columns(&mut plan, s))
     } else {
-        if labels.len() != rows {
-            return Err(ctx.error(format!("{} class labels for {rows} rows of coefficients", labels.len())));
+        if scores::label_count(&labels) != rows {
+            return Err(
+                ctx.error(format!("{} class labels for {rows} rows of coefficients", scores::label_count(&labels)))
+            );
         }
         let label = scores::arg_max_label(&mut plan, raw, &labels);
         (label, scores::transform(&mut plan, raw, transform))

@@ -4,9 +4,10 @@
 
 use super::super::elementwise::{BinaryOp, UnaryOp, WhereConfig};
 use super::super::lowered::{Lowered, Src};
+use super::super::text::{LabelEncoderConfig, Labels};
 use super::super::{
     ArgReduceConfig, ConcatConfig, GatherConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, SoftmaxConfig,
-    UnsqueezeConfig,
+    TextOp, UnsqueezeConfig,
 };
 use crate::attributes::spelled_enum;
 use crate::error::Result;
@@ -108,15 +109,24 @@ fn probit(plan: &mut Lowered, x: Src) -> Src {
     plan.binary(BinaryOp::Mul, signed, sqrt2)
 }
 
-/// The class labels of a classifier (`classlabels_int64s` or, for the linear and SVM
-/// classifiers, `classlabels_ints`); string labels are refused.
-pub(super) fn class_labels(ctx: &NodeCtx, ints_name: &str) -> Result<Vec<i64>> {
-    if ctx.attrs.strings_or_none("classlabels_strings")?.is_some() {
-        return Err(ctx.error("string class labels (`classlabels_strings`) are not supported yet"));
+/// The class labels of a classifier: integers (`classlabels_int64s` or, for the linear and
+/// SVM classifiers, `classlabels_ints`) or strings (`classlabels_strings`).
+pub(super) fn class_labels(ctx: &NodeCtx, ints_name: &str) -> Result<Labels> {
+    match (ctx.attrs.ints(ints_name)?, ctx.attrs.strings_or_none("classlabels_strings")?) {
+        (Some(ints), None) if !ints.is_empty() => Ok(Labels::Ints(ints)),
+        (None, Some(strings)) if !strings.is_empty() => Ok(Labels::Strings(strings)),
+        _ => Err(
+            ctx.error(format!("exactly one of `{ints_name}` and `classlabels_strings` (the class labels) must be set"))
+        ),
     }
-    match ctx.attrs.ints(ints_name)? {
-        Some(labels) if !labels.is_empty() => Ok(labels),
-        _ => Err(ctx.error(format!("attribute `{ints_name}` (the class labels) is required"))),
+}
+
+/// How many class labels there are.
+pub(super) fn label_count(labels: &Labels) -> usize {
+    match labels {
+        Labels::Ints(v) => v.len(),
+        Labels::Strings(v) => v.len(),
+        Labels::Floats(v) => v.len(),
     }
 }
 
@@ -124,19 +134,45 @@ pub(super) fn i64_tensor(shape: Vec<usize>, values: &[i64]) -> TensorData {
     TensorData::new(DType::I64, shape, values.iter().flat_map(|v| v.to_le_bytes()).collect())
 }
 
-/// `labels[argmax(scores, axis 1)]` (the first of equal maxima), `[N]` int64.
-pub(super) fn arg_max_label(plan: &mut Lowered, scores: Src, labels: &[i64]) -> Src {
-    let arg = ArgReduceConfig { max: true, axis: 1, keepdims: false, select_last_index: false };
-    let index = plan.op(Op::ArgReduce(arg), &[scores]);
-    let labels = plan.constant(i64_tensor(vec![labels.len()], labels));
-    plan.op(Op::Gather(GatherConfig { axis: 0 }), &[labels, index])
+/// `labels[index]` for an int64 `index` `[N]`: a Gather of integer labels, a lookup of string ones.
+fn label_of(plan: &mut Lowered, index: Src, labels: &Labels) -> Src {
+    match labels {
+        Labels::Ints(ints) => {
+            let labels = plan.constant(i64_tensor(vec![ints.len()], ints));
+            plan.op(Op::Gather(GatherConfig { axis: 0 }), &[labels, index])
+        }
+        _ => {
+            let positions = (0..label_count(labels) as i64).collect();
+            let lookup = LabelEncoderConfig {
+                keys: Labels::Ints(positions),
+                values: labels.clone(),
+                default: Labels::Strings(vec![String::new()]),
+                value_dtype: DType::String,
+            };
+            plan.op(Op::Text(TextOp::LabelEncoder(lookup)), &[index])
+        }
+    }
 }
 
-/// `positive` where `condition` `[N]` holds, else `negative`: `[N]` int64.
-pub(super) fn binary_label(plan: &mut Lowered, condition: Src, negative: i64, positive: i64) -> Src {
-    let positive = plan.constant(i64_tensor(vec![], &[positive]));
-    let negative = plan.constant(i64_tensor(vec![], &[negative]));
-    select(plan, condition, positive, negative)
+/// `labels[argmax(scores, axis 1)]` (the first of equal maxima), `[N]`.
+pub(super) fn arg_max_label(plan: &mut Lowered, scores: Src, labels: &Labels) -> Src {
+    let arg = ArgReduceConfig { max: true, axis: 1, keepdims: false, select_last_index: false };
+    let index = plan.op(Op::ArgReduce(arg), &[scores]);
+    label_of(plan, index, labels)
+}
+
+/// `labels[when_true]` where `condition` `[N]` holds, else `labels[when_false]`: `[N]`.
+pub(super) fn binary_label(
+    plan: &mut Lowered,
+    condition: Src,
+    labels: &Labels,
+    when_true: i64,
+    when_false: i64,
+) -> Src {
+    let when_true = plan.constant(i64_tensor(vec![], &[when_true]));
+    let when_false = plan.constant(i64_tensor(vec![], &[when_false]));
+    let index = select(plan, condition, when_true, when_false);
+    label_of(plan, index, labels)
 }
 
 /// Column `index` of `[N, C]`: `[N]`.

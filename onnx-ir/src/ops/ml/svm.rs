@@ -124,7 +124,7 @@ pub(super) fn svm_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered
         ));
     }
     let per_class = ctx.attrs.ints("vectors_per_class")?.unwrap_or_default();
-    let classes = labels.len();
+    let classes = scores::label_count(&labels);
     if per_class.len() != classes || per_class.iter().any(|&v| v < 0) || classes < 2 {
         return Err(ctx.error(format!(
             "`vectors_per_class` must give the support vectors of each of the {classes} classes (two or more); \
@@ -167,7 +167,7 @@ pub(super) fn svm_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered
         }
         let s = scores::column(&mut plan, pair_scores, 0);
         let positive = scores::above(&mut plan, s, 0.0);
-        let label = scores::binary_label(&mut plan, positive, labels[1], labels[0]);
+        let label = scores::binary_label(&mut plan, positive, &labels, 0, 1);
         let negated = plan.unary(UnaryOp::Neg, s);
         let scores = scores::two_columns(&mut plan, negated, s);
         return Ok(plan.done(vec![Some(label), Some(scores)]));

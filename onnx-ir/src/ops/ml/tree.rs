@@ -532,7 +532,7 @@ pub(super) fn tree_ensemble_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Resul
 pub(super) fn tree_ensemble_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     legacy_input(ctx)?;
     let labels = scores::class_labels(ctx, "classlabels_int64s")?;
-    let classes = labels.len();
+    let classes = scores::label_count(&labels);
     let transform = scores::post_transform(ctx)?;
     let base = floats_or_tensor(ctx, "base_values")?.unwrap_or_default();
     let trees = read_legacy_trees(ctx, "class", classes)?;
@@ -563,14 +563,11 @@ pub(super) fn tree_ensemble_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Resu
             let s = add_base(&mut plan, s, &base);
             if all_non_negative {
                 let positive = scores::above(&mut plan, s, 0.5);
-                (
-                    scores::binary_label(&mut plan, positive, labels[0], labels[1]),
-                    scores::complement_columns(&mut plan, s),
-                )
+                (scores::binary_label(&mut plan, positive, &labels, 1, 0), scores::complement_columns(&mut plan, s))
             } else {
                 let positive = scores::above(&mut plan, s, 0.0);
                 (
-                    scores::binary_label(&mut plan, positive, labels[0], labels[1]),
+                    scores::binary_label(&mut plan, positive, &labels, 1, 0),
                     scores::signed_columns(&mut plan, s, transform),
                 )
             }
