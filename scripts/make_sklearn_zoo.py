@@ -6,7 +6,9 @@ diabetes, wine; nothing downloaded) with a fixed random_state, converted with sk
 XGBoost with onnxmltools), each with the converter's default options: the `ai.onnx.ml` operators
 (TreeEnsembleClassifier/Regressor, LinearClassifier/Regressor, SVMClassifier/Regressor, Scaler,
 Normalizer, Imputer, OneHotEncoder, ...) at the opsets the converters emit. Classifiers are
-converted with `zipmap=False` (probabilities as a tensor): the runner compares tensors.
+converted with `zipmap=False` (probabilities as a tensor) and, as `<case>_zipmap`, with the
+converters' default (probabilities as ZipMap's sequence of maps, written as a SequenceProto of
+MapProtos).
 
 Reference outputs are ONNX Runtime's (CPU) on the dataset's held-out rows, written as ONNX backend
 test folders (<case>/model.onnx, <case>/test_data_set_0/input_N.pb, output_N.pb). A case whose
@@ -36,7 +38,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, Normalizer, OneHotEncoder, StandardScaler
 
-from make_op_models import same_reference, write_if_changed
+from make_op_models import ATOL, RTOL, same_reference, write_if_changed
 
 warnings.filterwarnings("ignore")
 
@@ -86,15 +88,20 @@ def named(loader):
 def sk(make, data, ml_opset=None, zipmap_option=True):
     """A scikit-learn estimator (or pipeline) `make()` fitted on `data()`, converted by skl2onnx
     (at the converter's default opsets, or at `ml_opset` of ai.onnx.ml where the default cannot
-    express the model). Classifiers get `zipmap=False` unless they have no such option."""
+    express the model). `build(keep_zipmap)`: classifiers get `zipmap=False` unless they have no
+    such option, or with `keep_zipmap` the converter's default (probabilities as a ZipMap), which
+    is None for a model that has no such choice."""
 
-    def build():
+    def build(keep_zipmap=False):
         from skl2onnx import to_onnx
 
         x_train, y_train, x_test = data()
         model = make().fit(x_train, y_train)
+        choice = zipmap_option and is_classifier(model)
+        if keep_zipmap and not choice:
+            return None
         opset = {"": 21, "ai.onnx.ml": ml_opset} if ml_opset else None
-        options = {id(model): {"zipmap": False}} if zipmap_option and is_classifier(model) else None
+        options = {id(model): {"zipmap": False}} if choice and not keep_zipmap else None
         onx = to_onnx(model, x_train[:1], options=options, target_opset=opset)
         return onx, {onx.graph.input[0].name: x_test}
 
@@ -104,17 +111,19 @@ def sk(make, data, ml_opset=None, zipmap_option=True):
 def booster(kind, make, data):
     """A LightGBM or XGBoost model converted by onnxmltools."""
 
-    def build():
+    def build(keep_zipmap=False):
         from onnxmltools import convert_lightgbm, convert_xgboost
         from onnxmltools.convert.common.data_types import FloatTensorType
 
         x_train, y_train, x_test = data()
         model = make().fit(x_train, y_train)
+        classifier = hasattr(model, "predict_proba")
+        # onnxmltools' XGBoost converter writes the probabilities as a tensor only.
+        if keep_zipmap and (kind == "xgboost" or not classifier):
+            return None
         convert = convert_lightgbm if kind == "lightgbm" else convert_xgboost
-        extra = {"zipmap": False} if kind == "lightgbm" and hasattr(model, "predict_proba") else {}
+        extra = {"zipmap": False} if kind == "lightgbm" and classifier and not keep_zipmap else {}
         onx = convert(model, initial_types=[("input", FloatTensorType([None, x_train.shape[1]]))], **extra)
-        if kind == "xgboost" and hasattr(model, "predict_proba"):
-            onx = drop_zipmap(onx)
         # onnxmltools names the graph with a random UUID.
         onx.graph.name = f"{kind} {type(model).__name__}"
         return onx, {"input": x_test}
@@ -136,17 +145,6 @@ def ints_for_bools():
         return make_node(*args, **attrs)
 
     _container.make_node = patched
-
-
-def drop_zipmap(onx):
-    """onnxmltools' XGBoost converter has no zipmap option: expose ZipMap's input instead."""
-    zipmaps = [n for n in onx.graph.node if n.op_type == "ZipMap"]
-    for node in zipmaps:
-        for out in onx.graph.output:
-            if out.name == node.output[0]:
-                out.CopyFrom(onnx.helper.make_tensor_value_info(node.input[0], onnx.TensorProto.FLOAT, None))
-        onx.graph.node.remove(node)
-    return onx
 
 
 def mixed_columns():
@@ -257,8 +255,44 @@ def xgb(name):
     return getattr(xgboost, name)(n_estimators=8, max_depth=3, random_state=SEED, n_jobs=1)
 
 
+def score_maps(name, rows):
+    """ZipMap's output (a list of dicts) as a SequenceProto of MapProtos (onnx-data.proto);
+    numpy_helper.from_list cannot make string keys."""
+    sequence = onnx.SequenceProto(name=name, elem_type=onnx.SequenceProto.MAP)
+    for row in rows:
+        keys = list(row)
+        strings = isinstance(keys[0], str)
+        values = onnx.SequenceProto(elem_type=onnx.SequenceProto.TENSOR)
+        values.tensor_values.extend(numpy_helper.from_array(np.array(row[k], np.float32)) for k in keys)
+        entry = onnx.MapProto(key_type=onnx.TensorProto.STRING if strings else onnx.TensorProto.INT64, values=values)
+        if strings:
+            entry.string_keys.extend(k.encode() for k in keys)
+        else:
+            entry.keys.extend(int(k) for k in keys)
+        sequence.map_values.append(entry)
+    return sequence
+
+
+def same_maps(path, rows):
+    """Whether the maps at `path` have the same keys and values within the references' tolerance."""
+    if not path.exists():
+        return False
+    old = onnx.SequenceProto.FromString(path.read_bytes())
+    if len(old.map_values) != len(rows):
+        return False
+    for entry, row in zip(old.map_values, rows):
+        keys = [k.decode() for k in entry.string_keys] or list(entry.keys)
+        values = [float(numpy_helper.to_array(t)) for t in entry.values.tensor_values]
+        if keys != list(row) or not np.allclose(values, [row[k] for k in keys], rtol=RTOL, atol=ATOL):
+            return False
+    return True
+
+
 def make_case(out_dir, name, build):
-    onx, feeds = build()
+    built = build()
+    if built is None:
+        return None, None
+    onx, feeds = built
     # The converters list the opsets in set order (it changes with Python's hash seed).
     opsets = sorted(onx.opset_import, key=lambda o: (o.domain, o.version))
     del onx.opset_import[:]
@@ -271,8 +305,8 @@ def make_case(out_dir, name, build):
         return None, "onnxruntime failed: " + str(e).splitlines()[0][:300]
     outputs = sess.get_outputs()
     for o, r in zip(outputs, results):
-        if not isinstance(r, np.ndarray):
-            return None, f"output {o.name} is not a tensor ({type(r).__name__})"
+        if not isinstance(r, np.ndarray) and not (isinstance(r, list) and r and isinstance(r[0], dict)):
+            return None, f"output {o.name} is neither a tensor nor ZipMap's maps ({type(r).__name__})"
     # Unchanged files are left untouched, and a reference that ONNX Runtime recomputes within the
     # evaluators' tolerance (its last bits differ between CPUs) is kept: a clone stays clean.
     case = Path(out_dir) / name
@@ -284,7 +318,10 @@ def make_case(out_dir, name, build):
         write_if_changed(data / f"input_{i}.pb", proto.SerializeToString())
     for i, (o, r) in enumerate(zip(outputs, results)):
         path = data / f"output_{i}.pb"
-        if not same_reference(path, r, o.name):
+        if isinstance(r, list):
+            if not same_maps(path, r):
+                path.write_bytes(score_maps(o.name, r).SerializeToString())
+        elif not same_reference(path, r, o.name):
             path.write_bytes(numpy_helper.from_array(r, o.name).SerializeToString())
     ops = sorted({f"{n.domain + '::' if n.domain else ''}{n.op_type}" for n in onx.graph.node})
     opsets = ", ".join(sorted({f"{o.domain or 'ai.onnx'} {o.version}" for o in onx.opset_import}))
@@ -299,7 +336,10 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     ints_for_bools()
     rows, written = [], set()
-    for name, build in cases():
+    # Each classifier also as the converter writes it by default: probabilities as ZipMap's maps.
+    variants = [(name, build) for name, build in cases()]
+    variants += [(f"{name}_zipmap", lambda build=build: build(keep_zipmap=True)) for name, build in variants]
+    for name, build in variants:
         if args.filter and args.filter not in name:
             continue
         try:
@@ -309,7 +349,8 @@ def main():
             info, why = None, f"conversion failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
         if info:
             written.add(name)
-        rows.append((name, info, why))
+        if info or why:
+            rows.append((name, info, why))
     if not args.filter:
         for entry in sorted(os.listdir(args.out)):
             if os.path.isdir(os.path.join(args.out, entry)) and entry not in written:

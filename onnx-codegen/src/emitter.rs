@@ -453,7 +453,7 @@ pub fn tensor_type_tokens(ty: &TensorType) -> TokenStream {
 }
 
 /// The Rust type of a value: its tensor type ([`tensor_type_tokens`]), in a `Vec` for a
-/// sequence and an `Option` for an optional. A sequence empty at import has no rank yet: any
+/// sequence and an `Option` for an optional; ZipMap's maps as `Vec<burn_onnx::ScoreMap<_>>`. A sequence empty at import has no rank yet: any
 /// one spells it, the `Vec` never holds a tensor.
 pub fn held_type_tokens(ty: &TensorType) -> TokenStream {
     let tensor = tensor_type_tokens(ty);
@@ -462,6 +462,10 @@ pub fn held_type_tokens(ty: &TensorType) -> TokenStream {
         Holder::Sequence | Holder::EmptySequence => quote! { Vec<#tensor> },
         Holder::Optional => quote! { Option<#tensor> },
         Holder::OptionalSequence => quote! { Option<Vec<#tensor>> },
+        Holder::MapSequence { string_keys: false } => quote! { Vec<burn_onnx::ScoreMap<i64>> },
+        Holder::MapSequence { string_keys: true } => {
+            quote! { Vec<burn_onnx::ScoreMap<burn_onnx::__private::alloc::string::String>> }
+        }
     }
 }
 

@@ -250,6 +250,12 @@ pub enum Holder {
     Optional,
     /// `optional(seq(tensor))`.
     OptionalSequence,
+    /// `seq(map(int64 or string, float))`, what ai.onnx.ml ZipMap makes: one map per row from
+    /// each class label to its score (`dtype` is the scores', `shape` the rows).
+    MapSequence {
+        /// The keys are strings (else int64).
+        string_keys: bool,
+    },
 }
 
 impl Holder {
@@ -339,6 +345,9 @@ impl fmt::Display for TensorType {
             Holder::EmptySequence => return write!(f, "seq({}, empty)", self.dtype),
             Holder::Optional => return write!(f, "optional({})", self.tensor()),
             Holder::OptionalSequence => return write!(f, "optional(seq({}))", self.tensor()),
+            Holder::MapSequence { string_keys } => {
+                return write!(f, "seq(map({}, {}))", if string_keys { "string" } else { "int64" }, self.dtype)
+            }
         }
         write!(f, "{}[", self.dtype)?;
         for (i, d) in self.shape.iter().enumerate() {
@@ -352,8 +361,8 @@ impl fmt::Display for TensorType {
 }
 
 /// A value's type from its `TypeProto`: a tensor, a sequence of tensors, or an optional of
-/// either (the types [`Holder`] holds). Sequences of sequences, maps and sparse
-/// tensors are refused.
+/// either, or ZipMap's sequence of maps (the types [`Holder`] holds). Sequences of sequences,
+/// other maps and sparse tensors are refused.
 pub(crate) fn type_of(ty: &TypeProto) -> Result<TensorType, String> {
     use crate::proto::type_proto::Value as Type;
     fn element(ty: &Option<Box<TypeProto>>) -> Result<&TypeProto, String> {
@@ -362,7 +371,11 @@ pub(crate) fn type_of(ty: &TypeProto) -> Result<TensorType, String> {
     match &ty.value {
         Some(Type::TensorType(_)) => tensor_type_of(ty),
         Some(Type::SequenceType(s)) => {
-            let tensors = tensor_type_of(element(&s.elem_type)?).map_err(|m| format!("its tensors' type: {m}"))?;
+            let element = element(&s.elem_type)?;
+            if let Some(Type::MapType(map)) = &element.value {
+                return score_maps_of(map);
+            }
+            let tensors = tensor_type_of(element).map_err(|m| format!("its tensors' type: {m}"))?;
             Ok(tensors.held(Holder::Sequence))
         }
         Some(Type::OptionalType(o)) => {
@@ -373,8 +386,22 @@ pub(crate) fn type_of(ty: &TypeProto) -> Result<TensorType, String> {
                 _ => Err(format!("an optional of {inner} is not supported")),
             }
         }
-        _ => Err("only tensors, sequences of tensors and optionals of either are supported".into()),
+        _ => Err("only tensors, sequences of tensors, optionals of either and sequences of maps from labels to floats are supported".into()),
     }
+}
+
+/// `seq(map(int64 or string, float))`, ZipMap's output; other maps are refused.
+fn score_maps_of(map: &crate::proto::type_proto::Map) -> Result<TensorType, String> {
+    let string_keys = match DType::from_onnx(map.key_type()) {
+        Some(DType::String) => true,
+        Some(DType::I64) => false,
+        _ => return Err("of maps, only sequences of maps from int64 or string keys to floats are supported".into()),
+    };
+    let value = map.value_type.as_deref().and_then(|v| v.tensor_type()).map(|t| t.elem_type());
+    if value.and_then(DType::from_onnx) != Some(DType::F32) {
+        return Err("of maps, only sequences of maps from int64 or string keys to floats are supported".into());
+    }
+    Ok(TensorType::new(DType::F32, vec![Dim::Unknown]).held(Holder::MapSequence { string_keys }))
 }
 
 fn tensor_type_of(ty: &TypeProto) -> Result<TensorType, String> {

@@ -990,3 +990,15 @@ fn ml_predictors_are_lowered_and_refuse_what_they_do_not_reproduce() {
     let err = import_error(&ml_model("SVMClassifier", vec![input("x", &[3, 2])], svm, 1));
     assert!(err.contains("probability calibration"), "{err}");
 }
+
+#[test]
+fn zip_map_gives_one_map_per_row_keyed_by_the_labels() {
+    let zip_map = |labels: AttributeProto| ml_model("ZipMap", vec![input("x", &[3, 2])], vec![labels], 1);
+    let (op, ty) = only_op(&zip_map(attr_ints("classlabels_int64s", &[4, 9])));
+    assert!(matches!(op, Op::ZipMap(_)), "{op:?}");
+    assert_eq!(ty.to_string(), "seq(map(int64, f32))");
+    let (_, ty) = only_op(&zip_map(attr_strings("classlabels_strings", &["cat", "dog"])));
+    assert_eq!(ty.holder, onnx_ir::Holder::MapSequence { string_keys: true });
+    let err = import_error(&zip_map(attr_ints("classlabels_int64s", &[4, 9, 11])));
+    assert!(err.contains("input X must be float [N, 3] (one column per label)"), "{err}");
+}

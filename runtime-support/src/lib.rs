@@ -35,6 +35,7 @@ mod deform_conv;
 mod detection;
 pub use boxed::Boxed;
 pub use strings::StringTensor;
+pub use zip_map::ScoreMap;
 
 #[cfg(feature = "export")]
 pub mod export;
@@ -182,6 +183,7 @@ mod test_util;
 mod tfidf;
 mod tree_ensemble;
 mod unique;
+mod zip_map;
 
 /// Helpers the generated code calls where one Burn call does not express an ONNX op.
 pub mod ops {
@@ -221,6 +223,7 @@ pub mod ops {
     pub use crate::tfidf::{tfidf_vectorizer, TfIdf, TfIdfMode};
     pub use crate::tree_ensemble::{tree_ensemble, TreeAggregate, TreeChild, TreeEnsemble, TreeMode, TreeNode};
     pub use crate::unique::unique;
+    pub use crate::zip_map::{zip_map, ScoreLabel};
 
     /// Runs a model's forward with the calling thread as one of rayon's workers (flex's
     /// threads). A parallel op called from outside a pool hands its work to the pool and sleeps

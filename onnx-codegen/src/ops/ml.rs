@@ -1,9 +1,10 @@
 use super::EmitOp;
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::ml::{TreeChild, TreeEnsembleConfig};
+use onnx_ir::ops::ml::{TreeChild, TreeEnsembleConfig, ZipMapConfig};
+use onnx_ir::ops::text::Labels;
 use onnx_ir::Node;
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 fn child(c: TreeChild) -> TokenStream {
@@ -63,5 +64,22 @@ pub fn tree_ensemble(e: &mut Emitter, node: &Node, c: &TreeEnsembleConfig) -> Re
 impl EmitOp for TreeEnsembleConfig {
     fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         tree_ensemble(e, node, self)
+    }
+}
+
+/// ai.onnx.ml ZipMap: the scores read back, one `burn_onnx::ScoreMap` per row.
+impl EmitOp for ZipMapConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let x = e.input(&node.inputs, 0)?;
+        Ok(match &self.labels {
+            Labels::Strings(labels) => quote! { burn_onnx::ops::zip_map(#x, &[#(#labels),*]) },
+            Labels::Ints(labels) => {
+                let labels = labels.iter().map(|&v| Literal::i64_suffixed(v));
+                quote! { burn_onnx::ops::zip_map(#x, &[#(#labels),*]) }
+            }
+            Labels::Floats(_) => {
+                return Err(crate::error::CodegenError::Unsupported("ZipMap with float labels".into()))
+            }
+        })
     }
 }

@@ -192,6 +192,8 @@ macro_rules! op_table {
             TfIdfVectorizer(TfIdfConfig) = tfidf::parse_tfidf_vectorizer["TfIdfVectorizer"];
             /// ai.onnx.ml `TreeEnsemble(X)`: `[N, n_targets]` of X's type.
             TreeEnsemble(Box<TreeEnsembleConfig>);
+            /// ai.onnx.ml `ZipMap(X)`: each row of X `[N, C]` as a map from the class labels to its scores.
+            ZipMap(ZipMapConfig);
             /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
             Recurrent(RecurrentConfig) = recurrent::parse["RNN", "GRU", "LSTM"];
             /// `GridSample(X, grid)`: 2-D (4-D tensors) or any number of spatial axes.

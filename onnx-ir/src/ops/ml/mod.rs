@@ -13,9 +13,12 @@ mod tree;
 
 use super::elementwise::BinaryOp;
 use super::lowered::{check_domain_opset, Lowered, Src};
+use super::text::Labels;
+use super::{one, InferOp};
 use super::{GatherConfig, NodeCtx, Op, ReshapeConfig, UnsqueezeConfig};
 use crate::error::Result;
 use crate::types::DType;
+use crate::types::{Holder, TensorType};
 pub use scores::PostTransform;
 pub use tree::{TreeAggregate, TreeChild, TreeEnsembleConfig, TreeMode, TreeNode};
 
@@ -59,6 +62,12 @@ pub const OPS: &[(&str, Arity, &str)] = &[
         (1, 1, 1),
         "TreeEnsemble (host), aggregate, base values and `post_transform` as ONNX Runtime (float X)",
     ),
+    (
+        "ZipMap",
+        (1, 1, 1),
+        "Each row read back to the host as a `burn_onnx::ScoreMap` (an ordered map from label to score): \
+         `Vec<ScoreMap<i64>>` or `Vec<ScoreMap<String>>`",
+    ),
 ];
 
 /// Whether the op is one this module lowers.
@@ -95,6 +104,7 @@ pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
         "TreeEnsemble" => tree::tree_ensemble(ctx, plan),
         "TreeEnsembleClassifier" => tree::tree_ensemble_classifier(ctx, plan),
         "TreeEnsembleRegressor" => tree::tree_ensemble_regressor(ctx, plan),
+        "ZipMap" => zip_map(ctx, plan),
         _ => Err(ctx.error("no implementation")),
     }
 }
@@ -156,4 +166,30 @@ fn label_encoder(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let parsed = super::text::parse_label_encoder(ctx)?;
     let y = plan.op(parsed.op, &[Src::Input(0)]);
     Ok(plan.done(vec![Some(y)]))
+}
+
+/// ZipMap's labels: integers (`classlabels_int64s`) or strings (`classlabels_strings`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZipMapConfig {
+    /// The key of each column.
+    pub labels: Labels,
+}
+
+/// ZipMap: X `[N, C]` float, C the number of labels, as one map per row.
+fn zip_map(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let labels = scores::class_labels(ctx, "classlabels_int64s")?;
+    let x = ctx.input_type(0)?;
+    let count = scores::label_count(&labels);
+    if x.dtype != DType::F32 || x.rank() != 2 || x.shape[1].as_static() != Some(count) {
+        return Err(ctx.error(format!("input X must be float [N, {count}] (one column per label), got {x}")));
+    }
+    let y = plan.op(Op::ZipMap(ZipMapConfig { labels }), &[Src::Input(0)]);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+impl InferOp for ZipMapConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let string_keys = matches!(self.labels, Labels::Strings(_));
+        one(TensorType::new(DType::F32, vec![inputs[0].shape[0].clone()]).held(Holder::MapSequence { string_keys }))
+    }
 }

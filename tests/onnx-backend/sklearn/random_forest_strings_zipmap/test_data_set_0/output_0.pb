@@ -1,0 +1,1 @@
+2class_02class_22class_12class_02class_12class_12class_02class_22class_12class_12class_22class_22class_02class_12class_22class_12class_02class_02class_12class_02class_12class_02class_12class_1Boutput_label
