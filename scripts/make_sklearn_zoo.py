@@ -194,6 +194,7 @@ def cases():
         yield f"svr_{kernel}", sk(lambda k=kernel: make_pipeline(StandardScaler(), svm.SVR(kernel=k)), diabetes)
     yield "svc_rbf_proba", sk(lambda: make_pipeline(StandardScaler(), svm.SVC(probability=True, **rs)), iris)
     yield "svc_binary", sk(lambda: make_pipeline(StandardScaler(), svm.SVC()), binary)
+    yield "svc_binary_proba", sk(lambda: make_pipeline(StandardScaler(), svm.SVC(probability=True, **rs)), binary)
     yield "knn_classifier", sk(lambda: neighbors.KNeighborsClassifier(n_neighbors=5), iris)
     yield "knn_regressor", sk(lambda: neighbors.KNeighborsRegressor(n_neighbors=5), diabetes)
     yield "gaussian_nb", sk(naive_bayes.GaussianNB, iris)

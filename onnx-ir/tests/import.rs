@@ -618,11 +618,23 @@ fn det_of_the_last_two_dims() {
 
 /// A model of one `ai.onnx.ml` node importing that domain at `ml_opset` (none when 0).
 fn ml_model(op: &str, inputs: Vec<ValueInfoProto>, attrs: Vec<AttributeProto>, ml_opset: i64) -> Vec<u8> {
+    ml_model_outputs(op, inputs, attrs, ml_opset, &["y"])
+}
+
+/// [`ml_model`] with the node's `outputs`, all graph outputs.
+fn ml_model_outputs(
+    op: &str,
+    inputs: Vec<ValueInfoProto>,
+    attrs: Vec<AttributeProto>,
+    ml_opset: i64,
+    outputs: &[&str],
+) -> Vec<u8> {
     let names: Vec<String> = inputs.iter().map(|i| i.name().to_string()).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let mut ml_node = node(op, &names, &["y"], attrs);
+    let mut ml_node = node(op, &names, outputs, attrs);
     ml_node.domain = Some("ai.onnx.ml".into());
-    let mut proto = ModelProto::decode(model(13, vec![ml_node], inputs, vec![]).as_slice()).expect("decodes");
+    let bytes = model_with_outputs(13, vec![ml_node], inputs, vec![], outputs);
+    let mut proto = ModelProto::decode(bytes.as_slice()).expect("decodes");
     if ml_opset > 0 {
         proto.opset_import.push(OperatorSetIdProto { domain: Some("ai.onnx.ml".into()), version: Some(ml_opset) });
     }
@@ -987,8 +999,13 @@ fn ml_predictors_are_lowered_and_refuse_what_they_do_not_reproduce() {
         attr_floats("prob_a", &[-1.0]),
         attr_floats("prob_b", &[0.1]),
     ];
-    let err = import_error(&ml_model("SVMClassifier", vec![input("x", &[3, 2])], svm, 1));
-    assert!(err.contains("probability calibration"), "{err}");
+    let calibrated = ml_model_outputs("SVMClassifier", vec![input("x", &[3, 2])], svm.clone(), 1, &["label", "scores"]);
+    let graph = import(&calibrated, ImportOptions::default()).expect("calibrated SVC imports");
+    assert!(graph.nodes.iter().any(|n| matches!(n.op, Op::SvmProbabilities(_))), "{:?}", graph.nodes);
+    let mut two_platt_pairs: Vec<AttributeProto> = svm.into_iter().filter(|a| a.name() != "prob_a").collect();
+    two_platt_pairs.push(attr_floats("prob_a", &[-1.0, -2.0]));
+    let err = import_error(&ml_model("SVMClassifier", vec![input("x", &[3, 2])], two_platt_pairs, 1));
+    assert!(err.contains("2 `prob_a` and 1 `prob_b` values for 1 pairs of classes"), "{err}");
 }
 
 #[test]

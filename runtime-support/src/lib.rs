@@ -178,6 +178,7 @@ mod sequence;
 mod signal;
 mod stateful;
 mod strings;
+mod svm_probabilities;
 #[cfg(all(test, feature = "flex"))]
 mod test_util;
 mod tfidf;
@@ -220,6 +221,7 @@ pub mod ops {
         label_encode, regex_full_match, string_concat, string_equal, string_normalize, string_split, CaseChange,
         LabelKey, Labelled,
     };
+    pub use crate::svm_probabilities::svm_probabilities;
     pub use crate::tfidf::{tfidf_vectorizer, TfIdf, TfIdfMode};
     pub use crate::tree_ensemble::{tree_ensemble, TreeAggregate, TreeChild, TreeEnsemble, TreeMode, TreeNode};
     pub use crate::unique::unique;

@@ -717,3 +717,23 @@ fn bool_tensors_keep_one_storage_through_every_op() {
         assert_eq!(t.clone().bool_and(compared.clone()).dtype(), native, "{op} and a comparison");
     }
 }
+
+/// With two classes the pairwise coupling's answer is the pair's Platt probability
+/// `1 - σ(s·a + b)` and its complement (clamped to [1e-7, 1 - 1e-7]), which libsvm's iteration
+/// reaches to within its stopping tolerance (0.005 / k on the gradient; the sklearn zoo checks
+/// the exact values against ONNX Runtime); with three classes whose pairs all say "even", every
+/// class gets a third at once.
+#[test]
+fn svm_probabilities_couple_the_platt_probabilities() {
+    let scores = Tensor::<2>::from_data(TensorData::new(vec![0.8f32, -1.5, 40.0], [3, 1]), &device());
+    let got: Vec<f32> = ops::svm_probabilities(scores, &[-2.0], &[0.25], 2).into_data().iter::<f32>().collect();
+    for (row, s) in [0.8f32, -1.5, 40.0].into_iter().enumerate() {
+        let p = (1.0 - 1.0 / (1.0 + (-(s * -2.0 + 0.25)).exp())).clamp(1e-7, 1.0 - 1e-7);
+        let (first, second) = (got[2 * row], got[2 * row + 1]);
+        assert!((first - p).abs() < 1e-3 && (first + second - 1.0).abs() < 1e-6, "{row}: {got:?}");
+    }
+    // A score of 0 with b = 0 is an even pair (1 - σ(0) = 0.5).
+    let even = Tensor::<2>::from_data(TensorData::new(vec![0.0f32; 3], [1, 3]), &device());
+    let thirds: Vec<f32> = ops::svm_probabilities(even, &[1.0; 3], &[0.0; 3], 3).into_data().iter::<f32>().collect();
+    assert!(thirds.iter().all(|p| (p - 1.0 / 3.0).abs() < 1e-6), "{thirds:?}");
+}

@@ -1,7 +1,7 @@
 use super::EmitOp;
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::ml::{TreeChild, TreeEnsembleConfig, ZipMapConfig};
+use onnx_ir::ops::ml::{SvmProbabilitiesConfig, TreeChild, TreeEnsembleConfig, ZipMapConfig};
 use onnx_ir::ops::text::Labels;
 use onnx_ir::Node;
 use proc_macro2::{Literal, TokenStream};
@@ -81,5 +81,16 @@ impl EmitOp for ZipMapConfig {
                 return Err(crate::error::CodegenError::Unsupported("ZipMap with float labels".into()))
             }
         })
+    }
+}
+
+/// SVMClassifier's calibration on the host (`burn_onnx::ops::svm_probabilities`).
+impl EmitOp for SvmProbabilitiesConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let x = e.input(&node.inputs, 0)?;
+        let a = self.prob_a.iter().map(|&v| float_literal(f64::from(v)));
+        let b = self.prob_b.iter().map(|&v| float_literal(f64::from(v)));
+        let classes = lit(self.classes);
+        Ok(quote! { burn_onnx::ops::svm_probabilities(#x, &[#(#a),*], &[#(#b),*], #classes) })
     }
 }

@@ -192,6 +192,8 @@ macro_rules! op_table {
             TfIdfVectorizer(TfIdfConfig) = tfidf::parse_tfidf_vectorizer["TfIdfVectorizer"];
             /// ai.onnx.ml `TreeEnsemble(X)`: `[N, n_targets]` of X's type.
             TreeEnsemble(Box<TreeEnsembleConfig>);
+            /// ai.onnx.ml SVMClassifier's calibrated probabilities from its one-vs-one scores: `[N, classes]`.
+            SvmProbabilities(SvmProbabilitiesConfig);
             /// ai.onnx.ml `ZipMap(X)`: each row of X `[N, C]` as a map from the class labels to its scores.
             ZipMap(ZipMapConfig);
             /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).

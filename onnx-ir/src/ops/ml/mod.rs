@@ -20,6 +20,7 @@ use crate::error::Result;
 use crate::types::DType;
 use crate::types::{Holder, TensorType};
 pub use scores::PostTransform;
+pub use svm::SvmProbabilitiesConfig;
 pub use tree::{TreeAggregate, TreeChild, TreeEnsembleConfig, TreeMode, TreeNode};
 
 /// The domain.
@@ -47,7 +48,8 @@ pub const OPS: &[(&str, Arity, &str)] = &[
         "SVMClassifier",
         (1, 1, 2),
         "The kernel against each support vector (MatMul, or the squared differences for RBF), the one-vs-one \
-         scores and votes as MatMuls, the most-voted label (no probability calibration yet)",
+         scores and votes as MatMuls, the most-voted label; with `prob_a`/`prob_b` the pairwise coupling of \
+         the Platt probabilities on the host (`burn_onnx::ops::svm_probabilities`)",
     ),
     ("SVMRegressor", (1, 1, 1), "The kernel against each support vector, MatMul with the coefficients, + rho"),
     ("TreeEnsemble", (1, 1, 1), "TreeEnsemble, the trees evaluated on the host (ai.onnx.ml opset 5)"),

@@ -4,11 +4,14 @@
 
 use super::super::elementwise::{BinaryOp, UnaryOp};
 use super::super::lowered::{f32_tensor, Lowered, Src};
-use super::super::{MatMulConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, TransposeConfig, UnsqueezeConfig};
+use super::super::{
+    one, InferOp, MatMulConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, TransposeConfig, UnsqueezeConfig,
+};
 use super::scores::{self, PostTransform};
 use super::transform::feature_rows;
 use crate::attributes::{spelled_enum, Spelled};
 use crate::error::Result;
+use crate::types::{DType, Dim, TensorType};
 
 spelled_enum! {
     /// `kernel_type`, with `kernel_params` = [gamma, coef0, degree].
@@ -110,19 +113,17 @@ pub(super) fn svm_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered>
     Ok(plan.done(vec![Some(y)]))
 }
 
-/// SVMClassifier with support vectors and no probability calibration: one score per pair of
+/// SVMClassifier with support vectors: one score per pair of
 /// classes (`i < j`, libsvm's one-vs-one: the coefficients of class i's vectors in row j - 1,
 /// of class j's in row i, plus rho), each a vote for `i` when positive, else for `j`; the label
-/// is the class with the most votes (the first of equal counts). Two classes: the label is the
-/// first where the score is positive, the scores `[-s, s]` (NONE).
+/// is the class with the most votes (the first of equal counts), the scores the pairs' (or, with
+/// `prob_a`/`prob_b`, each class's calibrated probability). Two classes: the label is the first
+/// where the score is positive, the scores `[-s, s]` (NONE) or the probabilities.
 pub(super) fn svm_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let labels = scores::class_labels(ctx, "classlabels_ints")?;
     let transform = scores::post_transform(ctx)?;
-    if ctx.attrs.floats("prob_a")?.is_some_and(|p| !p.is_empty()) || ctx.attrs.floats("prob_b")?.is_some() {
-        return Err(ctx.error(
-            "probability calibration (`prob_a`/`prob_b`, scikit-learn's probability=True) is not supported yet",
-        ));
-    }
+    let prob_a = ctx.attrs.floats("prob_a")?.unwrap_or_default();
+    let prob_b = ctx.attrs.floats("prob_b")?.unwrap_or_default();
     let per_class = ctx.attrs.ints("vectors_per_class")?.unwrap_or_default();
     let classes = scores::label_count(&labels);
     if per_class.len() != classes || per_class.iter().any(|&v| v < 0) || classes < 2 {
@@ -159,6 +160,16 @@ pub(super) fn svm_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered
     let sums = plan.op(Op::MatMul(MatMulConfig), &[kernels, weights]);
     let rho = plan.constant(f32_tensor(vec![pairs.len()], &rho[..pairs.len()]));
     let pair_scores = plan.binary(BinaryOp::Add, sums, rho);
+    let probabilities = match (prob_a.len(), prob_b.len()) {
+        (0, 0) => None,
+        (a, b) if a == pairs.len() && b == pairs.len() => {
+            let config = SvmProbabilitiesConfig { prob_a, prob_b, classes };
+            Some(plan.op(Op::SvmProbabilities(config), &[pair_scores]))
+        }
+        (a, b) => {
+            return Err(ctx.error(format!("{a} `prob_a` and {b} `prob_b` values for {} pairs of classes", pairs.len())))
+        }
+    };
     if classes == 2 {
         if transform != PostTransform::None {
             return Err(
@@ -168,8 +179,13 @@ pub(super) fn svm_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered
         let s = scores::column(&mut plan, pair_scores, 0);
         let positive = scores::above(&mut plan, s, 0.0);
         let label = scores::binary_label(&mut plan, positive, &labels, 0, 1);
-        let negated = plan.unary(UnaryOp::Neg, s);
-        let scores = scores::two_columns(&mut plan, negated, s);
+        let scores = match probabilities {
+            Some(probabilities) => probabilities,
+            None => {
+                let negated = plan.unary(UnaryOp::Neg, s);
+                scores::two_columns(&mut plan, negated, s)
+            }
+        };
         return Ok(plan.done(vec![Some(label), Some(scores)]));
     }
     // votes = positive · (A - B) + Σ B, A[p][c] = (i_p == c), B[p][c] = (j_p == c).
@@ -181,12 +197,30 @@ pub(super) fn svm_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered
         base[j] += 1.0;
     }
     let positive = scores::above(&mut plan, pair_scores, 0.0);
-    let positive = plan.op(Op::cast(crate::types::DType::F32), &[positive]);
+    let positive = plan.op(Op::cast(DType::F32), &[positive]);
     let difference = plan.constant(f32_tensor(vec![pairs.len(), classes], &difference));
     let votes = plan.op(Op::MatMul(MatMulConfig), &[positive, difference]);
     let base = plan.constant(f32_tensor(vec![classes], &base));
     let votes = plan.binary(BinaryOp::Add, votes, base);
     let label = scores::arg_max_label(&mut plan, votes, &labels);
-    let scores = scores::transform(&mut plan, pair_scores, transform);
+    let scores = scores::transform(&mut plan, probabilities.unwrap_or(pair_scores), transform);
     Ok(plan.done(vec![Some(label), Some(scores)]))
+}
+
+/// The calibration of SVMClassifier's scores (`burn_onnx::ops::svm_probabilities`): each pair's
+/// Platt sigmoid `1 - σ(s·a + b)`, then libsvm's pairwise coupling into one probability per class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SvmProbabilitiesConfig {
+    /// `prob_a`, one per pair of classes (i < j in order).
+    pub prob_a: Vec<f32>,
+    /// `prob_b`, likewise.
+    pub prob_b: Vec<f32>,
+    /// The number of classes.
+    pub classes: usize,
+}
+
+impl InferOp for SvmProbabilitiesConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(TensorType::new(DType::F32, vec![inputs[0].shape[0].clone(), Dim::Static(self.classes)]))
+    }
 }
