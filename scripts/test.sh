@@ -79,6 +79,7 @@ python_side() {
     for script in scripts/list_onnx_ops.py scripts/make_op_models.py scripts/make_opset_compliance.py \
         scripts/make_ui_models.py scripts/make_dir_fixture.py scripts/make_malformed_models.py scripts/make_sklearn_zoo.py \
         "examples/digits/train.py --reference-only" examples/custom-ops/make_model.py \
+        examples/sklearn-pipeline/make_model.py \
         scripts/fetch_real_models.py; do
         echo "-- $script"
         # shellcheck disable=SC2086 # the script's arguments
