@@ -360,6 +360,13 @@ def non_max_suppression():
 
 
 @case
+def non_max_suppression_unlimited():
+    # torchvision's batched_nms exports max_output_boxes_per_class as sys.maxsize (INT64_MAX): no limit.
+    limit, iou = np.array([np.iinfo(np.int64).max], np.int64), np.array([0.5], F)
+    return run("NonMaxSuppression", {"b": BOXES[None], "s": SCORES[None, None], "m": limit, "i": iou})
+
+
+@case
 def unique():
     flat = np.array([2, 1, 1, 3, 4, 3], F)
     rows = np.array([[1, 0, 0], [1, 0, 0], [2, 3, 4]], np.int64)

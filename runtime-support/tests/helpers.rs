@@ -78,6 +78,20 @@ fn default_int_converts_to_the_device_integer_type() {
 }
 
 #[test]
+fn default_int_saturates_int64_values_beyond_the_device_integer_type() {
+    // An int64 weight or input narrowed to flex's i32: sentinels such as INT64_MAX ("no limit",
+    // torchvision's NonMaxSuppression) stay the largest value instead of wrapping to -1.
+    let device = device();
+    assert_eq!(device.settings().int_dtype, burn::tensor::IntDType::I32, "flex's default integer");
+    let values = vec![i64::MAX, i64::MIN, 3_000_000_000, -3_000_000_000, 7, -7];
+    let stored = Tensor::<1, Int>::from_data(TensorData::new(values, [6]), (&device, burn::tensor::DType::I64));
+    let converted = ops::default_int(stored);
+    assert_eq!(converted.dtype(), burn::tensor::DType::I32);
+    let (max, min) = (i64::from(i32::MAX), i64::from(i32::MIN));
+    assert_eq!(int_values(converted), (vec![6], vec![max, min, max, min, 7, -7]));
+}
+
+#[test]
 fn range_matches_the_documentation() {
     // Range's documentation: (3, 9, 3) gives [3, 6]; (10, 4, -3) gives [10, 7].
     assert_eq!(int_values(ops::range_int(ints(&[3], [1]), ints(&[9], [1]), ints(&[3], [1]))), (vec![2], vec![3, 6]));
