@@ -282,6 +282,22 @@ fn wrap_int_discards_higher_bits_in_either_storage() {
     }
 }
 
+/// helper_references.py, case cast_float_to_int (ONNX Runtime on x86): NaN, the infinities and
+/// out-of-range values become the minimum of the 64- or 32-bit integer the cast goes through,
+/// whose low bits the narrower targets keep (0). Flex's integers are 32-bit: int64's minimum and
+/// 3e9 saturate there (ONNX Runtime: -2^63, 3000000000).
+#[test]
+fn cast_float_to_int_follows_onnx_runtime() {
+    let x = || floats(&[f32::NEG_INFINITY, f32::INFINITY, f32::NAN, 3e9, -3e9, 1e20, -2.7, 2.7, 300.0], [9]);
+    let min = i64::from(i32::MIN);
+    let max = i64::from(i32::MAX);
+    assert_eq!(int_values(ops::cast_float_to_int(x(), 64, true)).1, [min, min, min, max, min, min, -2, 2, 300]);
+    assert_eq!(int_values(ops::cast_float_to_int(x(), 32, true)).1, [min, min, min, min, min, min, -2, 2, 300]);
+    assert_eq!(int_values(ops::cast_float_to_int(x(), 16, true)).1, [0, 0, 0, 0, 0, 0, -2, 2, 300]);
+    assert_eq!(int_values(ops::cast_float_to_int(x(), 8, true)).1, [0, 0, 0, 0, 0, 0, -2, 2, 44]);
+    assert_eq!(int_values(ops::cast_float_to_int(x(), 8, false)).1, [0, 0, 0, 0, 0, 0, 254, 2, 44]);
+}
+
 /// `actual` has `dims` and each value within `tolerance` of `expected` (relative beyond 1).
 #[track_caller]
 fn assert_close<const D: usize>(actual: Tensor<D>, dims: [usize; D], expected: &[f32], tolerance: f32) {
