@@ -358,9 +358,13 @@ pub mod ops {
     }
 
     /// A shape computed on the host (an `[i64; N]` of the generated code) as a tensor, for a
-    /// tensor op that reads it.
+    /// tensor op that reads it. Values beyond the device's integer type saturate, as in
+    /// [`default_int`] (Burn's conversion panics on them).
     pub fn ints_tensor(values: &[i64], device: &Device) -> Tensor<1, Int> {
-        Tensor::from_data(TensorData::new(values.to_vec(), [values.len()]), device)
+        let (min, max) = int_range(device.settings().int_dtype);
+        let (min, max) = (i64::try_from(min).unwrap_or(i64::MIN), i64::try_from(max).unwrap_or(i64::MAX));
+        let saturated: Vec<i64> = values.iter().map(|v| (*v).clamp(min, max)).collect();
+        Tensor::from_data(TensorData::new(saturated, [values.len()]), device)
     }
 
     fn range_values(start: f64, limit: f64, delta: f64) -> Vec<f64> {

@@ -92,6 +92,15 @@ fn default_int_saturates_int64_values_beyond_the_device_integer_type() {
 }
 
 #[test]
+fn a_host_shape_beyond_the_device_integer_type_saturates() {
+    // A host array holding INT64_MAX (a constant "to the end" joined to computed dims) made a
+    // tensor of flex's i32: Burn's conversion panicked on it.
+    let t = ops::ints_tensor(&[i64::MAX, i64::MIN, 3_000_000_000, 5], &device());
+    let (max, min) = (i64::from(i32::MAX), i64::from(i32::MIN));
+    assert_eq!(int_values(t), (vec![4], vec![max, min, max, 5]));
+}
+
+#[test]
 fn range_matches_the_documentation() {
     // Range's documentation: (3, 9, 3) gives [3, 6]; (10, 4, -3) gives [10, 7].
     assert_eq!(int_values(ops::range_int(ints(&[3], [1]), ints(&[9], [1]), ints(&[3], [1]))), (vec![2], vec![3, 6]));
