@@ -354,6 +354,24 @@ fn an_empty_host_shape_has_a_type() {
     }
 }
 
+/// A Cast of floats to an integer type goes through `cast_float_to_int` with the target's
+/// width and sign (NaN and the infinities as ONNX Runtime casts them; Burn's `.int()` panics on
+/// them on ndarray), a cast between integers does not.
+#[test]
+fn float_to_int_casts_name_their_target() {
+    use models::{attr_int, model_with_outputs, node, typed_input};
+    let nodes = vec![
+        node("Cast", &["x"], &["wide"], vec![attr_int("to", 7)]),
+        node("Cast", &["x"], &["byte"], vec![attr_int("to", 2)]),
+        node("Cast", &["wide"], &["narrow"], vec![attr_int("to", 6)]),
+    ];
+    let bytes = model_with_outputs(13, nodes, vec![typed_input("x", 1, &[4])], vec![], &["wide", "byte", "narrow"]);
+    let code = code(&bytes, LoadStrategy::None, false, &[]);
+    assert!(code.contains("burn_onnx::ops::cast_float_to_int(x.clone(), 64u32, true)"), "{code}");
+    assert!(code.contains("burn_onnx::ops::cast_float_to_int(x, 8u32, false)"), "{code}");
+    assert_eq!(code.matches("cast_float_to_int").count(), 2, "{code}");
+}
+
 /// A constant quantized weight and its zero point are subtracted at import, not converted and
 /// subtracted in every forward (ddddocr's quantized model spent 40 ms of 70 doing that).
 #[test]
