@@ -27,8 +27,9 @@ def case(fn):
     return fn
 
 
-def run(op, inputs, outputs=1, opset=None, ort=False, **attrs):
-    """Runs one `op` node on `inputs` (name -> array; None for an omitted optional input)."""
+def run(op, inputs, outputs=1, opset=None, ort=False, ort_type=TensorProto.FLOAT, **attrs):
+    """Runs one `op` node on `inputs` (name -> array; None for an omitted optional input);
+    `ort`: on ONNX Runtime, the outputs declared of element type `ort_type`."""
     names = [n if v is not None else "" for n, v in inputs.items()]
     given = {n: v for n, v in inputs.items() if v is not None}
     out_names = [f"y{i}" for i in range(outputs)]
@@ -37,9 +38,8 @@ def run(op, inputs, outputs=1, opset=None, ort=False, **attrs):
         [node],
         "case",
         [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for n, v in given.items()],
-        # ONNX Runtime wants the outputs' type (float: the recurrent ops'); the reference
-        # evaluator infers it.
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT if ort else TensorProto.UNDEFINED, None) for n in out_names],
+        # ONNX Runtime wants the outputs' type; the reference evaluator infers it.
+        [helper.make_tensor_value_info(n, ort_type if ort else TensorProto.UNDEFINED, None) for n in out_names],
     )
     opsets = [helper.make_opsetid("", opset or onnx.defs.get_schema(op).since_version)]
     model = helper.make_model(graph, opset_imports=opsets)
@@ -357,6 +357,22 @@ def non_max_suppression():
         + run("NonMaxSuppression", {"b": centre, "s": scores, "m": limit, "i": iou}, center_point_box=1)
         + run("NonMaxSuppression", {"b": boxes, "s": two_classes, "m": np.array([2], np.int64), "i": iou})
     )
+
+
+@case
+def non_max_suppression_unlimited():
+    # torchvision's batched_nms exports max_output_boxes_per_class as sys.maxsize (INT64_MAX): no limit.
+    limit, iou = np.array([np.iinfo(np.int64).max], np.int64), np.array([0.5], F)
+    return run("NonMaxSuppression", {"b": BOXES[None], "s": SCORES[None, None], "m": limit, "i": iou})
+
+
+@case
+def cast_float_to_int():
+    # ONNX Runtime (x86): NaN, the infinities and out-of-range values (the reference evaluator's
+    # numpy astype leaves them to the platform too).
+    x = np.array([-np.inf, np.inf, np.nan, 3e9, -3e9, 1e20, -2.7, 2.7, 300.0], F)
+    targets = [TensorProto.INT64, TensorProto.INT32, TensorProto.INT16, TensorProto.INT8, TensorProto.UINT8]
+    return [out for to in targets for out in run("Cast", {"x": x}, to=to, ort=True, ort_type=to)]
 
 
 @case

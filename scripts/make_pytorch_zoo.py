@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """A zoo of real PyTorch exports (tests/onnx-backend/zoo/), for the onnx-backend runner's --dir mode.
 
-Each architecture (Hugging Face transformers built from shrunk configs, torchvision models) is
-exported with random weights (fixed seed, nothing downloaded) through both of PyTorch's ONNX
-exporters where they can:
+Each architecture (Hugging Face transformers built from shrunk configs; torchvision classifiers,
+video, segmentation and detection models at reduced width) is exported with random weights (fixed
+seed, nothing downloaded) through both of PyTorch's ONNX exporters where they can (the dynamo
+exporter cannot export the detectors' post-processing: those come from TorchScript only). The
+whole zoo stays under 80 MB (README.md, "Models from PyTorch"):
   * `<case>_ts`:     the TorchScript exporter, `torch.onnx.export(..., dynamo=False, opset_version=17)`;
   * `<case>_dynamo`: the torch.export-based exporter, `dynamo=True, opset_version=18`, saved as one
                      file (no external data).
@@ -259,6 +261,15 @@ def clip_text(rng):
     return EncoderWrap(CLIPTextModel(scaled(cfg)), True), enc_inputs(rng), ["last_hidden_state", "pooler_output"], ENC_DYN
 
 
+def clip_vision(rng):
+    from transformers import CLIPVisionConfig, CLIPVisionModel
+
+    cfg = CLIPVisionConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                           image_size=32, patch_size=8, num_channels=3)
+    inputs = [("pixel_values", floats(rng, (B, 3, 32, 32)))]
+    return PixelWrap(CLIPVisionModel(scaled(cfg)), True), inputs, ["last_hidden_state", "pooler_output"], {"pixel_values": {0: "batch"}}
+
+
 def t5_encoder(rng):
     from transformers import T5Config, T5EncoderModel
 
@@ -345,49 +356,242 @@ def decoder_decode(name):
     return build
 
 
-# torchvision, random weights, 10 classes, 64x64 images.
+# torchvision at reduced width and depth (the zoo's size budget), random weights.
+
+
+def narrow_resnet(block, layers, divisor, **kw):
+    """torchvision's ResNet with every stage `divisor` times narrower (the stem keeps its 64
+    channels; the first stage then gets a projection shortcut)."""
+    from torchvision.models.resnet import ResNet
+
+    class NarrowResNet(ResNet):
+        def _make_layer(self, block, planes, blocks, stride=1, dilate=False):
+            return super()._make_layer(block, planes // divisor, blocks, stride, dilate)
+
+    m = NarrowResNet(block, layers, **kw)
+    m.fc = nn.Linear(512 // divisor * block.expansion, m.fc.out_features)
+    return m
+
+
+def narrow_r3d(divisor, num_classes):
+    """torchvision's R3D-18 (3D convolutions over time and space), one block per stage, every
+    stage `divisor` times narrower."""
+    from torchvision.models.video.resnet import BasicBlock, BasicStem, Conv3DSimple, VideoResNet
+
+    class NarrowVideoResNet(VideoResNet):
+        def _make_layer(self, block, conv_builder, planes, blocks, stride=1):
+            return super()._make_layer(block, conv_builder, planes // divisor, blocks, stride)
+
+    m = NarrowVideoResNet(BasicBlock, [Conv3DSimple] * 4, [1, 1, 1, 1], BasicStem, num_classes=num_classes)
+    m.fc = nn.Linear(512 // divisor, num_classes)
+    return m
+
+
+def tv_classifier(name):
+    import torchvision.models as M
+
+    if name == "regnet_y_tiny":
+        # regnet_y_400mf's block (Y: SE, group conv) at a quarter of its width and depth.
+        from torchvision.models.regnet import BlockParams, RegNet
+
+        return RegNet(BlockParams.from_init_params(depth=6, w_0=16, w_a=8.0, w_m=2.0, group_width=8, se_ratio=0.25),
+                      num_classes=10)
+    if name == "efficientnet_b0_w035":
+        # efficientnet_b0 at 0.35 of its width and half its depth.
+        from torchvision.models.efficientnet import EfficientNet, _efficientnet_conf
+
+        setting, last = _efficientnet_conf("efficientnet_b0", width_mult=0.35, depth_mult=0.5)
+        return EfficientNet(setting, 0.2, last_channel=last, num_classes=10)
+    if name == "mobilenet_v3_small_half":
+        return M.mobilenet_v3_small(num_classes=10, width_mult=0.5)
+    if name == "resnet18_w025":
+        from torchvision.models.resnet import BasicBlock
+
+        return narrow_resnet(BasicBlock, [2, 2, 2, 2], 4, num_classes=10)
+    if name == "mobilenet_v2_w035":
+        return M.mobilenet_v2(num_classes=10, width_mult=0.35)
+    if name == "convnext_slim":
+        # convnext_tiny's blocks (depthwise 7x7, LayerNorm, layer scale) at 1/6 of its width, depths 1-1-2-1.
+        from torchvision.models.convnext import CNBlockConfig, ConvNeXt
+
+        return ConvNeXt([CNBlockConfig(16, 32, 1), CNBlockConfig(32, 64, 1), CNBlockConfig(64, 128, 2),
+                         CNBlockConfig(128, None, 1)], num_classes=10)
+    if name == "densenet_slim":
+        # densenet121's dense blocks and transitions, growth 8, two layers per block.
+        from torchvision.models.densenet import DenseNet
+
+        return DenseNet(growth_rate=8, block_config=(2, 2, 2, 2), num_init_features=16, num_classes=10)
+    if name == "vit_tv":
+        from torchvision.models.vision_transformer import VisionTransformer
+
+        return VisionTransformer(image_size=64, patch_size=16, num_layers=2, num_heads=4, hidden_dim=32, mlp_dim=64,
+                                 num_classes=10)
+    if name == "swin_slim":
+        # swin_t's shifted windows (relative position bias, the shift's attention mask, patch
+        # merging) in two stages at 16 channels; 64x64 images make 16x16 then 8x8 patches, windows 4x4.
+        from torchvision.models.swin_transformer import SwinTransformer
+
+        return SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 4], window_size=[4, 4],
+                               num_classes=10)
+    if name == "r3d_slim":
+        return narrow_r3d(8, num_classes=10)
+    return getattr(M, name)(num_classes=10)
+
+
+def batchnorm_statistics(m):
+    # Non-trivial batch-norm statistics (fresh ones are mean 0 / var 1: an identity).
+    g = torch.Generator().manual_seed(SEED)
+    for mod in m.modules():
+        if isinstance(mod, (nn.BatchNorm2d, nn.BatchNorm3d)):
+            mod.running_mean.copy_(torch.randn(mod.running_mean.shape, generator=g) * 0.1)
+            mod.running_var.copy_(torch.rand(mod.running_var.shape, generator=g) * 0.5 + 0.75)
+
+
+def unit_std_output(m, x, select=lambda out: out):
+    # The last layer (Linear or Conv, squeezenet's Conv2d before ReLU and pooling) scaled so that
+    # the output's standard deviation is 1: differences are then judged against values of order
+    # one, as in a trained model.
+    m.eval()
+    with torch.no_grad():
+        std = float(select(m(x)).std())
+        last = [mod for mod in m.modules() if isinstance(mod, (nn.Linear, nn.Conv2d, nn.Conv3d))][-1]
+        last.weight.mul_(1.0 / std)
+        if last.bias is not None:
+            last.bias.mul_(1.0 / std)
+
+
+# torchvision classifiers: 10 classes, 64x64 images (video: 4 frames of 32x32).
 def vision(name):
     def build(rng):
-        import torchvision.models as M
-
-        if name == "regnet_y_tiny":
-            # regnet_y_400mf's block (Y: SE, group conv) at a quarter of its width and depth.
-            from torchvision.models.regnet import BlockParams, RegNet
-
-            m = RegNet(BlockParams.from_init_params(depth=6, w_0=16, w_a=8.0, w_m=2.0, group_width=8, se_ratio=0.25),
-                       num_classes=10)
-        elif name == "efficientnet_b0_w035":
-            # efficientnet_b0 at 0.35 of its width and half its depth (the zoo stays under 40 MB).
-            from torchvision.models.efficientnet import EfficientNet, _efficientnet_conf
-
-            setting, last = _efficientnet_conf("efficientnet_b0", width_mult=0.35, depth_mult=0.5)
-            m = EfficientNet(setting, 0.2, last_channel=last, num_classes=10)
-        elif name == "mobilenet_v3_small_half":
-            m = M.mobilenet_v3_small(num_classes=10, width_mult=0.5)
-        else:
-            m = getattr(M, name)(num_classes=10)
+        m = tv_classifier(name)
         # Linear layers at 1/sqrt(fan_in) (torchvision's normal(0, 0.01) heads give logits near 0).
         for mod in m.modules():
             if isinstance(mod, nn.Linear):
                 nn.init.normal_(mod.weight, std=mod.in_features ** -0.5)
-        # Non-trivial batch-norm statistics (fresh ones are mean 0 / var 1: an identity).
-        g = torch.Generator().manual_seed(SEED)
-        for mod in m.modules():
-            if isinstance(mod, nn.BatchNorm2d):
-                mod.running_mean.copy_(torch.randn(mod.running_mean.shape, generator=g) * 0.1)
-                mod.running_var.copy_(torch.rand(mod.running_var.shape, generator=g) * 0.5 + 0.75)
-        inputs = [("input", floats(rng, (B, 3, 64, 64)))]
-        # The last layer (Linear, or squeezenet's Conv2d before ReLU and pooling) scaled so that
-        # the logits' standard deviation is 1: differences are then judged against values of
-        # order one, as in a trained classifier.
-        m.eval()
-        with torch.no_grad():
-            std = float(m(inputs[0][1]).std())
-            last = [mod for mod in m.modules() if isinstance(mod, (nn.Linear, nn.Conv2d))][-1]
-            last.weight.mul_(1.0 / std)
-            if last.bias is not None:
-                last.bias.mul_(1.0 / std)
+        batchnorm_statistics(m)
+        shape = (B, 3, 4, 32, 32) if name == "r3d_slim" else (B, 3, 64, 64)
+        inputs = [("input", floats(rng, shape))]
+        unit_std_output(m, inputs[0][1])
         return m, inputs, ["logits"], {"input": {0: "batch"}}
+
+    return build
+
+
+class SegmentationWrap(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input):
+        return self.model(input)["out"]
+
+
+def seg_mobilenet_v3():
+    import torchvision.models as M
+
+    return M.mobilenet_v3_large(width_mult=0.25, dilated=True)
+
+
+def segmentation(name):
+    """torchvision segmentation models, 4 classes, 64x64 images: DeepLabV3 (ASPP at 32 channels
+    instead of 256) and LRASPP on a dilated MobileNetV3-large at quarter width, FCN on a dilated
+    ResNet-50-style backbone (bottlenecks, one per stage) at 1/8 width."""
+
+    def build(rng):
+        from torchvision.models.segmentation import deeplabv3, fcn, lraspp
+
+        if name == "deeplabv3_slim":
+            m = deeplabv3._deeplabv3_mobilenetv3(seg_mobilenet_v3(), num_classes=4, aux=False)
+            in_channels = m.classifier[0].convs[0][0].in_channels
+            m.classifier = nn.Sequential(deeplabv3.ASPP(in_channels, [12, 24, 36], out_channels=32),
+                                         nn.Conv2d(32, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+                                         nn.Conv2d(32, 4, 1))
+        elif name == "lraspp_slim":
+            m = lraspp._lraspp_mobilenetv3(seg_mobilenet_v3(), num_classes=4)
+        elif name == "fcn_slim":
+            from torchvision.models._utils import IntermediateLayerGetter
+            from torchvision.models.resnet import Bottleneck
+
+            backbone = narrow_resnet(Bottleneck, [1, 1, 1, 1], 8, replace_stride_with_dilation=[False, True, True])
+            m = fcn.FCN(IntermediateLayerGetter(backbone, {"layer4": "out"}), fcn.FCNHead(256, 4))
+        else:
+            raise KeyError(name)
+        batchnorm_statistics(m)
+        m = SegmentationWrap(m)
+        inputs = [("input", floats(rng, (B, 3, 64, 64)))]
+        unit_std_output(m, inputs[0][1])
+        return m, inputs, ["out"], {"input": {0: "batch"}}
+
+    return build
+
+
+class DetectionWrap(nn.Module):
+    """One image (a batch of one, as torchvision detectors take a list of images) -> its boxes,
+    scores and labels: tensors whose length is the number of detections."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, image):
+        out = self.model([image[0]])[0]
+        return out["boxes"], out["scores"], out["labels"]
+
+
+def fpn_resnet(divisor=4, channels=32):
+    # A narrow ResNet-18 (quarter width) under a feature pyramid (P3-P7 at 32 channels), as
+    # retinanet_resnet50_fpn and fcos_resnet50_fpn put a ResNet-50 under one at 256.
+    from torchvision.models.detection.backbone_utils import BackboneWithFPN
+    from torchvision.models.resnet import BasicBlock
+    from torchvision.ops.feature_pyramid_network import LastLevelP6P7
+
+    body = narrow_resnet(BasicBlock, [1, 1, 1, 1], divisor)
+    in_channels = [128 // divisor, 256 // divisor, 512 // divisor]
+    return BackboneWithFPN(body, {"layer2": "0", "layer3": "1", "layer4": "2"}, in_channels, channels,
+                           extra_blocks=LastLevelP6P7(channels, channels))
+
+
+def detection(name):
+    """torchvision detectors with their whole post-processing (score threshold, top-k, batched
+    NonMaxSuppression, box decoding and clipping), 5 classes, one 64x64 image. Weights are drawn
+    so that scores are well apart (random ones tie them: then the order of equal scores, not the
+    model, would decide the output)."""
+
+    def build(rng):
+        from torchvision.models import detection as D
+
+        if name == "ssdlite":
+            # ssdlite320_mobilenet_v3_large at half width (images resized to 320x320 inside).
+            m = D.ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None, num_classes=5, width_mult=0.5,
+                                                detections_per_img=20, topk_candidates=50)
+        elif name == "retinanet_slim":
+            m = D.RetinaNet(fpn_resnet(), num_classes=5, min_size=64, max_size=64, detections_per_img=20,
+                            topk_candidates=50)
+        elif name == "fcos_slim":
+            # Images resized to 256x256 inside: the head's GroupNorm needs P7 (stride 128) at 2x2.
+            m = D.FCOS(fpn_resnet(), num_classes=5, min_size=256, max_size=256, detections_per_img=20,
+                       topk_candidates=50)
+        else:
+            raise KeyError(name)
+        batchnorm_statistics(m)
+        # Convolutions drawn at `gain` / sqrt(fan_in), keeping activations of order one through
+        # the depth; the classification logits then spread over a few units. SSDlite takes it
+        # everywhere; RetinaNet and FCOS in the backbone and the classification head (logits' bias
+        # 0 instead of the rare-foreground prior, which puts every score near 0.01), their box
+        # regressions keeping torchvision's small init (boxes near their anchors). RetinaNet's
+        # head has no normalisation: at 1.3 its four convolutions saturate every score at 1.
+        if name == "ssdlite":
+            drawn = [mod for mod in m.modules() if isinstance(mod, nn.Conv2d)]
+        else:
+            drawn = [mod for part in (m.backbone, m.head.classification_head) for mod in part.modules()
+                     if isinstance(mod, nn.Conv2d)]
+            nn.init.zeros_(m.head.classification_head.cls_logits.bias)
+        gain = 1.0 if name == "retinanet_slim" else 1.3
+        for mod in drawn:
+            fan_in = mod.in_channels // mod.groups * mod.kernel_size[0] * mod.kernel_size[1]
+            nn.init.normal_(mod.weight, std=gain * fan_in ** -0.5)
+        inputs = [("image", torch.from_numpy(rng.uniform(size=(1, 3, 64, 64)).astype(np.float32)))]
+        return DetectionWrap(m), inputs, ["boxes", "scores", "labels"], {"image": {2: "height", 3: "width"}}
 
     return build
 
@@ -413,6 +617,14 @@ for _d in ["gpt2", "gpt_neox", "llama_gqa", "mistral", "qwen2", "phi", "gemma"]:
 for _v in ["mobilenet_v3_small_half", "squeezenet1_1", "shufflenet_v2_x0_5", "mnasnet0_5", "regnet_y_tiny",
            "efficientnet_b0_w035"]:
     ARCHS.append((_v, vision(_v)))
+# Added later, after the 31 above (an architecture's index decides which export is dynamic).
+for _v in ["resnet18_w025", "mobilenet_v2_w035", "convnext_slim", "densenet_slim", "vit_tv", "swin_slim", "r3d_slim"]:
+    ARCHS.append((_v, vision(_v)))
+for _s in ["deeplabv3_slim", "lraspp_slim", "fcn_slim"]:
+    ARCHS.append((_s, segmentation(_s)))
+for _d in ["ssdlite", "retinanet_slim", "fcos_slim"]:
+    ARCHS.append((_d, detection(_d)))
+ARCHS.append(("clip_vision", clip_vision))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -538,6 +750,8 @@ def main():
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(1)
+    # nn.MultiheadAttention's fused inference path (torchvision's ViT) has no TorchScript export.
+    torch.backends.mha.set_fastpath_enabled(False)
     rows, written = [], set()
     for index, (arch_name, arch) in enumerate(ARCHS):
         for exporter in ("ts", "dynamo"):

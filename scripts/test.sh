@@ -149,7 +149,7 @@ rm -rf "$REEXPORTED"
 step "real models against ONNX Runtime, each exported back to ONNX"
 "$RUNNER" --dir "$REAL_MODELS" --macro --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml \
     --export-dir "$REEXPORTED"
-step "the PyTorch zoo: 62 real torch.onnx exports (both exporters; scripts/make_pytorch_zoo.py) against ONNX Runtime"
+step "the PyTorch zoo: 87 real torch.onnx exports (both exporters; scripts/make_pytorch_zoo.py) against ONNX Runtime"
 "$RUNNER" --dir tests/onnx-backend/zoo --macro --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/zoo.toml
 step "classic machine learning: scikit-learn, LightGBM and XGBoost exports (scripts/make_sklearn_zoo.py) against ONNX Runtime"
 "$RUNNER" --dir tests/onnx-backend/sklearn --macro --rtol 1e-5 --atol 1e-5 --expectations tests/onnx-backend/sklearn.toml

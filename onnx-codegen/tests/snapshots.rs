@@ -331,6 +331,47 @@ fn shape_arithmetic_reads_nothing_back() {
     assert!(checked >= 20, "only {checked} shape-arithmetic models found");
 }
 
+/// A shape slice with no elements (Slice past the end of a symbolic shape, concatenated to it,
+/// as torchvision's Swin and FCOS TorchScript exports do) is an `[i64; 0]`: a bare `[]` gives
+/// rustc no element type ("type annotations needed").
+#[test]
+fn an_empty_host_shape_has_a_type() {
+    use models::{attr_int, ints_init, model, node, typed_input};
+    let nodes = vec![
+        node("Shape", &["x"], &["shape"], vec![]),
+        node("Slice", &["shape", "two", "end", "zero"], &["rest"], vec![]),
+        node("Concat", &["shape", "rest"], &["target"], vec![attr_int("axis", 0)]),
+        node("Reshape", &["x", "target"], &["y"], vec![]),
+    ];
+    let inits = vec![ints_init("two", &[2]), ints_init("end", &[i64::MAX]), ints_init("zero", &[0])];
+    let bytes = model(13, nodes, vec![typed_input("x", 1, &[-1, 3])], inits);
+    for simplify in [false, true] {
+        let code = code(&bytes, LoadStrategy::None, simplify, &[]);
+        assert!(!code.contains("= [];"), "{code}");
+        if !simplify {
+            assert!(code.contains("let rest = [0i64; 0];"), "{code}");
+        }
+    }
+}
+
+/// A Cast of floats to an integer type goes through `cast_float_to_int` with the target's
+/// width and sign (NaN and the infinities as ONNX Runtime casts them; Burn's `.int()` panics on
+/// them on ndarray), a cast between integers does not.
+#[test]
+fn float_to_int_casts_name_their_target() {
+    use models::{attr_int, model_with_outputs, node, typed_input};
+    let nodes = vec![
+        node("Cast", &["x"], &["wide"], vec![attr_int("to", 7)]),
+        node("Cast", &["x"], &["byte"], vec![attr_int("to", 2)]),
+        node("Cast", &["wide"], &["narrow"], vec![attr_int("to", 6)]),
+    ];
+    let bytes = model_with_outputs(13, nodes, vec![typed_input("x", 1, &[4])], vec![], &["wide", "byte", "narrow"]);
+    let code = code(&bytes, LoadStrategy::None, false, &[]);
+    assert!(code.contains("burn_onnx::ops::cast_float_to_int(x.clone(), 64u32, true)"), "{code}");
+    assert!(code.contains("burn_onnx::ops::cast_float_to_int(x, 8u32, false)"), "{code}");
+    assert_eq!(code.matches("cast_float_to_int").count(), 2, "{code}");
+}
+
 /// A constant quantized weight and its zero point are subtracted at import, not converted and
 /// subtracted in every forward (ddddocr's quantized model spent 40 ms of 70 doing that).
 #[test]

@@ -355,6 +355,35 @@ fn shape_arithmetic_is_folded_into_a_static_reshape() {
     assert_eq!(dims(&graph.values[graph.outputs[0]].ty), vec![Some(2), Some(12)]);
 }
 
+#[test]
+fn mod_of_constants_is_folded() {
+    // torchvision's nn.MultiheadAttention, exported by TorchScript, slices its shape up to
+    // Mod(2, 3): unfolded, the Reshape that follows has no static length and is refused.
+    let remainders = |fmod: i64| {
+        let nodes = vec![node("Mod", &["a", "b"], &["r"], vec![attr_int("fmod", fmod)])];
+        let inits = vec![ints_init("a", &[-5, 5, 8, -6]), ints_init("b", &[3, -3, 3, 3])];
+        let graph = import(&model(13, nodes, vec![], inits), ImportOptions::default()).expect("imports");
+        assert!(graph.nodes.is_empty(), "{graph}");
+        graph.values[graph.outputs[0]].constant.as_ref().and_then(|c| c.to_i64s()).expect("a constant")
+    };
+    // Python's % (the divisor's sign) and C's fmod (the dividend's), as numpy's mod and fmod.
+    assert_eq!(remainders(0), [1, -1, 2, 0]);
+    assert_eq!(remainders(1), [-2, 2, 2, 0]);
+    let nodes = vec![
+        node("Shape", &["x"], &["s"], vec![]),
+        node("Mod", &["two", "three"], &["end"], vec![]),
+        node("Slice", &["s", "zero", "end"], &["head"], vec![]),
+        node("Concat", &["head", "minus_one"], &["target"], vec![attr_int("axis", 0)]),
+        node("Reshape", &["x", "target"], &["y"], vec![]),
+    ];
+    let inits =
+        vec![ints_init("two", &[2]), ints_init("three", &[3]), ints_init("zero", &[0]), ints_init("minus_one", &[-1])];
+    let graph =
+        import(&model(13, nodes, vec![input("x", &[2, 3, 4])], inits), ImportOptions::default()).expect("imports");
+    assert_eq!(graph.nodes.len(), 1, "{graph}");
+    assert_eq!(graph.nodes[0].op, Op::Reshape(ReshapeConfig { shape: vec![2, 3, -1] }));
+}
+
 fn scan_node(body_nodes: Vec<NodeProto>, body_outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
     let body = GraphProto {
         node: body_nodes,

@@ -86,7 +86,8 @@ fn overlaps(a: (f32, f32, f32, f32), b: (f32, f32, f32, f32), threshold: f32) ->
 #[cfg(all(test, feature = "flex"))]
 mod tests {
     use super::*;
-    use crate::test_util::{floats, int_values, ints};
+    use crate::test_util::{device, floats, int_values, ints};
+    use burn::tensor::DType;
 
     const CORNERS: [f32; 24] = [
         0.0, 0.0, 1.0, 1.0, 0.0, 0.1, 1.0, 1.1, 0.0, -0.1, 1.0, 0.9, //
@@ -126,6 +127,23 @@ mod tests {
         // Two classes, the second scoring the boxes in reverse order, at most two each.
         let reversed: Vec<f32> = SCORES.iter().chain(SCORES.iter().rev()).copied().collect();
         assert_eq!(select(&CORNERS, &reversed, 2, None, false), [0, 0, 3, 0, 0, 0, 0, 1, 2, 0, 1, 5]);
+    }
+
+    #[test]
+    fn an_int64_max_limit_stored_as_a_weight_keeps_every_box() {
+        // helper_references.py, case non_max_suppression_unlimited: torchvision's batched_nms
+        // exports the limit as INT64_MAX, an i64 weight that generated code takes to the device's
+        // integer type (i32 on flex) before the call.
+        let stored = Tensor::<1, Int>::from_data(TensorData::new(vec![i64::MAX], [1]), (&device(), DType::I64));
+        let y = non_max_suppression(
+            floats(&CORNERS, [1, 6, 4]),
+            floats(&SCORES, [1, 1, 6]),
+            Some(crate::ops::default_int(stored)),
+            Some(floats(&[0.5], [1])),
+            None,
+            false,
+        );
+        assert_eq!(int_values(y), (vec![3, 3], vec![0, 0, 3, 0, 0, 0, 0, 0, 5]));
     }
 
     #[test]

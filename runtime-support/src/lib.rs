@@ -198,7 +198,8 @@ pub mod ops {
     };
     pub use crate::linalg::det;
     pub use crate::low_bit::{
-        cast_float_to_narrow_int, cast_to_e8m0, cast_to_mini_float, wrap_int, E8M0Rounding, MiniFloat, NarrowInt,
+        cast_float_to_int, cast_float_to_narrow_int, cast_to_e8m0, cast_to_mini_float, wrap_int, E8M0Rounding,
+        MiniFloat, NarrowInt,
     };
     pub use crate::pool::{max_pool_with_indices, max_unpool, pool, PoolReduce, PoolWindow};
     pub use crate::random::{
@@ -305,12 +306,38 @@ pub mod ops {
     /// An integer tensor in the device's default integer type. Weights load in the type they
     /// were stored in (i64), computed tensors come in the default type; ops such as `cat`
     /// need them alike.
+    ///
+    /// Values beyond the default type's range saturate (a cast would wrap: INT64_MAX, ONNX's
+    /// usual "no limit", would become -1 in an i32).
     pub fn default_int<const D: usize>(t: Tensor<D, Int>) -> Tensor<D, Int> {
         let dtype = t.device().settings().int_dtype;
-        if t.dtype() == burn::tensor::DType::from(dtype) {
-            t
+        let from = burn::tensor::IntDType::from(t.dtype());
+        if from == dtype {
+            return t;
+        }
+        let ((from_min, from_max), (to_min, to_max)) = (int_range(from), int_range(dtype));
+        let t = if from_min < to_min || from_max > to_max {
+            // Both bounds lie in the source type's range: the clamp's scalars are exact there.
+            let bound = |v: i128| i64::try_from(v).unwrap_or(i64::MAX);
+            t.clamp(bound(from_min.max(to_min)), bound(from_max.min(to_max)))
         } else {
-            t.cast(dtype)
+            t
+        };
+        t.cast(dtype)
+    }
+
+    /// The values an integer type holds.
+    fn int_range(dtype: burn::tensor::IntDType) -> (i128, i128) {
+        use burn::tensor::IntDType as I;
+        match dtype {
+            I::I64 => (i64::MIN.into(), i64::MAX.into()),
+            I::I32 => (i32::MIN.into(), i32::MAX.into()),
+            I::I16 => (i16::MIN.into(), i16::MAX.into()),
+            I::I8 => (i8::MIN.into(), i8::MAX.into()),
+            I::U64 => (0, u64::MAX.into()),
+            I::U32 => (0, u32::MAX.into()),
+            I::U16 => (0, u16::MAX.into()),
+            I::U8 => (0, u8::MAX.into()),
         }
     }
 
@@ -336,9 +363,13 @@ pub mod ops {
     }
 
     /// A shape computed on the host (an `[i64; N]` of the generated code) as a tensor, for a
-    /// tensor op that reads it.
+    /// tensor op that reads it. Values beyond the device's integer type saturate, as in
+    /// [`default_int`] (Burn's conversion panics on them).
     pub fn ints_tensor(values: &[i64], device: &Device) -> Tensor<1, Int> {
-        Tensor::from_data(TensorData::new(values.to_vec(), [values.len()]), device)
+        let (min, max) = int_range(device.settings().int_dtype);
+        let (min, max) = (i64::try_from(min).unwrap_or(i64::MIN), i64::try_from(max).unwrap_or(i64::MAX));
+        let saturated: Vec<i64> = values.iter().map(|v| (*v).clamp(min, max)).collect();
+        Tensor::from_data(TensorData::new(saturated, [values.len()]), device)
     }
 
     fn range_values(start: f64, limit: f64, delta: f64) -> Vec<f64> {

@@ -7,7 +7,7 @@
 
 use crate::float::{exp2i, round_ties_even};
 use alloc::vec::Vec;
-use burn::tensor::{Int, IntDType, Tensor, TensorData};
+use burn::tensor::{DType, Int, IntDType, Tensor, TensorData};
 
 /// One of the narrow float types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,6 +208,29 @@ pub fn cast_float_to_narrow_int<const D: usize>(x: Tensor<D>, to: NarrowInt) -> 
     let shape = x.shape();
     let values: Vec<i64> = x.into_data().iter::<f32>().map(|v| to.from_float(v)).collect();
     Tensor::from_data(TensorData::new(values, shape), &device)
+}
+
+/// ONNX `Cast` of a float tensor to an integer type of `bits` bits (8 to 64; `signed`), as
+/// ONNX Runtime computes it on x86: truncated toward zero through a 32-bit integer (signed
+/// targets of 32 bits or fewer, unsigned ones under 32) or a 64-bit one (the others), whose
+/// "integer indefinite" (its minimum) NaN, the infinities and values beyond its range become,
+/// then wrapped to the target (`wrap_int`: the indefinite's low bits are 0 in the narrower
+/// targets). Int64 on a device whose integers are 32-bit gets i32's minimum. Burn's own float to
+/// int conversion saturates on flex and panics on ndarray for these values.
+pub fn cast_float_to_int<const D: usize>(x: Tensor<D>, bits: u32, signed: bool) -> Tensor<D, Int> {
+    let through_64 = bits > 32 || (bits == 32 && !signed);
+    let limit = if through_64 { 9_223_372_036_854_775_808.0 } else { 2_147_483_648.0 };
+    let indefinite = if through_64 { i64::MIN } else { i64::from(i32::MIN) };
+    let undefined = x.clone().is_nan().bool_or(x.clone().abs().greater_equal_elem(limit));
+    let truncated = x.mask_fill(undefined.clone(), 0.0).int();
+    let storage_min = match truncated.dtype() {
+        DType::I32 => i64::from(i32::MIN),
+        DType::I16 => i64::from(i16::MIN),
+        DType::I8 => i64::from(i8::MIN),
+        _ => i64::MIN,
+    };
+    let cast = truncated.mask_fill(undefined, indefinite.max(storage_min));
+    wrap_int(cast, bits, signed)
 }
 
 /// ONNX `Cast` of an integer tensor to an integer type of `bits` bits (`signed`: two's

@@ -78,6 +78,29 @@ fn default_int_converts_to_the_device_integer_type() {
 }
 
 #[test]
+fn default_int_saturates_int64_values_beyond_the_device_integer_type() {
+    // An int64 weight or input narrowed to flex's i32: sentinels such as INT64_MAX ("no limit",
+    // torchvision's NonMaxSuppression) stay the largest value instead of wrapping to -1.
+    let device = device();
+    assert_eq!(device.settings().int_dtype, burn::tensor::IntDType::I32, "flex's default integer");
+    let values = vec![i64::MAX, i64::MIN, 3_000_000_000, -3_000_000_000, 7, -7];
+    let stored = Tensor::<1, Int>::from_data(TensorData::new(values, [6]), (&device, burn::tensor::DType::I64));
+    let converted = ops::default_int(stored);
+    assert_eq!(converted.dtype(), burn::tensor::DType::I32);
+    let (max, min) = (i64::from(i32::MAX), i64::from(i32::MIN));
+    assert_eq!(int_values(converted), (vec![6], vec![max, min, max, min, 7, -7]));
+}
+
+#[test]
+fn a_host_shape_beyond_the_device_integer_type_saturates() {
+    // A host array holding INT64_MAX (a constant "to the end" joined to computed dims) made a
+    // tensor of flex's i32: Burn's conversion panicked on it.
+    let t = ops::ints_tensor(&[i64::MAX, i64::MIN, 3_000_000_000, 5], &device());
+    let (max, min) = (i64::from(i32::MAX), i64::from(i32::MIN));
+    assert_eq!(int_values(t), (vec![4], vec![max, min, max, 5]));
+}
+
+#[test]
 fn range_matches_the_documentation() {
     // Range's documentation: (3, 9, 3) gives [3, 6]; (10, 4, -3) gives [10, 7].
     assert_eq!(int_values(ops::range_int(ints(&[3], [1]), ints(&[9], [1]), ints(&[3], [1]))), (vec![2], vec![3, 6]));
@@ -266,6 +289,22 @@ fn wrap_int_discards_higher_bits_in_either_storage() {
         );
         assert_eq!(int_values(ops::wrap_int(x(), 32, true)).1, values);
     }
+}
+
+/// helper_references.py, case cast_float_to_int (ONNX Runtime on x86): NaN, the infinities and
+/// out-of-range values become the minimum of the 64- or 32-bit integer the cast goes through,
+/// whose low bits the narrower targets keep (0). Flex's integers are 32-bit: int64's minimum and
+/// 3e9 saturate there (ONNX Runtime: -2^63, 3000000000).
+#[test]
+fn cast_float_to_int_follows_onnx_runtime() {
+    let x = || floats(&[f32::NEG_INFINITY, f32::INFINITY, f32::NAN, 3e9, -3e9, 1e20, -2.7, 2.7, 300.0], [9]);
+    let min = i64::from(i32::MIN);
+    let max = i64::from(i32::MAX);
+    assert_eq!(int_values(ops::cast_float_to_int(x(), 64, true)).1, [min, min, min, max, min, min, -2, 2, 300]);
+    assert_eq!(int_values(ops::cast_float_to_int(x(), 32, true)).1, [min, min, min, min, min, min, -2, 2, 300]);
+    assert_eq!(int_values(ops::cast_float_to_int(x(), 16, true)).1, [0, 0, 0, 0, 0, 0, -2, 2, 300]);
+    assert_eq!(int_values(ops::cast_float_to_int(x(), 8, true)).1, [0, 0, 0, 0, 0, 0, -2, 2, 44]);
+    assert_eq!(int_values(ops::cast_float_to_int(x(), 8, false)).1, [0, 0, 0, 0, 0, 0, 254, 2, 44]);
 }
 
 /// `actual` has `dims` and each value within `tolerance` of `expected` (relative beyond 1).

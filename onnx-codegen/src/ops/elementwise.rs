@@ -357,13 +357,19 @@ pub fn cast(e: &mut Emitter, node: &Node, to: DType, saturate: bool, round_mode:
 }
 
 /// `x`, a tensor of IR type `from`, as IR type `to` (neither a string nor a low-bit type): a
-/// float target in its own dtype ([`float_as`]), integers wrapped into the target's range, other
-/// kinds converted.
+/// float target in its own dtype ([`float_as`]), integers wrapped into the target's range, floats
+/// to integers as ONNX Runtime casts them (`burn_onnx::ops::cast_float_to_int`), other kinds
+/// converted.
 pub fn convert(x: TokenStream, from: DType, to: DType) -> TokenStream {
     match (from.kind(), to.kind()) {
         (_, Kind::Float) => float_as(x, from, to),
         (Kind::Int, Kind::Int) => super::low_bit::int_to_int(x, from, to),
         (a, b) if a == b => x,
+        (Kind::Float, Kind::Int) => match to.int_bits() {
+            // NaN, the infinities and out-of-range values as ONNX Runtime casts them.
+            Some((bits, signed)) => quote! { burn_onnx::ops::cast_float_to_int(#x, #bits, #signed) },
+            None => quote! { #x.int() },
+        },
         (_, Kind::Int) => quote! { #x.int() },
         (_, Kind::Bool) => quote! { #x.bool() },
         (_, Kind::String) => x, // refused by the callers

@@ -100,6 +100,18 @@ fn binary(op: BinaryOp, a: f64, b: f64, int: bool) -> Option<f64> {
             (a / b).trunc()
         }
         BinaryOp::Div => a / b,
+        // Exact in f64 (`%` is C's fmod); without `fmod` the remainder takes the divisor's sign.
+        BinaryOp::Mod { fmod } => {
+            if b == 0.0 {
+                return None;
+            }
+            let r = a % b;
+            if fmod || r == 0.0 || (r < 0.0) == (b < 0.0) {
+                r
+            } else {
+                r + b
+            }
+        }
         BinaryOp::Equal => truth(a == b),
         BinaryOp::Less => truth(a < b),
         BinaryOp::LessOrEqual => truth(a <= b),

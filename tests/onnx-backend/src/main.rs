@@ -39,6 +39,8 @@ struct Args {
     tolerance: (f64, f64),
     /// A markdown table of the results is written here.
     report: Option<PathBuf>,
+    /// The name in the report's markers (`--report-name`), for a file holding several tables.
+    report_name: Option<String>,
     /// Import through `#[onnx_model]` rather than the code generator's output.
     via_macro: bool,
     simplify: bool,
@@ -88,6 +90,10 @@ struct Cli {
     /// Also write the per-test results as a markdown table
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Write the report between `<!-- onnx-backend report (NAME): start -->` and its end line
+    /// (README.md's PyTorch zoo table), instead of the backend's markers
+    #[arg(long, value_name = "NAME", requires = "report")]
+    report_name: Option<String>,
     /// Import each model with #[onnx_model] (as users do) instead of writing its code
     #[arg(long = "macro")]
     via_macro: bool,
@@ -210,6 +216,7 @@ fn parse_args() -> Result<Args, String> {
         expectations,
         tolerance: (cli.rtol, cli.atol),
         report: cli.report,
+        report_name: cli.report_name,
         via_macro: cli.via_macro,
         simplify: !cli.no_simplify,
         part_nodes: cli.part_nodes,
@@ -326,16 +333,18 @@ fn run() -> Result<i32, String> {
     }
     if let Some(path) = &args.report {
         let table = markdown(&cases, &generated, &outcomes, args.tolerance, compile_time.as_secs_f64(), args.backend);
-        // Each backend's table has its own markers (flex's are the plain ones).
-        let (start, end) = match args.backend {
-            suite::Backend::Flex => (REPORT_START.to_string(), REPORT_END.to_string()),
-            other => {
-                let name = other.device_name();
-                (
-                    format!("<!-- onnx-backend report ({name}): start -->"),
-                    format!("<!-- onnx-backend report ({name}): end -->"),
-                )
-            }
+        // Each backend's table has its own markers (flex's are the plain ones), unless named.
+        let name = match (&args.report_name, args.backend) {
+            (Some(name), _) => Some(name.clone()),
+            (None, suite::Backend::Flex) => None,
+            (None, other) => Some(other.device_name().to_string()),
+        };
+        let (start, end) = match name {
+            None => (REPORT_START.to_string(), REPORT_END.to_string()),
+            Some(name) => (
+                format!("<!-- onnx-backend report ({name}): start -->"),
+                format!("<!-- onnx-backend report ({name}): end -->"),
+            ),
         };
         write_report(path, &table, &start, &end)?;
     }
@@ -546,5 +555,8 @@ mod tests {
         let cli = Cli::try_parse_from(["onnx-backend", "--dir", "d", "--threads", "1,4", "--macro"]).expect("parses");
         assert_eq!((cli.threads, cli.via_macro, cli.suite.as_str()), (vec![1, 4], true, "node"));
         assert!(Cli::try_parse_from(["onnx-backend", "--suite", "nodes"]).is_err());
+        let named = ["onnx-backend", "--dir", "d", "--report", "R.md", "--report-name", "zoo"];
+        assert_eq!(Cli::try_parse_from(named).expect("parses").report_name.as_deref(), Some("zoo"));
+        assert!(Cli::try_parse_from(["onnx-backend", "--dir", "d", "--report-name", "zoo"]).is_err());
     }
 }
