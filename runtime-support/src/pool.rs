@@ -24,6 +24,34 @@ pub enum PoolReduce {
     },
 }
 
+/// ONNX's SAME_UPPER (`upper`) or SAME_LOWER padding, `(begin, end)` per spatial axis, for an
+/// input of `dims` (`[N, C, spatial...]`): the windows cover `ceil(size / stride)` outputs, and
+/// what their extent `(out - 1) * stride + (kernel - 1) * dilation + 1` exceeds the input by is
+/// split in two, the odd one at the end (SAME_UPPER) or the beginning (SAME_LOWER). Generated
+/// code calls it where the spatial dims are symbolic, with the input's dims (read on the host);
+/// static ones are padded at import with the same arithmetic (`onnx_ir`'s `Window::same_pads`).
+pub fn same_pads<const N: usize>(
+    dims: &[usize],
+    kernel: [usize; N],
+    strides: [usize; N],
+    dilations: [usize; N],
+    upper: bool,
+) -> [(usize, usize); N] {
+    let spatial = &dims[dims.len().saturating_sub(N)..];
+    core::array::from_fn(|axis| {
+        let (size, stride) = (spatial.get(axis).copied().unwrap_or(0), strides[axis]);
+        let span = kernel[axis].saturating_sub(1).saturating_mul(dilations[axis]).saturating_add(1);
+        let extent = size.div_ceil(stride).saturating_sub(1).saturating_mul(stride).saturating_add(span);
+        let total = extent.saturating_sub(size);
+        let (small, large) = (total / 2, total - total / 2);
+        if upper {
+            (small, large)
+        } else {
+            (large, small)
+        }
+    })
+}
+
 /// Window geometry per spatial axis (`pads` as `(begin, end)`).
 #[derive(Debug, Clone, Copy)]
 pub struct PoolWindow<'a> {
@@ -359,5 +387,21 @@ mod tests {
         let y = max_unpool(x, indices, &[3], &[2], &[(1, 0)], Some(&[1, 2, 7]));
         let expected = [1.0, 0.0, 0.0, 3.0, 0.0, 4.0, 0.0, 0.0, 5.0, 0.0, 6.0, 0.0, 0.0, 0.0];
         assert_close(y, [1, 2, 7], &expected, 0.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_pads;
+
+    #[test]
+    fn same_pads_put_the_odd_one_where_the_mode_says() {
+        // ONNX's arithmetic by hand: 7 -> 4 windows at stride 2 span 7 (pad 2), 8 -> 4 span 9 (pad 1).
+        assert_eq!(same_pads(&[1, 3, 7, 8], [3, 3], [2, 2], [1, 1], true), [(1, 1), (0, 1)]);
+        assert_eq!(same_pads(&[1, 3, 7, 8], [3, 3], [2, 2], [1, 1], false), [(1, 1), (1, 0)]);
+        // Dilation 2 makes a 3-tap window span 5: 10 outputs at stride 1 need 4.
+        assert_eq!(same_pads(&[1, 1, 10], [3], [1], [2], true), [(2, 2)]);
+        // A window shorter than the stride needs none.
+        assert_eq!(same_pads(&[1, 1, 8], [1], [4], [1], true), [(0, 0)]);
     }
 }
