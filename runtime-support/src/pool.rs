@@ -388,11 +388,6 @@ mod tests {
         let expected = [1.0, 0.0, 0.0, 3.0, 0.0, 4.0, 0.0, 0.0, 5.0, 0.0, 6.0, 0.0, 0.0, 0.0];
         assert_close(y, [1, 2, 7], &expected, 0.0);
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::same_pads;
 
     #[test]
     fn same_pads_put_the_odd_one_where_the_mode_says() {
