@@ -8,7 +8,8 @@ import for one size passes.
 Cases:
   * `same_*`: one Conv, ConvTranspose, MaxPool, AveragePool or LpPool node with auto_pad
     SAME_UPPER / SAME_LOWER over `[N, C, H, W]` with H and W symbolic (issue 37), at strides 1
-    and 2, with and without dilation, at an (odd, even) and an (even, odd) size.
+    and 2, with and without dilation, at an (odd, even) and an (even, odd) size; 1-D and 3-D
+    Conv and a 3-D MaxPool too.
   * `if_merge_*`: an If whose branches yield values of different shapes (issue 37), run once
     down each branch (the condition is an input): ONNX Runtime accepts branches of one dtype
     whatever their shapes (the If's output type merges them: a dim they disagree on is unknown,
@@ -22,8 +23,8 @@ Cases:
     that venv the checked-in files are kept.
 
 Expected outputs are ONNX Runtime's (CPU). ONNX Runtime's own SAME padding departs from the ONNX
-spec in places (it refuses Conv with dilations under SAME, pads pools as if undilated, and gives
-MaxPool SAME_LOWER at stride 2 another output size); for a `same_*` case it is therefore also
+spec in places (it refuses Conv with dilations under SAME and pads dilated pools as if
+undilated); for a `same_*` case it is therefore also
 run on the same node with the explicit pads that the spec's formula gives for that input size
 (`pad = (ceil(in / stride) - 1) * stride + (kernel - 1) * dilation + 1 - in`, the odd one at the
 end for SAME_UPPER, at the beginning for SAME_LOWER), and that output is the expected one; the
@@ -95,8 +96,8 @@ def spec_pads(mode, sizes, kernel, strides, dilations):
     return begins + ends
 
 
-def node_model(op, attrs, channels, weight=None, outputs=1):
-    spatial = ["H", "W"] if weight is None or weight.ndim == 4 else ["L"]
+def node_model(op, attrs, channels, weight=None, outputs=1, rank=2):
+    spatial = {1: ["L"], 2: ["H", "W"], 3: ["D", "H", "W"]}[rank]
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", channels] + spatial)
     ys = [helper.make_tensor_value_info(f"y{i}", TensorProto.FLOAT if i == 0 else TensorProto.INT64, None) for i in range(outputs)]
     inits = [numpy_helper.from_array(weight, "w")] if weight is not None else []
@@ -108,7 +109,7 @@ def node_model(op, attrs, channels, weight=None, outputs=1):
 
 def same_case(name, op, attrs, channels=3, weight=None, outputs=1, sizes=SIZES, transposed=False):
     rng = rng_for(name)
-    model = node_model(op, attrs, channels, weight, outputs)
+    model = node_model(op, attrs, channels, weight, outputs, len(sizes[0]))
     sets, notes = [], []
     for size in sizes:
         x = rng.uniform(-1, 1, (2, channels) + size).astype(np.float32)
@@ -130,7 +131,7 @@ def same_case(name, op, attrs, channels=3, weight=None, outputs=1, sizes=SIZES, 
             explicit["pads"] = begins + [t - b for t, b in zip(totals, begins)]
         else:
             explicit["pads"] = spec_pads(mode, size, k, attrs.get("strides", ones), attrs.get("dilations", ones))
-        expected = run_ort(node_model(op, explicit, channels, weight, outputs), {"x": x})
+        expected = run_ort(node_model(op, explicit, channels, weight, outputs, len(size)), {"x": x})
         agree = own is not None and all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(own, expected))
         if own is None:
             notes.append(f"{size}: ONNX Runtime refuses it ({refusal})")
@@ -177,6 +178,14 @@ def same_cases():
                 weight=w,
                 transposed=True,
             )
+            # 3-D: Burn's conv3d pads both sides alike, the excess is padded onto the input.
+            w = rng_for("w3" + tag).uniform(-0.5, 0.5, (2, 3, 3, 2, 3)).astype(np.float32)
+            sizes3 = [(5, 6, 7), (6, 3, 4)]
+            notes[f"same_conv3d_{tag}"] = same_case(
+                f"same_conv3d_{tag}", "Conv", dict(auto_pad=mode, strides=[s, s, s]), weight=w, sizes=sizes3
+            )
+            pool3 = dict(auto_pad=mode, strides=[s, s, s], kernel_shape=[3, 2, 2])
+            notes[f"same_maxpool3d_{tag}"] = same_case(f"same_maxpool3d_{tag}", "MaxPool", pool3, sizes=sizes3)
             pool = dict(auto_pad=mode, strides=[s, s], kernel_shape=[2, 3])
             notes[f"same_averagepool_count_pad_{tag}"] = same_case(
                 f"same_averagepool_count_pad_{tag}", "AveragePool", dict(pool, count_include_pad=1)

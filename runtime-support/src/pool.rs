@@ -52,6 +52,18 @@ pub fn same_pads<const N: usize>(
     })
 }
 
+/// `x` (`[N, C, spatial...]`) zero-padded by what one side of each spatial axis pads beyond the
+/// other, and the pads left, equal on both sides: for Burn ops that pad an axis's two sides
+/// alike (`conv3d`) given per-side pads known only at run time (SAME over symbolic dims).
+pub fn symmetric_padding<const D: usize, const N: usize>(
+    x: Tensor<D>,
+    pads: [(usize, usize); N],
+) -> (Tensor<D>, [(usize, usize); N]) {
+    let excess = pads.map(|(begin, end)| (begin.saturating_sub(end), end.saturating_sub(begin)));
+    let x = if excess.iter().any(|&e| e != (0, 0)) { x.pad(excess, PadMode::Constant(0.0)) } else { x };
+    (x, pads.map(|(begin, end)| (begin.min(end), begin.min(end))))
+}
+
 /// Window geometry per spatial axis (`pads` as `(begin, end)`).
 #[derive(Debug, Clone, Copy)]
 pub struct PoolWindow<'a> {

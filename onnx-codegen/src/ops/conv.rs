@@ -161,13 +161,7 @@ fn conv_options(c: &ConvConfig, pads: &TokenStream) -> TokenStream {
 fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream> {
     let win = &c.window;
     let n = win.kernel.len();
-    if n == 3 {
-        let Some(pads) = win.fixed_pads() else {
-            return Err(e.error(
-                "auto_pad SAME over symbolic spatial dims of a 3-D convolution is not supported: Burn's conv3d pads \
-                 both sides of an axis alike, and the pads are known only at run time",
-            ));
-        };
+    if let (3, Some(pads)) = (n, win.fixed_pads()) {
         if pads.iter().any(|(a, b)| a != b) {
             return Err(e.error(format!(
                 "3-D convolution with asymmetric padding (begin, end per axis: {pads:?}) is not supported by Burn; \
@@ -186,9 +180,20 @@ fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStrea
     if c.activation.is_some() || c.residual {
         return Err(CodegenError::Unsupported("an activation or residual sum fused into a 3-D Conv".into()));
     }
-    let options = conv_options(c, &padded.pads);
     let x = &padded.input;
-    Ok(quote! { burn::tensor::module::conv3d(#x, #w, #bias, #options) })
+    if win.fixed_pads().is_some() {
+        let options = conv_options(c, &padded.pads);
+        return Ok(quote! { burn::tensor::module::conv3d(#x, #w, #bias, #options) });
+    }
+    // SAME over symbolic dims: Burn's conv3d pads both sides of an axis alike, so what one side
+    // pads beyond the other is padded onto the input first.
+    let (input, pads) = (e.names.fresh("symmetric_padded_input"), e.names.fresh("symmetric_pads"));
+    let options = conv_options(c, &quote! { #pads });
+    let pads_given = &padded.pads;
+    Ok(padded.wrap(quote! {{
+        let (#input, #pads) = burn_onnx::ops::symmetric_padding(#x, #pads_given);
+        burn::tensor::module::conv3d(#input, #w, #bias, #options)
+    }}))
 }
 
 /// ConvTranspose through Burn's `conv_transposeNd`, which pads symmetrically: the smaller
