@@ -225,6 +225,32 @@ fn conv_layers() {
     insta::assert_snapshot!("conv_layers", code(&bytes, LoadStrategy::None, true, &[]));
 }
 
+/// auto_pad SAME over symbolic spatial dims (issue 37): the input bound, its pads computed from
+/// its dims on the host, then the calls of fixed pads (the conv kernel with its fused
+/// activation, a conv with run-time weights, the pools; a 3-D conv, which Burn pads symmetrically,
+/// after padding the input by the excess); ConvTranspose's SAME pads are fixed.
+#[test]
+fn same_padding_over_symbolic_dims() {
+    use models::{attr_ints, attr_string, input, model_with_outputs, node};
+    let same = |mode: &str, strides: &[i64]| vec![attr_string("auto_pad", mode), attr_ints("strides", strides)];
+    let pool = |mode: &str| [same(mode, &[2, 2]), vec![attr_ints("kernel_shape", &[3, 3])]].concat();
+    let nodes = vec![
+        node("Conv", &["x", "w", "b"], &["conv"], same("SAME_UPPER", &[2, 2])),
+        node("Relu", &["conv"], &["relu"], vec![]),
+        node("Conv", &["x", "runtime_w"], &["conv_runtime"], same("SAME_LOWER", &[1, 1])),
+        node("MaxPool", &["x"], &["max"], pool("SAME_UPPER")),
+        node("AveragePool", &["x"], &["average"], pool("SAME_LOWER")),
+        node("ConvTranspose", &["x", "wt"], &["transposed"], same("SAME_UPPER", &[2, 2])),
+        node("Conv", &["x3", "w3"], &["conv3"], same("SAME_UPPER", &[2, 2, 2])),
+    ];
+    let inputs = vec![input("x", &[1, 2, -1, -1]), input("runtime_w", &[2, 2, 3, 3]), input("x3", &[1, 2, 4, -1, 5])];
+    let inits =
+        vec![init("w", &[2, 2, 3, 3]), init("b", &[2]), init("wt", &[2, 2, 3, 3]), init("w3", &[2, 2, 3, 2, 3])];
+    let outputs = ["relu", "conv_runtime", "max", "average", "transposed", "conv3"];
+    let bytes = model_with_outputs(19, nodes, inputs, inits, &outputs);
+    insta::assert_snapshot!("same_padding_over_symbolic_dims", code(&bytes, LoadStrategy::None, true, &[]));
+}
+
 /// Gather of rows of a constant float matrix is an `Embedding`, for any index rank (negative
 /// indices wrapped); along another axis it stays a gather.
 #[test]

@@ -11,7 +11,7 @@ use crate::ops::{self, Branch, Graph, ModelInfo, Node, NodeCtx, Value, ValueId};
 use crate::proto::{GraphProto, ModelProto, NodeProto, ValueInfoProto};
 use crate::tensor::TensorData;
 use crate::types::{type_of, DType, TensorType};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 /// A node's inputs in ONNX order; `None` for an omitted optional input.
@@ -78,15 +78,19 @@ const MAX_SEARCH_NODES: usize = 250_000;
 /// cannot become one typed Rust value. Type the rest of the graph for each branch in turn and
 /// keep the typing that fits every later node and the declared outputs while making the
 /// fewest branches unreachable (such a branch becomes a run-time error, as it is in ONNX
-/// Runtime when later nodes reject its rank). An If whose outputs differ only as a scalar and
-/// a one-element vector gives up no branch: the other branch's value is reshaped. No fitting
-/// typing, or a tie, leaves the original error; but typings that differ only in the ranks of
-/// such reshaped values and give the graph's outputs the same types are as good as each other.
+/// Runtime when later nodes reject its rank). An If whose outputs differ only in the rank of a
+/// one-element value (`[]` and `[1]`) gives up no branch: the other branch's value is reshaped.
+/// No fitting typing, or a tie, leaves the original error; but typings that differ only in the
+/// ranks of such reshaped values and give the graph's outputs the same types are as good as
+/// each other, and where they give them other types (nothing after the If settles the rank:
+/// ONNX Runtime's output has none, and it returns each branch's value as it is) the one that
+/// keeps each such If's higher rank is taken (a scalar becomes `[1]`, never the reverse).
 fn search_branch_typings(model: &ModelProto, graph: &GraphProto, context: &Context, conflict: Error) -> Result<Graph> {
     let mut pending = vec![BranchChoices::new()];
     let mut fitting: Vec<(usize, BranchChoices, Graph)> = vec![];
-    // The Ifs whose choice reshapes a value rather than giving a branch up.
-    let mut reshapable = BTreeSet::new();
+    // The Ifs whose choice reshapes a value rather than giving a branch up, with the choice
+    // that keeps the higher rank.
+    let mut reshapable = BTreeMap::new();
     let mut fewest = usize::MAX;
     let attempts = MAX_TYPINGS.min(MAX_SEARCH_NODES / graph.node_count().max(1)).max(1);
     for _ in 0..attempts {
@@ -101,8 +105,8 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, context: &Conte
                 fitting.push((given_up, choices, typed));
             }
             Err(Error::BranchTypes { node, reshapable: by_reshape, .. }) => {
-                if by_reshape {
-                    reshapable.insert(node.clone());
+                if let Some(then_wider) = by_reshape {
+                    reshapable.insert(node.clone(), then_wider);
                 }
                 for then_typed in [false, true] {
                     let mut next = choices.clone();
@@ -120,20 +124,34 @@ fn search_branch_typings(model: &ModelProto, graph: &GraphProto, context: &Conte
     fitting.sort_by_key(|(given_up, ..)| *given_up);
     let Some((fewest, first_choices, first)) = fitting.first() else { return Err(conflict) };
     let output_types = |g: &Graph| g.outputs.iter().map(|&o| g.values[o].ty.clone()).collect::<Vec<_>>();
-    let equally_good = fitting.iter().skip(1).take_while(|(given_up, ..)| given_up == fewest).all(|(_, choices, g)| {
+    let best = fitting.iter().take_while(|(given_up, ..)| given_up == fewest);
+    let same_branches = best.clone().all(|(_, choices, _)| {
         branches_given_up(choices, &reshapable) == branches_given_up(first_choices, &reshapable)
-            && output_types(g) == output_types(first)
     });
-    if !equally_good {
+    if !same_branches {
         return Err(conflict);
     }
-    Ok(fitting.swap_remove(0).2)
+    if best.clone().all(|(.., g)| output_types(g) == output_types(first)) {
+        return Ok(fitting.swap_remove(0).2);
+    }
+    // The rank of a one-element value is left open: the typing that keeps the higher ranks.
+    let keeps_higher_ranks =
+        |choices: &BranchChoices| choices.iter().all(|(node, &then)| reshapable.get(node).is_none_or(|&w| w == then));
+    let mut higher = best.enumerate().filter(|(_, (_, choices, _))| keeps_higher_ranks(choices));
+    let (Some((index, (.., chosen))), rest) = (higher.next(), higher) else { return Err(conflict) };
+    if !rest.map(|(_, (.., g))| g).all(|g| output_types(g) == output_types(chosen)) {
+        return Err(conflict);
+    }
+    Ok(fitting.swap_remove(index).2)
 }
 
 /// The branch choices of `choices` that make a branch unreachable: those of the Ifs not in
 /// `reshapable` (whose other branch's value is reshaped instead).
-fn branches_given_up<'c>(choices: &'c BranchChoices, reshapable: &BTreeSet<String>) -> Vec<(&'c String, &'c bool)> {
-    choices.iter().filter(|(node, _)| !reshapable.contains(*node)).collect()
+fn branches_given_up<'c>(
+    choices: &'c BranchChoices,
+    reshapable: &BTreeMap<String, bool>,
+) -> Vec<(&'c String, &'c bool)> {
+    choices.iter().filter(|(node, _)| !reshapable.contains_key(*node)).collect()
 }
 
 /// What every build of one import shares.

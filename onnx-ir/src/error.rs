@@ -68,9 +68,12 @@ pub enum Error {
         then_type: String,
         /// The `else_branch` output's type, as displayed.
         else_type: String,
-        /// The outputs differ only as a scalar and a one-element vector: either branch's value
-        /// can be reshaped to the other's type, so no branch need be given up.
-        reshapable: bool,
+        /// The outputs differ only in the rank of a one-element value (`[]` and `[1]`, `[1]` and
+        /// `[1, 1]`): either branch's value can be reshaped to the other's type, so no branch
+        /// need be given up. `Some(then_wider)`: whether typing the graph for the then branch
+        /// gives the output the higher rank (ONNX Runtime's `[1]` for `[]` and `[1]`, the
+        /// typing kept when nothing later settles the rank); `None` for other differences.
+        reshapable: Option<bool>,
     },
     /// A graph output's declared type contradicts the type inferred for it.
     #[error("graph output `{name}`: the model declares {declared} but the graph computes {inferred}")]

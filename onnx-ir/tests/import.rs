@@ -308,9 +308,51 @@ fn if_branches_yielding_a_scalar_and_a_one_element_vector_take_the_rank_later_no
     // Either rank gives the graph's output the same type: the choice shows nowhere.
     let graph = import(&scalar_or_single_if(None, Some("Mul")), ImportOptions::default()).expect("imports");
     assert_eq!(graph.values[graph.outputs[0]].ty.shape, [Dim::Static(2)]);
-    // Nothing to settle it: the branches' types conflict.
-    let err = import(&scalar_or_single_if(None, None), ImportOptions::default()).expect_err("both ranks fit");
-    assert_eq!(err.to_string(), "node `If_node` (If): branch outputs differ: f32[] and f32[1]");
+    // Nothing settles it (issue 37): ONNX Runtime's output has no rank and each branch's value
+    // comes out as it is; the higher rank holds both, the scalar is reshaped to `[1]`.
+    let graph = import(&scalar_or_single_if(None, None), ImportOptions::default()).expect("imports");
+    let Op::If(config) = &graph.nodes[0].op else { panic!("expected If, got {:?}", graph.nodes[0].op) };
+    reshaped_branch_output(&graph, &config.then_branch, 1);
+    assert!(config.else_branch.nodes.iter().all(|n| n.op_type != "Reshape"));
+    assert_eq!(graph.values[graph.outputs[0]].ty.shape, [Dim::Static(1)]);
+}
+
+/// An If whose then branch yields `x` reshaped to `then_shape` and the else branch `x` reshaped
+/// to `else_shape`, its output the graph's (no type declared).
+fn reshaping_if(x: &[i64], then_shape: &[i64], else_shape: &[i64]) -> Vec<u8> {
+    let reshape = |shape: &str| node("Reshape", &["x", shape], &["out"], vec![]);
+    let nodes = vec![if_with("c", reshape("then_shape"), reshape("else_shape"))];
+    let inits = vec![ints_init("then_shape", then_shape), ints_init("else_shape", else_shape)];
+    model(14, nodes, vec![input("x", x), bool_input("c")], inits)
+}
+
+#[test]
+fn if_branches_yielding_one_element_of_any_two_ranks_take_the_higher() {
+    for (then_shape, else_shape) in [(&[][..], &[1, 1][..]), (&[1, 1, 1], &[1])] {
+        let graph = import(&reshaping_if(&[1], then_shape, else_shape), ImportOptions::default()).expect("imports");
+        let rank = then_shape.len().max(else_shape.len());
+        assert_eq!(graph.values[graph.outputs[0]].ty.shape, vec![Dim::Static(1); rank]);
+        let Op::If(config) = &graph.nodes[0].op else { panic!("expected If") };
+        let narrower = if then_shape.len() < rank { &config.then_branch } else { &config.else_branch };
+        reshaped_branch_output(&graph, narrower, rank);
+    }
+}
+
+#[test]
+fn if_branches_of_one_rank_merge_their_dims() {
+    // As ONNX's If inference and ONNX Runtime: a dim the branches disagree on is unknown (a
+    // static one and one computed at run time here).
+    let graph = import(&reshaping_if(&[-1], &[2, 6], &[2, -1]), ImportOptions::default()).expect("imports");
+    assert_eq!(graph.values[graph.outputs[0]].ty.shape, [Dim::Static(2), Dim::Unknown]);
+    let graph = import(&reshaping_if(&[12], &[2, 6], &[3, 4]), ImportOptions::default()).expect("imports");
+    assert_eq!(graph.values[graph.outputs[0]].ty.shape, [Dim::Unknown, Dim::Unknown]);
+}
+
+#[test]
+fn if_branches_of_other_ranks_and_more_elements_are_an_error() {
+    // ONNX Runtime accepts them and returns a `[2, 3]` or a `[6]`: no one typed value holds both.
+    let err = import(&reshaping_if(&[6], &[2, 3], &[6]), ImportOptions::default()).expect_err("no merge");
+    assert_eq!(err.to_string(), "node `If_node` (If): branch outputs differ: f32[2, 3] and f32[6]");
 }
 
 #[test]

@@ -201,7 +201,9 @@ pub mod ops {
         cast_float_to_int, cast_float_to_narrow_int, cast_to_e8m0, cast_to_mini_float, wrap_int, E8M0Rounding,
         MiniFloat, NarrowInt,
     };
-    pub use crate::pool::{max_pool_with_indices, max_unpool, pool, PoolReduce, PoolWindow};
+    pub use crate::pool::{
+        max_pool_with_indices, max_unpool, pool, same_pads, symmetric_padding, PoolReduce, PoolWindow,
+    };
     pub use crate::random::{
         bernoulli, dropout, dropout_ratio, dropout_training, multinomial, random_normal, random_uniform,
     };

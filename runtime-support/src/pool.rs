@@ -24,6 +24,46 @@ pub enum PoolReduce {
     },
 }
 
+/// ONNX's SAME_UPPER (`upper`) or SAME_LOWER padding, `(begin, end)` per spatial axis, for an
+/// input of `dims` (`[N, C, spatial...]`): the windows cover `ceil(size / stride)` outputs, and
+/// what their extent `(out - 1) * stride + (kernel - 1) * dilation + 1` exceeds the input by is
+/// split in two, the odd one at the end (SAME_UPPER) or the beginning (SAME_LOWER). Generated
+/// code calls it where the spatial dims are symbolic, with the input's dims (read on the host);
+/// static ones are padded at import with the same arithmetic (`onnx_ir`'s `Window::same_pads`).
+pub fn same_pads<const N: usize>(
+    dims: &[usize],
+    kernel: [usize; N],
+    strides: [usize; N],
+    dilations: [usize; N],
+    upper: bool,
+) -> [(usize, usize); N] {
+    let spatial = &dims[dims.len().saturating_sub(N)..];
+    core::array::from_fn(|axis| {
+        let (size, stride) = (spatial.get(axis).copied().unwrap_or(0), strides[axis]);
+        let span = kernel[axis].saturating_sub(1).saturating_mul(dilations[axis]).saturating_add(1);
+        let extent = size.div_ceil(stride).saturating_sub(1).saturating_mul(stride).saturating_add(span);
+        let total = extent.saturating_sub(size);
+        let (small, large) = (total / 2, total - total / 2);
+        if upper {
+            (small, large)
+        } else {
+            (large, small)
+        }
+    })
+}
+
+/// `x` (`[N, C, spatial...]`) zero-padded by what one side of each spatial axis pads beyond the
+/// other, and the pads left, equal on both sides: for Burn ops that pad an axis's two sides
+/// alike (`conv3d`) given per-side pads known only at run time (SAME over symbolic dims).
+pub fn symmetric_padding<const D: usize, const N: usize>(
+    x: Tensor<D>,
+    pads: [(usize, usize); N],
+) -> (Tensor<D>, [(usize, usize); N]) {
+    let excess = pads.map(|(begin, end)| (begin.saturating_sub(end), end.saturating_sub(begin)));
+    let x = if excess.iter().any(|&e| e != (0, 0)) { x.pad(excess, PadMode::Constant(0.0)) } else { x };
+    (x, pads.map(|(begin, end)| (begin.min(end), begin.min(end))))
+}
+
 /// Window geometry per spatial axis (`pads` as `(begin, end)`).
 #[derive(Debug, Clone, Copy)]
 pub struct PoolWindow<'a> {
@@ -359,5 +399,16 @@ mod tests {
         let y = max_unpool(x, indices, &[3], &[2], &[(1, 0)], Some(&[1, 2, 7]));
         let expected = [1.0, 0.0, 0.0, 3.0, 0.0, 4.0, 0.0, 0.0, 5.0, 0.0, 6.0, 0.0, 0.0, 0.0];
         assert_close(y, [1, 2, 7], &expected, 0.0);
+    }
+
+    #[test]
+    fn same_pads_put_the_odd_one_where_the_mode_says() {
+        // ONNX's arithmetic by hand: 7 -> 4 windows at stride 2 span 7 (pad 2), 8 -> 4 span 9 (pad 1).
+        assert_eq!(same_pads(&[1, 3, 7, 8], [3, 3], [2, 2], [1, 1], true), [(1, 1), (0, 1)]);
+        assert_eq!(same_pads(&[1, 3, 7, 8], [3, 3], [2, 2], [1, 1], false), [(1, 1), (1, 0)]);
+        // Dilation 2 makes a 3-tap window span 5: 10 outputs at stride 1 need 4.
+        assert_eq!(same_pads(&[1, 1, 10], [3], [1], [2], true), [(2, 2)]);
+        // A window shorter than the stride needs none.
+        assert_eq!(same_pads(&[1, 1, 8], [1], [4], [1], true), [(0, 0)]);
     }
 }

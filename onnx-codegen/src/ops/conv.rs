@@ -1,3 +1,4 @@
+use super::pool::WindowPads;
 use super::EmitOp;
 use crate::emitter::{dims_literal, lit, Emitter};
 use crate::error::{CodegenError, Result};
@@ -7,14 +8,16 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 /// Conv with constant weights as a `Conv1d`/`Conv2d`/`Conv3d` layer (ONNX and Burn share the
-/// `[out, in / groups, kernel...]` weight layout); 3-D only with symmetric pads, which is all
-/// `Conv3d` pads.
+/// `[out, in / groups, kernel...]` weight layout); 3-D only with fixed symmetric pads, which is
+/// all `Conv3d` pads. Pads computed at run time (SAME over symbolic spatial dims) are given to
+/// each call; the layer's own padding is then `Valid`.
 pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream> {
     let win = &c.window;
     let n = win.kernel.len();
+    let fixed = win.fixed_pads();
     let fits = match n {
         1 | 2 => true,
-        3 => win.pads.iter().all(|(a, b)| a == b) && c.activation.is_none() && !c.residual,
+        3 => fixed.is_some_and(|p| p.iter().all(|(a, b)| a == b)) && c.activation.is_none() && !c.residual,
         _ => false,
     };
     let weights = if fits { e.layer_weights(node, &[(1, "weight"), (2, "bias")]) } else { None };
@@ -26,7 +29,13 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
     let (ty, init) = match n {
         1 => {
             let (k, s, d) = (lit(win.kernel[0]), lit(win.strides[0]), lit(win.dilations[0]));
-            let (left, right) = (lit(win.pads[0].0), lit(win.pads[0].1));
+            let padding = match fixed {
+                Some(pads) => {
+                    let (left, right) = (lit(pads[0].0), lit(pads[0].1));
+                    quote! { burn::nn::PaddingConfig1d::Explicit(#left, #right) }
+                }
+                None => quote! { burn::nn::PaddingConfig1d::Valid },
+            };
             (
                 quote! { burn::nn::conv::Conv1d },
                 quote! {
@@ -34,15 +43,20 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
                         .with_stride(#s)
                         .with_dilation(#d)
                         .with_groups(#groups)
-                        .with_padding(burn::nn::PaddingConfig1d::Explicit(#left, #right))
+                        .with_padding(#padding)
                         .with_bias(#has_bias)
                         .init(device)
                 },
             )
         }
         2 => {
-            let (top, bottom, left, right) =
-                (lit(win.pads[0].0), lit(win.pads[0].1), lit(win.pads[1].0), lit(win.pads[1].1));
+            let padding = match fixed {
+                Some(pads) => {
+                    let (top, bottom, left, right) = (lit(pads[0].0), lit(pads[0].1), lit(pads[1].0), lit(pads[1].1));
+                    quote! { burn::nn::PaddingConfig2d::Explicit(#top, #left, #bottom, #right) }
+                }
+                None => quote! { burn::nn::PaddingConfig2d::Valid },
+            };
             (
                 quote! { burn::nn::conv::Conv2d },
                 quote! {
@@ -50,14 +64,15 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
                         .with_stride(#strides)
                         .with_dilation(#dilations)
                         .with_groups(#groups)
-                        .with_padding(burn::nn::PaddingConfig2d::Explicit(#top, #left, #bottom, #right))
+                        .with_padding(#padding)
                         .with_bias(#has_bias)
                         .init(device)
                 },
             )
         }
         _ => {
-            let [depth, height, width] = [0, 1, 2].map(|i| lit(win.pads[i].0));
+            let pads = fixed.unwrap_or_default();
+            let [depth, height, width] = [0, 1, 2].map(|i| lit(pads[i].0));
             (
                 quote! { burn::nn::conv::Conv3d },
                 quote! {
@@ -80,22 +95,25 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
     // The layer holds the (trainable) parameters; burn_onnx's kernel runs them on flex.
     let w = quote! { self.#field.weight.val() };
     let b = quote! { self.#field.bias.as_ref().map(|b| b.val()) };
-    kernel_call(e, node, x, w, b, c)
+    let padded = WindowPads::new(e, win, x);
+    let y = kernel_call(e, node, &padded, w, b, c)?;
+    Ok(padded.wrap(y))
 }
 
 /// `burn_onnx::ops::conv1d/conv2d(x, w, b, options, activation)`, or
 /// `conv2d_residual(.., residual, activation)` with a fused residual sum: the AVX2 kernel on
-/// flex, Burn's conv elsewhere.
+/// flex, Burn's conv elsewhere. `padded`: the input and its pads.
 fn kernel_call(
     e: &mut Emitter,
     node: &Node,
-    x: TokenStream,
+    padded: &WindowPads,
     w: TokenStream,
     b: TokenStream,
     c: &ConvConfig,
 ) -> Result<TokenStream> {
     let n = c.window.kernel.len();
-    let options = conv_options(c);
+    let x = &padded.input;
+    let options = conv_options(c, &padded.pads);
     let activation = activation(c.activation)?;
     if !c.residual {
         let func = quote::format_ident!("conv{n}d");
@@ -132,11 +150,10 @@ pub(crate) fn activation(fused: Option<UnaryOp>) -> Result<TokenStream> {
     Ok(quote! { burn_onnx::ops::ConvActivation::#variant })
 }
 
-/// Burn's `ConvOptions` for the window, with ONNX's per-side padding.
-fn conv_options(c: &ConvConfig) -> TokenStream {
+/// Burn's `ConvOptions` for the window, with ONNX's per-side padding `pads` ([`WindowPads`]).
+fn conv_options(c: &ConvConfig, pads: &TokenStream) -> TokenStream {
     let win = &c.window;
     let (strides, dilations, groups) = (dims_literal(&win.strides), dims_literal(&win.dilations), lit(c.groups));
-    let pads = super::pool::pads_tokens(&win.pads);
     quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, #pads, #dilations, #groups) }
 }
 
@@ -144,24 +161,39 @@ fn conv_options(c: &ConvConfig) -> TokenStream {
 fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream> {
     let win = &c.window;
     let n = win.kernel.len();
-    if n == 3 && win.pads.iter().any(|(a, b)| a != b) {
-        return Err(e.error(format!(
-            "3-D convolution with asymmetric padding (begin, end per axis: {:?}) is not supported by Burn; \
-             give each axis equal pads, or pad the input with a Pad node instead",
-            win.pads
-        )));
+    if let (3, Some(pads)) = (n, win.fixed_pads()) {
+        if pads.iter().any(|(a, b)| a != b) {
+            return Err(e.error(format!(
+                "3-D convolution with asymmetric padding (begin, end per axis: {pads:?}) is not supported by Burn; \
+                 give each axis equal pads, or pad the input with a Pad node instead"
+            )));
+        }
     }
     let x = e.input(&node.inputs, 0)?;
     let w = e.input(&node.inputs, 1)?;
     let bias = e.optional_input(&node.inputs, 2)?;
+    let padded = WindowPads::new(e, win, x);
     if n <= 2 {
-        return kernel_call(e, node, x, w, bias, c);
+        let y = kernel_call(e, node, &padded, w, bias, c)?;
+        return Ok(padded.wrap(y));
     }
     if c.activation.is_some() || c.residual {
         return Err(CodegenError::Unsupported("an activation or residual sum fused into a 3-D Conv".into()));
     }
-    let options = conv_options(c);
-    Ok(quote! { burn::tensor::module::conv3d(#x, #w, #bias, #options) })
+    let x = &padded.input;
+    if win.fixed_pads().is_some() {
+        let options = conv_options(c, &padded.pads);
+        return Ok(quote! { burn::tensor::module::conv3d(#x, #w, #bias, #options) });
+    }
+    // SAME over symbolic dims: Burn's conv3d pads both sides of an axis alike, so what one side
+    // pads beyond the other is padded onto the input first.
+    let (input, pads) = (e.names.fresh("symmetric_padded_input"), e.names.fresh("symmetric_pads"));
+    let options = conv_options(c, &quote! { #pads });
+    let pads_given = &padded.pads;
+    Ok(padded.wrap(quote! {{
+        let (#input, #pads) = burn_onnx::ops::symmetric_padding(#x, #pads_given);
+        burn::tensor::module::conv3d(#input, #w, #bias, #options)
+    }}))
 }
 
 /// ConvTranspose through Burn's `conv_transposeNd`, which pads symmetrically: the smaller
@@ -170,7 +202,9 @@ fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStrea
 pub fn conv_transpose(e: &mut Emitter, node: &Node, c: &ConvTransposeConfig) -> Result<TokenStream> {
     let win = &c.window;
     let n = win.kernel.len();
-    let common: Vec<usize> = win.pads.iter().map(|&(a, b)| a.min(b)).collect();
+    // SAME pads of a transposed convolution do not depend on the input's size: always fixed.
+    let pads = win.fixed_pads().ok_or_else(|| e.error("the pads are not known at import"))?;
+    let common: Vec<usize> = pads.iter().map(|&(a, b)| a.min(b)).collect();
     let layer = if (1..=3).contains(&n) { e.layer_weights(node, &[(1, "weight"), (2, "bias")]) } else { None };
     let y = match layer {
         Some(weights) => {
@@ -195,12 +229,12 @@ pub fn conv_transpose(e: &mut Emitter, node: &Node, c: &ConvTransposeConfig) -> 
             }
         }
     };
-    if win.pads.iter().all(|(a, b)| a == b) {
+    if pads.iter().all(|(a, b)| a == b) {
         return Ok(y);
     }
     // Crop what the larger side still pads: begins from the start, ends from the end.
-    let starts: Vec<i64> = win.pads.iter().map(|&(a, b)| (a - a.min(b)) as i64).collect();
-    let ends: Vec<i64> = win.pads.iter().map(|&(a, b)| if b > a { -((b - a) as i64) } else { i64::MAX }).collect();
+    let starts: Vec<i64> = pads.iter().map(|&(a, b)| (a - a.min(b)) as i64).collect();
+    let ends: Vec<i64> = pads.iter().map(|&(a, b)| if b > a { -((b - a) as i64) } else { i64::MAX }).collect();
     let axes: Vec<i64> = (2..2 + n as i64).collect();
     let (starts, ends, axes) = (
         crate::emitter::ints_literal(&starts),
@@ -248,7 +282,8 @@ pub fn deform_conv(e: &mut Emitter, node: &Node, c: &DeformConvConfig) -> Result
     let offset = e.input(&node.inputs, 2)?;
     let bias = e.optional_input(&node.inputs, 3)?;
     let mask = e.optional_input(&node.inputs, 4)?;
-    let pads = super::pool::pads_tokens(&win.pads);
+    let pads = win.fixed_pads().ok_or_else(|| e.error("auto_pad SAME over symbolic spatial dims is not supported"))?;
+    let pads = super::pool::pads_tokens(pads);
     let (strides, dilations) = (dims_literal(&win.strides), dims_literal(&win.dilations));
     let (groups, offset_groups) = (lit(c.groups), lit(c.offset_groups));
     Ok(quote! {

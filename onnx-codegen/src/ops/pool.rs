@@ -1,7 +1,7 @@
 use super::EmitOp;
 use crate::emitter::{dims_literal, float_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::{IndexOrder, MaxUnpoolConfig, PoolConfig, PoolKind};
+use onnx_ir::ops::{IndexOrder, MaxUnpoolConfig, Pads, PoolConfig, PoolKind, Window};
 use onnx_ir::Node;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -15,32 +15,33 @@ pub fn pool(e: &mut Emitter, node: &Node, c: &PoolConfig) -> Result<TokenStream>
     } else {
         x
     };
+    let padded = WindowPads::new(e, &c.window, x);
+    let x = &padded.input;
     if let Some(order) = c.indices {
-        let window = window_tokens(c);
+        let window = window_tokens(c, &padded.pads);
         let column_major = order == IndexOrder::ColumnMajor;
         let pooled = quote! { burn_onnx::ops::max_pool_with_indices(#x, #window, #column_major) };
-        return Ok(if int {
+        return Ok(padded.wrap(if int {
             quote! {{
                 let (values, indices) = #pooled;
                 (values.int(), indices)
             }}
         } else {
             pooled
-        });
+        }));
     }
-    let pooled = pool_float(x, c);
-    Ok(if int {
+    let pooled = pool_float(x, c, &padded.pads);
+    Ok(padded.wrap(if int {
         quote! { #pooled.int() }
     } else {
         pooled
-    })
+    }))
 }
 
-/// `burn_onnx::ops::PoolWindow { .. }` of the node's window.
-fn window_tokens(c: &PoolConfig) -> TokenStream {
+/// `burn_onnx::ops::PoolWindow { .. }` of the node's window, with `pads` ([`WindowPads`]).
+fn window_tokens(c: &PoolConfig, pads: &TokenStream) -> TokenStream {
     let w = &c.window;
     let (kernel, strides, dilations) = (dims_literal(&w.kernel), dims_literal(&w.strides), dims_literal(&w.dilations));
-    let pads = pads_tokens(&w.pads);
     let ceil = c.ceil_mode;
     quote! {
         burn_onnx::ops::PoolWindow {
@@ -49,6 +50,45 @@ fn window_tokens(c: &PoolConfig) -> TokenStream {
             dilations: &#dilations,
             pads: &#pads,
             ceil_mode: #ceil,
+        }
+    }
+}
+
+/// A window's pads as generated code reads them: the literal `[(begin, end), ...]` of fixed
+/// pads, or, for SAME over symbolic spatial dims, a variable that `burn_onnx::ops::same_pads`
+/// computes from the input's dims (on the host) in statements before the op, the input bound
+/// first to a variable of its own so that reading its dims moves nothing.
+pub(super) struct WindowPads {
+    /// The op's input: the given tokens, or the variable the statements bind it to.
+    pub input: TokenStream,
+    /// `[(usize, usize); N]`: the literal or the computed variable.
+    pub pads: TokenStream,
+    /// The statements binding the input and computing the pads (none for fixed pads).
+    statements: Option<TokenStream>,
+}
+
+impl WindowPads {
+    pub fn new(e: &mut Emitter, w: &Window, input: TokenStream) -> Self {
+        match &w.pads {
+            Pads::Fixed(pads) => Self { input, pads: pads_tokens(pads), statements: None },
+            Pads::Same { upper } => {
+                let (var, pads) = (e.names.fresh("same_padded_input"), e.names.fresh("same_pads"));
+                let (kernel, strides, dilations) =
+                    (dims_literal(&w.kernel), dims_literal(&w.strides), dims_literal(&w.dilations));
+                let statements = quote! {
+                    let #var = #input;
+                    let #pads = burn_onnx::ops::same_pads(&#var.dims(), #kernel, #strides, #dilations, #upper);
+                };
+                Self { input: quote! { #var }, pads: quote! { #pads }, statements: Some(statements) }
+            }
+        }
+    }
+
+    /// `expr`, after the statements when there are some (a block).
+    pub fn wrap(&self, expr: TokenStream) -> TokenStream {
+        match &self.statements {
+            None => expr,
+            Some(statements) => quote! {{ #statements #expr }},
         }
     }
 }
@@ -74,11 +114,11 @@ pub fn max_unpool(e: &mut Emitter, node: &Node, c: &MaxUnpoolConfig) -> Result<T
     Ok(quote! { burn_onnx::ops::max_unpool(#x, #indices, &#kernel, &#strides, &#pads, #output_shape) })
 }
 
-fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
+/// `pads`: the window's pads as [`WindowPads`] gives them.
+fn pool_float(x: &TokenStream, c: &PoolConfig, pads: &TokenStream) -> TokenStream {
     let w = &c.window;
     let n = w.kernel.len();
     let (kernel, strides) = (dims_literal(&w.kernel), dims_literal(&w.strides));
-    let pads = pads_tokens(&w.pads);
     let ceil = c.ceil_mode;
     let dilated = w.dilations.iter().any(|&d| d != 1);
     match c.kind {
@@ -93,7 +133,7 @@ fn pool_float(x: TokenStream, c: &PoolConfig) -> TokenStream {
                     quote! { Lp { p: #p } }
                 }
             };
-            let window = window_tokens(c);
+            let window = window_tokens(c, pads);
             quote! { burn_onnx::ops::pool(#x, burn_onnx::ops::PoolReduce::#reduce, #window) }
         }
         // Floor-mode 2-D max pooling without the indices Burn's flex kernel computes.

@@ -191,15 +191,17 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
         Some((w, groups)) => {
             let n = w.kernel.len();
             let (strides, dilations, groups) = (dims_literal(&w.strides), dims_literal(&w.dilations), lit(*groups));
-            let pads = w.pads.iter().map(|&(x, y)| (lit(x), lit(y))).map(|(x, y)| quote! { (#x, #y) });
-            let options = quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, [#(#pads),*], #dilations, #groups) };
-            if n == 2 {
+            let padded = super::pool::WindowPads::new(e, w, lhs);
+            let (lhs, pads) = (&padded.input, &padded.pads);
+            let options =
+                quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, #pads, #dilations, #groups) };
+            padded.wrap(if n == 2 {
                 // The 2-D kernel of `burn_onnx::ops` (exact too: f32 sums of small integers).
                 quote! { burn_onnx::ops::conv2d(#lhs, #rhs, None, #options, burn_onnx::ops::ConvActivation::None) }
             } else {
                 let func = quote::format_ident!("conv{n}d");
                 quote! { burn::tensor::module::#func(#lhs, #rhs, None, #options) }
-            }
+            })
         }
         None => {
             let (ra, rb) = (e.rank(e.input_id(&node.inputs, a.0)?), e.rank(e.input_id(&node.inputs, b.0)?));

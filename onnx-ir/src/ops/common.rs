@@ -91,14 +91,31 @@ pub fn mul_dims(a: usize, b: usize, what: &str) -> Result<usize, String> {
     a.checked_mul(b).filter(|&n| n <= SHAPE_LIMIT).ok_or_else(|| format!("{what} overflows ({a} * {b})"))
 }
 
-/// Window geometry of a convolution or pooling node, with explicit per-side padding.
+/// Window geometry of a convolution or pooling node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {
+    /// The kernel's size per spatial axis.
     pub kernel: Vec<usize>,
+    /// The step between windows per spatial axis.
     pub strides: Vec<usize>,
-    /// `(begin, end)` per spatial axis.
-    pub pads: Vec<(usize, usize)>,
+    /// The padding of each spatial axis.
+    pub pads: Pads,
+    /// The step between kernel taps per spatial axis.
     pub dilations: Vec<usize>,
+}
+
+/// The padding of a window's spatial axes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pads {
+    /// `(begin, end)` per spatial axis, known at import: explicit `pads`, VALID, or a SAME mode
+    /// over static spatial dims.
+    Fixed(Vec<(usize, usize)>),
+    /// A SAME mode over spatial dims not all known at import: each axis's pads depend on its
+    /// size and are computed at run time from the input's dims ([`Window::same_pads`]).
+    Same {
+        /// SAME_UPPER (an odd total puts the extra one at the end), else SAME_LOWER.
+        upper: bool,
+    },
 }
 
 fn to_usizes(ctx: &NodeCtx, name: &str, values: Vec<i64>, min: i64) -> Result<Vec<usize>> {
@@ -159,42 +176,43 @@ pub fn read_window(ctx: &NodeCtx, kernel: Vec<usize>, input: &TensorType) -> Res
     if let Some(axis) = kernel.iter().position(|&k| k == 0) {
         return Err(ctx.error(format!("the kernel {kernel:?} is empty along spatial axis {axis}")));
     }
-    let mut window = Window { kernel, strides, pads: vec![], dilations };
-    let spans = (0..n).map(|i| window.span(i)).collect::<Result<Vec<_>, _>>().map_err(|e| ctx.error(e))?;
+    let mut window = Window { kernel, strides, pads: Pads::Fixed(vec![]), dilations };
+    for i in 0..n {
+        window.span(i).map_err(|e| ctx.error(e))?;
+    }
     let auto_pad = ctx.attrs.choice_or("auto_pad", AutoPad::NotSet)?;
-    window.pads = match auto_pad {
+    let pads = match auto_pad {
         AutoPad::NotSet => {
             let flat = spatial_attr(ctx, "pads", 2 * n, 0, 0)?;
             (0..n).map(|i| (flat[i], flat[i + n])).collect()
         }
         AutoPad::Valid => vec![(0, 0); n],
         AutoPad::SameUpper | AutoPad::SameLower => {
+            window.pads = Pads::Same { upper: auto_pad == AutoPad::SameUpper };
             let spatial = &input.shape[input.rank().saturating_sub(n)..];
-            (0..n)
-                .map(|i| {
-                    let size = spatial.get(i).and_then(Dim::as_static).ok_or_else(|| {
-                        ctx.error(format!(
-                            "auto_pad {} needs static spatial dims, input is {input}",
-                            auto_pad.spelling()
-                        ))
-                    })?;
-                    if size == 0 {
-                        return Err(ctx.error(format!("spatial axis {i} of the input {input} is empty")));
-                    }
-                    let stride = window.strides[i];
-                    let out = size.div_ceil(stride);
-                    // The windows' extent: (out - 1) strides then one span.
-                    let extent = mul_dims(out.saturating_sub(1), stride, "the padded input size")
-                        .and_then(|steps| add_dims(steps, spans[i], "the padded input size"))
-                        .map_err(|e| ctx.error(e))?;
-                    Ok(auto_pad.split(extent.saturating_sub(size)))
-                })
-                .collect::<Result<_>>()?
+            let sizes: Option<Vec<usize>> = (0..n).map(|i| spatial.get(i).and_then(Dim::as_static)).collect();
+            let Some(sizes) = sizes else {
+                // Symbolic spatial dims: the pads are computed at run time, from the input's dims,
+                // where pads given beside the mode could agree at some sizes only.
+                if let Some(given) = ctx.attrs.ints("pads")? {
+                    return Err(ctx.error(format!(
+                        "pads {given:?} beside auto_pad {} over the symbolic spatial dims of {input}: the SAME pads \
+                         depend on the input's size",
+                        auto_pad.spelling()
+                    )));
+                }
+                return Ok(window);
+            };
+            if let Some(i) = sizes.iter().position(|&size| size == 0) {
+                return Err(ctx.error(format!("spatial axis {i} of the input {input} is empty")));
+            }
+            (0..n).map(|i| window.same_pads(i, sizes[i]).map_err(|e| ctx.error(e))).collect::<Result<_>>()?
         }
     };
     if auto_pad != AutoPad::NotSet {
-        check_pads_agree(ctx, &window.pads, auto_pad)?;
+        check_pads_agree(ctx, &pads, auto_pad)?;
     }
+    window.pads = Pads::Fixed(pads);
     Ok(window)
 }
 
@@ -216,13 +234,47 @@ impl Window {
         let (k, d) = (self.kernel[axis], self.dilations[axis]);
         mul_dims(k.saturating_sub(1), d, "the window span").and_then(|s| add_dims(s, 1, "the window span"))
     }
+
+    /// The pads of the explicit, VALID or static SAME padding; `None` for SAME computed at run
+    /// time.
+    pub fn fixed_pads(&self) -> Option<&[(usize, usize)]> {
+        match &self.pads {
+            Pads::Fixed(pads) => Some(pads),
+            Pads::Same { .. } => None,
+        }
+    }
+
+    /// `(begin, end)` on `axis` of input length `size`: the fixed pads, or ONNX's SAME padding
+    /// for that length, whichever the window has.
+    pub fn axis_pads(&self, axis: usize, size: usize) -> Result<(usize, usize), String> {
+        match &self.pads {
+            Pads::Fixed(pads) => Ok(pads[axis]),
+            Pads::Same { .. } => self.same_pads(axis, size),
+        }
+    }
+
+    /// ONNX's SAME padding of `axis` for an input of length `size`: `ceil(size / stride)`
+    /// outputs, the windows' extent `(out - 1) * stride + span` less the input split with the odd
+    /// one at the end (SAME_UPPER) or the beginning (SAME_LOWER). Generated code computes the
+    /// same at run time (`burn_onnx::ops::same_pads`).
+    pub fn same_pads(&self, axis: usize, size: usize) -> Result<(usize, usize), String> {
+        let stride = self.strides[axis];
+        let out = size.div_ceil(stride);
+        let extent = mul_dims(out.saturating_sub(1), stride, "the padded input size")
+            .and_then(|steps| add_dims(steps, self.span(axis)?, "the padded input size"))?;
+        let mode = match self.pads {
+            Pads::Same { upper: false } => AutoPad::SameLower,
+            _ => AutoPad::SameUpper,
+        };
+        Ok(mode.split(extent.saturating_sub(size)))
+    }
 }
 
 /// Output length of one spatial axis: `None` when the window does not fit, an error when the
 /// padded size overflows.
 pub fn window_output(size: usize, w: &Window, axis: usize, ceil_mode: bool) -> Result<Option<usize>, String> {
     let span = w.span(axis)?;
-    let (begin, end) = w.pads[axis];
+    let (begin, end) = w.axis_pads(axis, size)?;
     let padded =
         add_dims(size, begin, "the padded input size").and_then(|p| add_dims(p, end, "the padded input size"))?;
     let Some(room) = padded.checked_sub(span) else { return Ok(None) };
@@ -264,7 +316,7 @@ mod tests {
     use super::*;
 
     fn window(kernel: usize, stride: usize, pads: (usize, usize), dilation: usize) -> Window {
-        Window { kernel: vec![kernel], strides: vec![stride], pads: vec![pads], dilations: vec![dilation] }
+        Window { kernel: vec![kernel], strides: vec![stride], pads: Pads::Fixed(vec![pads]), dilations: vec![dilation] }
     }
 
     /// Regression (issue 14): huge dilations and pads overflowed the window arithmetic.

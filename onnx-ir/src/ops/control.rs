@@ -341,16 +341,19 @@ fn parse_if(b: &mut impl Subgraphs, node: &NodeProto, name: &str, inputs: Inputs
     Ok(Built::Node { op, inputs: vec![Some(condition)], outputs: output_types })
 }
 
-/// Whether `a` and `b` are a scalar and a one-element vector of one dtype (either way round).
-fn scalar_and_single(a: &TensorType, b: &TensorType) -> bool {
-    let single = |t: &TensorType| t.shape == [Dim::Static(1)];
-    a.is_tensor() && b.is_tensor() && a.dtype == b.dtype && (a.rank() == 0 && single(b) || single(a) && b.rank() == 0)
+/// Whether `a` and `b` are one-element tensors of one dtype and different ranks (`[]` and `[1]`,
+/// `[1]` and `[1, 1]`, ...): ONNX Runtime accepts such branches (the If's output then has no
+/// rank) and returns each branch's value as it is.
+fn one_element_of_other_ranks(a: &TensorType, b: &TensorType) -> bool {
+    let single = |t: &TensorType| t.is_tensor() && t.shape.iter().all(|d| *d == Dim::Static(1));
+    single(a) && single(b) && a.dtype == b.dtype && a.rank() != b.rank()
 }
 
-/// An If output that is a scalar in one branch and a one-element vector in the other (ONNX
-/// Runtime accepts both): the rank the model declares for the output, else the one the rest of
-/// the graph is typed for ([`Subgraphs::branch_choice`]), is the If's; the other branch's value
-/// is reshaped to it. Neither known: the branches' types conflict, for the typing search.
+/// An If output that is a one-element value of one rank in one branch and of another in the
+/// other (`[]` and `[1]`; ONNX Runtime accepts both): the rank the model declares for the
+/// output, else the one the rest of the graph is typed for ([`Subgraphs::branch_choice`]), is
+/// the If's; the other branch's value is reshaped to it. Neither known: the branches' types
+/// conflict, for the typing search, which keeps the higher rank where nothing later settles it.
 fn reshape_one_element_outputs(
     b: &mut impl Subgraphs,
     name: &str,
@@ -361,7 +364,7 @@ fn reshape_one_element_outputs(
     for (i, out_name) in output_names.iter().enumerate() {
         let (then_out, else_out) = (then_branch.outputs[i], else_branch.outputs[i]);
         let (then_type, else_type) = (b.value(then_out).ty.clone(), b.value(else_out).ty.clone());
-        if !scalar_and_single(&then_type, &else_type) {
+        if !one_element_of_other_ranks(&then_type, &else_type) {
             continue;
         }
         let declared_rank = b.declared(out_name).filter(|d| d.dtype == then_type.dtype).map(TensorType::rank);
@@ -375,7 +378,7 @@ fn reshape_one_element_outputs(
                         node: name.to_string(),
                         then_type: then_type.to_string(),
                         else_type: else_type.to_string(),
-                        reshapable: true,
+                        reshapable: Some(then_type.rank() > else_type.rank()),
                     })
                 }
             },
@@ -385,7 +388,7 @@ fn reshape_one_element_outputs(
         } else {
             (else_type, then_out, &mut then_branch, "then")
         };
-        let shape = if kept.rank() == 0 { vec![] } else { vec![1] };
+        let shape = vec![1; kept.rank()];
         let node_name = format!("{name}::{side}_output{i}");
         let reshaped = b.private_value(node_name.clone(), kept);
         branch.nodes.push(super::Node {
@@ -420,7 +423,7 @@ fn type_if_outputs(
             node: name.to_string(),
             then_type: t.to_string(),
             else_type: e.to_string(),
-            reshapable: false,
+            reshapable: None,
         });
     };
     let list = |types: &[TensorType]| types.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");

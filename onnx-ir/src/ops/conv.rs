@@ -4,7 +4,7 @@
 
 use super::common::{
     add_dims, check_pads_agree, checked_product, mul_dims, read_window, spatial_attr, window_output_type, AutoPad,
-    Window,
+    Pads, Window,
 };
 use super::{one, InferOp};
 use super::{IntsInput, NodeCtx, Op, Parsed};
@@ -123,28 +123,36 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
     if let Some(shape) = output_shape.as_ref().filter(|s| s.len() < spatial || s.iter().any(|&d| d < 0)) {
         return Err(ctx.error(format!("output_shape {shape:?} must give {spatial} non-negative spatial dims")));
     }
-    let pads: Vec<(usize, usize)> =
-        if output_shape.is_some() || matches!(auto_pad, AutoPad::SameUpper | AutoPad::SameLower) {
-            let unpadded = window(vec![(0, 0); spatial]);
-            (0..spatial)
-                .map(|i| -> Result<(usize, usize)> {
-                    let size = x.shape[2 + i].as_static().ok_or_else(|| {
-                        ctx.error(format!("output_shape/auto_pad need static spatial dims, input {x}"))
-                    })?;
-                    let target = match &output_shape {
-                        Some(shape) => shape[shape.len() - spatial + i] as usize,
-                        None => mul_dims(size, strides[i], "the output size").map_err(|e| ctx.error(e))?,
-                    };
-                    let full = transposed_len(size, &unpadded, output_padding[i], i).map_err(|e| ctx.error(e))?;
-                    // A larger requested output is reached with extra output padding at the end.
-                    output_padding[i] += target.saturating_sub(full);
-                    Ok(auto_pad.split(full.saturating_sub(target)))
-                })
-                .collect::<Result<_>>()?
-        } else {
-            let flat = spatial_attr(ctx, "pads", 2 * spatial, 0, 0)?;
-            (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect()
-        };
+    let unpadded = window(Pads::Fixed(vec![(0, 0); spatial]));
+    let pads: Vec<(usize, usize)> = if let Some(shape) = &output_shape {
+        (0..spatial)
+            .map(|i| -> Result<(usize, usize)> {
+                let size = x.shape[2 + i]
+                    .as_static()
+                    .ok_or_else(|| ctx.error(format!("output_shape needs static spatial dims, input {x}")))?;
+                let target = shape[shape.len() - spatial + i] as usize;
+                let full = transposed_len(size, &unpadded, output_padding[i], i).map_err(|e| ctx.error(e))?;
+                // A larger requested output is reached with extra output padding at the end.
+                output_padding[i] += target.saturating_sub(full);
+                Ok(auto_pad.split(full.saturating_sub(target)))
+            })
+            .collect::<Result<_>>()?
+    } else if matches!(auto_pad, AutoPad::SameUpper | AutoPad::SameLower) {
+        // The output is `size * stride` long; the full transposed length is `stride * (size - 1)
+        // + output_padding + span`: they differ by `output_padding + span - stride`, whatever the
+        // size, so symbolic spatial dims get the same pads.
+        (0..spatial)
+            .map(|i| -> Result<(usize, usize)> {
+                let span = unpadded.span(i).map_err(|e| ctx.error(e))?;
+                let full = add_dims(output_padding[i], span, "the output size").map_err(|e| ctx.error(e))?;
+                output_padding[i] += strides[i].saturating_sub(full);
+                Ok(auto_pad.split(full.saturating_sub(strides[i])))
+            })
+            .collect::<Result<_>>()?
+    } else {
+        let flat = spatial_attr(ctx, "pads", 2 * spatial, 0, 0)?;
+        (0..spatial).map(|i| (flat[i], flat[i + spatial])).collect()
+    };
     if output_shape.is_some() {
         // ONNX: "If output_shape is specified pads values are ignored."
         ctx.attrs.ignore(&["pads"]);
@@ -152,7 +160,7 @@ pub fn parse_transpose(ctx: &NodeCtx) -> Result<Parsed> {
         check_pads_agree(ctx, &pads, auto_pad)?;
     }
     let out_channels = mul_dims(w_shape[1], groups, "the output channels").map_err(|e| ctx.error(e))?;
-    let config = ConvTransposeConfig { window: window(pads), groups, output_padding, out_channels };
+    let config = ConvTransposeConfig { window: window(Pads::Fixed(pads)), groups, output_padding, out_channels };
     // Shapes are checked now (for any static spatial dims), so that inference cannot fail later.
     infer_transpose(&config, x).map_err(|e| ctx.error(e))?;
     Ok(Parsed::new(Op::ConvTranspose(config), 3))
@@ -174,7 +182,8 @@ pub fn infer_transpose(c: &ConvTransposeConfig, x: &TensorType) -> Result<Tensor
         shape.push(match d.as_static() {
             Some(n) => {
                 let full = transposed_len(n, w, c.output_padding[i], i)?;
-                Dim::Static(full.saturating_sub(w.pads[i].0 + w.pads[i].1))
+                let (begin, end) = w.axis_pads(i, n)?;
+                Dim::Static(full.saturating_sub(begin + end))
             }
             None => Dim::Unknown,
         });

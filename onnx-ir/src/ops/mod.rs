@@ -49,6 +49,7 @@ use crate::types::{DType, TensorType};
 use std::path::PathBuf;
 
 pub use attention::{AttentionConfig, LinearAttentionConfig, RotaryConfig, ScaledDotProductAttentionConfig};
+pub use common::{Pads, Window};
 pub use context::NodeCtx;
 pub use control::{FlexAttentionConfig, IfConfig, LoopConfig, Modifier, ScanConfig, SequenceMapConfig, PREVIEW_DOMAIN};
 pub use conv::{CausalConvConfig, Col2ImConfig, ConvConfig, ConvTransposeConfig, DeformConvConfig};
