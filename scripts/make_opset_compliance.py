@@ -34,9 +34,12 @@ def ir_version_for(opset):
 
 
 def supported_ops():
-    """{op: the since-versions SUPPORTED-OPS.md lists as supported}."""
+    """{op: the since-versions SUPPORTED-OPS.md lists as supported}, of the default domain (its
+    first table; the other domains' sections follow under `## ` headings)."""
     ops = {}
     for line in (ROOT / "SUPPORTED-OPS.md").read_text().splitlines():
+        if line.startswith("## "):
+            break
         cells = [c.strip() for c in line.strip("|").split("|")]
         if len(cells) == 2 and cells[1].startswith("yes ("):
             listed = cells[1][len("yes ("):].split(")")[0]
