@@ -154,6 +154,12 @@ impl<T: crate::Output> crate::Output for Vec<T> {
     }
 }
 
+impl<T: crate::Output> crate::Output for Option<T> {
+    fn into_output(self) -> Returned {
+        Returned::Optional(self.map(|value| Box::new(value.into_output())))
+    }
+}
+
 impl crate::Output for burn_onnx::ScoreMap<i64> {
     fn into_output(self) -> Returned {
         Returned::Map(self.into_iter().map(|(k, v)| (MapKey::Int(k), v)).collect())
