@@ -10,7 +10,12 @@ converted with `zipmap=False` (probabilities as a tensor) and, as `<case>_zipmap
 converters' default (probabilities as ZipMap's sequence of maps, written as a SequenceProto of
 MapProtos).
 
-Reference outputs are ONNX Runtime's (CPU) on the dataset's held-out rows, written as ONNX backend
+`node_*` cases are single ai.onnx.ml nodes made with onnx.helper for the attribute forms no
+converter above writes (Normalizer MAX/L2, int64 Imputer, FeatureVectorizer, the tree ensembles'
+other transforms and aggregates, PROBIT).
+
+Reference outputs are ONNX Runtime's (CPU) on the dataset's held-out rows (seeded inputs for the
+node cases), written as ONNX backend
 test folders (<case>/model.onnx, <case>/test_data_set_0/input_N.pb, output_N.pb). A case whose
 conversion fails, or that ONNX Runtime cannot run, is skipped with the reason printed. Reruns write
 the same bytes.
@@ -147,6 +152,81 @@ def ints_for_bools():
     _container.make_node = patched
 
 
+def node(op, inputs, attrs, outputs):
+    """One ai.onnx.ml node on seeded `inputs` ([(name, array)]) with `outputs` ([(name, elem
+    type, rank)]): the attribute forms no converter of the zoo writes (ONNX Runtime the oracle)."""
+
+    def build(keep_zipmap=False):
+        if keep_zipmap:
+            return None
+        from onnx import helper
+
+        graph = helper.make_graph(
+            [helper.make_node(op, [n for n, _ in inputs], [n for n, _, _ in outputs], domain="ai.onnx.ml", **attrs)],
+            op,
+            [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape)) for n, a in inputs],
+            [helper.make_tensor_value_info(n, t, [None] * rank) for n, t, rank in outputs],
+        )
+        opsets = [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)]
+        return helper.make_model(graph, opset_imports=opsets, ir_version=8), dict(inputs)
+
+    return build
+
+
+def tree_attrs(prefix, n_targets_or_classes):
+    """Two trees on x[:, 0] and x[:, 1]; each leaf weights some of the targets (one leaf only the
+    first, so a row can have a zero score)."""
+    leaves = [(0, 1, [(0, 0.5), (1, -0.25)]), (0, 2, [(0, 0.0)]), (1, 1, [(1, 1.5)]), (1, 2, [(0, -1.0), (1, 0.75)])]
+    weights = [(t, n, target, w) for t, n, pairs in leaves for target, w in pairs if target < n_targets_or_classes]
+    return {
+        "nodes_treeids": [0, 0, 0, 1, 1, 1],
+        "nodes_nodeids": [0, 1, 2, 0, 1, 2],
+        "nodes_featureids": [0, 0, 0, 1, 0, 0],
+        "nodes_modes": ["BRANCH_LEQ", "LEAF", "LEAF", "BRANCH_GT", "LEAF", "LEAF"],
+        "nodes_values": [0.1, 0.0, 0.0, -0.2, 0.0, 0.0],
+        "nodes_truenodeids": [1, 0, 0, 1, 0, 0],
+        "nodes_falsenodeids": [2, 0, 0, 2, 0, 0],
+        f"{prefix}_treeids": [w[0] for w in weights],
+        f"{prefix}_nodeids": [w[1] for w in weights],
+        f"{prefix}_ids": [w[2] for w in weights],
+        f"{prefix}_weights": [w[3] for w in weights],
+    }
+
+
+def node_cases():
+    rng = np.random.RandomState(SEED)
+    x = rng.randn(12, 4).astype(np.float32)
+    x[3] = 0.0
+    x[5] = -np.abs(x[5])
+    ints = rng.randint(-1, 3, size=(12, 3)).astype(np.int64)
+    float_out = [("y", onnx.TensorProto.FLOAT, 2)]
+    yield "node_normalizer_max", node("Normalizer", [("x", x)], {"norm": "MAX"}, float_out)
+    yield "node_normalizer_l2", node("Normalizer", [("x", x)], {"norm": "L2"}, float_out)
+    yield "node_imputer_int64", node(
+        "Imputer", [("x", ints)], {"replaced_value_int64": -1, "imputed_value_int64s": [7, 8, 9]},
+        [("y", onnx.TensorProto.INT64, 2)],
+    )
+    yield "node_feature_vectorizer", node(
+        "FeatureVectorizer", [("a", x[:, :2].copy()), ("b", x[:, 3:].copy())], {"inputdimensions": [2, 1]}, float_out
+    )
+    for transform in ("SOFTMAX_ZERO", "SOFTMAX", "LOGISTIC"):
+        attrs = {**tree_attrs("target", 2), "n_targets": 2, "post_transform": transform}
+        yield f"node_tree_regressor_{transform.lower()}", node("TreeEnsembleRegressor", [("x", x)], attrs, float_out)
+    for aggregate in ("AVERAGE", "MAX", "MIN"):
+        attrs = {**tree_attrs("target", 1), "n_targets": 1, "aggregate_function": aggregate, "base_values": [0.5]}
+        yield f"node_tree_regressor_{aggregate.lower()}", node("TreeEnsembleRegressor", [("x", x)], attrs, float_out)
+    classified = [("label", onnx.TensorProto.INT64, 1), ("scores", onnx.TensorProto.FLOAT, 2)]
+    attrs = {**tree_attrs("class", 3), "classlabels_int64s": [10, 20, 30], "post_transform": "SOFTMAX_ZERO"}
+    yield "node_tree_classifier_softmax_zero", node("TreeEnsembleClassifier", [("x", x)], attrs, classified)
+    probit = {
+        "coefficients": [0.05, -0.02, 0.01, 0.03, -0.04, 0.02, 0.0, 0.01, 0.02, 0.02, -0.01, -0.03],
+        "intercepts": [0.3, 0.5, 0.7],
+        "classlabels_ints": [1, 2, 3],
+        "post_transform": "PROBIT",
+    }
+    yield "node_linear_classifier_probit", node("LinearClassifier", [("x", x)], probit, classified)
+
+
 def mixed_columns():
     """Numeric columns with missing values beside a categorical (integer-coded) column."""
     x_train, y_train, x_test = iris()
@@ -194,6 +274,7 @@ def cases():
         yield f"svr_{kernel}", sk(lambda k=kernel: make_pipeline(StandardScaler(), svm.SVR(kernel=k)), diabetes)
     yield "svc_rbf_proba", sk(lambda: make_pipeline(StandardScaler(), svm.SVC(probability=True, **rs)), iris)
     yield "svc_binary", sk(lambda: make_pipeline(StandardScaler(), svm.SVC()), binary)
+    yield "one_class_svm", sk(lambda: make_pipeline(StandardScaler(), svm.OneClassSVM(nu=0.2)), iris)
     yield "svc_binary_proba", sk(lambda: make_pipeline(StandardScaler(), svm.SVC(probability=True, **rs)), binary)
     yield "knn_classifier", sk(lambda: neighbors.KNeighborsClassifier(n_neighbors=5), iris)
     yield "knn_regressor", sk(lambda: neighbors.KNeighborsRegressor(n_neighbors=5), diabetes)
@@ -338,7 +419,7 @@ def main():
     ints_for_bools()
     rows, written = [], set()
     # Each classifier also as the converter writes it by default: probabilities as ZipMap's maps.
-    variants = [(name, build) for name, build in cases()]
+    variants = [(name, build) for name, build in cases()] + list(node_cases())
     variants += [(f"{name}_zipmap", lambda build=build: build(keep_zipmap=True)) for name, build in variants]
     for name, build in variants:
         if args.filter and args.filter not in name:

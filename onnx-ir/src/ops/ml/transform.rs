@@ -146,8 +146,8 @@ pub(super) fn one_hot_encoder(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowere
     Ok(plan.done(vec![Some(y)]))
 }
 
-/// FeatureVectorizer: the inputs as f32 `[N, d_i]` columns side by side, `d_i` from
-/// `inputdimensions` (each input must have that many columns).
+/// FeatureVectorizer: the inputs (of one type) as f32 `[N, d_i]` columns side by side, `d_i`
+/// from `inputdimensions` (each input must have that many columns).
 pub(super) fn feature_vectorizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let dims = ctx.attrs.ints("inputdimensions")?.unwrap_or_default();
     if dims.len() != ctx.inputs.len() {
@@ -158,11 +158,15 @@ pub(super) fn feature_vectorizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Low
         )));
     }
     let mut columns = Vec::with_capacity(dims.len());
+    let first = ctx.input_type(0)?.dtype;
     for (index, &dim) in dims.iter().enumerate() {
         let x = ctx.input_type(index)?;
+        if x.dtype != first {
+            return Err(ctx.error(format!("the inputs must share one type (the schema's T1), input {index} is {x}")));
+        }
+        // A 1-D input is one row (ONNX Runtime's batch of 1), not a column.
         let width = match x.rank() {
-            1 => Some(1),
-            2 => x.shape[1].as_static(),
+            1 | 2 => x.shape[x.rank() - 1].as_static(),
             _ => None,
         };
         if width.map(|w| w as i64) != Some(dim) {
