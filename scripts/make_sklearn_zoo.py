@@ -174,9 +174,15 @@ def node(op, inputs, attrs, outputs):
 
 
 def tree_attrs(prefix, n_targets_or_classes):
-    """Two trees on x[:, 0] and x[:, 1]; each leaf weights some of the targets (one leaf only the
-    first, so a row can have a zero score)."""
-    leaves = [(0, 1, [(0, 0.5), (1, -0.25)]), (0, 2, [(0, 0.0)]), (1, 1, [(1, 1.5)]), (1, 2, [(0, -1.0), (1, 0.75)])]
+    """Two trees on x[:, 0] and x[:, 1]; each leaf weights some of the first `n_targets_or_classes`
+    targets (with one or two targets, a leaf of tree 1 weights none of them, and some weights
+    are 0, so rows have zero scores), the third at every leaf."""
+    leaves = [
+        (0, 1, [(0, 0.5), (1, -0.25), (2, 0.0)]),
+        (0, 2, [(0, 0.0), (2, 0.25)]),
+        (1, 1, [(1, 1.5), (2, 0.0)]),
+        (1, 2, [(0, -1.0), (1, 0.75), (2, -0.5)]),
+    ]
     weights = [(t, n, target, w) for t, n, pairs in leaves for target, w in pairs if target < n_targets_or_classes]
     return {
         "nodes_treeids": [0, 0, 0, 1, 1, 1],

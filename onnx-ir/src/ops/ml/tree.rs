@@ -503,8 +503,11 @@ pub(super) fn tree_ensemble_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Resul
     if !base.is_empty() && base.len() != n_targets {
         return Err(ctx.error(format!("{} base values for {n_targets} target(s)", base.len())));
     }
-    let trees = read_legacy_trees(ctx, "target", n_targets)?;
-    if matches!(aggregate, TreeAggregate::Min | TreeAggregate::Max) && trees.always_weighted.len() != n_targets {
+    let mut trees = read_legacy_trees(ctx, "target", n_targets)?;
+    if n_targets == 1 {
+        // ONNX Runtime's single-target path takes every leaf's weight, 0 for a leaf given none.
+        trees.leaves.iter_mut().filter(|weights| weights.is_empty()).for_each(|weights| weights.push((0, 0.0)));
+    } else if matches!(aggregate, TreeAggregate::Min | TreeAggregate::Max) && trees.always_weighted.len() != n_targets {
         return Err(ctx.error("MIN/MAX of a target that some row's leaves do not weight is not supported"));
     }
     let n_trees = trees.roots.len();
