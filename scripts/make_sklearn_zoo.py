@@ -231,6 +231,15 @@ def node_cases():
         "post_transform": "PROBIT",
     }
     yield "node_linear_classifier_probit", node("LinearClassifier", [("x", x)], probit, classified)
+    categories = {"cats_strings": ["red", "green", "blue"], "cats_int64s": [3, 1, 2], "default_int64": 99}
+    words = np.array([["green", "blue", "mauve"], ["red", "red", ""]], dtype=object)
+    yield "node_category_mapper_to_ints", node(
+        "CategoryMapper", [("x", words)], categories, [("y", onnx.TensorProto.INT64, 2)]
+    )
+    codes = np.array([[2, 3, 7], [1, 1, 0]], dtype=np.int64)
+    yield "node_category_mapper_to_strings", node(
+        "CategoryMapper", [("x", codes)], {**categories, "default_string": "?"}, [("y", onnx.TensorProto.STRING, 2)]
+    )
 
 
 def mixed_columns():

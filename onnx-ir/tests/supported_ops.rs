@@ -69,8 +69,7 @@ fn preview_section() -> String {
 /// Why an `ai.onnx.ml` op has no implementation yet.
 fn ml_reason(op: &str) -> &'static str {
     match op {
-        "ZipMap" | "DictVectorizer" | "CastMap" => "maps and sequences of maps are not typed in generated code yet",
-        "CategoryMapper" => "string tensors in and out of the predictors are not supported yet",
+        "DictVectorizer" | "CastMap" => "map inputs are not typed in generated code yet",
         _ => "not implemented yet",
     }
 }

@@ -13,7 +13,8 @@ mod tree;
 
 use super::elementwise::BinaryOp;
 use super::lowered::{check_domain_opset, Lowered, Src};
-use super::text::Labels;
+use super::text::{LabelEncoderConfig, Labels};
+use super::TextOp;
 use super::{one, InferOp};
 use super::{GatherConfig, NodeCtx, Op, ReshapeConfig, UnsqueezeConfig};
 use crate::error::Result;
@@ -36,6 +37,11 @@ pub type Arity = (usize, usize, usize);
 pub const OPS: &[(&str, Arity, &str)] = &[
     ("ArrayFeatureExtractor", (2, 2, 1), "Gather of the flattened indices along the last axis"),
     ("Binarizer", (1, 1, 1), "Greater than `threshold`, cast to the input's type"),
+    (
+        "CategoryMapper",
+        (1, 1, 1),
+        "A table lookup from strings to integers or back (a LabelEncoder text op), the default where absent",
+    ),
     ("FeatureVectorizer", (1, usize::MAX, 1), "The inputs as float columns, concatenated"),
     ("Imputer", (1, 1, 1), "Where the value is `replaced_value_*` (or NaN), the column's imputed value"),
     ("LabelEncoder", (1, 1, 1), "A table lookup of strings, integers or floats (a text op, `ops::text`)"),
@@ -94,6 +100,7 @@ pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
         "Binarizer" => binarizer(ctx, plan),
         "LabelEncoder" => label_encoder(ctx, plan),
         "ArrayFeatureExtractor" => array_feature_extractor(ctx, plan),
+        "CategoryMapper" => category_mapper(ctx, plan),
         "FeatureVectorizer" => transform::feature_vectorizer(ctx, plan),
         "Imputer" => transform::imputer(ctx, plan),
         "LinearClassifier" => linear::linear_classifier(ctx, plan),
@@ -167,6 +174,41 @@ fn array_feature_extractor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> 
 fn label_encoder(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let parsed = super::text::parse_label_encoder(ctx)?;
     let y = plan.op(parsed.op, &[Src::Input(0)]);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// CategoryMapper: each string of X mapped to the integer at its position in `cats_strings`
+/// (`default_int64` where absent), or each integer to its string (`default_string`), one text
+/// lookup either way.
+fn category_mapper(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let strings = ctx.attrs.strings_or_none("cats_strings")?.unwrap_or_default();
+    let ints = ctx.attrs.ints("cats_int64s")?.unwrap_or_default();
+    if strings.len() != ints.len() || strings.is_empty() {
+        return Err(ctx.error(format!(
+            "attributes `cats_strings` ({}) and `cats_int64s` ({}) must pair up, one or more each",
+            strings.len(),
+            ints.len()
+        )));
+    }
+    let default_int = ctx.attrs.int_or("default_int64", -1)?;
+    let default_string = ctx.attrs.string("default_string")?.unwrap_or_else(|| "_Unused".into());
+    let x = ctx.input_type(0)?;
+    let lookup = match x.dtype {
+        DType::String => LabelEncoderConfig {
+            keys: Labels::Strings(strings),
+            values: Labels::Ints(ints),
+            default: Labels::Ints(vec![default_int]),
+            value_dtype: DType::I64,
+        },
+        DType::I64 => LabelEncoderConfig {
+            keys: Labels::Ints(ints),
+            values: Labels::Strings(strings),
+            default: Labels::Strings(vec![default_string]),
+            value_dtype: DType::String,
+        },
+        _ => return Err(ctx.error(format!("input X must be string or int64, got {x}"))),
+    };
+    let y = plan.op(Op::Text(TextOp::LabelEncoder(lookup)), &[Src::Input(0)]);
     Ok(plan.done(vec![Some(y)]))
 }
 
