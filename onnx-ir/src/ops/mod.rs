@@ -67,7 +67,7 @@ pub use indexing::{
 };
 pub use linear::{DetConfig, EinsumConfig, GemmConfig, MatMulConfig};
 pub use loss::{LossConfig, Reduction};
-pub use ml::{SvmProbabilitiesConfig, TreeEnsembleConfig, ZipMapConfig};
+pub use ml::TreeEnsembleConfig;
 pub use norm::{BatchNormConfig, GroupNormConfig, GroupNormKind, LayerNormConfig, LpNormConfig, LrnConfig};
 pub use passthrough::{DropoutConfig, IdentityConfig};
 pub use pool::{GlobalPoolConfig, IndexOrder, MaxUnpoolConfig, PoolConfig, PoolKind};

@@ -5,7 +5,8 @@
 //! (each payload's `EmitOp`): adding an op is its family files, one line here and its tests.
 //!
 //! A line is `Variant(Payload) = family::parser["OpType", ...], ...;`, or `Variant(Payload);`
-//! for an op that no ONNX op type parses into directly (made by another op's parser, such as
+//! (the payload may be named by its family path, `ml::ZipMapConfig`, so that nothing central
+//! re-exports it) for an op that no ONNX op type parses into directly (made by another op's parser, such as
 //! ReshapeRuntime by Reshape's, or by a pass, such as ScaledDotProductAttention). An op type
 //! appears once in the table. Input and output counts come from `onnx.defs` (`arity`).
 
@@ -193,9 +194,9 @@ macro_rules! op_table {
             /// ai.onnx.ml `TreeEnsemble(X)`: `[N, n_targets]` of X's type.
             TreeEnsemble(Box<TreeEnsembleConfig>);
             /// ai.onnx.ml SVMClassifier's calibrated probabilities from its one-vs-one scores: `[N, classes]`.
-            SvmProbabilities(SvmProbabilitiesConfig);
+            SvmProbabilities(ml::SvmProbabilitiesConfig);
             /// ai.onnx.ml `ZipMap(X)`: each row of X `[N, C]` as a map from the class labels to its scores.
-            ZipMap(ZipMapConfig);
+            ZipMap(ml::ZipMapConfig);
             /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
             Recurrent(RecurrentConfig) = recurrent::parse["RNN", "GRU", "LSTM"];
             /// `GridSample(X, grid)`: 2-D (4-D tensors) or any number of spatial axes.
