@@ -48,11 +48,13 @@ pub(super) fn transform(plan: &mut Lowered, scores: Src, transform: PostTransfor
     }
 }
 
-fn reduce_rows(plan: &mut Lowered, op: ReduceOp, x: Src) -> Src {
+/// `op` over each row of `x` `[N, C]`, kept as `[N, 1]`.
+pub(super) fn reduce_rows(plan: &mut Lowered, op: ReduceOp, x: Src) -> Src {
     plan.op(Op::Reduce(ReduceConfig { op, axes: ReduceAxes::Static(vec![1]), keepdims: true }), &[x])
 }
 
-fn select(plan: &mut Lowered, condition: Src, then: Src, otherwise: Src) -> Src {
+/// `then` where `condition` holds, else `otherwise` (Where).
+pub(super) fn select(plan: &mut Lowered, condition: Src, then: Src, otherwise: Src) -> Src {
     plan.op(Op::Where(WhereConfig), &[condition, then, otherwise])
 }
 

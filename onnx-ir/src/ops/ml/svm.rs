@@ -108,7 +108,7 @@ pub(super) fn svm_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered>
     if ctx.attrs.int_or("one_class", 0)? != 0 {
         let positive = scores::above(&mut plan, y, 0.0);
         let (one, minus_one) = (plan.scalar(1.0), plan.scalar(-1.0));
-        y = plan.op(Op::Where(super::super::elementwise::WhereConfig), &[positive, one, minus_one]);
+        y = scores::select(&mut plan, positive, one, minus_one);
     }
     Ok(plan.done(vec![Some(y)]))
 }

@@ -2,10 +2,10 @@
 //! Imputer, OneHotEncoder and FeatureVectorizer (all opset 1, unchanged since), as ONNX Runtime
 //! computes them, lowered into IR ops.
 
-use super::super::elementwise::{BinaryOp, UnaryOp, WhereConfig};
-use super::super::lowered::{Lowered, Src};
-use super::super::{ConcatConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, ReshapeConfig, UnsqueezeConfig};
-use super::scores::i64_tensor;
+use super::super::elementwise::{BinaryOp, UnaryOp};
+use super::super::lowered::{f32_tensor, Lowered, Src};
+use super::super::{ConcatConfig, NodeCtx, Op, ReduceOp, ReshapeConfig, UnsqueezeConfig};
+use super::scores::{self, i64_tensor};
 use crate::error::Result;
 use crate::types::DType;
 
@@ -34,15 +34,21 @@ pub(super) fn feature_rows(ctx: &NodeCtx, plan: &mut Lowered) -> Result<(Src, us
     Ok((rows, features))
 }
 
+/// The shape of an attribute of `count` values broadcasting over X: one value (`[]`) or one per
+/// feature of the last axis (`[count]`).
+fn per_feature_shape(ctx: &NodeCtx, name: &str, count: usize) -> Result<Vec<usize>> {
+    let x = ctx.input_type(0)?;
+    match count {
+        1 => Ok(vec![]),
+        n if Some(n) == x.shape.last().and_then(|d| d.as_static()) => Ok(vec![n]),
+        n => Err(ctx.error(format!("attribute `{name}` has {n} values, X {x} needs 1 or one per feature"))),
+    }
+}
+
 /// `values` (one, or one per feature of the last axis) as an f32 constant broadcasting over X.
 fn per_feature(ctx: &NodeCtx, plan: &mut Lowered, name: &str, values: &[f32]) -> Result<Src> {
-    let features = ctx.input_type(0)?.shape.last().and_then(|d| d.as_static());
-    match values.len() {
-        1 => Ok(plan.scalar(values[0])),
-        n if Some(n) == features => Ok(plan.constant(super::super::lowered::f32_tensor(vec![n], values))),
-        n => Err(ctx
-            .error(format!("attribute `{name}` has {n} values, X {} needs 1 or one per feature", ctx.input_type(0)?))),
-    }
+    let shape = per_feature_shape(ctx, name, values.len())?;
+    Ok(plan.constant(f32_tensor(shape, values)))
 }
 
 /// Scaler: `(X - offset) * scale`, float.
@@ -65,17 +71,17 @@ pub(super) fn normalizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     }
     let x = as_f32(ctx, &mut plan, 0)?;
     let norm = ctx.attrs.string("norm")?.unwrap_or_else(|| "MAX".into());
-    let reduce = |op| Op::Reduce(ReduceConfig { op, axes: ReduceAxes::Static(vec![1]), keepdims: true });
     let norm = match norm.as_str() {
-        "MAX" => plan.op(reduce(ReduceOp::Max), &[x]),
-        "L1" => plan.op(reduce(ReduceOp::L1), &[x]),
-        "L2" => plan.op(reduce(ReduceOp::L2), &[x]),
+        "MAX" => ReduceOp::Max,
+        "L1" => ReduceOp::L1,
+        "L2" => ReduceOp::L2,
         other => return Err(ctx.error(format!("attribute `norm` = `{other}` is not MAX, L1 or L2"))),
     };
+    let norm = scores::reduce_rows(&mut plan, norm, x);
     let zero = plan.scalar(0.0);
     let one = plan.scalar(1.0);
     let is_zero = plan.binary(BinaryOp::Equal, norm, zero);
-    let divisor = plan.op(Op::Where(WhereConfig), &[is_zero, one, norm]);
+    let divisor = scores::select(&mut plan, is_zero, one, norm);
     let y = plan.binary(BinaryOp::Div, x, divisor);
     Ok(plan.done(vec![Some(y)]))
 }
@@ -84,42 +90,30 @@ pub(super) fn normalizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
 /// column's `imputed_value_*` (or the one value), in X's type.
 pub(super) fn imputer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let x = ctx.input_type(0)?;
-    let (imputed, replaced) = match x.dtype {
+    let (imputed, hit) = match x.dtype {
         DType::F32 => {
             let imputed = ctx.attrs.floats("imputed_value_floats")?.unwrap_or_default();
-            (
-                per_feature(ctx, &mut plan, "imputed_value_floats", &imputed)?,
-                ctx.attrs.float_or("replaced_value_float", 0.0)?,
-            )
+            let imputed = per_feature(ctx, &mut plan, "imputed_value_floats", &imputed)?;
+            let replaced = ctx.attrs.float_or("replaced_value_float", 0.0)?;
+            let hit = if replaced.is_nan() {
+                plan.unary(UnaryOp::IsNaN, Src::Input(0))
+            } else {
+                let replaced = plan.scalar(replaced);
+                plan.binary(BinaryOp::Equal, Src::Input(0), replaced)
+            };
+            (imputed, hit)
         }
         DType::I64 => {
             let imputed = ctx.attrs.ints("imputed_value_int64s")?.unwrap_or_default();
-            let features = x.shape.last().and_then(|d| d.as_static());
-            let constant = match imputed.len() {
-                1 => i64_tensor(vec![], &imputed),
-                n if Some(n) == features => i64_tensor(vec![n], &imputed),
-                n => {
-                    return Err(ctx.error(format!(
-                        "attribute `imputed_value_int64s` has {n} values, X {x} needs 1 or one per feature"
-                    )))
-                }
-            };
+            let shape = per_feature_shape(ctx, "imputed_value_int64s", imputed.len())?;
+            let imputed = plan.constant(i64_tensor(shape, &imputed));
             let replaced = ctx.attrs.int_or("replaced_value_int64", 0)?;
-            let imputed = plan.constant(constant);
             let replaced = plan.constant(i64_tensor(vec![], &[replaced]));
-            let hit = plan.binary(BinaryOp::Equal, Src::Input(0), replaced);
-            let y = plan.op(Op::Where(WhereConfig), &[hit, imputed, Src::Input(0)]);
-            return Ok(plan.done(vec![Some(y)]));
+            (imputed, plan.binary(BinaryOp::Equal, Src::Input(0), replaced))
         }
         _ => return Err(ctx.error(format!("input X must be float or int64, got {x}"))),
     };
-    let hit = if replaced.is_nan() {
-        plan.unary(UnaryOp::IsNaN, Src::Input(0))
-    } else {
-        let replaced = plan.scalar(replaced);
-        plan.binary(BinaryOp::Equal, Src::Input(0), replaced)
-    };
-    let y = plan.op(Op::Where(WhereConfig), &[hit, imputed, Src::Input(0)]);
+    let y = scores::select(&mut plan, hit, imputed, Src::Input(0));
     Ok(plan.done(vec![Some(y)]))
 }
 

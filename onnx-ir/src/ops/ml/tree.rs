@@ -538,21 +538,14 @@ pub(super) fn tree_ensemble_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Resu
     let classes = scores::label_count(&labels);
     let transform = scores::post_transform(ctx)?;
     let base = floats_or_tensor(ctx, "base_values")?.unwrap_or_default();
-    let trees = read_legacy_trees(ctx, "class", classes)?;
-    let (always_weighted, weighted) = (trees.always_weighted.clone(), trees.weighted_targets.clone());
-    let all_non_negative = trees.all_weights_non_negative;
-    let config = TreeEnsembleConfig {
-        aggregate: TreeAggregate::Sum,
-        n_targets: classes,
-        roots: trees.roots,
-        nodes: trees.nodes,
-        leaves: trees.leaves,
-    };
+    let LegacyTrees { roots, nodes, leaves, always_weighted, all_weights_non_negative, weighted_targets } =
+        read_legacy_trees(ctx, "class", classes)?;
+    let config = TreeEnsembleConfig { aggregate: TreeAggregate::Sum, n_targets: classes, roots, nodes, leaves };
     let raw = plan.op(Op::TreeEnsemble(Box::new(config)), &[Src::Input(0)]);
     let (label, scores) = match classes {
         0 | 1 => return Err(ctx.error(format!("{classes} class label(s): a classifier needs two or more"))),
         2 => {
-            if weighted.iter().ne([0].iter())
+            if weighted_targets.iter().ne([0].iter())
                 || !always_weighted.contains(&0)
                 || base.len() > 1
                 || transform == PostTransform::Probit
@@ -564,7 +557,7 @@ pub(super) fn tree_ensemble_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Resu
             }
             let s = scores::column(&mut plan, raw, 0);
             let s = add_base(&mut plan, s, &base);
-            if all_non_negative {
+            if all_weights_non_negative {
                 let positive = scores::above(&mut plan, s, 0.5);
                 (scores::binary_label(&mut plan, positive, &labels, 1, 0), scores::complement_columns(&mut plan, s))
             } else {
