@@ -12,7 +12,9 @@ MapProtos).
 
 `node_*` cases are single ai.onnx.ml nodes made with onnx.helper for the attribute forms no
 converter above writes (Normalizer MAX/L2, int64 Imputer, FeatureVectorizer, the tree ensembles'
-other transforms and aggregates, PROBIT).
+other transforms, aggregates and input types, PROBIT, LabelEncoder 1, string OneHotEncoder,
+LinearRegressor's transforms, SVMs in liblinear mode), and string columns moved by Gather,
+Reshape, Slice and the like.
 
 Reference outputs are ONNX Runtime's (CPU) on the dataset's held-out rows (seeded inputs for the
 node cases), written as ONNX backend
@@ -152,7 +154,7 @@ def ints_for_bools():
     _container.make_node = patched
 
 
-def node(op, inputs, attrs, outputs):
+def node(op, inputs, attrs, outputs, ml_opset=3):
     """One ai.onnx.ml node on seeded `inputs` ([(name, array)]) with `outputs` ([(name, elem
     type, rank)]): the attribute forms no converter of the zoo writes (ONNX Runtime the oracle)."""
 
@@ -167,7 +169,7 @@ def node(op, inputs, attrs, outputs):
             [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype), list(a.shape)) for n, a in inputs],
             [helper.make_tensor_value_info(n, t, [None] * rank) for n, t, rank in outputs],
         )
-        opsets = [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)]
+        opsets = [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", ml_opset)]
         return helper.make_model(graph, opset_imports=opsets, ir_version=8), dict(inputs)
 
     return build
@@ -237,9 +239,94 @@ def node_cases():
         "CategoryMapper", [("x", words)], categories, [("y", onnx.TensorProto.INT64, 2)]
     )
     codes = np.array([[2, 3, 7], [1, 1, 0]], dtype=np.int64)
+    yield "node_string_movement", string_movement()
     yield "node_category_mapper_to_strings", node(
         "CategoryMapper", [("x", codes)], {**categories, "default_string": "?"}, [("y", onnx.TensorProto.STRING, 2)]
     )
+    classes = {"classes_strings": ["red", "green", "blue"], "default_int64": -7}
+    yield "node_label_encoder_v1_to_ints", node(
+        "LabelEncoder", [("x", words)], classes, [("y", onnx.TensorProto.INT64, 2)], ml_opset=1
+    )
+    yield "node_label_encoder_v1_to_strings", node(
+        "LabelEncoder", [("x", codes)], {**classes, "default_string": "?"}, [("y", onnx.TensorProto.STRING, 2)],
+        ml_opset=1,
+    )
+    yield "node_one_hot_encoder_strings", node(
+        "OneHotEncoder", [("x", words)], {"cats_strings": ["blue", "red", "", "green"]}, [("y", onnx.TensorProto.FLOAT, 3)]
+    )
+    coefficients = [0.5, -0.2, 0.1, 0.3, -0.4, 0.2, 0.0, 0.1, 0.2, 0.2, -0.1, -0.3]
+    for transform in ("SOFTMAX", "SOFTMAX_ZERO", "LOGISTIC", "PROBIT"):
+        regressor = {"coefficients": coefficients, "intercepts": [0.1, 0.0, -0.2], "targets": 3, "post_transform": transform}
+        yield f"node_linear_regressor_{transform.lower()}", node("LinearRegressor", [("x", x)], regressor, float_out)
+    probit = {"coefficients": [0.05, -0.02, 0.01, 0.03], "intercepts": [0.3], "post_transform": "PROBIT"}
+    yield "node_linear_regressor_one_target_probit", node("LinearRegressor", [("x", x)], probit, float_out)
+    liblinear = {"coefficients": coefficients[:4], "rho": [0.25], "kernel_type": "RBF", "kernel_params": [0.5, 0.0, 3.0]}
+    yield "node_svm_regressor_liblinear", node("SVMRegressor", [("x", x)], liblinear, float_out)
+    for name, labels, weights, transform in (
+        ("multiclass_softmax", [4, 5, 6], coefficients, "SOFTMAX"),
+        ("binary_mixed", [0, 1], coefficients[:8], "NONE"),
+        ("binary_positive", [0, 1], [abs(c) for c in coefficients[:8]], "LOGISTIC"),
+    ):
+        # ONNX Runtime requires `kernel_params` even where the mode ignores them.
+        attrs = {
+            "coefficients": weights, "rho": [-0.1], "classlabels_ints": labels, "post_transform": transform,
+            "kernel_params": [0.5, 0.0, 3.0],
+        }
+        yield f"node_svm_classifier_liblinear_{name}", node("SVMClassifier", [("x", x)], attrs, classified)
+    poly = {
+        "support_vectors": [float(v) for v in x[:3].ravel()], "n_supports": 3, "coefficients": [0.5, -1.0, 0.25],
+        "rho": [0.1], "kernel_type": "POLY", "kernel_params": [0.3, 1.0, 2.0],
+    }
+    yield "node_svm_regressor_poly_degree_2", node("SVMRegressor", [("x", x)], poly, float_out)
+    doubles = x.astype(np.float64) + 1e-9
+    attrs = {**tree_attrs("class", 3), "classlabels_int64s": [10, 20, 30], "base_values": [0.1, 0.2, 0.3]}
+    yield "node_tree_classifier_double", node("TreeEnsembleClassifier", [("x", doubles)], attrs, classified)
+    attrs = {**tree_attrs("target", 2), "n_targets": 2, "aggregate_function": "AVERAGE", "base_values": [0.5, -0.5]}
+    yield "node_tree_regressor_double", node("TreeEnsembleRegressor", [("x", doubles)], attrs, float_out)
+    # ONNX Runtime's TreeEnsembleRegressor takes float and double only; its classifier integers too.
+    attrs = {**tree_attrs("class", 3), "classlabels_int64s": [1, 2, 3], "nodes_values": [0.5, 0.0, 0.0, 1.5, 0.0, 0.0]}
+    yield "node_tree_classifier_int64", node("TreeEnsembleClassifier", [("x", ints)], attrs, classified)
+
+
+def string_movement():
+    """String columns moved by the default domain's data-movement ops as the converters use them
+    (Gather of a column, Reshape, Transpose, Slice, Unsqueeze, Squeeze, Flatten, Shape)."""
+
+    def build(keep_zipmap=False):
+        if keep_zipmap:
+            return None
+        from onnx import helper
+
+        def ints(name, values):
+            return helper.make_tensor(name, onnx.TensorProto.INT64, [len(values)], values)
+
+        nodes = [
+            helper.make_node("Gather", ["x", "column"], ["picked"], axis=1),
+            helper.make_node("Reshape", ["x", "flat_shape"], ["flat"]),
+            helper.make_node("Transpose", ["x"], ["transposed"], perm=[1, 0]),
+            helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["sliced"]),
+            helper.make_node("Unsqueeze", ["picked", "axes"], ["unsqueezed"]),
+            helper.make_node("Squeeze", ["unsqueezed", "axes"], ["squeezed"]),
+            helper.make_node("Flatten", ["x"], ["flattened"], axis=0),
+            helper.make_node("Shape", ["x"], ["shape"]),
+        ]
+        strings = [("picked", 2), ("flat", 1), ("transposed", 2), ("sliced", 2), ("squeezed", 2), ("flattened", 2)]
+        graph = helper.make_graph(
+            nodes,
+            "string_movement",
+            [helper.make_tensor_value_info("x", onnx.TensorProto.STRING, [None, 3])],
+            [helper.make_tensor_value_info(n, onnx.TensorProto.STRING, [None] * r) for n, r in strings]
+            + [helper.make_tensor_value_info("shape", onnx.TensorProto.INT64, [2])],
+            [
+                ints("column", [2, 0]), ints("flat_shape", [-1]), ints("starts", [1]), ints("ends", [3]),
+                ints("axes", [1]),
+            ],
+        )
+        onx = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+        words = np.array([["red", "S", "x"], ["green", "", "yy"], ["blue", "L", "zzz"], ["mauve", "M", "w"]], dtype=object)
+        return onx, {"x": words}
+
+    return build
 
 
 def mixed_columns():
@@ -267,6 +354,18 @@ def column_pipeline():
         ]
     )
     return make_pipeline(columns, LogisticRegression(max_iter=500))
+
+
+def string_categories():
+    """Two columns of category names (a colour and a size) and a class derived from them; the
+    held-out rows include a colour never seen in training."""
+    rng = np.random.RandomState(SEED)
+    colours, sizes = np.array(["red", "green", "blue", "mauve"]), np.array(["S", "M", "L"])
+    x = np.stack([colours[rng.randint(0, 4, 200)], sizes[rng.randint(0, 3, 200)]], 1).astype(object)
+    y = (x[:, 0] == "red").astype(int) + (x[:, 1] == "L")
+    x_test = x[-ROWS:].copy()
+    x_test[0, 0] = "purple"
+    return x[:-ROWS], y[:-ROWS], x_test
 
 
 def cases():
@@ -327,6 +426,9 @@ def cases():
     yield "gaussian_process", sk(lambda: gaussian_process.GaussianProcessRegressor(**rs), diabetes)
     yield "normalizer_max_abs", sk(lambda: make_pipeline(Normalizer(norm="l1"), MaxAbsScaler()), iris)
     yield "column_transformer", sk(column_pipeline, mixed_columns)
+    yield "one_hot_strings", sk(
+        lambda: make_pipeline(OneHotEncoder(handle_unknown="ignore"), linear_model.LogisticRegression()), string_categories
+    )
     # String class labels.
     yield "logistic_strings", sk(lambda: make_pipeline(StandardScaler(), linear_model.LogisticRegression()), named(datasets.load_iris))
     yield "random_forest_strings", sk(lambda: ensemble.RandomForestClassifier(**small), named(datasets.load_wine))

@@ -520,6 +520,11 @@ impl Builder<'_> {
             return Ok(());
         }
         let data_inputs: Vec<Option<ValueId>> = inputs.into_iter().take(parsed.data_inputs).collect();
+        let types: Vec<Option<&TensorType>> =
+            data_inputs.iter().map(|i| i.map(|id| &self.graph.values[id].ty)).collect();
+        if let Some(moved) = crate::ops::text::string_movement(&parsed.op, &types) {
+            return self.add_lowered(node, &name, &data_inputs, moved);
+        }
         self.add_op(name, node.op_type(), parsed.op, data_inputs, &node.output).map(|_| ())
     }
 

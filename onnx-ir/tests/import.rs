@@ -1077,6 +1077,44 @@ fn ml_predictors_are_lowered_and_refuse_what_they_do_not_reproduce() {
     two_platt_pairs.push(attr_floats("prob_a", &[-1.0, -2.0]));
     let err = import_error(&ml_model("SVMClassifier", vec![input("x", &[3, 2])], two_platt_pairs, 1));
     assert!(err.contains("2 `prob_a` and 1 `prob_b` values for 1 pairs of classes"), "{err}");
+
+    // Where ONNX Runtime and the spec part ways, the import refuses rather than pick one.
+    let regressor = |op: &str, targets: i64, transform: &str| {
+        let mut attrs = vec![attr_floats("coefficients", &vec![0.5; 2 * targets as usize])];
+        attrs.push(attr_string("post_transform", transform));
+        if op == "LinearRegressor" {
+            attrs.push(attr_int("targets", targets));
+        } else {
+            attrs.push(attr_floats("rho", &[0.1]));
+        }
+        ml_model(op, vec![input("x", &[3, 2])], attrs, 1)
+    };
+    import(&regressor("LinearRegressor", 2, "SOFTMAX"), ImportOptions::default()).expect("per-row transform imports");
+    import(&regressor("LinearRegressor", 1, "PROBIT"), ImportOptions::default()).expect("one target's PROBIT imports");
+    let err = import_error(&regressor("LinearRegressor", 1, "LOGISTIC"));
+    assert!(err.contains("ONNX Runtime leaves it unapplied where the spec applies it"), "{err}");
+    import(&regressor("SVMRegressor", 1, "NONE"), ImportOptions::default()).expect("liblinear SVR imports");
+    let err = import_error(&regressor("SVMRegressor", 1, "LOGISTIC"));
+    assert!(err.contains("ONNX Runtime ignores it and ONNX's reference evaluator refuses it"), "{err}");
+}
+
+#[test]
+fn data_movement_of_strings_moves_their_positions() {
+    let transposed = model(
+        17,
+        vec![node("Transpose", &["x"], &["y"], vec![attr_ints("perm", &[1, 0])])],
+        vec![typed_input("x", 8, &[2, 3])],
+        vec![],
+    );
+    let graph = import(&transposed, ImportOptions::default()).expect("a transposed string tensor imports");
+    let ops: Vec<String> = graph.nodes.iter().map(|n| format!("{:?}", n.op)).collect();
+    assert!(
+        ops.len() == 3 && ops[0].contains("Positions") && ops[1].contains("Transpose") && ops[2].contains("Take"),
+        "{ops:?}"
+    );
+    let negated = model(17, vec![node("Neg", &["x"], &["y"], vec![])], vec![typed_input("x", 8, &[2, 3])], vec![]);
+    let err = import_error(&negated);
+    assert!(err.contains("string tensors are supported only by"), "{err}");
 }
 
 #[test]

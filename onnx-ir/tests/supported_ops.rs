@@ -86,8 +86,6 @@ fn ml_section(ops_list: &str) -> String {
         let how = onnx_ir::ops::ml::OPS.iter().find(|(name, ..)| *name == op).map(|(_, _, how)| *how);
         supported += usize::from(how.is_some());
         let status = match how {
-            // Opset 1 keeps its string classes in `classes_strings`.
-            Some(how) if op == "LabelEncoder" => format!("yes (2,4): {how}; version 1 (`classes_strings`) not yet"),
             Some(how) => format!("yes ({versions}): {how}"),
             None => format!("no: {}", ml_reason(op)),
         };

@@ -221,8 +221,8 @@ pub mod ops {
         causal_conv_with_state, linear_attention, tensor_scatter_indices, LinearAttentionOptions,
     };
     pub use crate::strings::{
-        label_encode, regex_full_match, string_concat, string_equal, string_normalize, string_split, CaseChange,
-        LabelKey, Labelled,
+        label_encode, regex_full_match, string_concat, string_equal, string_normalize, string_positions, string_split,
+        string_take, CaseChange, LabelKey, Labelled,
     };
     pub use crate::svm_probabilities::svm_probabilities;
     pub use crate::tfidf::{tfidf_vectorizer, TfIdf, TfIdfMode};

@@ -92,6 +92,24 @@ fn broadcast<const A: usize, const B: usize, const D: usize, T>(
     (shape, values)
 }
 
+/// Each element's row-major position in `x`, of its shape: an op that only moves elements
+/// (Gather, Reshape, Slice, ...) moves these on the device, then [`string_take`] reads them.
+pub fn string_positions<const D: usize>(x: &StringTensor<D>, device: &Device) -> Tensor<D, Int> {
+    let count = x.values.len() as i64;
+    Tensor::<1, Int>::arange(0..count, device).reshape(x.shape)
+}
+
+/// The elements of `x` at `positions` (from [`string_positions`] of `x`, moved), of their shape.
+pub fn string_take<const D: usize, const E: usize>(x: StringTensor<D>, positions: Tensor<E, Int>) -> StringTensor<E> {
+    let shape = positions.dims();
+    let values = positions
+        .into_data()
+        .iter::<i64>()
+        .map(|p| usize::try_from(p).ok().and_then(|p| x.values.get(p)).cloned().unwrap_or_default())
+        .collect();
+    StringTensor::new(values, shape)
+}
+
 /// ONNX `Equal` of two string tensors, broadcast.
 pub fn string_equal<const A: usize, const B: usize, const D: usize>(
     a: StringTensor<A>,

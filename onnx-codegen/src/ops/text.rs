@@ -66,6 +66,15 @@ pub fn text(e: &mut Emitter, node: &Node, op: &TextOp) -> Result<TokenStream> {
                 burn_onnx::ops::label_encode::<_, _, #out>(#x, &[#(#keys),*], &[#(#values),*], #default, #device)
             })
         }
+        TextOp::Positions => {
+            let x = e.input(&node.inputs, 0)?;
+            let device = e.device();
+            Ok(quote! { burn_onnx::ops::string_positions(&#x, #device) })
+        }
+        TextOp::Take => {
+            let (x, positions) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?);
+            Ok(quote! { burn_onnx::ops::string_take(#x, #positions) })
+        }
     }
 }
 

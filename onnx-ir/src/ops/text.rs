@@ -1,8 +1,10 @@
 //! The ops on string tensors ([`DType::String`]): StringConcat, StringSplit, StringNormalizer,
 //! RegexFullMatch (default domain) and ai.onnx.ml's LabelEncoder. Equal and Identity also read
-//! strings ([`reads_strings`]); every other op refuses them at import.
+//! strings ([`reads_strings`]), and the ops that only move elements (Gather, Reshape, Slice, ...)
+//! move them by their positions ([`string_movement`]); every other op refuses them at import.
 
 use super::elementwise::{BinaryConfig, BinaryOp};
+use super::lowered::{Lowered, Src};
 use super::InferOp;
 use super::{IdentityConfig, NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
@@ -34,6 +36,11 @@ pub enum TextOp {
     /// ai.onnx.ml `LabelEncoder` (ml opsets 2 to 4): each element looked up in `keys`, the value
     /// at its position, `default` when absent.
     LabelEncoder(LabelEncoderConfig),
+    /// Each element's row-major position in X (int64, X's shape): what a data-movement op moves
+    /// in place of the strings ([`string_movement`]).
+    Positions,
+    /// `Take(X, P)`: the elements of X at the positions P (P's shape).
+    Take,
 }
 
 /// StringNormalizer's attributes.
@@ -98,6 +105,29 @@ pub fn reads_strings(op: &Op) -> bool {
     matches!(op, Op::Text(_) | Op::Identity(IdentityConfig) | Op::Binary(BinaryConfig { op: BinaryOp::Equal, .. }))
 }
 
+/// `op` applied to a string tensor by moving its elements' positions: `Positions(X)`, the op on
+/// them (the other inputs as given), then `Take(X, moved)` (Shape and Size read the positions'
+/// shape directly). For the ops that only move, copy or drop elements, X their first input, of
+/// rank 1 or more (rank-0 strings are held as one-element vectors), no other input a string.
+pub fn string_movement(op: &Op, inputs: &[Option<&TensorType>]) -> Option<Lowered> {
+    let x = inputs.first().copied().flatten()?;
+    let moves = op.keeps_low_bit_values()
+        && !matches!(op, Op::Cast(_) | Op::Quantize(_) | Op::Concat(_) | Op::Split(_) | Op::ConstantOfShape(_));
+    let other_strings = inputs[1..].iter().flatten().any(|t| t.dtype == DType::String);
+    if !moves || x.dtype != DType::String || x.rank() == 0 || other_strings || reads_strings(op) {
+        return None;
+    }
+    let mut plan = Lowered::default();
+    let positions = plan.op(Op::Text(TextOp::Positions), &[Src::Input(0)]);
+    let rest = (1..inputs.len()).map(|i| inputs[i].map(|_| Src::Input(i)));
+    let moved = plan.op_optional(op.clone(), std::iter::once(Some(positions)).chain(rest).collect());
+    let y = match op {
+        Op::Shape(_) | Op::Size(_) => moved,
+        _ => plan.op(Op::Text(TextOp::Take), &[Src::Input(0), moved]),
+    };
+    Some(plan.done(vec![Some(y)]))
+}
+
 /// Output types from input types.
 pub fn infer(op: &TextOp, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
     let x = inputs[0];
@@ -128,6 +158,8 @@ pub fn infer(op: &TextOp, inputs: &[&TensorType]) -> Result<Vec<TensorType>, Str
         }
         TextOp::FullMatch { .. } => vec![TensorType::new(DType::Bool, x.shape.clone())],
         TextOp::LabelEncoder(c) => vec![TensorType::new(c.value_dtype, x.shape.clone())],
+        TextOp::Positions => vec![TensorType::new(DType::I64, x.shape.clone())],
+        TextOp::Take => vec![TensorType::new(DType::String, inputs[1].shape.clone())],
     })
 }
 

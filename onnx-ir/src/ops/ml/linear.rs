@@ -33,16 +33,14 @@ fn affine(ctx: &NodeCtx, plan: &mut Lowered, targets: usize) -> Result<Src> {
     Ok(plan.binary(super::super::elementwise::BinaryOp::Add, product, intercepts))
 }
 
-/// LinearRegressor: `[N, targets]` f32.
+/// LinearRegressor: `[N, targets]` f32, `post_transform` as ONNX Runtime applies it.
 pub(super) fn linear_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let targets = ctx.attrs.int_or("targets", 1)?;
     let targets =
         usize::try_from(targets).map_err(|_| ctx.error(format!("attribute `targets` = {targets} is negative")))?;
     let transform = scores::post_transform(ctx)?;
-    if transform != PostTransform::None {
-        return Err(ctx.error(format!("post_transform `{}` of a regressor is not supported yet", transform.spelling())));
-    }
     let y = affine(ctx, &mut plan, targets)?;
+    let y = scores::regressor_transform(ctx, &mut plan, y, targets, transform)?;
     Ok(plan.done(vec![Some(y)]))
 }
 

@@ -44,31 +44,46 @@ pub const OPS: &[(&str, Arity, &str)] = &[
     ),
     ("FeatureVectorizer", (1, usize::MAX, 1), "The inputs as float columns, concatenated"),
     ("Imputer", (1, 1, 1), "Where the value is `replaced_value_*` (or NaN), the column's imputed value"),
-    ("LabelEncoder", (1, 1, 1), "A table lookup of strings, integers or floats (a text op, `ops::text`)"),
+    (
+        "LabelEncoder",
+        (1, 1, 1),
+        "A table lookup of strings, integers or floats (a text op, `ops::text`); opset 1's `classes_strings` as \
+         CategoryMapper with their positions",
+    ),
     ("LinearClassifier", (1, 1, 2), "MatMul + Add, then the arg max's label and `post_transform`"),
-    ("LinearRegressor", (1, 1, 1), "MatMul + Add"),
+    ("LinearRegressor", (1, 1, 1), "MatMul + Add, then `post_transform` as ONNX Runtime applies it"),
     ("Normalizer", (1, 1, 1), "Each row divided by its MAX, L1 or L2 norm (rows of norm 0 kept)"),
-    ("OneHotEncoder", (1, 1, 1), "Equal against the integer categories, as float (string categories not yet)"),
+    (
+        "OneHotEncoder",
+        (1, 1, 1),
+        "Equal against the integer categories (strings looked up as their positions first), as float",
+    ),
     ("Scaler", (1, 1, 1), "`(X - offset) * scale`"),
     (
         "SVMClassifier",
         (1, 1, 2),
         "The kernel against each support vector (MatMul, or the squared differences for RBF), the one-vs-one \
          scores and votes as MatMuls, the most-voted label; with `prob_a`/`prob_b` the pairwise coupling of \
-         the Platt probabilities on the host (`burn_onnx::ops::svm_probabilities`)",
+         the Platt probabilities on the host (`burn_onnx::ops::svm_probabilities`); liblinear mode (no support \
+         vectors) as MatMul + Add",
     ),
-    ("SVMRegressor", (1, 1, 1), "The kernel against each support vector, MatMul with the coefficients, + rho"),
+    (
+        "SVMRegressor",
+        (1, 1, 1),
+        "The kernel against each support vector, MatMul with the coefficients, + rho (liblinear mode: MatMul + rho)",
+    ),
     ("TreeEnsemble", (1, 1, 1), "TreeEnsemble, the trees evaluated on the host (ai.onnx.ml opset 5)"),
     (
         "TreeEnsembleClassifier",
         (1, 1, 2),
         "TreeEnsemble (host) of the class weights, base values, the label and `post_transform` as ONNX Runtime \
-         (float X, integer labels)",
+         (X float or double, compared and summed in its type, or integers as float)",
     ),
     (
         "TreeEnsembleRegressor",
         (1, 1, 1),
-        "TreeEnsemble (host), aggregate, base values and `post_transform` as ONNX Runtime (float X)",
+        "TreeEnsemble (host), aggregate, base values and `post_transform` as ONNX Runtime (X float or double, or \
+         integers as float)",
     ),
     (
         "ZipMap",
@@ -170,10 +185,18 @@ fn array_feature_extractor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> 
     Ok(plan.done(vec![Some(y)]))
 }
 
-/// LabelEncoder: one text op ([`super::text::parse_label_encoder`]).
+/// LabelEncoder: one text op ([`super::text::parse_label_encoder`]); opset 1's
+/// `classes_strings` maps each string to its position and back, as CategoryMapper.
 fn label_encoder(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
-    let parsed = super::text::parse_label_encoder(ctx)?;
-    let y = plan.op(parsed.op, &[Src::Input(0)]);
+    if ctx.opset >= 2 {
+        let parsed = super::text::parse_label_encoder(ctx)?;
+        let y = plan.op(parsed.op, &[Src::Input(0)]);
+        return Ok(plan.done(vec![Some(y)]));
+    }
+    let strings = ctx.attrs.strings_or_none("classes_strings")?.unwrap_or_default();
+    let positions = (0..strings.len() as i64).collect();
+    let lookup = strings_and_ints(ctx, strings, positions)?;
+    let y = plan.op(lookup, &[Src::Input(0)]);
     Ok(plan.done(vec![Some(y)]))
 }
 
@@ -183,23 +206,29 @@ fn label_encoder(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
 fn category_mapper(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let strings = ctx.attrs.strings_or_none("cats_strings")?.unwrap_or_default();
     let ints = ctx.attrs.ints("cats_int64s")?.unwrap_or_default();
-    if strings.len() != ints.len() || strings.is_empty() {
+    if strings.len() != ints.len() {
         return Err(ctx.error(format!(
-            "attributes `cats_strings` ({}) and `cats_int64s` ({}) must pair up, one or more each",
+            "attributes `cats_strings` ({}) and `cats_int64s` ({}) must pair up",
             strings.len(),
             ints.len()
         )));
+    }
+    let lookup = strings_and_ints(ctx, strings, ints)?;
+    let y = plan.op(lookup, &[Src::Input(0)]);
+    Ok(plan.done(vec![Some(y)]))
+}
+
+/// The lookup from `strings` to the paired `ints` (`default_int64`, default -1, where absent)
+/// or back (`default_string`, default `_Unused`), whichever X's type asks for.
+fn strings_and_ints(ctx: &NodeCtx, strings: Vec<String>, ints: Vec<i64>) -> Result<Op> {
+    if strings.is_empty() {
+        return Err(ctx.error("the table of strings is empty"));
     }
     let default_int = ctx.attrs.int_or("default_int64", -1)?;
     let default_string = ctx.attrs.string("default_string")?.unwrap_or_else(|| "_Unused".into());
     let x = ctx.input_type(0)?;
     let lookup = match x.dtype {
-        DType::String => LabelEncoderConfig {
-            keys: Labels::Strings(strings),
-            values: Labels::Ints(ints),
-            default: Labels::Ints(vec![default_int]),
-            value_dtype: DType::I64,
-        },
+        DType::String => return Ok(string_int_lookup(strings, ints, default_int)),
         DType::I64 => LabelEncoderConfig {
             keys: Labels::Ints(ints),
             values: Labels::Strings(strings),
@@ -208,8 +237,17 @@ fn category_mapper(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         },
         _ => return Err(ctx.error(format!("input X must be string or int64, got {x}"))),
     };
-    let y = plan.op(Op::Text(TextOp::LabelEncoder(lookup)), &[Src::Input(0)]);
-    Ok(plan.done(vec![Some(y)]))
+    Ok(Op::Text(TextOp::LabelEncoder(lookup)))
+}
+
+/// The text op giving each string's paired integer, `default` where absent.
+fn string_int_lookup(strings: Vec<String>, ints: Vec<i64>, default: i64) -> Op {
+    Op::Text(TextOp::LabelEncoder(LabelEncoderConfig {
+        keys: Labels::Strings(strings),
+        values: Labels::Ints(ints),
+        default: Labels::Ints(vec![default]),
+        value_dtype: DType::I64,
+    }))
 }
 
 /// ZipMap's labels: integers (`classlabels_int64s`) or strings (`classlabels_strings`).

@@ -9,7 +9,7 @@ use super::super::{
     ArgReduceConfig, ConcatConfig, GatherConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, SoftmaxConfig,
     TextOp, UnsqueezeConfig,
 };
-use crate::attributes::spelled_enum;
+use crate::attributes::{spelled_enum, Spelled};
 use crate::error::Result;
 use crate::tensor::TensorData;
 use crate::types::DType;
@@ -46,6 +46,25 @@ pub(super) fn transform(plan: &mut Lowered, scores: Src, transform: PostTransfor
         PostTransform::SoftmaxZero => softmax_zero(plan, scores),
         PostTransform::Probit => probit(plan, scores),
     }
+}
+
+/// A regressor's `transform` of its `[N, targets]` outputs, as ONNX Runtime's
+/// `batched_update_scores_inplace`: over each row of two or more targets; of one target only
+/// PROBIT applies (ONNX Runtime leaves the others unapplied where the spec applies them: refused).
+pub(super) fn regressor_transform(
+    ctx: &NodeCtx,
+    plan: &mut Lowered,
+    y: Src,
+    targets: usize,
+    post: PostTransform,
+) -> Result<Src> {
+    if targets == 1 && !matches!(post, PostTransform::None | PostTransform::Probit) {
+        return Err(ctx.error(format!(
+            "post_transform `{}` of a single target: ONNX Runtime leaves it unapplied where the spec applies it",
+            post.spelling()
+        )));
+    }
+    Ok(transform(plan, y, post))
 }
 
 /// `op` over each row of `x` `[N, C]`, kept as `[N, 1]`.
@@ -137,7 +156,7 @@ pub(super) fn i64_tensor(shape: Vec<usize>, values: &[i64]) -> TensorData {
 }
 
 /// `labels[index]` for an int64 `index` `[N]`: a Gather of integer labels, a lookup of string ones.
-fn label_of(plan: &mut Lowered, index: Src, labels: &Labels) -> Src {
+pub(super) fn label_of(plan: &mut Lowered, index: Src, labels: &Labels) -> Src {
     match labels {
         Labels::Ints(ints) => {
             let labels = plan.constant(i64_tensor(vec![ints.len()], ints));

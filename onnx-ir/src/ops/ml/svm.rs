@@ -1,11 +1,14 @@
 //! SVMRegressor and SVMClassifier (ai.onnx.ml opset 1) with support vectors (libsvm's SVR/SVC,
 //! what skl2onnx writes for `SVR` and `SVC`): the kernel against every support vector as IR ops,
-//! then ONNX Runtime's sums, one-vs-one votes, labels and score transforms.
+//! then ONNX Runtime's sums, one-vs-one votes, labels and score transforms; or without them
+//! (liblinear mode), a linear model.
 
 use super::super::elementwise::{BinaryOp, UnaryOp};
 use super::super::lowered::{f32_tensor, Lowered, Src};
+use super::super::text::Labels;
 use super::super::{
-    one, InferOp, MatMulConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, TransposeConfig, UnsqueezeConfig,
+    one, ArgReduceConfig, InferOp, MatMulConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, TransposeConfig,
+    UnsqueezeConfig,
 };
 use super::scores::{self, PostTransform};
 use super::transform::feature_rows;
@@ -68,12 +71,46 @@ fn kernel_rows(ctx: &NodeCtx, plan: &mut Lowered, vectors: usize) -> Result<Src>
     let coef0 = plan.scalar(coef0);
     let shifted = plan.binary(BinaryOp::Add, scaled, coef0);
     Ok(match kernel {
-        SvmKernel::Poly => {
-            let degree = plan.scalar(degree);
-            plan.binary(BinaryOp::Pow, shifted, degree)
-        }
+        SvmKernel::Poly => power(plan, shifted, degree),
         _ => plan.unary(UnaryOp::Tanh, shifted),
     })
+}
+
+/// `x^degree`: products for degrees 2 and 3 (as ONNX Runtime squares and cubes), else Pow.
+fn power(plan: &mut Lowered, x: Src, degree: f32) -> Src {
+    match degree {
+        2.0 => plan.binary(BinaryOp::Mul, x, x),
+        3.0 => {
+            let square = plan.binary(BinaryOp::Mul, x, x);
+            plan.binary(BinaryOp::Mul, square, x)
+        }
+        _ => {
+            let degree = plan.scalar(degree);
+            plan.binary(BinaryOp::Pow, x, degree)
+        }
+    }
+}
+
+/// liblinear mode (no support vectors): `X · coefficientsᵀ + rho[0]`, `[N, rows]` for
+/// `coefficients` of `rows` rows; ONNX Runtime uses the linear kernel whatever `kernel_type` says.
+fn liblinear_scores(ctx: &NodeCtx, plan: &mut Lowered, rows: usize) -> Result<Src> {
+    ctx.attrs.ignore(&["kernel_type", "kernel_params", "support_vectors"]);
+    let (x, features) = feature_rows(ctx, plan)?;
+    let coefficients = floats(ctx, "coefficients")?;
+    let rho = floats(ctx, "rho")?;
+    if coefficients.len() != rows * features || rho.is_empty() {
+        return Err(ctx.error(format!(
+            "liblinear mode: {} coefficient(s) and {} rho value(s), {rows} row(s) of {features} feature(s) need {} and 1",
+            coefficients.len(),
+            rho.len(),
+            rows * features
+        )));
+    }
+    let transposed: Vec<f32> = (0..features * rows).map(|i| coefficients[(i % rows) * features + i / rows]).collect();
+    let weights = plan.constant(f32_tensor(vec![features, rows], &transposed));
+    let product = plan.op(Op::MatMul(MatMulConfig), &[x, weights]);
+    let rho = plan.scalar(rho[0]);
+    Ok(plan.binary(BinaryOp::Add, product, rho))
 }
 
 /// `attrs[name]`, required.
@@ -81,36 +118,75 @@ fn floats(ctx: &NodeCtx, name: &str) -> Result<Vec<f32>> {
     ctx.attrs.floats(name)?.ok_or_else(|| ctx.error(format!("attribute `{name}` is required")))
 }
 
-/// SVMRegressor: `Σ coefficient · kernel + rho`, `[N, 1]` f32 (`one_class`: 1 where positive, else -1).
+/// SVMRegressor: `Σ coefficient · kernel + rho` over the support vectors, or in liblinear mode
+/// (`n_supports` 0) `X · coefficients + rho`; `[N, 1]` f32 (`one_class`: 1 where positive, else -1).
+/// ONNX Runtime ignores `post_transform` and ONNX's reference evaluator refuses it: refused too.
 pub(super) fn svm_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let transform = scores::post_transform(ctx)?;
     if transform != PostTransform::None {
-        return Err(ctx.error(format!("post_transform `{}` of a regressor is not supported yet", transform.spelling())));
-    }
-    let vectors = ctx.attrs.int_or("n_supports", 0)?;
-    let vectors = usize::try_from(vectors).ok().filter(|&v| v > 0).ok_or_else(|| {
-        ctx.error("SVMRegressor without support vectors (`n_supports` 0, liblinear mode) is not supported yet")
-    })?;
-    let coefficients = floats(ctx, "coefficients")?;
-    let rho = floats(ctx, "rho")?;
-    if coefficients.len() != vectors || rho.len() != 1 {
         return Err(ctx.error(format!(
-            "{} coefficient(s) and {} rho value(s) for {vectors} support vectors (one each, one rho)",
-            coefficients.len(),
-            rho.len()
+            "post_transform `{}`: ONNX Runtime ignores it and ONNX's reference evaluator refuses it",
+            transform.spelling()
         )));
     }
-    let kernels = kernel_rows(ctx, &mut plan, vectors)?;
-    let coefficients = plan.constant(f32_tensor(vec![vectors, 1], &coefficients));
-    let sum = plan.op(Op::MatMul(MatMulConfig), &[kernels, coefficients]);
-    let rho = plan.scalar(rho[0]);
-    let mut y = plan.binary(BinaryOp::Add, sum, rho);
+    let vectors = ctx.attrs.int_or("n_supports", 0)?;
+    let vectors =
+        usize::try_from(vectors).map_err(|_| ctx.error(format!("attribute `n_supports` = {vectors} is negative")))?;
+    let mut y = if vectors == 0 {
+        liblinear_scores(ctx, &mut plan, 1)?
+    } else {
+        let coefficients = floats(ctx, "coefficients")?;
+        let rho = floats(ctx, "rho")?;
+        if coefficients.len() != vectors || rho.len() != 1 {
+            return Err(ctx.error(format!(
+                "{} coefficient(s) and {} rho value(s) for {vectors} support vectors (one each, one rho)",
+                coefficients.len(),
+                rho.len()
+            )));
+        }
+        let kernels = kernel_rows(ctx, &mut plan, vectors)?;
+        let coefficients = plan.constant(f32_tensor(vec![vectors, 1], &coefficients));
+        let sum = plan.op(Op::MatMul(MatMulConfig), &[kernels, coefficients]);
+        let rho = plan.scalar(rho[0]);
+        plan.binary(BinaryOp::Add, sum, rho)
+    };
     if ctx.attrs.int_or("one_class", 0)? != 0 {
         let positive = scores::above(&mut plan, y, 0.0);
         let (one, minus_one) = (plan.scalar(1.0), plan.scalar(-1.0));
         y = scores::select(&mut plan, positive, one, minus_one);
     }
     Ok(plan.done(vec![Some(y)]))
+}
+
+/// SVMClassifier in liblinear mode (no `vectors_per_class`): one score per class,
+/// `X · coefficientsᵀ + rho[0]`, transformed per row; the label as ONNX Runtime's `ChooseClass`:
+/// of two classes without `prob_a`, the second where the highest score is ≥ 0.5 (all
+/// coefficients non-negative) or > 0 (mixed), else the arg max's; otherwise the arg max's.
+fn liblinear_classifier(
+    ctx: &NodeCtx,
+    mut plan: Lowered,
+    labels: &Labels,
+    transform: PostTransform,
+) -> Result<Lowered> {
+    let classes = scores::label_count(labels);
+    let raw = liblinear_scores(ctx, &mut plan, classes)?;
+    let calibrated = !ctx.attrs.floats("prob_a")?.unwrap_or_default().is_empty();
+    ctx.attrs.ignore(&["prob_b"]);
+    let arg = ArgReduceConfig { max: true, axis: 1, keepdims: false, select_last_index: false };
+    let mut index = plan.op(Op::ArgReduce(arg), &[raw]);
+    if classes == 2 && !calibrated {
+        let non_negative = floats(ctx, "coefficients")?.iter().all(|&c| c >= 0.0);
+        let highest = ReduceConfig { op: ReduceOp::Max, axes: ReduceAxes::Static(vec![1]), keepdims: false };
+        let highest = plan.op(Op::Reduce(highest), &[raw]);
+        let (compare, bound) = if non_negative { (BinaryOp::GreaterOrEqual, 0.5) } else { (BinaryOp::Greater, 0.0) };
+        let bound = plan.scalar(bound);
+        let second = plan.binary(compare, highest, bound);
+        let one = plan.constant(scores::i64_tensor(vec![], &[1]));
+        index = scores::select(&mut plan, second, one, index);
+    }
+    let label = scores::label_of(&mut plan, index, labels);
+    let scores = scores::transform(&mut plan, raw, transform);
+    Ok(plan.done(vec![Some(label), Some(scores)]))
 }
 
 /// SVMClassifier with support vectors: one score per pair of
@@ -122,16 +198,18 @@ pub(super) fn svm_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered>
 pub(super) fn svm_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let labels = scores::class_labels(ctx, "classlabels_ints")?;
     let transform = scores::post_transform(ctx)?;
-    let prob_a = ctx.attrs.floats("prob_a")?.unwrap_or_default();
-    let prob_b = ctx.attrs.floats("prob_b")?.unwrap_or_default();
     let per_class = ctx.attrs.ints("vectors_per_class")?.unwrap_or_default();
     let classes = scores::label_count(&labels);
+    if per_class.iter().all(|&v| v == 0) {
+        return liblinear_classifier(ctx, plan, &labels, transform);
+    }
     if per_class.len() != classes || per_class.iter().any(|&v| v < 0) || classes < 2 {
         return Err(ctx.error(format!(
-            "`vectors_per_class` must give the support vectors of each of the {classes} classes (two or more); \
-             a classifier without support vectors (liblinear mode) is not supported yet"
+            "`vectors_per_class` must give the support vectors of each of the {classes} classes (two or more)"
         )));
     }
+    let prob_a = ctx.attrs.floats("prob_a")?.unwrap_or_default();
+    let prob_b = ctx.attrs.floats("prob_b")?.unwrap_or_default();
     let starts: Vec<usize> = per_class.iter().scan(0, |at, &v| Some(std::mem::replace(at, *at + v as usize))).collect();
     let vectors: usize = per_class.iter().map(|&v| v as usize).sum();
     let coefficients = floats(ctx, "coefficients")?;

@@ -118,20 +118,29 @@ pub(super) fn imputer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
 }
 
 /// OneHotEncoder: X's shape plus an axis of the categories, 1.0 where the value is the
-/// category. An unknown value gives a row of zeros (with `zeros` = 0 ONNX Runtime fails instead).
+/// category. Strings are first looked up as their category's position. An unknown value gives a
+/// row of zeros (with `zeros` = 0 ONNX Runtime fails instead).
 pub(super) fn one_hot_encoder(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
-    if ctx.attrs.strings_or_none("cats_strings")?.is_some() {
-        return Err(ctx.error("string categories (`cats_strings`) are not supported yet"));
-    }
-    let Some(categories) = ctx.attrs.ints("cats_int64s")?.filter(|c| !c.is_empty()) else {
-        return Err(ctx.error("attribute `cats_int64s` (the categories) is required"));
-    };
     ctx.attrs.ignore(&["zeros"]);
     let x = ctx.input_type(0)?;
-    let values = match x.dtype {
-        DType::I64 => Src::Input(0),
-        DType::I32 | DType::F32 | DType::F64 => plan.op(Op::cast(DType::I64), &[Src::Input(0)]),
-        _ => return Err(ctx.error(format!("input X must be int64, int32, float or double, got {x}"))),
+    let strings = ctx.attrs.strings_or_none("cats_strings")?.filter(|c| !c.is_empty());
+    let ints = ctx.attrs.ints("cats_int64s")?.filter(|c| !c.is_empty());
+    let (values, categories) = match (x.dtype, strings, ints) {
+        (DType::String, Some(strings), None) => {
+            let positions: Vec<i64> = (0..strings.len() as i64).collect();
+            let lookup = super::string_int_lookup(strings, positions.clone(), -1);
+            (plan.op(lookup, &[Src::Input(0)]), positions)
+        }
+        (DType::I64, None, Some(ints)) => (Src::Input(0), ints),
+        (DType::I32 | DType::F32 | DType::F64, None, Some(ints)) => {
+            (plan.op(Op::cast(DType::I64), &[Src::Input(0)]), ints)
+        }
+        _ => {
+            return Err(ctx.error(format!(
+                "needs string X with `cats_strings`, or int64, int32, float or double X with `cats_int64s` \
+                 (one of them, non-empty), got X {x}"
+            )))
+        }
     };
     let values = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![x.rank()] }), &[values]);
     let categories = plan.constant(i64_tensor(vec![categories.len()], &categories));

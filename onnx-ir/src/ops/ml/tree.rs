@@ -5,11 +5,11 @@
 //! ONNX Runtime applies them.
 
 use super::super::elementwise::BinaryOp;
-use super::super::lowered::{f32_tensor, Lowered, Src};
+use super::super::lowered::{Lowered, Src};
 use super::super::{one, InferOp, NodeCtx, Op};
 use super::scores::{self, PostTransform};
-use crate::attributes::Spelled;
 use crate::error::Result;
+use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
 use std::collections::{BTreeSet, HashMap};
 
@@ -445,9 +445,11 @@ fn weighted_at_every_leaf(root: TreeChild, nodes: &[TreeNode], leaves: &[Vec<(us
     common.unwrap_or_default()
 }
 
-/// The legacy tree ensembles exist before ai.onnx.ml opset 5; their X is f32 `[N, F]` (ONNX Runtime compares double and integer
-/// inputs in their own type, which the f32 walk would not reproduce).
-fn legacy_input(ctx: &NodeCtx) -> Result<()> {
+/// The legacy tree ensembles exist before ai.onnx.ml opset 5. X `[N, F]` as walked, and the
+/// type its sums are kept in until the labels are chosen: float and double X in their own type
+/// (ONNX Runtime compares double X with the splits widened to double and sums in double),
+/// integers converted to float (ONNX Runtime compares them with the float splits).
+fn legacy_input(ctx: &NodeCtx, plan: &mut Lowered) -> Result<(Src, DType)> {
     if ctx.opset >= 5 {
         return Err(ctx.error(format!(
             "{} is deprecated from {} opset 5 (TreeEnsemble replaces it), the model imports {}",
@@ -457,27 +459,37 @@ fn legacy_input(ctx: &NodeCtx) -> Result<()> {
         )));
     }
     let x = ctx.input_type(0)?;
-    if x.dtype != DType::F32 || x.rank() != 2 {
-        return Err(
-            ctx.error(format!("input X must be a 2-D float tensor (other types are not supported yet), got {x}"))
-        );
+    match x.dtype {
+        _ if x.rank() != 2 => Err(ctx.error(format!("input X must be 2-D, got {x}"))),
+        DType::F32 | DType::F64 => Ok((Src::Input(0), x.dtype)),
+        DType::I64 | DType::I32 => Ok((plan.op(Op::cast(DType::F32), &[Src::Input(0)]), DType::F32)),
+        _ => Err(ctx.error(format!("input X must be float, double, int64 or int32, got {x}"))),
     }
-    Ok(())
 }
 
-/// `raw + base_values` for `base` of `targets` values (none: `raw`).
-fn add_base(plan: &mut Lowered, raw: Src, base: &[f64]) -> Src {
-    if base.is_empty() {
-        return raw;
+/// `raw + base_values` in `dtype`, for `base` of `targets` values (none: `raw`).
+fn add_base(plan: &mut Lowered, raw: Src, base: &[f64], dtype: DType) -> Src {
+    match TensorData::from_f64s(dtype, vec![base.len()], base) {
+        Some(values) if !base.is_empty() => {
+            let base = plan.constant(values);
+            plan.binary(BinaryOp::Add, raw, base)
+        }
+        _ => raw,
     }
-    let values: Vec<f32> = base.iter().map(|&b| b as f32).collect();
-    let base = plan.constant(f32_tensor(vec![values.len()], &values));
-    plan.binary(BinaryOp::Add, raw, base)
+}
+
+/// `x` of `dtype` as the f32 the outputs are.
+fn to_f32(plan: &mut Lowered, x: Src, dtype: DType) -> Src {
+    if dtype == DType::F32 {
+        x
+    } else {
+        plan.op(Op::cast(DType::F32), &[x])
+    }
 }
 
 /// TreeEnsembleRegressor: `[N, n_targets]` f32.
 pub(super) fn tree_ensemble_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
-    legacy_input(ctx)?;
+    let (x, dtype) = legacy_input(ctx, &mut plan)?;
     let n_targets = ctx.attrs.int_or("n_targets", 1)?;
     let n_targets = usize::try_from(n_targets)
         .ok()
@@ -493,12 +505,6 @@ pub(super) fn tree_ensemble_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Resul
         }
     };
     let transform = scores::post_transform(ctx)?;
-    if n_targets == 1 && !matches!(transform, PostTransform::None | PostTransform::Probit) {
-        return Err(ctx.error(format!(
-            "post_transform `{}` of a single target: ONNX Runtime leaves it unapplied where the spec applies it",
-            transform.spelling()
-        )));
-    }
     let base = floats_or_tensor(ctx, "base_values")?.unwrap_or_default();
     if !base.is_empty() && base.len() != n_targets {
         return Err(ctx.error(format!("{} base values for {n_targets} target(s)", base.len())));
@@ -519,13 +525,14 @@ pub(super) fn tree_ensemble_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Resul
         nodes: trees.nodes,
         leaves: trees.leaves,
     };
-    let mut y = plan.op(Op::TreeEnsemble(Box::new(config)), &[Src::Input(0)]);
+    let mut y = plan.op(Op::TreeEnsemble(Box::new(config)), &[x]);
     if aggregate == TreeAggregate::Average {
-        let count = plan.scalar(n_trees as f32);
+        let count = plan.scalar_of(dtype, n_trees as f64);
         y = plan.binary(BinaryOp::Div, y, count);
     }
-    let y = add_base(&mut plan, y, &base);
-    let y = scores::transform(&mut plan, y, transform);
+    let y = add_base(&mut plan, y, &base, dtype);
+    let y = to_f32(&mut plan, y, dtype);
+    let y = scores::regressor_transform(ctx, &mut plan, y, n_targets, transform)?;
     Ok(plan.done(vec![Some(y)]))
 }
 
@@ -533,7 +540,7 @@ pub(super) fn tree_ensemble_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Resul
 /// only class 0 weighted is ONNX Runtime's binary case: one score `s`, the second label where
 /// `s > 0.5` (all weights non-negative: the scores `[1 - s, s]`) or `s > 0` (mixed weights).
 pub(super) fn tree_ensemble_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
-    legacy_input(ctx)?;
+    let (x, dtype) = legacy_input(ctx, &mut plan)?;
     let labels = scores::class_labels(ctx, "classlabels_int64s")?;
     let classes = scores::label_count(&labels);
     let transform = scores::post_transform(ctx)?;
@@ -541,7 +548,7 @@ pub(super) fn tree_ensemble_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Resu
     let LegacyTrees { roots, nodes, leaves, always_weighted, all_weights_non_negative, weighted_targets } =
         read_legacy_trees(ctx, "class", classes)?;
     let config = TreeEnsembleConfig { aggregate: TreeAggregate::Sum, n_targets: classes, roots, nodes, leaves };
-    let raw = plan.op(Op::TreeEnsemble(Box::new(config)), &[Src::Input(0)]);
+    let raw = plan.op(Op::TreeEnsemble(Box::new(config)), &[x]);
     let (label, scores) = match classes {
         0 | 1 => return Err(ctx.error(format!("{classes} class label(s): a classifier needs two or more"))),
         2 => {
@@ -556,16 +563,15 @@ pub(super) fn tree_ensemble_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Resu
                 ));
             }
             let s = scores::column(&mut plan, raw, 0);
-            let s = add_base(&mut plan, s, &base);
+            let s = add_base(&mut plan, s, &base, dtype);
+            let bound = plan.scalar_of(dtype, if all_weights_non_negative { 0.5 } else { 0.0 });
+            let positive = plan.binary(BinaryOp::Greater, s, bound);
+            let label = scores::binary_label(&mut plan, positive, &labels, 1, 0);
+            let s = to_f32(&mut plan, s, dtype);
             if all_weights_non_negative {
-                let positive = scores::above(&mut plan, s, 0.5);
-                (scores::binary_label(&mut plan, positive, &labels, 1, 0), scores::complement_columns(&mut plan, s))
+                (label, scores::complement_columns(&mut plan, s))
             } else {
-                let positive = scores::above(&mut plan, s, 0.0);
-                (
-                    scores::binary_label(&mut plan, positive, &labels, 1, 0),
-                    scores::signed_columns(&mut plan, s, transform),
-                )
+                (label, scores::signed_columns(&mut plan, s, transform))
             }
         }
         _ => {
@@ -577,8 +583,10 @@ pub(super) fn tree_ensemble_classifier(ctx: &NodeCtx, mut plan: Lowered) -> Resu
             if !base.is_empty() && base.len() != classes {
                 return Err(ctx.error(format!("{} base values for {classes} classes", base.len())));
             }
-            let scores = add_base(&mut plan, raw, &base);
-            (scores::arg_max_label(&mut plan, scores, &labels), scores::transform(&mut plan, scores, transform))
+            let scores = add_base(&mut plan, raw, &base, dtype);
+            let label = scores::arg_max_label(&mut plan, scores, &labels);
+            let scores = to_f32(&mut plan, scores, dtype);
+            (label, scores::transform(&mut plan, scores, transform))
         }
     };
     Ok(plan.done(vec![Some(label), Some(scores)]))

@@ -1,0 +1,1 @@
+2blue2?2?2green2green2redBy

@@ -1,0 +1,1 @@
+2x2red2yy2green2zzz2blue2w2mauveBpicked

@@ -1,0 +1,1 @@
+2purple2S2red2S2blue2M2blue2L2mauve2M2red2S2mauve2S2blue2S2mauve2S2red2S2red2M2blue2S2red2L2blue2L2mauve2L2blue2S2blue2S2mauve2L2red2S2red2L2red2L2green2S2blue2M2red2MBX
