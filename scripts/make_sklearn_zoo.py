@@ -13,8 +13,8 @@ MapProtos).
 `node_*` cases are single ai.onnx.ml nodes made with onnx.helper for the attribute forms no
 converter above writes (Normalizer MAX/L2, int64 Imputer, FeatureVectorizer, the tree ensembles'
 other transforms, aggregates and input types, PROBIT, LabelEncoder 1, string OneHotEncoder,
-LinearRegressor's transforms, SVMs in liblinear mode), and string columns moved by Gather,
-Reshape, Slice and the like.
+LinearRegressor's transforms, SVMs in liblinear mode, CastMap), and string columns moved by
+Gather, Reshape, Slice and the like.
 
 Reference outputs are ONNX Runtime's (CPU) on the dataset's held-out rows (seeded inputs for the
 node cases), written as ONNX backend
@@ -240,6 +240,10 @@ def node_cases():
     )
     codes = np.array([[2, 3, 7], [1, 1, 0]], dtype=np.int64)
     yield "node_string_movement", string_movement()
+    floats = {3: 1.25, 0: -2.5, 7: 3.0, 9: 0.1}
+    yield "node_cast_map_dense_to_float", cast_map(floats, {"cast_to": "TO_FLOAT"})
+    yield "node_cast_map_sparse_to_int64", cast_map(floats, {"cast_to": "TO_INT64", "map_form": "SPARSE", "max_map": 8})
+    yield "node_cast_map_dense_to_string", cast_map(floats, {"cast_to": "TO_STRING"})
     yield "node_category_mapper_to_strings", node(
         "CategoryMapper", [("x", codes)], {**categories, "default_string": "?"}, [("y", onnx.TensorProto.STRING, 2)]
     )
@@ -325,6 +329,66 @@ def string_movement():
         onx = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
         words = np.array([["red", "S", "x"], ["green", "", "yy"], ["blue", "L", "zzz"], ["mauve", "M", "w"]], dtype=object)
         return onx, {"x": words}
+
+    return build
+
+
+def feature_dicts():
+    """The wine data as one dict of named features (skl2onnx's DictVectorizer takes one map)."""
+    x_train, y_train, x_test = wine()
+    names = [f"f{i}" for i in range(x_train.shape[1])]
+
+    def as_dicts(rows):
+        return [{n: float(v) for n, v in zip(names, row) if v != 0.0} for row in rows]
+
+    return as_dicts(x_train), y_train, as_dicts(x_test[:1])
+
+
+def dict_vectorizer_pipeline():
+    """DictVectorizer + scaling + logistic regression on one feature dict (skl2onnx's input is a
+    single map, ONNX Runtime's DictVectorizer one row): a held-out row missing one feature."""
+
+    def build(keep_zipmap=False):
+        from sklearn.feature_extraction import DictVectorizer
+        from sklearn.linear_model import LogisticRegression
+        from skl2onnx import convert_sklearn
+        from skl2onnx.common.data_types import DictionaryType, FloatTensorType, StringTensorType
+
+        x_train, y_train, x_test = feature_dicts()
+        model = make_pipeline(DictVectorizer(sparse=False), StandardScaler(), LogisticRegression(max_iter=500))
+        model.fit(x_train, y_train)
+        options = None if keep_zipmap else {id(model): {"zipmap": False}}
+        initial = [("features", DictionaryType(StringTensorType([]), FloatTensorType([])))]
+        onx = convert_sklearn(model, initial_types=initial, options=options, target_opset={"": 21, "ai.onnx.ml": 3})
+        row = dict(x_test[0])
+        row.pop("f3", None)
+        return onx, {"features": {k: np.float32(v) for k, v in row.items()}}
+
+    return build
+
+
+def cast_map(values, attrs):
+    """One CastMap node on an int64-keyed map (ONNX Runtime the oracle)."""
+
+    def build(keep_zipmap=False):
+        if keep_zipmap:
+            return None
+        from onnx import helper
+
+        value_type = onnx.TensorProto.STRING if isinstance(next(iter(values.values())), str) else onnx.TensorProto.FLOAT
+        out_type = {"TO_FLOAT": onnx.TensorProto.FLOAT, "TO_INT64": onnx.TensorProto.INT64}.get(
+            attrs.get("cast_to", "TO_STRING"), onnx.TensorProto.STRING
+        )
+        map_type = helper.make_map_type_proto(onnx.TensorProto.INT64, helper.make_tensor_type_proto(value_type, []))
+        graph = helper.make_graph(
+            [helper.make_node("CastMap", ["x"], ["y"], domain="ai.onnx.ml", **attrs)],
+            "cast_map",
+            [helper.make_value_info("x", map_type)],
+            [helper.make_tensor_value_info("y", out_type, [1, None])],
+        )
+        opsets = [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 1)]
+        feed = {k: (v if isinstance(v, str) else np.float32(v)) for k, v in values.items()}
+        return helper.make_model(graph, opset_imports=opsets, ir_version=8), {"x": feed}
 
     return build
 
@@ -426,6 +490,7 @@ def cases():
     yield "gaussian_process", sk(lambda: gaussian_process.GaussianProcessRegressor(**rs), diabetes)
     yield "normalizer_max_abs", sk(lambda: make_pipeline(Normalizer(norm="l1"), MaxAbsScaler()), iris)
     yield "column_transformer", sk(column_pipeline, mixed_columns)
+    yield "dict_vectorizer", dict_vectorizer_pipeline()
     yield "one_hot_strings", sk(
         lambda: make_pipeline(OneHotEncoder(handle_unknown="ignore"), linear_model.LogisticRegression()), string_categories
     )
@@ -442,6 +507,55 @@ def cases():
     yield "xgboost_regressor", booster("xgboost", lambda: xgb("XGBRegressor"), diabetes)
 
 
+def with_rows(data, rows):
+    """`data` with `rows` rows to score: its held-out and training rows repeated to that count."""
+
+    def tiled():
+        x_train, y_train, x_test = data()
+        pool = np.concatenate([x_test, x_train])
+        return x_train, y_train, np.resize(pool, (rows, pool.shape[1]))
+
+    return tiled
+
+
+def bench_cases():
+    """The benchmark's models (`--bench`): the tree ensembles and SVMs at the estimators' default
+    sizes (100 trees, unbounded depth; every support vector), each scoring 1 and 1,000 rows."""
+    from sklearn import ensemble, svm
+
+    rs = {"random_state": SEED}
+    models = [
+        ("random_forest_classifier", lambda: ensemble.RandomForestClassifier(**rs), digits),
+        ("random_forest_regressor", lambda: ensemble.RandomForestRegressor(**rs), diabetes),
+        ("extra_trees_classifier", lambda: ensemble.ExtraTreesClassifier(**rs), wine),
+        ("gradient_boosting_classifier", lambda: ensemble.GradientBoostingClassifier(**rs), iris),
+        ("gradient_boosting_regressor", lambda: ensemble.GradientBoostingRegressor(**rs), diabetes),
+        ("svc_rbf", lambda: make_pipeline(StandardScaler(), svm.SVC()), digits),
+        ("svc_poly", lambda: make_pipeline(StandardScaler(), svm.SVC(kernel="poly")), binary),
+        ("svc_linear", lambda: make_pipeline(StandardScaler(), svm.SVC(kernel="linear")), wine),
+        ("svc_rbf_proba", lambda: make_pipeline(StandardScaler(), svm.SVC(probability=True, **rs)), iris),
+        ("svr_rbf", lambda: make_pipeline(StandardScaler(), svm.SVR()), diabetes),
+        ("svr_poly", lambda: make_pipeline(StandardScaler(), svm.SVR(kernel="poly")), diabetes),
+    ]
+    boosters = [
+        ("lightgbm_classifier", "lightgbm", "LGBMClassifier", binary),
+        ("lightgbm_regressor", "lightgbm", "LGBMRegressor", diabetes),
+        ("xgboost_classifier", "xgboost", "XGBClassifier", binary),
+        ("xgboost_regressor", "xgboost", "XGBRegressor", diabetes),
+    ]
+    for rows in (1, 1000):
+        for name, make, data in models:
+            yield f"{name}_batch{rows}", sk(make, with_rows(data, rows))
+        for name, kind, estimator, data in boosters:
+            yield f"{name}_batch{rows}", booster(kind, lambda k=kind, e=estimator: default_booster(k, e), with_rows(data, rows))
+
+
+def default_booster(kind, name):
+    """A LightGBM or XGBoost estimator at its default size (100 trees), one thread."""
+    module = __import__(kind)
+    return getattr(module, name)(random_state=SEED, n_jobs=1, **({"verbose": -1} if kind == "lightgbm" else {}))
+
+
 def lgbm(name):
     import lightgbm
 
@@ -454,21 +568,27 @@ def xgb(name):
     return getattr(xgboost, name)(n_estimators=8, max_depth=3, random_state=SEED, n_jobs=1)
 
 
+def map_proto(mapping, name=None):
+    """A dict as a MapProto (onnx-data.proto), its values one scalar tensor each (floats as f32,
+    strings as strings); numpy_helper.from_dict cannot make string keys."""
+    keys = list(mapping)
+    strings = isinstance(keys[0], str)
+    values = onnx.SequenceProto(elem_type=onnx.SequenceProto.TENSOR)
+    for k in keys:
+        v = mapping[k]
+        values.tensor_values.append(numpy_helper.from_array(np.array(v, dtype=object if isinstance(v, str) else np.float32)))
+    entry = onnx.MapProto(name=name, key_type=onnx.TensorProto.STRING if strings else onnx.TensorProto.INT64, values=values)
+    if strings:
+        entry.string_keys.extend(k.encode() for k in keys)
+    else:
+        entry.keys.extend(int(k) for k in keys)
+    return entry
+
+
 def score_maps(name, rows):
-    """ZipMap's output (a list of dicts) as a SequenceProto of MapProtos (onnx-data.proto);
-    numpy_helper.from_list cannot make string keys."""
+    """ZipMap's output (a list of dicts) as a SequenceProto of MapProtos."""
     sequence = onnx.SequenceProto(name=name, elem_type=onnx.SequenceProto.MAP)
-    for row in rows:
-        keys = list(row)
-        strings = isinstance(keys[0], str)
-        values = onnx.SequenceProto(elem_type=onnx.SequenceProto.TENSOR)
-        values.tensor_values.extend(numpy_helper.from_array(np.array(row[k], np.float32)) for k in keys)
-        entry = onnx.MapProto(key_type=onnx.TensorProto.STRING if strings else onnx.TensorProto.INT64, values=values)
-        if strings:
-            entry.string_keys.extend(k.encode() for k in keys)
-        else:
-            entry.keys.extend(int(k) for k in keys)
-        sequence.map_values.append(entry)
+    sequence.map_values.extend(map_proto(row) for row in rows)
     return sequence
 
 
@@ -513,7 +633,9 @@ def make_case(out_dir, name, build):
     data.mkdir(parents=True, exist_ok=True)
     write_if_changed(case / "model.onnx", model_bytes)
     for i, graph_input in enumerate(onx.graph.input):
-        proto = numpy_helper.from_array(feeds[graph_input.name], graph_input.name)
+        feed = feeds[graph_input.name]
+        # A map input (DictVectorizer's, CastMap's) as a MapProto.
+        proto = map_proto(feed, graph_input.name) if isinstance(feed, dict) else numpy_helper.from_array(feed, graph_input.name)
         write_if_changed(data / f"input_{i}.pb", proto.SerializeToString())
     for i, (o, r) in enumerate(zip(outputs, results)):
         path = data / f"output_{i}.pb"
@@ -531,13 +653,24 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--filter", default=None, help="only cases whose name contains this")
+    ap.add_argument(
+        "--bench", action="store_true",
+        help="write the benchmark's cases instead (default sizes, batches of 1 and 1,000; --out defaults to "
+        "$BURN_ONNX_CACHE/sklearn-bench)",
+    )
     args = ap.parse_args()
+    if args.bench and args.out == DEFAULT_OUT:
+        cache = os.environ.get("BURN_ONNX_CACHE", os.path.expanduser("~/.cache/burn-onnx"))
+        args.out = os.path.join(cache, "sklearn-bench")
     os.makedirs(args.out, exist_ok=True)
     ints_for_bools()
     rows, written = [], set()
-    # Each classifier also as the converter writes it by default: probabilities as ZipMap's maps.
-    variants = [(name, build) for name, build in cases()] + list(node_cases())
-    variants += [(f"{name}_zipmap", lambda build=build: build(keep_zipmap=True)) for name, build in variants]
+    if args.bench:
+        variants = list(bench_cases())
+    else:
+        # Each classifier also as the converter writes it by default: probabilities as ZipMap's maps.
+        variants = [(name, build) for name, build in cases()] + list(node_cases())
+        variants += [(f"{name}_zipmap", lambda build=build: build(keep_zipmap=True)) for name, build in variants]
     for name, build in variants:
         if args.filter and args.filter not in name:
             continue

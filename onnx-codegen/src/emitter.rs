@@ -453,7 +453,8 @@ pub fn tensor_type_tokens(ty: &TensorType) -> TokenStream {
 }
 
 /// The Rust type of a value: its tensor type ([`tensor_type_tokens`]), in a `Vec` for a
-/// sequence and an `Option` for an optional; ZipMap's maps as `Vec<burn_onnx::ScoreMap<_>>`. A sequence empty at import has no rank yet: any
+/// sequence and an `Option` for an optional; ZipMap's maps as `Vec<burn_onnx::ScoreMap<_>>`, a map
+/// as `burn_onnx::FeatureMap<_, _>`. A sequence empty at import has no rank yet: any
 /// one spells it, the `Vec` never holds a tensor.
 pub fn held_type_tokens(ty: &TensorType) -> TokenStream {
     let tensor = tensor_type_tokens(ty);
@@ -465,6 +466,21 @@ pub fn held_type_tokens(ty: &TensorType) -> TokenStream {
         Holder::MapSequence { string_keys: false } => quote! { Vec<burn_onnx::ScoreMap<i64>> },
         Holder::MapSequence { string_keys: true } => {
             quote! { Vec<burn_onnx::ScoreMap<burn_onnx::__private::alloc::string::String>> }
+        }
+        Holder::Map { string_keys } => {
+            let string = quote! { burn_onnx::__private::alloc::string::String };
+            let key = if string_keys {
+                string.clone()
+            } else {
+                quote! { i64 }
+            };
+            let value = match ty.dtype {
+                DType::F64 => quote! { f64 },
+                DType::I64 => quote! { i64 },
+                DType::String => string,
+                _ => quote! { f32 },
+            };
+            quote! { burn_onnx::FeatureMap<#key, #value> }
         }
     }
 }

@@ -256,6 +256,12 @@ pub enum Holder {
         /// The keys are strings (else int64).
         string_keys: bool,
     },
+    /// `map(int64 or string, T)`, what ai.onnx.ml DictVectorizer and CastMap read: one map from
+    /// keys to values of `dtype` (`shape` is empty).
+    Map {
+        /// The keys are strings (else int64).
+        string_keys: bool,
+    },
 }
 
 impl Holder {
@@ -348,6 +354,9 @@ impl fmt::Display for TensorType {
             Holder::MapSequence { string_keys } => {
                 return write!(f, "seq(map({}, {}))", if string_keys { "string" } else { "int64" }, self.dtype)
             }
+            Holder::Map { string_keys } => {
+                return write!(f, "map({}, {})", if string_keys { "string" } else { "int64" }, self.dtype)
+            }
         }
         write!(f, "{}[", self.dtype)?;
         for (i, d) in self.shape.iter().enumerate() {
@@ -361,8 +370,8 @@ impl fmt::Display for TensorType {
 }
 
 /// A value's type from its `TypeProto`: a tensor, a sequence of tensors, or an optional of
-/// either, or ZipMap's sequence of maps (the types [`Holder`] holds). Sequences of sequences,
-/// other maps and sparse tensors are refused.
+/// either, ZipMap's sequence of maps, or a map of numbers or strings (the types [`Holder`]
+/// holds). Sequences of sequences, other maps and sparse tensors are refused.
 pub(crate) fn type_of(ty: &TypeProto) -> Result<TensorType, String> {
     use crate::proto::type_proto::Value as Type;
     fn element(ty: &Option<Box<TypeProto>>) -> Result<&TypeProto, String> {
@@ -386,7 +395,28 @@ pub(crate) fn type_of(ty: &TypeProto) -> Result<TensorType, String> {
                 _ => Err(format!("an optional of {inner} is not supported")),
             }
         }
-        _ => Err("only tensors, sequences of tensors, optionals of either and sequences of maps from labels to floats are supported".into()),
+        Some(Type::MapType(map)) => map_of(map),
+        _ => Err("only tensors, sequences of tensors, optionals of either, maps and sequences of maps from labels to \
+                  floats are supported"
+            .into()),
+    }
+}
+
+/// `map(int64 or string, float, double, int64 or string)`.
+fn map_of(map: &crate::proto::type_proto::Map) -> Result<TensorType, String> {
+    let refused =
+        || "of maps, only maps from int64 or string keys to float, double, int64 or string values are supported";
+    let string_keys = match DType::from_onnx(map.key_type()) {
+        Some(DType::String) => true,
+        Some(DType::I64) => false,
+        _ => return Err(refused().into()),
+    };
+    let value = map.value_type.as_deref().and_then(|v| v.tensor_type()).and_then(|t| DType::from_onnx(t.elem_type()));
+    match value {
+        Some(dtype @ (DType::F32 | DType::F64 | DType::I64 | DType::String)) => {
+            Ok(TensorType::new(dtype, vec![]).held(Holder::Map { string_keys }))
+        }
+        _ => Err(refused().into()),
     }
 }
 

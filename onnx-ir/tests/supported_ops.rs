@@ -66,14 +66,6 @@ fn preview_section() -> String {
     )
 }
 
-/// Why an `ai.onnx.ml` op has no implementation yet.
-fn ml_reason(op: &str) -> &'static str {
-    match op {
-        "DictVectorizer" | "CastMap" => "map inputs are not typed in generated code yet",
-        _ => "not implemented yet",
-    }
-}
-
 /// Every op of the `ai.onnx.ml` domain (onnx-ml-ops.txt), each implemented one lowered at
 /// import into the ops above.
 fn ml_section(ops_list: &str) -> String {
@@ -87,7 +79,7 @@ fn ml_section(ops_list: &str) -> String {
         supported += usize::from(how.is_some());
         let status = match how {
             Some(how) => format!("yes ({versions}): {how}"),
-            None => format!("no: {}", ml_reason(op)),
+            None => "no: not implemented yet".to_string(),
         };
         let note = deprecated.map(|v| format!(" (deprecated from {v})")).unwrap_or_default();
         let _ = writeln!(rows, "| {op}{note} | {status} |");

@@ -34,6 +34,7 @@ mod boxed;
 mod deform_conv;
 mod detection;
 pub use boxed::Boxed;
+pub use feature_maps::FeatureMap;
 pub use strings::StringTensor;
 pub use zip_map::ScoreMap;
 
@@ -160,6 +161,7 @@ pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<T
 
 mod float;
 // The flex kernels' matrix product (threads, CPU features detected at run time: std).
+mod feature_maps;
 #[cfg(feature = "flex")]
 mod gemm;
 mod grid_sample;
@@ -191,6 +193,9 @@ pub mod ops {
     pub use crate::bitcast::{bit_cast, BitType};
     pub use crate::deform_conv::deform_conv2d;
     pub use crate::detection::non_max_suppression;
+    pub use crate::feature_maps::{
+        cast_map_to_float, cast_map_to_int, cast_map_to_string, dict_vectorize, CastMapValue, MapNumber,
+    };
     pub use crate::grid_sample::{grid_sample, GridMode, GridPadding, GridSampleOptions};
     pub use crate::kernels::{
         avg_pool2d, batch_norm, cat, conv1d, conv2d, conv2d_residual, erf, exp, gelu, linear, local_response_norm,

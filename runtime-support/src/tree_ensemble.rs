@@ -59,6 +59,10 @@ pub struct TreeEnsemble<'a> {
     pub leaves: &'a [&'a [(usize, f64)]],
 }
 
+/// Rows walked together through each tree: the tree's upper nodes stay in cache across the
+/// block (ONNX Runtime batches rows likewise), and each row still sums its trees in order.
+const ROW_BLOCK: usize = 64;
+
 /// `[N, n_targets]` of X's type from X `[N, features]`.
 pub fn tree_ensemble(x: Tensor<2>, ensemble: &TreeEnsemble) -> Tensor<2> {
     let [rows, features] = x.dims();
@@ -66,30 +70,96 @@ pub fn tree_ensemble(x: Tensor<2>, ensemble: &TreeEnsemble) -> Tensor<2> {
     let values: Vec<f64> = x.into_data().iter::<f64>().collect();
     // The reference's result array has X's type: each update rounds to it.
     let single = dtype != DType::F64;
-    let round = |v: f64| if single { f64::from(v as f32) } else { v };
     let (lowest, highest) = if single { (f64::from(f32::MIN), f64::from(f32::MAX)) } else { (f64::MIN, f64::MAX) };
     let start = match ensemble.aggregate {
         TreeAggregate::Min => highest,
         TreeAggregate::Max => lowest,
         _ => 0.0,
     };
-    let trees = ensemble.roots.len() as f64;
     let mut out = vec![start; rows * ensemble.n_targets];
-    for (row, y) in out.chunks_mut(ensemble.n_targets.max(1)).enumerate().take(rows) {
-        let x = &values[row * features..][..features];
-        for &root in ensemble.roots {
-            for &(target, weight) in ensemble.leaves[leaf(root, x, ensemble.nodes)] {
-                let y = &mut y[target];
-                *y = round(match ensemble.aggregate {
-                    TreeAggregate::Sum => *y + weight,
-                    TreeAggregate::Average => *y + weight / trees,
-                    TreeAggregate::Min => y.min(weight),
-                    TreeAggregate::Max => y.max(weight),
-                });
-            }
-        }
+    let walk = Walk { ensemble, values: &values, features, single };
+    // The comparison chosen once when every branch uses the same one (what the exporters write).
+    match uniform_mode(ensemble.nodes) {
+        Some(TreeMode::Leq) => walk.run(&mut out, |v, s| v <= s),
+        Some(TreeMode::Lt) => walk.run(&mut out, |v, s| v < s),
+        Some(TreeMode::Gte) => walk.run(&mut out, |v, s| v >= s),
+        Some(TreeMode::Gt) => walk.run(&mut out, |v, s| v > s),
+        _ => walk.run_any(&mut out),
     }
     Tensor::from_data(TensorData::new(out, [rows, ensemble.n_targets]), (&device, dtype))
+}
+
+/// The one comparison every branch node makes, if they share one (other than set membership).
+fn uniform_mode(nodes: &[TreeNode]) -> Option<TreeMode> {
+    let first = nodes.first()?.mode;
+    (first != TreeMode::Member && nodes.iter().all(|n| n.mode == first)).then_some(first)
+}
+
+/// One evaluation: X's rows (widened to f64) through the ensemble.
+struct Walk<'a> {
+    ensemble: &'a TreeEnsemble<'a>,
+    values: &'a [f64],
+    features: usize,
+    single: bool,
+}
+
+impl Walk<'_> {
+    /// Every row through every tree, `taken(value, split)` deciding each branch.
+    fn run(&self, out: &mut [f64], taken: impl Fn(f64, f64) -> bool + Sync) {
+        self.each_leaf(out, |mut at, x| loop {
+            match at {
+                TreeChild::Leaf(i) => return i,
+                TreeChild::Node(i) => {
+                    let node = &self.ensemble.nodes[i];
+                    let v = x[node.feature];
+                    let branch = taken(v, node.split) || (node.missing_tracks_true && v.is_nan());
+                    at = if branch { node.if_true } else { node.if_false };
+                }
+            }
+        });
+    }
+
+    /// As [`Self::run`], each node's own comparison.
+    fn run_any(&self, out: &mut [f64]) {
+        self.each_leaf(out, |at, x| leaf(at, x, self.ensemble.nodes));
+    }
+
+    /// Each row's leaf of each tree (`leaf_of(root, row)`), its weights aggregated into the row's
+    /// outputs: rows in blocks (spread over rayon's pool where the work pays for it), each block
+    /// through the trees in order.
+    fn each_leaf(&self, out: &mut [f64], leaf_of: impl Fn(TreeChild, &[f64]) -> usize + Sync) {
+        let (ensemble, targets) = (self.ensemble, self.ensemble.n_targets.max(1));
+        let trees = ensemble.roots.len() as f64;
+        let round = |v: f64| if self.single { f64::from(v as f32) } else { v };
+        let block = |(index, out): (usize, &mut [f64])| {
+            let first = index * ROW_BLOCK;
+            for &root in ensemble.roots {
+                for (row, y) in out.chunks_mut(targets).enumerate() {
+                    let x = &self.values[(first + row) * self.features..][..self.features];
+                    for &(target, weight) in ensemble.leaves[leaf_of(root, x)] {
+                        let y = &mut y[target];
+                        *y = round(match ensemble.aggregate {
+                            TreeAggregate::Sum => *y + weight,
+                            TreeAggregate::Average => *y + weight / trees,
+                            TreeAggregate::Min => y.min(weight),
+                            TreeAggregate::Max => y.max(weight),
+                        });
+                    }
+                }
+            }
+        };
+        #[cfg(feature = "flex")]
+        {
+            use rayon::prelude::*;
+            // A walk visits a few nodes per tree: about a dozen element visits' worth of work.
+            let work = ROW_BLOCK * ensemble.roots.len() * 12;
+            let blocks = out.len().div_ceil(ROW_BLOCK * targets);
+            let len = crate::parallel::job_len(blocks, work, crate::parallel::PARALLEL_MIN_ELEMENTS);
+            out.par_chunks_mut(ROW_BLOCK * targets).enumerate().with_min_len(len).for_each(block);
+        }
+        #[cfg(not(feature = "flex"))]
+        out.chunks_mut(ROW_BLOCK * targets).enumerate().for_each(block);
+    }
 }
 
 /// The leaf row `x` reaches from `at`.

@@ -22,7 +22,7 @@ struct SequenceProto {
 
 /// The fields of `MapProto`: integer or string keys, and a sequence of one scalar tensor per key.
 #[derive(Clone, PartialEq, Message)]
-struct MapProto {
+pub struct MapProto {
     #[prost(int64, repeated, tag = "3")]
     keys: Vec<i64>,
     #[prost(bytes = "vec", repeated, tag = "4")]
@@ -84,6 +84,40 @@ impl<T: FromPb> FromPb for Option<T> {
 
     fn from_bytes(bytes: &[u8], device: &Device) -> Result<Self, String> {
         optional_value(bytes)?.map(|value| T::from_bytes(&value, device)).transpose()
+    }
+}
+
+/// A key type of a map input: int64 or string.
+pub trait MapKeyPb: Ord + Sized {
+    fn keys(map: &MapProto) -> Vec<Self>;
+}
+
+impl MapKeyPb for i64 {
+    fn keys(map: &MapProto) -> Vec<i64> {
+        map.keys.clone()
+    }
+}
+
+impl MapKeyPb for String {
+    fn keys(map: &MapProto) -> Vec<String> {
+        map.string_keys.iter().map(|k| String::from_utf8_lossy(k).into_owned()).collect()
+    }
+}
+
+/// A map input (DictVectorizer's, CastMap's): a MapProto, its values one scalar tensor per key.
+impl<K: MapKeyPb, V: FromPb> FromPb for std::collections::BTreeMap<K, V> {
+    fn from_pb(data: &onnx_ir::TensorData, _device: &Device) -> Self {
+        panic!("a map input is a MapProto, not a {} tensor", data.dtype)
+    }
+
+    fn from_bytes(bytes: &[u8], device: &Device) -> Result<Self, String> {
+        let map = MapProto::decode(bytes).map_err(|e| e.to_string())?;
+        let values = sequence_tensors(map.values.as_deref().unwrap_or_default())?;
+        let keys = K::keys(&map);
+        if keys.len() != values.len() {
+            return Err(format!("a map of {} keys and {} values", keys.len(), values.len()));
+        }
+        keys.into_iter().zip(values).map(|(k, v)| Ok((k, V::from_bytes(&v, device)?))).collect()
     }
 }
 

@@ -1,7 +1,9 @@
 use super::EmitOp;
 use crate::emitter::{float_literal, lit, Emitter};
 use crate::error::Result;
-use onnx_ir::ops::ml::{SvmProbabilitiesConfig, TreeChild, TreeEnsembleConfig, ZipMapConfig};
+use onnx_ir::ops::ml::{
+    CastMapConfig, CastTo, DictVectorizerConfig, SvmProbabilitiesConfig, TreeChild, TreeEnsembleConfig, ZipMapConfig,
+};
 use onnx_ir::ops::text::Labels;
 use onnx_ir::Node;
 use proc_macro2::{Literal, TokenStream};
@@ -92,5 +94,48 @@ impl EmitOp for SvmProbabilitiesConfig {
         let b = self.prob_b.iter().map(|&v| float_literal(f64::from(v)));
         let classes = lit(self.classes);
         Ok(quote! { burn_onnx::ops::svm_probabilities(#x, &[#(#a),*], &[#(#b),*], #classes) })
+    }
+}
+
+/// ai.onnx.ml DictVectorizer on the host (`burn_onnx::ops::dict_vectorize`), the vocabulary as
+/// literals of the map's key type.
+impl EmitOp for DictVectorizerConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let x = e.input(&node.inputs, 0)?;
+        let device = e.device();
+        let vocabulary: Vec<TokenStream> = match &self.vocabulary {
+            Labels::Strings(v) => v.iter().map(|s| quote! { #s }).collect(),
+            Labels::Ints(v) => v
+                .iter()
+                .map(|&i| {
+                    let i = Literal::i64_suffixed(i);
+                    quote! { &#i }
+                })
+                .collect(),
+            Labels::Floats(_) => {
+                return Err(crate::error::CodegenError::Unsupported("DictVectorizer with float keys".into()))
+            }
+        };
+        Ok(quote! { burn_onnx::ops::dict_vectorize(&#x, &[#(#vocabulary),*], #device) })
+    }
+}
+
+/// ai.onnx.ml CastMap on the host (`burn_onnx::ops::cast_map_to_*`).
+impl EmitOp for CastMapConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        let x = e.input(&node.inputs, 0)?;
+        let device = e.device();
+        let max_map = match self.max_map {
+            Some(m) => {
+                let m = lit(m);
+                quote! { Some(#m) }
+            }
+            None => quote! { None },
+        };
+        Ok(match self.cast_to {
+            CastTo::Float => quote! { burn_onnx::ops::cast_map_to_float(&#x, #max_map, #device) },
+            CastTo::Int64 => quote! { burn_onnx::ops::cast_map_to_int(&#x, #max_map, #device) },
+            CastTo::String => quote! { burn_onnx::ops::cast_map_to_string(&#x, #max_map) },
+        })
     }
 }

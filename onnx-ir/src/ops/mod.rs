@@ -362,8 +362,17 @@ impl Op {
         )
     }
 
-    /// Whether the op may read sequences and optionals (every other op reads tensors only).
+    /// Whether the op may read sequences, optionals and maps (every other op reads tensors only).
     pub fn reads_sequences(&self) -> bool {
-        matches!(self, Op::Sequence(_) | Op::SequenceMap(_) | Op::Identity(IdentityConfig) | Op::If(_) | Op::Loop(_))
+        matches!(
+            self,
+            Op::Sequence(_)
+                | Op::SequenceMap(_)
+                | Op::Identity(IdentityConfig)
+                | Op::If(_)
+                | Op::Loop(_)
+                | Op::DictVectorizer(_)
+                | Op::CastMap(_)
+        )
     }
 }

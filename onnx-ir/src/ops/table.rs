@@ -197,6 +197,10 @@ macro_rules! op_table {
             SvmProbabilities(ml::SvmProbabilitiesConfig);
             /// ai.onnx.ml `ZipMap(X)`: each row of X `[N, C]` as a map from the class labels to its scores.
             ZipMap(ml::ZipMapConfig);
+            /// ai.onnx.ml `DictVectorizer(X)`: a map's values at the vocabulary's keys, `[1, V]` (0 where absent).
+            DictVectorizer(ml::DictVectorizerConfig);
+            /// ai.onnx.ml `CastMap(X)`: an int64-keyed map's values in key order, cast, `[1, N]`.
+            CastMap(ml::CastMapConfig);
             /// RNN/GRU/LSTM: outputs Y, Y_h (and Y_c for LSTM).
             Recurrent(RecurrentConfig) = recurrent::parse["RNN", "GRU", "LSTM"];
             /// `GridSample(X, grid)`: 2-D (4-D tensors) or any number of spatial axes.

@@ -100,9 +100,16 @@ impl Labels {
     }
 }
 
-/// Whether `op` may read or produce string tensors: the text ops, Equal and Identity.
+/// Whether `op` may read or produce string tensors: the text ops, Equal, Identity and
+/// ai.onnx.ml's CastMap.
 pub fn reads_strings(op: &Op) -> bool {
-    matches!(op, Op::Text(_) | Op::Identity(IdentityConfig) | Op::Binary(BinaryConfig { op: BinaryOp::Equal, .. }))
+    matches!(
+        op,
+        Op::Text(_)
+            | Op::Identity(IdentityConfig)
+            | Op::Binary(BinaryConfig { op: BinaryOp::Equal, .. })
+            | Op::CastMap(_)
+    )
 }
 
 /// `op` applied to a string tensor by moving its elements' positions: `Positions(X)`, the op on

@@ -61,7 +61,7 @@ struct Args {
 #[derive(Parser)]
 #[command(version, after_help = format!(
     "--report FILE writes only between the `{REPORT_START}` and `{REPORT_END}` lines if FILE has them."
-))]
+), group(clap::ArgGroup::new("reports").multiple(true)))]
 struct Cli {
     /// The onnx wheel's backend/test/data folder
     #[arg(long, env = "ONNX_BACKEND_DATA")]
@@ -88,11 +88,12 @@ struct Cli {
     #[arg(long, default_value_t = 1e-7)]
     atol: f64,
     /// Also write the per-test results as a markdown table
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", group = "reports")]
     report: Option<PathBuf>,
     /// Write the report between `<!-- onnx-backend report (NAME): start -->` and its end line
-    /// (README.md's PyTorch zoo table), instead of the backend's markers
-    #[arg(long, value_name = "NAME", requires = "report")]
+    /// (README.md's PyTorch zoo table), instead of the backend's markers; likewise the
+    /// benchmark's table between `<!-- onnx-backend bench (NAME): start -->` and its end
+    #[arg(long, value_name = "NAME", requires = "reports")]
     report_name: Option<String>,
     /// Import each model with #[onnx_model] (as users do) instead of writing its code
     #[arg(long = "macro")]
@@ -131,7 +132,7 @@ struct Cli {
     #[arg(long, value_name = "PATH")]
     python: Option<PathBuf>,
     /// With --bench: write the table to FILE
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", group = "reports")]
     bench_report: Option<PathBuf>,
     /// With --bench: build in the dev profile (a smoke run)
     #[arg(long)]
@@ -356,7 +357,14 @@ fn run() -> Result<i32, String> {
         let table = bench::markdown(&timings, &import_ms, options, suite::BURN_FEATURES);
         println!("{table}");
         if let Some(path) = &args.bench_report {
-            write_report(path, &table, BENCH_START, BENCH_END)?;
+            let (start, end) = match &args.report_name {
+                None => (BENCH_START.to_string(), BENCH_END.to_string()),
+                Some(name) => (
+                    format!("<!-- onnx-backend bench ({name}): start -->"),
+                    format!("<!-- onnx-backend bench ({name}): end -->"),
+                ),
+            };
+            write_report(path, &table, &start, &end)?;
         }
     }
     Ok(report(&args, &outcomes, [import_time, compile_time, run_time]))
@@ -558,5 +566,7 @@ mod tests {
         let named = ["onnx-backend", "--dir", "d", "--report", "R.md", "--report-name", "zoo"];
         assert_eq!(Cli::try_parse_from(named).expect("parses").report_name.as_deref(), Some("zoo"));
         assert!(Cli::try_parse_from(["onnx-backend", "--dir", "d", "--report-name", "zoo"]).is_err());
+        let bench = ["onnx-backend", "--dir", "d", "--bench", "--bench-report", "R.md", "--report-name", "ml"];
+        assert_eq!(Cli::try_parse_from(bench).expect("parses").report_name.as_deref(), Some("ml"));
     }
 }

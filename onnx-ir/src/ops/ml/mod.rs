@@ -3,9 +3,11 @@
 //! the feature transforms (`transform`), the linear predictors (`linear`), the support vector
 //! machines (`svm`), the tree ensembles
 //! (`tree`, walked on the host by [`Op::TreeEnsemble`]), their shared labels and score
-//! transforms (`scores`), and here Binarizer, ArrayFeatureExtractor and LabelEncoder.
+//! transforms (`scores`), the ops reading a map input (`maps`: DictVectorizer, CastMap), and here
+//! Binarizer, ArrayFeatureExtractor, LabelEncoder, CategoryMapper and ZipMap.
 
 mod linear;
+mod maps;
 mod scores;
 mod svm;
 mod transform;
@@ -20,6 +22,7 @@ use super::{GatherConfig, NodeCtx, Op, ReshapeConfig, UnsqueezeConfig};
 use crate::error::Result;
 use crate::types::DType;
 use crate::types::{Holder, TensorType};
+pub use maps::{CastMapConfig, CastTo, DictVectorizerConfig, MapForm};
 pub use scores::PostTransform;
 pub use svm::SvmProbabilitiesConfig;
 pub use tree::{TreeAggregate, TreeChild, TreeEnsembleConfig, TreeMode, TreeNode};
@@ -42,6 +45,17 @@ pub const OPS: &[(&str, Arity, &str)] = &[
         (1, 1, 1),
         "A table lookup from strings to integers or back (a LabelEncoder text op), the default where absent",
     ),
+    (
+        "CastMap",
+        (1, 1, 1),
+        "An int64-keyed map's values in key order (DENSE) or at their keys (SPARSE), cast, `[1, N]` (host, \
+         `burn_onnx::ops::cast_map_*`)",
+    ),
+    (
+        "DictVectorizer",
+        (1, 1, 1),
+        "A map's values at the vocabulary's keys, 0 where absent, `[1, V]` (host, `burn_onnx::ops::dict_vectorize`)",
+    ),
     ("FeatureVectorizer", (1, usize::MAX, 1), "The inputs as float columns, concatenated"),
     ("Imputer", (1, 1, 1), "Where the value is `replaced_value_*` (or NaN), the column's imputed value"),
     (
@@ -62,15 +76,16 @@ pub const OPS: &[(&str, Arity, &str)] = &[
     (
         "SVMClassifier",
         (1, 1, 2),
-        "The kernel against each support vector (MatMul, or the squared differences for RBF), the one-vs-one \
-         scores and votes as MatMuls, the most-voted label; with `prob_a`/`prob_b` the pairwise coupling of \
+        "The kernel against each support vector (a MatMul; RBF's distances expanded about the vectors' mean), the \
+         one-vs-one scores and votes as MatMuls, the most-voted label; with `prob_a`/`prob_b` the pairwise coupling of \
          the Platt probabilities on the host (`burn_onnx::ops::svm_probabilities`); liblinear mode (no support \
          vectors) as MatMul + Add",
     ),
     (
         "SVMRegressor",
         (1, 1, 1),
-        "The kernel against each support vector, MatMul with the coefficients, + rho (liblinear mode: MatMul + rho)",
+        "The kernel against each support vector (as SVMClassifier's), MatMul with the coefficients, + rho \
+         (liblinear mode: MatMul + rho)",
     ),
     ("TreeEnsemble", (1, 1, 1), "TreeEnsemble, the trees evaluated on the host (ai.onnx.ml opset 5)"),
     (
@@ -116,6 +131,8 @@ pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
         "LabelEncoder" => label_encoder(ctx, plan),
         "ArrayFeatureExtractor" => array_feature_extractor(ctx, plan),
         "CategoryMapper" => category_mapper(ctx, plan),
+        "CastMap" => maps::cast_map(ctx, plan),
+        "DictVectorizer" => maps::dict_vectorizer(ctx, plan),
         "FeatureVectorizer" => transform::feature_vectorizer(ctx, plan),
         "Imputer" => transform::imputer(ctx, plan),
         "LinearClassifier" => linear::linear_classifier(ctx, plan),

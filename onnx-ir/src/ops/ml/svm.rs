@@ -6,10 +6,7 @@
 use super::super::elementwise::{BinaryOp, UnaryOp};
 use super::super::lowered::{f32_tensor, Lowered, Src};
 use super::super::text::Labels;
-use super::super::{
-    one, ArgReduceConfig, InferOp, MatMulConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, TransposeConfig,
-    UnsqueezeConfig,
-};
+use super::super::{one, ArgReduceConfig, InferOp, MatMulConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp};
 use super::scores::{self, PostTransform};
 use super::transform::feature_rows;
 use crate::attributes::{spelled_enum, Spelled};
@@ -49,31 +46,55 @@ fn kernel_rows(ctx: &NodeCtx, plan: &mut Lowered, vectors: usize) -> Result<Src>
         _ => return Err(ctx.error(format!("attribute `kernel_params` has {} values, not 3", params.len()))),
     };
     if kernel == SvmKernel::Rbf {
-        // Each squared distance summed from its differences, as ONNX Runtime (no cancellation).
-        let rows = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![1] }), &[x]);
-        let support = plan.constant(f32_tensor(vec![vectors, features], &support));
-        let difference = plan.binary(BinaryOp::Sub, rows, support);
-        let squared = plan.binary(BinaryOp::Mul, difference, difference);
-        let reduce = ReduceConfig { op: ReduceOp::Sum, axes: ReduceAxes::Static(vec![2]), keepdims: false };
-        let distance = plan.op(Op::Reduce(reduce), &[squared]);
-        let scale = plan.scalar(-gamma);
-        let exponent = plan.binary(BinaryOp::Mul, distance, scale);
-        return Ok(plan.unary(UnaryOp::Exp, exponent));
+        return Ok(rbf_kernel(plan, x, &support, features, gamma));
     }
-    let support = plan.constant(f32_tensor(vec![vectors, features], &support));
-    let support = plan.op(Op::Transpose(TransposeConfig { perm: vec![1, 0] }), &[support]);
+    // `gamma (x · sv) + coef0` with gamma folded into the support vectors (ONNX Runtime's GEMM
+    // scales the product instead: the two differ in the last bits).
+    let scale = if kernel == SvmKernel::Linear { 1.0 } else { gamma };
+    let scaled: Vec<f32> =
+        (0..features * vectors).map(|i| scale * support[(i % vectors) * features + i / vectors]).collect();
+    let support = plan.constant(f32_tensor(vec![features, vectors], &scaled));
     let dot = plan.op(Op::MatMul(MatMulConfig), &[x, support]);
     if kernel == SvmKernel::Linear {
         return Ok(dot);
     }
-    let gamma = plan.scalar(gamma);
-    let scaled = plan.binary(BinaryOp::Mul, dot, gamma);
     let coef0 = plan.scalar(coef0);
-    let shifted = plan.binary(BinaryOp::Add, scaled, coef0);
+    let shifted = plan.binary(BinaryOp::Add, dot, coef0);
     Ok(match kernel {
         SvmKernel::Poly => power(plan, shifted, degree),
         _ => plan.unary(UnaryOp::Tanh, shifted),
     })
+}
+
+/// `exp(-gamma |x - sv|²)` `[N, V]` from the squared distances expanded about the support
+/// vectors' mean c: `|x - c|² + |sv - c|² - 2 (x - c) · (sv - c)`, one matrix product instead of
+/// an `[N, V, F]` tensor of differences (ONNX Runtime sums the differences row by row). About the
+/// mean, the expansion's rounding scales with the data's spread rather than its offset, and it
+/// enters the kernel multiplied by gamma; the distance is kept at or above 0.
+fn rbf_kernel(plan: &mut Lowered, x: Src, support: &[f32], features: usize, gamma: f32) -> Src {
+    let vectors = support.len() / features;
+    let mean: Vec<f32> = (0..features)
+        .map(|f| (support.iter().skip(f).step_by(features).map(|&v| f64::from(v)).sum::<f64>() / vectors as f64) as f32)
+        .collect();
+    let centred: Vec<f32> = support.iter().enumerate().map(|(i, &v)| v - mean[i % features]).collect();
+    // 2 gamma (sv - c)ᵀ `[F, V]` and -gamma |sv - c|² `[V]`.
+    let weights: Vec<f32> =
+        (0..features * vectors).map(|i| 2.0 * gamma * centred[(i % vectors) * features + i / vectors]).collect();
+    let offsets: Vec<f32> = centred.chunks(features).map(|v| -gamma * v.iter().map(|&d| d * d).sum::<f32>()).collect();
+    let mean = plan.constant(f32_tensor(vec![features], &mean));
+    let rows = plan.binary(BinaryOp::Sub, x, mean);
+    let squares = plan.binary(BinaryOp::Mul, rows, rows);
+    let norms = scores::reduce_rows(plan, ReduceOp::Sum, squares);
+    let gamma = plan.scalar(gamma);
+    let norms = plan.binary(BinaryOp::Mul, norms, gamma);
+    let weights = plan.constant(f32_tensor(vec![features, vectors], &weights));
+    let cross = plan.op(Op::MatMul(MatMulConfig), &[rows, weights]);
+    let offsets = plan.constant(f32_tensor(vec![vectors], &offsets));
+    let cross = plan.binary(BinaryOp::Add, cross, offsets);
+    let distance = plan.binary(BinaryOp::Sub, norms, cross);
+    let distance = plan.unary(UnaryOp::Relu, distance);
+    let exponent = plan.unary(UnaryOp::Neg, distance);
+    plan.unary(UnaryOp::Exp, exponent)
 }
 
 /// `x^degree`: products for degrees 2 and 3 (as ONNX Runtime squares and cubes), else Pow.

@@ -1,0 +1,1 @@
+BprobabilitiesJðý?nöe7a•7
