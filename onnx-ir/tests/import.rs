@@ -1145,3 +1145,26 @@ fn imports_ok(bytes: &[u8]) {
         panic!("must import: {e}");
     }
 }
+
+/// Opset 28: SpaceToDepth gains DepthToSpace's `mode`; SwiGLU takes A and B of one shape.
+#[test]
+fn opset_28_space_to_depth_mode_and_swiglu_shapes() {
+    use onnx_ir::ops::{DepthSpaceConfig, SwiGluConfig};
+    let space_to_depth = |opset: i64| {
+        let n = node("SpaceToDepth", &["x"], &["y"], vec![attr_int("blocksize", 2), attr_string("mode", "CRD")]);
+        model(opset, vec![n], vec![input("x", &[1, 1, 4, 4])], vec![])
+    };
+    let (op, ty) = only_op(&space_to_depth(28));
+    assert_eq!(op, Op::DepthSpace(DepthSpaceConfig { block: 2, to_space: false, crd: true }));
+    assert_eq!(dims(&ty), [Some(1), Some(4), Some(2), Some(2)]);
+    let refused = import(&space_to_depth(27), ImportOptions::default()).expect_err("mode is unread before 28");
+    assert!(refused.to_string().contains("attribute `mode` is not supported (opset 27)"), "{refused}");
+    let swiglu = |b: &[i64]| {
+        let n = node("SwiGLU", &["a", "b"], &["y"], vec![attr_float("alpha", 1.5)]);
+        model(28, vec![n], vec![input("a", &[2, 3]), input("b", b)], vec![])
+    };
+    let (op, ty) = only_op(&swiglu(&[2, 3]));
+    assert_eq!((op, dims(&ty)), (Op::SwiGlu(SwiGluConfig { alpha: 1.5 }), vec![Some(2), Some(3)]));
+    let refused = import(&swiglu(&[1, 3]), ImportOptions::default()).expect_err("no broadcasting");
+    assert!(refused.to_string().contains("SwiGLU does not broadcast"), "{refused}");
+}

@@ -1000,6 +1000,29 @@ pub mod ops {
         of_dtype(x.gather(time_axis, index.expand(dims)), dtype)
     }
 
+    /// ONNX `BitShift` of integers of `bits` bits (opset 28's rules, which earlier opsets left
+    /// undefined): a right shift of a signed value is arithmetic; a shift by a negative amount
+    /// or by `bits` or more gives what the sign fill alone gives, -1 for a right shift of a
+    /// negative value and 0 otherwise. A left shift's result is wrapped into the type after.
+    pub fn bit_shift<const D: usize>(
+        x: Tensor<D, Int>,
+        shift: Tensor<D, Int>,
+        left: bool,
+        bits: u32,
+    ) -> Tensor<D, Int> {
+        let dims = broadcast_dims(&[x.dims(), shift.dims()]);
+        let (x, shift) = (x.expand(dims), shift.expand(dims));
+        let bits = i64::from(bits);
+        let out_of_range = shift.clone().lower_elem(0).bool_or(shift.clone().greater_equal_elem(bits));
+        let shift = shift.clamp(0, bits - 1);
+        if left {
+            x.bitwise_left_shift(shift).mask_fill(out_of_range, 0)
+        } else {
+            let sign_fill = x.clone().lower_elem(0).int().neg();
+            x.bitwise_right_shift(shift).mask_where(out_of_range, sign_fill)
+        }
+    }
+
     /// ONNX `CenterCropPad`: each of `axes` cropped or zero-padded about its centre to the size
     /// in `sizes` (an odd difference puts the extra element at the end), as a Pad with negative
     /// pads where it crops.
