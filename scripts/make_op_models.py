@@ -1719,10 +1719,8 @@ def attention_offsets() -> list[Case]:
     decode step, a prefill continuing a cache, a batch whose query block is longer than its
     valid keys, so that its leading rows see no key at all) or a past inside the op; and a
     boolean mask that hides a whole row. A row that sees no key gives zeros, in Y and in the
-    mode-3 probabilities. ONNX Runtime is the oracle: onnx 1.22's reference evaluator offsets
-    no causal mask by nonpad_kv_seqlen and gives NaN for such rows (onnx 1.23's agrees with
-    ONNX Runtime on these: tests/onnx-backend's node suite at 1.23.2)."""
-    skip = "onnx 1.22's reference evaluator predates the causal offset of nonpad_kv_seqlen and the zero rows of fully masked queries"
+    mode-3 probabilities. ONNX's reference evaluator and ONNX Runtime are the oracles (onnx
+    1.22's reference offset no causal mask by nonpad_kv_seqlen and gave NaN for such rows)."""
     cases = []
     # name, Q, K/V shapes, past length, nonpad lengths, mode-3 output
     for suffix, q_shape, kv_shape, past, lengths, probs in [
@@ -1751,14 +1749,12 @@ def attention_offsets() -> list[Case]:
             c.output("pk").output("pv")
         if probs:
             c.output("qk")
-        c.reference_skip = skip
         cases.append(c)
     c = Case("Attention", 23, "bool_mask_hides_row")
     for name in ("q", "k", "v"):
         c.input(name, (1, 2, 3, 4), -2.0, 2.0)
     c.given_input("mask", np.array([[True, False, True], [False, False, False], [True, True, False]]))
     c.node("Attention", ["q", "k", "v", "mask"], ["y", "", "", "qk"], qk_matmul_output_mode=3)
-    c.reference_skip = skip
     cases.append(c.output("y").output("qk"))
     return cases
 
