@@ -1184,6 +1184,16 @@ pub mod ops {
         (y, present_key, present_value, qk_output)
     }
 
+    /// Softmax over `axis` as ONNX's function body writes it, `exp(x - max) / sum(exp(x - max))`,
+    /// each step a tensor of `x`'s type: for f16 and bf16 tensors, whose every step ONNX's
+    /// reference rounds (a softmax computed in f32 and rounded once differs in the last bit).
+    pub fn softmax_in_steps<const D: usize>(x: Tensor<D>, axis: usize) -> Tensor<D> {
+        let max = x.clone().max_dim(axis);
+        let exp = x.sub(max).exp();
+        let sum = exp.clone().sum_dim(axis);
+        exp.div(sum)
+    }
+
     /// Softmax over the last axis as ONNX's reference computes it: a row whose scores are all
     /// `-inf` gives zeros (not NaN), each step in `x`'s type.
     fn guarded_softmax(x: Tensor<4>) -> Tensor<4> {
