@@ -1112,6 +1112,9 @@ pub mod ops {
         let inf = f32::NEG_INFINITY;
         // Additive bias [*, *, q_len, kv_len]; a shorter mask is padded with masked positions.
         let mut bias = Tensor::<4>::zeros([1, 1, q_len, kv_len], float);
+        // Whether anything hides keys (else no row can be fully masked).
+        let windowed = options.left_window.is_some() || options.right_window.is_some();
+        let hides_keys = mask.is_some() || options.causal || windowed || nonpad_kv_seqlen.is_some();
         if let Some(mask) = mask {
             let additive = match mask {
                 AttentionMask::Keep(m) => Tensor::<4>::zeros(m.dims(), float).mask_fill(m.bool_not(), inf),
@@ -1126,7 +1129,6 @@ pub mod ops {
             let dims = broadcast_dims(&[bias.dims(), additive.dims()]);
             bias = bias.expand(dims).add(additive.expand(dims));
         }
-        let windowed = options.left_window.is_some() || options.right_window.is_some();
         if options.causal || windowed {
             // How far query i's absolute position (i plus the keys before the block) lies past
             // key j, per batch `[batch or 1, 1, q_len, kv_len]`.
@@ -1167,13 +1169,18 @@ pub mod ops {
         };
         let dims = broadcast_dims(&[capped.dims(), bias.dims()]);
         // A row the bias hides entirely has no key to attend: its probabilities are zero.
-        let all_hidden = bias.clone().max_dim(3).equal_elem(inf).expand(dims);
+        let all_hidden = hides_keys.then(|| bias.clone().max_dim(3).equal_elem(inf).expand(dims));
         let with_bias = capped.clone().expand(dims).add(bias.expand(dims));
         let scores = match options.softmax_precision {
             Some(dtype) => with_bias.clone().cast(dtype),
             None => with_bias.clone(),
         };
-        let probs = guarded_softmax(scores).mask_fill(all_hidden, 0.0).cast(float.1);
+        let probs = guarded_softmax(scores);
+        let probs = match all_hidden {
+            Some(rows) => probs.mask_fill(rows, 0.0),
+            None => probs,
+        }
+        .cast(float.1);
         let y = probs.clone().matmul(v);
         let qk_output = match options.qk_output_mode {
             1 => capped,
