@@ -1709,6 +1709,53 @@ def gen_runtime_edges():
         c.input(name, (1, 2, 3, 4), -2.0, 2.0)
     c.node("Attention", ["q", "k", "v"], ["y", "pk", "pv", "qk"], softcap=0.5, qk_matmul_output_mode=0)
     cases.append(c.output("y").output("qk"))
+    cases += attention_offsets()
+    return cases
+
+
+def attention_offsets() -> list[Case]:
+    """Attention's causal mask offset by the keys before the query block (the spec's function
+    body since onnx 1.23): an external cache's valid lengths `nonpad_kv_seqlen` (a grouped-query
+    decode step, a prefill continuing a cache, a batch whose query block is longer than its
+    valid keys, so that its leading rows see no key at all) or a past inside the op; and a
+    boolean mask that hides a whole row. A row that sees no key gives zeros, in Y and in the
+    mode-3 probabilities. ONNX's reference evaluator and ONNX Runtime are the oracles (onnx
+    1.22's reference offset no causal mask by nonpad_kv_seqlen and gave NaN for such rows)."""
+    cases = []
+    # name, Q, K/V shapes, past length, nonpad lengths, mode-3 output
+    for suffix, q_shape, kv_shape, past, lengths, probs in [
+        ("causal_nonpad_gqa_decode", (2, 4, 1, 8), (2, 2, 6, 8), 0, [3, 6], False),
+        ("causal_nonpad_prefill", (2, 2, 3, 4), (2, 2, 7, 4), 0, [5, 2], True),
+        ("causal_past_prefill", (1, 2, 2, 4), (1, 2, 2, 4), 3, None, True),
+    ]:
+        c = Case("Attention", 24, suffix)
+        c.input("q", q_shape, -2.0, 2.0)
+        c.input("k", kv_shape, -2.0, 2.0)
+        c.input("v", kv_shape, -2.0, 2.0)
+        inputs = ["q", "k", "v", ""]
+        if past:
+            c.input("past_k", kv_shape[:2] + (past,) + kv_shape[3:], -2.0, 2.0)
+            c.input("past_v", kv_shape[:2] + (past,) + kv_shape[3:], -2.0, 2.0)
+            inputs += ["past_k", "past_v"]
+        if lengths is not None:
+            c.given_input("lengths", np.array(lengths, np.int64))
+            inputs += ["", "", "lengths"]
+        # ONNX Runtime wants the present key and value with a past.
+        present = ["pk", "pv"] if past else ["", ""]
+        outputs = ["y", *present, "qk"] if probs else ["y", *present] if past else ["y"]
+        c.node("Attention", inputs, outputs, is_causal=1, **({"qk_matmul_output_mode": 3} if probs else {}))
+        c.output("y")
+        if past:
+            c.output("pk").output("pv")
+        if probs:
+            c.output("qk")
+        cases.append(c)
+    c = Case("Attention", 23, "bool_mask_hides_row")
+    for name in ("q", "k", "v"):
+        c.input(name, (1, 2, 3, 4), -2.0, 2.0)
+    c.given_input("mask", np.array([[True, False, True], [False, False, False], [True, True, False]]))
+    c.node("Attention", ["q", "k", "v", "mask"], ["y", "", "", "qk"], qk_matmul_output_mode=3)
+    cases.append(c.output("y").output("qk"))
     return cases
 
 

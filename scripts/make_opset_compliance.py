@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Builds the opset-compliance models: for every supported operator (SUPPORTED-OPS.md) and every
-since-version it has in opsets 1..24 (onnx-ir/onnx-ops.txt), a single-node model valid at
-exactly that opset. Models come from the official backend node tests of the op, re-stamped to
+since-version it has (onnx-ir/onnx-ops.txt: opsets 1..28 at onnx==1.23.2), a single-node model
+valid at exactly that opset. Models come from the official backend node tests of the op (written
+outside the repository by scripts/make_node_data.py, which this runs first), re-stamped to
 the version; onnx.checker (full check, with shape inference) decides whether the node is valid
 at that version, so no model is hand-written. Writes tests/opset-compliance/<Op>_v<N>.onnx and
 COVERAGE.txt listing every pair with its source test or why none fits.
@@ -10,7 +11,6 @@ COVERAGE.txt listing every pair with its source test or why none fits.
 """
 
 import copy
-import os
 from pathlib import Path
 
 import onnx
@@ -19,9 +19,10 @@ import onnx.helper
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+import make_node_data
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "opset-compliance"
-NODE_TESTS = Path(os.path.dirname(onnx.__file__)) / "backend" / "test" / "data" / "node"
 
 
 def ir_version_for(opset):
@@ -49,7 +50,9 @@ def supported_ops():
 
 def candidates(op):
     found = []
-    for d in sorted(NODE_TESTS.iterdir()):
+    # scripts/make_node_data.py's folder (the onnx wheel no longer ships the node tests).
+    node_tests = make_node_data.default_dir() / "node"
+    for d in sorted(node_tests.iterdir()):
         if "expanded" in d.name:
             continue
         model = onnx.load(d / "model.onnx")
@@ -183,6 +186,7 @@ def write_if_changed(path, data):
 
 
 def main():
+    make_node_data.main([])
     OUT.mkdir(parents=True, exist_ok=True)
     lines = ["# op\tsince-version\tsource backend test (or why no model)"]
     written = set()

@@ -7,9 +7,11 @@
 #      tolerance, as ONNX Runtime's last bits do between CPUs, is kept: a clone stays clean);
 #   3. cargo test over the whole workspace (unit tests, per-operator models, the digits example
 #      against ONNX Runtime, and the trybuild ui-tests);
-#   4. the ONNX backend test suites of the onnx wheel (node: 1,765 tests, simple, pytorch-converted,
-#      pytorch-operator, light), each checked against its expectations file under
-#      tests/onnx-backend/: a test listed as passing that fails fails this script;
+#   4. the ONNX backend test suites of the pinned onnx (node: 1,884 tests, generated from the wheel's
+#      test cases by scripts/make_node_data.py, seeded, outside the repository, since the wheel no
+#      longer ships them; simple, pytorch-converted, pytorch-operator, light: the wheel's folders),
+#      each checked against its expectations file under tests/onnx-backend/: a test listed as
+#      passing that fails fails this script;
 #   5. real models shipped in PyPI packages, the PyTorch zoo and the scikit-learn/LightGBM/XGBoost
 #      exports, imported with #[onnx_model], against ONNX Runtime
 #      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand),
@@ -78,7 +80,7 @@ PY="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/venv/bin/python"
 python_side() {
     set -euo pipefail
     scripts/setup-python.sh
-    for script in scripts/list_onnx_ops.py scripts/make_op_models.py scripts/make_opset_compliance.py \
+    for script in scripts/list_onnx_ops.py scripts/make_node_data.py scripts/make_op_models.py scripts/make_opset_compliance.py \
         scripts/make_ui_models.py scripts/make_dir_fixture.py scripts/make_malformed_models.py scripts/make_sklearn_zoo.py \
         "examples/digits/train.py --reference-only" examples/custom-ops/make_model.py \
         examples/sklearn-pipeline/make_model.py \
@@ -115,6 +117,9 @@ cargo_test
 finish "the no_std build"
 
 BACKEND_DATA="$("$PY" -c 'import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data"))')"
+# The node suite's folder, written by the Python side (scripts/make_node_data.py prints it; its
+# stamp makes this second call instant).
+NODE_DATA="$("$PY" scripts/make_node_data.py 2>/dev/null)"
 # The runner as `cargo test --workspace` built it (its integration test needs the binary).
 RUNNER="${CARGO_TARGET_DIR:-target}/debug/onnx-backend"
 # Its suites must reuse that build of burn: a second one (dependency features drifted apart)
@@ -127,15 +132,15 @@ EXPORTED="${CARGO_TARGET_DIR:-target}/tmp/exported"
 "$RUNNER" --dir "$EXPORTED" --macro --rtol 1e-5 --atol 1e-5
 
 step "ONNX backend suite: node"
-"$RUNNER" --data "$BACKEND_DATA" --suite node
+"$RUNNER" --data "$NODE_DATA" --suite node
 # The same build runs on Burn's ndarray backend (the device is picked at run time, nothing
 # recompiles), against its own expectations under tests/onnx-backend/ndarray/.
 step "ONNX backend suite: node, on Burn's ndarray backend"
-"$RUNNER" --data "$BACKEND_DATA" --suite node --backend ndarray
+"$RUNNER" --data "$NODE_DATA" --suite node --backend ndarray
 # And with the device's default int set to int64 (flex's is int32), as a model whose int64 values
 # pass 2^31 needs: nothing recompiles, the device is configured at run time.
 step "ONNX backend suite: node, with 64-bit integers (onnx-backend --int64)"
-"$RUNNER" --data "$BACKEND_DATA" --suite node --int64
+"$RUNNER" --data "$NODE_DATA" --suite node --int64
 for suite in simple pytorch-converted pytorch-operator light; do
     step "ONNX backend suite: $suite"
     "$RUNNER" --data "$BACKEND_DATA" --suite "$suite"
@@ -172,7 +177,7 @@ step "the openwakeword models on Burn's wgpu backend through Mesa's software Vul
 echo "   (scripts/wgpu_models.sh without --smoke runs all 33; README: Other Burn backends)"
 scripts/wgpu_models.sh --smoke
 step "node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
-"$RUNNER" --data "$BACKEND_DATA" --suite node --part-nodes 2
+"$RUNNER" --data "$NODE_DATA" --suite node --part-nodes 2
 "$RUNNER" --dir "$REAL_MODELS" --part-nodes 5 \
     --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/real-models.toml
 step "real models again with simplify = false (the same outputs)"

@@ -1128,3 +1128,81 @@ fn zip_map_gives_one_map_per_row_keyed_by_the_labels() {
     let err = import_error(&zip_map(attr_ints("classlabels_int64s", &[4, 9, 11])));
     assert!(err.contains("input X must be float [N, 3] (one column per label)"), "{err}");
 }
+
+/// Attention: the window bounds exist from opset 25 (-1 leaves a side open), the softmax's
+/// precision is parsed, and what the spec leaves undefined or forbids is refused.
+#[test]
+fn attention_windows_precision_and_cache_inputs_per_opset() {
+    use onnx_ir::ops::AttentionConfig;
+    let qkv = |q: &[i64]| vec![input("q", q), input("k", &[1, 2, 6, 8]), input("v", &[1, 2, 6, 8])];
+    let attention = |opset: i64, inputs: &[&str], attrs: Vec<AttributeProto>, extra: Vec<ValueInfoProto>| {
+        let mut graph_inputs = qkv(&[1, 2, 4, 8]);
+        graph_inputs.extend(extra);
+        model(opset, vec![node("Attention", inputs, &["y"], attrs)], graph_inputs, vec![])
+    };
+    let config = |bytes: &[u8]| match only_op(bytes).0 {
+        Op::Attention(c) => c,
+        other => panic!("expected Attention, got {other:?}"),
+    };
+    let windows = vec![attr_int("left_window_size", 2), attr_int("right_window_size", -1)];
+    let c: AttentionConfig = config(&attention(25, &["q", "k", "v"], windows.clone(), vec![]));
+    assert_eq!((c.left_window, c.right_window, c.softmax_precision), (Some(2), None, None));
+    let error = |bytes: &[u8]| import(bytes, ImportOptions::default()).expect_err("must be refused").to_string();
+    assert!(error(&attention(24, &["q", "k", "v"], windows, vec![])).contains("`left_window_size`"));
+    let too_small = vec![attr_int("left_window_size", -2)];
+    assert!(error(&attention(25, &["q", "k", "v"], too_small, vec![])).contains("`left_window_size` = -2"));
+    // softmax_precision FLOAT on float inputs is the scores' own type; DOUBLE is a cast.
+    let c = config(&attention(24, &["q", "k", "v"], vec![attr_int("softmax_precision", 1)], vec![]));
+    assert_eq!(c.softmax_precision, None);
+    let c = config(&attention(24, &["q", "k", "v"], vec![attr_int("softmax_precision", 11)], vec![]));
+    assert_eq!(c.softmax_precision, Some(onnx_ir::DType::F64));
+    // Opset 25 forbids head counts on 4-D inputs.
+    assert!(error(&attention(25, &["q", "k", "v"], vec![attr_int("q_num_heads", 2)], vec![]))
+        .contains("must not be set for 4-D inputs"));
+    imports_ok(&attention(24, &["q", "k", "v"], vec![attr_int("q_num_heads", 2)], vec![]));
+    // The causal offset is the past's length or the external cache's, never both.
+    let lengths = || typed_input("lengths", 7, &[1]);
+    let past = || vec![input("pk", &[1, 2, 3, 8]), input("pv", &[1, 2, 3, 8])];
+    let both = attention(24, &["q", "k", "v", "", "pk", "pv", "lengths"], vec![], [past(), vec![lengths()]].concat());
+    assert!(error(&both).contains("nonpad_kv_seqlen cannot be combined with past_key"));
+    let half_past = attention(24, &["q", "k", "v", "", "pk"], vec![], past());
+    assert!(error(&half_past).contains("past_key and past_value must be given together"));
+    let int32_lengths =
+        attention(24, &["q", "k", "v", "", "", "", "lengths"], vec![], vec![typed_input("lengths", 6, &[1])]);
+    assert!(error(&int32_lengths).contains("nonpad_kv_seqlen must be a 1-D int64 tensor"));
+    imports_ok(&attention(
+        24,
+        &["q", "k", "v", "", "", "", "lengths"],
+        vec![attr_int("is_causal", 1)],
+        vec![lengths()],
+    ));
+}
+
+fn imports_ok(bytes: &[u8]) {
+    if let Err(e) = import(bytes, ImportOptions::default()) {
+        panic!("must import: {e}");
+    }
+}
+
+/// Opset 28: SpaceToDepth gains DepthToSpace's `mode`; SwiGLU takes A and B of one shape.
+#[test]
+fn opset_28_space_to_depth_mode_and_swiglu_shapes() {
+    use onnx_ir::ops::{DepthSpaceConfig, SwiGluConfig};
+    let space_to_depth = |opset: i64| {
+        let n = node("SpaceToDepth", &["x"], &["y"], vec![attr_int("blocksize", 2), attr_string("mode", "CRD")]);
+        model(opset, vec![n], vec![input("x", &[1, 1, 4, 4])], vec![])
+    };
+    let (op, ty) = only_op(&space_to_depth(28));
+    assert_eq!(op, Op::DepthSpace(DepthSpaceConfig { block: 2, to_space: false, crd: true }));
+    assert_eq!(dims(&ty), [Some(1), Some(4), Some(2), Some(2)]);
+    let refused = import(&space_to_depth(27), ImportOptions::default()).expect_err("mode is unread before 28");
+    assert!(refused.to_string().contains("attribute `mode` is not supported (opset 27)"), "{refused}");
+    let swiglu = |b: &[i64]| {
+        let n = node("SwiGLU", &["a", "b"], &["y"], vec![attr_float("alpha", 1.5)]);
+        model(28, vec![n], vec![input("a", &[2, 3]), input("b", b)], vec![])
+    };
+    let (op, ty) = only_op(&swiglu(&[2, 3]));
+    assert_eq!((op, dims(&ty)), (Op::SwiGlu(SwiGluConfig { alpha: 1.5 }), vec![Some(2), Some(3)]));
+    let refused = import(&swiglu(&[1, 3]), ImportOptions::default()).expect_err("no broadcasting");
+    assert!(refused.to_string().contains("SwiGLU does not broadcast"), "{refused}");
+}

@@ -1005,6 +1005,29 @@ pub mod ops {
         of_dtype(x.gather(time_axis, index.expand(dims)), dtype)
     }
 
+    /// ONNX `BitShift` of integers of `bits` bits (opset 28's rules, which earlier opsets left
+    /// undefined): a right shift of a signed value is arithmetic; a shift by a negative amount
+    /// or by `bits` or more gives what the sign fill alone gives, -1 for a right shift of a
+    /// negative value and 0 otherwise. A left shift's result is wrapped into the type after.
+    pub fn bit_shift<const D: usize>(
+        x: Tensor<D, Int>,
+        shift: Tensor<D, Int>,
+        left: bool,
+        bits: u32,
+    ) -> Tensor<D, Int> {
+        let dims = broadcast_dims(&[x.dims(), shift.dims()]);
+        let (x, shift) = (x.expand(dims), shift.expand(dims));
+        let bits = i64::from(bits);
+        let out_of_range = shift.clone().lower_elem(0).bool_or(shift.clone().greater_equal_elem(bits));
+        let shift = shift.clamp(0, bits - 1);
+        if left {
+            x.bitwise_left_shift(shift).mask_fill(out_of_range, 0)
+        } else {
+            let sign_fill = x.clone().lower_elem(0).int().neg();
+            x.bitwise_right_shift(shift).mask_where(out_of_range, sign_fill)
+        }
+    }
+
     /// ONNX `CenterCropPad`: each of `axes` cropped or zero-padded about its centre to the size
     /// in `sizes` (an odd difference puts the extra element at the end), as a Pad with negative
     /// pads where it crops.
@@ -1032,7 +1055,9 @@ pub mod ops {
         Add(Tensor<4>),
     }
 
-    /// Attributes of ONNX `Attention`.
+    /// Attributes of ONNX `Attention`; the default is the schema's (no scale, mask, softcap or
+    /// window, mode 0).
+    #[derive(Default)]
     pub struct AttentionOptions {
         /// Defaults to `1 / sqrt(head size)`.
         pub scale: Option<f64>,
@@ -1041,10 +1066,28 @@ pub mod ops {
         pub softcap: f64,
         /// The fourth output: 0 QK, 1 after softcap, 2 with the mask also added, 3 after softmax.
         pub qk_output_mode: usize,
+        /// `left_window_size` (opset 25): a query at absolute position `p` sees no key before
+        /// `p - left`; `None` (-1) leaves that side open.
+        pub left_window: Option<usize>,
+        /// `right_window_size` (opset 25): nor any key after `p + right`.
+        pub right_window: Option<usize>,
+        /// `softmax_precision`: the float type the softmax computes in; `None` for the scores'.
+        pub softmax_precision: Option<burn::tensor::FloatDType>,
+    }
+
+    /// `bias` plus `-inf` where `hidden`, broadcast together.
+    fn hide(bias: Tensor<4>, hidden: Tensor<4, Bool>) -> Tensor<4> {
+        let dims = broadcast_dims(&[bias.dims(), hidden.dims()]);
+        let add =
+            Tensor::<4>::zeros(hidden.dims(), (&bias.device(), bias.dtype())).mask_fill(hidden, f32::NEG_INFINITY);
+        bias.expand(dims).add(add.expand(dims))
     }
 
     /// ONNX `Attention` on `[batch, heads, seq, head size]` tensors. Returns the output, the
-    /// present key and value (past caches concatenated), and the QK intermediate.
+    /// present key and value (past caches concatenated), and the QK intermediate. As the spec's
+    /// function body (onnx 1.23): the causal and window masks are offset by the count of valid
+    /// keys before the query block (the past's length, or `nonpad_kv_seqlen - q_len` per batch
+    /// without a past), and a query row whose bias hides every key gives zero probabilities.
     #[allow(clippy::too_many_arguments)]
     pub fn attention(
         q: Tensor<4>,
@@ -1074,6 +1117,9 @@ pub mod ops {
         let inf = f32::NEG_INFINITY;
         // Additive bias [*, *, q_len, kv_len]; a shorter mask is padded with masked positions.
         let mut bias = Tensor::<4>::zeros([1, 1, q_len, kv_len], float);
+        // Whether anything hides keys (else no row can be fully masked).
+        let windowed = options.left_window.is_some() || options.right_window.is_some();
+        let hides_keys = mask.is_some() || options.causal || windowed || nonpad_kv_seqlen.is_some();
         if let Some(mask) = mask {
             let additive = match mask {
                 AttentionMask::Keep(m) => Tensor::<4>::zeros(m.dims(), float).mask_fill(m.bool_not(), inf),
@@ -1088,27 +1134,38 @@ pub mod ops {
             let dims = broadcast_dims(&[bias.dims(), additive.dims()]);
             bias = bias.expand(dims).add(additive.expand(dims));
         }
-        if options.causal {
-            // Key j is hidden from query i when j > i + past.
-            let hidden = Tensor::<2>::ones([q_len, kv_len], float).triu(past as i64 + 1).bool();
-            let causal =
-                Tensor::<2>::zeros([q_len, kv_len], float).mask_fill(hidden, inf).reshape([1, 1, q_len, kv_len]);
-            let dims = broadcast_dims(&[bias.dims(), causal.dims()]);
-            bias = bias.expand(dims).add(causal.expand(dims));
+        if options.causal || windowed {
+            // How far query i's absolute position (i plus the keys before the block) lies past
+            // key j, per batch `[batch or 1, 1, q_len, kv_len]`.
+            let offsets = match &nonpad_kv_seqlen {
+                Some(lengths) if past == 0 => lengths.clone().sub_scalar(q_len as i64).reshape([batch, 1, 1, 1]),
+                _ => Tensor::<4, Int>::full([1, 1, 1, 1], past as i64, &device),
+            };
+            let dims = [offsets.dims()[0], 1, q_len, kv_len];
+            let queries = Tensor::<1, Int>::arange(0..q_len as i64, &device).reshape([1, 1, q_len, 1]).expand(dims);
+            let keys = Tensor::<1, Int>::arange(0..kv_len as i64, &device).reshape([1, 1, 1, kv_len]).expand(dims);
+            let distance = queries.add(offsets.expand(dims)).sub(keys);
+            if options.causal {
+                bias = hide(bias, distance.clone().lower_elem(0));
+            }
+            if let Some(left) = options.left_window {
+                bias = hide(bias, distance.clone().greater_elem(left as i64));
+            }
+            if let Some(right) = options.right_window {
+                bias = hide(bias, distance.neg().greater_elem(right as i64));
+            }
         }
         if let Some(lengths) = nonpad_kv_seqlen {
             let positions =
                 Tensor::<1, Int>::arange(0..kv_len as i64, &device).reshape([1, kv_len]).expand([batch, kv_len]);
-            let valid = positions.lower(lengths.reshape([batch, 1]).expand([batch, kv_len]));
-            let padding = Tensor::<2>::zeros([batch, kv_len], float)
-                .mask_fill(valid.bool_not(), inf)
-                .reshape([batch, 1, 1, kv_len]);
-            let dims = broadcast_dims(&[bias.dims(), padding.dims()]);
-            bias = bias.expand(dims).add(padding.expand(dims));
+            let padding = positions.greater_equal(lengths.reshape([batch, 1]).expand([batch, kv_len]));
+            bias = hide(bias, padding.reshape([batch, 1, 1, kv_len]));
         }
         let (k, v) = (repeat_kv_heads(k, q_heads, "Attention"), repeat_kv_heads(v, q_heads, "Attention"));
+        // sqrt(scale) rounded to q's type first, as the function body's Cast.
         let root = sqrt(options.scale.unwrap_or(1.0 / sqrt(head as f64)));
-        let qk = q.mul_scalar(root).matmul(k.swap_dims(2, 3).mul_scalar(root));
+        let root = Tensor::<4>::full([1, 1, 1, 1], root, float);
+        let qk = q.mul(root.clone()).matmul(k.swap_dims(2, 3).mul(root));
         // Softcap before the mask, so that masked scores stay -inf.
         let capped = if options.softcap > 0.0 {
             qk.clone().div_scalar(options.softcap).tanh().mul_scalar(options.softcap)
@@ -1116,8 +1173,19 @@ pub mod ops {
             qk.clone()
         };
         let dims = broadcast_dims(&[capped.dims(), bias.dims()]);
+        // A row the bias hides entirely has no key to attend: its probabilities are zero.
+        let all_hidden = hides_keys.then(|| bias.clone().max_dim(3).equal_elem(inf).expand(dims));
         let with_bias = capped.clone().expand(dims).add(bias.expand(dims));
-        let probs = burn::tensor::activation::softmax(with_bias.clone(), 3);
+        let scores = match options.softmax_precision {
+            Some(dtype) => with_bias.clone().cast(dtype),
+            None => with_bias.clone(),
+        };
+        let probs = guarded_softmax(scores);
+        let probs = match all_hidden {
+            Some(rows) => probs.mask_fill(rows, 0.0),
+            None => probs,
+        }
+        .cast(float.1);
         let y = probs.clone().matmul(v);
         let qk_output = match options.qk_output_mode {
             1 => capped,
@@ -1126,6 +1194,27 @@ pub mod ops {
             _ => qk,
         };
         (y, present_key, present_value, qk_output)
+    }
+
+    /// Softmax over `axis` as ONNX's function body writes it, `exp(x - max) / sum(exp(x - max))`,
+    /// each step a tensor of `x`'s type: for f16 and bf16 tensors, whose every step ONNX's
+    /// reference rounds (a softmax computed in f32 and rounded once differs in the last bit).
+    pub fn softmax_in_steps<const D: usize>(x: Tensor<D>, axis: usize) -> Tensor<D> {
+        let max = x.clone().max_dim(axis);
+        let exp = x.sub(max).exp();
+        let sum = exp.clone().sum_dim(axis);
+        exp.div(sum)
+    }
+
+    /// Softmax over the last axis as ONNX's reference computes it: a row whose scores are all
+    /// `-inf` gives zeros (not NaN), each step in `x`'s type.
+    fn guarded_softmax(x: Tensor<4>) -> Tensor<4> {
+        let max = x.clone().max_dim(3);
+        let all_inf = max.clone().equal_elem(f32::NEG_INFINITY);
+        let exp = x.sub(max.mask_fill(all_inf, 0.0)).exp();
+        let sum = exp.clone().sum_dim(3);
+        let empty = sum.clone().equal_elem(0.0);
+        exp.div(sum.mask_fill(empty, 1.0))
     }
 
     /// Grouped-query attention: each of `t`'s key/value heads serves `q_heads / kv_heads`

@@ -441,7 +441,7 @@ fn center_crop_pad_crops_and_pads_about_the_centre() {
 fn attention_without_options_returns_the_caches_and_raw_scores() {
     // scripts/helper_references.py, case attention_plain (ONNX's reference evaluator).
     let (q, k, v) = (wave([1, 1, 2, 2], 20), wave([1, 1, 3, 2], 21), wave([1, 1, 3, 2], 22));
-    let options = ops::AttentionOptions { scale: None, causal: false, softcap: 0.0, qk_output_mode: 0 };
+    let options = ops::AttentionOptions::default();
     let (y, key, value, qk) = ops::attention(q, k.clone(), v.clone(), None, None, None, None, options);
     assert_close(y, [1, 1, 2, 2], &[-0.044_105_906, -0.174_368_22, -0.030_034_551, -0.100_724_22], 1e-5);
     assert_close(key, [1, 1, 3, 2], &float_values(k).1, 0.0);
@@ -456,7 +456,7 @@ fn attention_shares_key_heads_and_hides_future_keys_after_the_past() {
     // past step, is_causal.
     let (q, k, v) = (wave([1, 2, 2, 2], 30), wave([1, 1, 2, 2], 31), wave([1, 1, 2, 2], 32));
     let (past_key, past_value) = (wave([1, 1, 1, 2], 33), wave([1, 1, 1, 2], 34));
-    let options = ops::AttentionOptions { scale: None, causal: true, softcap: 0.0, qk_output_mode: 0 };
+    let options = ops::AttentionOptions { causal: true, ..Default::default() };
     let (y, key, value, _) = ops::attention(q, k, v, None, Some(past_key), Some(past_value), None, options);
     let expected =
         [0.271_474_1, 0.026_175_38, 0.042_132_523, -0.165_482_6, 0.271_65, 0.033_475_537, 0.027_592_666, -0.168_373_26];
@@ -469,7 +469,7 @@ fn attention_shares_key_heads_and_hides_future_keys_after_the_past() {
 fn attention_masks_softcap_and_each_qk_output() {
     // Case attention_masks_softcap: two batches of one head, three keys.
     let qkv = || (wave([2, 1, 2, 2], 40), wave([2, 1, 3, 2], 41), wave([2, 1, 3, 2], 42));
-    let plain = || ops::AttentionOptions { scale: None, causal: false, softcap: 0.0, qk_output_mode: 0 };
+    let plain = || ops::AttentionOptions::default();
     // A boolean mask narrower than the keys: the third key is masked.
     let keep: Tensor<4, Bool> = ints(&[1, 0, 1, 1], [1, 1, 2, 2]).equal_elem(1);
     let (q, k, v) = qkv();
@@ -524,7 +524,8 @@ fn attention_masks_softcap_and_each_qk_output() {
     for (mode, want) in (1..=3).zip(expected) {
         let (q, k, v) = qkv();
         let mask = ops::AttentionMask::Add(floats(&[0.5, -1.0, 0.0], [1, 1, 1, 3]));
-        let options = ops::AttentionOptions { scale: Some(0.8), causal: false, softcap: 1.5, qk_output_mode: mode };
+        let options =
+            ops::AttentionOptions { scale: Some(0.8), softcap: 1.5, qk_output_mode: mode, ..Default::default() };
         let (.., qk) = ops::attention(q, k, v, Some(mask), None, None, None, options);
         assert_close(qk, [2, 1, 2, 3], &want, 1e-5);
     }

@@ -1,5 +1,5 @@
 use super::{align_rank, EmitOp};
-use crate::emitter::{float_as, float_literal, lit, optional_float_literal, Emitter};
+use crate::emitter::{float_as, float_dtype_tokens, float_literal, lit, optional_float_literal, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{AttentionConfig, LinearAttentionConfig, RotaryConfig, ScaledDotProductAttentionConfig};
 use onnx_ir::{Kind, Node};
@@ -43,6 +43,18 @@ pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<To
     let nonpad = e.optional_input(&node.inputs, 6)?;
     let scale = optional_float_literal(c.scale);
     let (causal, softcap, mode) = (c.causal, float_literal(c.softcap), lit(c.qk_output_mode as usize));
+    let window = |size: Option<usize>| match size.map(lit) {
+        Some(size) => quote! { Some(#size) },
+        None => quote! { None },
+    };
+    let (left_window, right_window) = (window(c.left_window), window(c.right_window));
+    let softmax_precision = match c.softmax_precision {
+        Some(dtype) => {
+            let dtype = float_dtype_tokens(dtype).ok_or_else(|| e.error("a softmax precision that is not a float"))?;
+            quote! { Some(#dtype) }
+        }
+        None => quote! { None },
+    };
     let y = if packed {
         quote! { y.swap_dims(1, 2).reshape([0, 0, -1]) }
     } else {
@@ -55,7 +67,10 @@ pub fn attention(e: &mut Emitter, node: &Node, c: &AttentionConfig) -> Result<To
         _ => quote! { (#y, present_key, present_value, qk) },
     };
     Ok(quote! {{
-        let options = burn_onnx::ops::AttentionOptions { scale: #scale, causal: #causal, softcap: #softcap, qk_output_mode: #mode };
+        let options = burn_onnx::ops::AttentionOptions {
+            scale: #scale, causal: #causal, softcap: #softcap, qk_output_mode: #mode,
+            left_window: #left_window, right_window: #right_window, softmax_precision: #softmax_precision,
+        };
         let (y, present_key, present_value, qk) = burn_onnx::ops::attention(#q, #k, #v, #mask, #past_key, #past_value, #nonpad, options);
         #outputs
     }})

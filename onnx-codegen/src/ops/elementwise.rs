@@ -3,7 +3,7 @@ use crate::emitter::{float_as, float_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{
     BinaryConfig, BinaryOp, BitCastConfig, Bound, CastConfig, ClipConfig, DropoutConfig, E8M0Rounding, IdentityConfig,
-    UnaryOp, VariadicOp, WhereConfig,
+    SwiGluConfig, UnaryOp, VariadicOp, WhereConfig,
 };
 use onnx_ir::{DType, Kind, Node};
 use proc_macro2::TokenStream;
@@ -28,8 +28,8 @@ fn binary_methods(op: BinaryOp, float: bool) -> (&'static str, Option<&'static s
         BinaryOp::And => ("bool_and", None),
         BinaryOp::Or => ("bool_or", None),
         BinaryOp::Xor => ("bool_xor", None),
-        BinaryOp::BitShift { left: true } => ("bitwise_left_shift", Some("bitwise_left_shift_scalar")),
-        BinaryOp::BitShift { left: false } => ("bitwise_right_shift", Some("bitwise_right_shift_scalar")),
+        // burn_onnx::ops::bit_shift (out-of-range amounts), in binary_in_storage.
+        BinaryOp::BitShift { .. } => ("bit_shift", None),
         BinaryOp::BitwiseAnd => ("bitwise_and", Some("bitwise_and_scalar")),
         BinaryOp::BitwiseOr => ("bitwise_or", Some("bitwise_or_scalar")),
         BinaryOp::BitwiseXor => ("bitwise_xor", Some("bitwise_xor_scalar")),
@@ -108,6 +108,10 @@ fn binary_in_storage(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<T
             let (a, b) = (#lhs, #rhs);
             a.clone().sub(a.div(b.clone()).mul(b))
         }},
+        BinaryOp::BitShift { left } => {
+            let bits = a_type.dtype.int_bits().map_or(64, |(bits, _)| bits);
+            quote! { burn_onnx::ops::bit_shift(#lhs, #rhs, #left, #bits) }
+        }
         BinaryOp::PRelu => quote! {{
             let x = #lhs;
             let negative = x.clone().clamp_max(0.0).mul(#rhs);
@@ -115,6 +119,25 @@ fn binary_in_storage(e: &mut Emitter, node: &Node, c: &BinaryConfig) -> Result<T
         }},
         _ => quote! { #lhs.#method(#rhs) },
     })
+}
+
+/// `x * sigmoid(alpha * x)`: Swish, SiLU where `alpha` is 1.
+fn swish(x: TokenStream, alpha: f64) -> TokenStream {
+    if alpha == 1.0 {
+        return quote! { burn_onnx::ops::silu(#x) };
+    }
+    let alpha = float_literal(alpha);
+    quote! {{
+        let x = #x;
+        x.clone().mul(burn_onnx::ops::sigmoid(x.mul_scalar(#alpha)))
+    }}
+}
+
+/// SwiGLU: the Swish of the gate A times the value B (one shape, checked at import).
+pub fn swiglu(e: &mut Emitter, node: &Node, alpha: f64) -> Result<TokenStream> {
+    let gate = swish(e.input(&node.inputs, 0)?, alpha);
+    let value = e.input(&node.inputs, 1)?;
+    Ok(quote! { #gate.mul(#value) })
 }
 
 pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
@@ -132,14 +155,8 @@ fn unary_in_storage(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenSt
         UnaryOp::Relu if float => quote! { #act::relu(#x) },
         UnaryOp::Relu => quote! { #x.clamp_min(0) },
         UnaryOp::Sigmoid => quote! { burn_onnx::ops::sigmoid(#x) },
-        UnaryOp::Silu => quote! { burn_onnx::ops::silu(#x) },
-        UnaryOp::Swish { alpha } => {
-            let alpha = f(alpha);
-            quote! {{
-                let x = #x;
-                x.clone().mul(burn_onnx::ops::sigmoid(x.mul_scalar(#alpha)))
-            }}
-        }
+        UnaryOp::Silu => swish(x, 1.0),
+        UnaryOp::Swish { alpha } => swish(x, alpha),
         UnaryOp::Tanh => quote! { burn_onnx::ops::tanh(#x) },
         UnaryOp::LeakyRelu { alpha } => {
             let alpha = f(alpha);
@@ -470,6 +487,12 @@ impl EmitOp for UnaryOp {
 impl EmitOp for VariadicOp {
     fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         variadic(e, node, *self)
+    }
+}
+
+impl EmitOp for SwiGluConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        swiglu(e, node, self.alpha)
     }
 }
 

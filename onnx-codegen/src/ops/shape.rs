@@ -119,8 +119,11 @@ pub fn depth_space(e: &mut Emitter, node: &Node, block: usize, to_space: bool, c
         (true, true) => quote! {
             x.reshape([n, c / (#b * #b), #b, #b, h, w]).permute([0, 1, 4, 2, 5, 3]).reshape([n, c / (#b * #b), h * #b, w * #b])
         },
-        (false, _) => quote! {
+        (false, false) => quote! {
             x.reshape([n, c, h / #b, #b, w / #b, #b]).permute([0, 3, 5, 1, 2, 4]).reshape([n, c * #b * #b, h / #b, w / #b])
+        },
+        (false, true) => quote! {
+            x.reshape([n, c, h / #b, #b, w / #b, #b]).permute([0, 1, 3, 5, 2, 4]).reshape([n, c * #b * #b, h / #b, w / #b])
         },
     };
     Ok(quote! {{

@@ -1,6 +1,7 @@
-//! Attention (opsets 23 and 24): scaled dot-product attention over 3-D (heads packed in the
-//! hidden size) or 4-D inputs, with boolean or additive masks, causal masking, past key/value
-//! caches, grouped-query heads, softcap and the optional QK output.
+//! Attention (opsets 23, 24 and 25): scaled dot-product attention over 3-D (heads packed in the
+//! hidden size) or 4-D inputs, with boolean or additive masks, causal and sliding-window masking
+//! offset by a past key/value cache or an external one's valid lengths (`nonpad_kv_seqlen`),
+//! grouped-query heads, softcap, the softmax's precision and the optional QK output.
 
 use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
@@ -8,7 +9,7 @@ use crate::attributes::{spelled_enum, Spelled};
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
 
-/// Attention (opsets 23, 24): `softmax(Q·Kᵀ·scale + mask)·V` per head.
+/// Attention (opsets 23 to 25): `softmax(Q·Kᵀ·scale + mask)·V` per head.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AttentionConfig {
     /// `q_num_heads`: needed for 3-D inputs (heads packed in the hidden size).
@@ -17,13 +18,21 @@ pub struct AttentionConfig {
     pub kv_heads: Option<usize>,
     /// `scale` on Q·Kᵀ; `None` for `1 / sqrt(head size)`.
     pub scale: Option<f64>,
-    /// `is_causal` (default 0): query i sees keys up to i plus the past length.
+    /// `is_causal` (default 0): query i sees keys up to i plus the count of valid keys before
+    /// the query block (the past's length, or `nonpad_kv_seqlen - q_len` per batch).
     pub causal: bool,
     /// `softcap` (default 0, off): scores become `softcap · tanh(scores / softcap)` before the mask.
     pub softcap: f64,
     /// Which intermediate the fourth output holds: 0 QK, 1 after softcap, 2 with the mask also
     /// added, 3 after softmax.
     pub qk_output_mode: u8,
+    /// `left_window_size` (opset 25; -1, the default, is `None`): keys more than this many
+    /// positions before the query's absolute position are hidden.
+    pub left_window: Option<usize>,
+    /// `right_window_size` (opset 25): likewise after it.
+    pub right_window: Option<usize>,
+    /// `softmax_precision`: the float type the softmax computes in; `None` for Q's type.
+    pub softmax_precision: Option<DType>,
 }
 
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
@@ -31,9 +40,32 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     if q.dtype.kind() != Kind::Float || !(3..=4).contains(&q.rank()) {
         return Err(ctx.error(format!("Q must be a 3-D or 4-D float tensor, got {q}")));
     }
-    ctx.check_precision("softmax_precision", &[q.dtype])?;
     let heads =
         |name: &str| -> Result<Option<usize>> { Ok(ctx.attrs.int(name)?.filter(|&h| h > 0).map(|h| h as usize)) };
+    // A window bound of -1 leaves its side open; the attributes exist from opset 25.
+    let window = |name: &str| -> Result<Option<usize>> {
+        if ctx.opset < 25 {
+            return Ok(None);
+        }
+        match ctx.attrs.int_or(name, -1)? {
+            -1 => Ok(None),
+            size if size >= 0 => {
+                usize::try_from(size).map(Some).map_err(|_| ctx.error(format!("`{name}` = {size} is too large")))
+            }
+            size => Err(ctx.error(format!("`{name}` = {size} is neither -1 nor a size"))),
+        }
+    };
+    let softmax_precision = match ctx.attrs.int("softmax_precision")?.filter(|&code| code != 0) {
+        None => None,
+        Some(code) => match DType::from_onnx(code as i32) {
+            Some(t @ (DType::F16 | DType::BF16 | DType::F32 | DType::F64)) => Some(t).filter(|&t| t != q.dtype),
+            _ => {
+                return Err(
+                    ctx.error(format!("softmax_precision {code} is not one of FLOAT, FLOAT16, DOUBLE, BFLOAT16"))
+                )
+            }
+        },
+    };
     let config = AttentionConfig {
         q_heads: heads("q_num_heads")?,
         kv_heads: heads("kv_num_heads")?,
@@ -44,9 +76,33 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
             mode @ 0..=3 => mode as u8,
             mode => return Err(ctx.error(format!("qk_matmul_output_mode {mode} is not one of 0, 1, 2, 3"))),
         },
+        left_window: window("left_window_size")?,
+        right_window: window("right_window_size")?,
+        softmax_precision,
     };
     if q.rank() == 3 && (config.q_heads.is_none() || config.kv_heads.is_none()) {
         return Err(ctx.error("3-D inputs need q_num_heads and kv_num_heads"));
+    }
+    if q.rank() == 4
+        && ctx.opset >= 25
+        && (ctx.attrs.int("q_num_heads")?.is_some() || ctx.attrs.int("kv_num_heads")?.is_some())
+    {
+        return Err(ctx.error("q_num_heads and kv_num_heads must not be set for 4-D inputs (opset 25)"));
+    }
+    let present = |index: usize| ctx.inputs.get(index).copied().flatten().is_some();
+    if present(4) != present(5) {
+        return Err(ctx.error("past_key and past_value must be given together"));
+    }
+    // The spec's two cache uses: the past inside the op, or an external cache whose valid
+    // lengths `nonpad_kv_seqlen` gives; the causal offset is defined for one or the other.
+    if present(6) && present(4) {
+        return Err(ctx.error("nonpad_kv_seqlen cannot be combined with past_key and past_value"));
+    }
+    if present(6) {
+        let lengths = ctx.input_type(6)?;
+        if lengths.dtype != DType::I64 || lengths.rank() != 1 {
+            return Err(ctx.error(format!("nonpad_kv_seqlen must be a 1-D int64 tensor, got {lengths}")));
+        }
     }
     Ok(Parsed::new(Op::Attention(config), ctx.inputs.len()))
 }

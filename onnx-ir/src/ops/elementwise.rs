@@ -42,7 +42,8 @@ pub enum BinaryOp {
     Or,
     /// Logical exclusive or of bool tensors.
     Xor,
-    /// `A << B` or `A >> B` on unsigned integers (opset 11).
+    /// `A << B` or `A >> B` on unsigned integers (opset 11), signed ones too from opset 28 (an
+    /// arithmetic right shift; a negative or too large amount gives the sign fill).
     BitShift {
         /// Whether `direction` is `"LEFT"` (it is required).
         left: bool,
@@ -473,6 +474,34 @@ pub fn parse_where(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Where(WhereConfig), 3))
 }
 
+/// SwiGLU (opset 28): `Swish_alpha(A) * B`, A the gate and B the value, of one shape (no
+/// broadcasting).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SwiGluConfig {
+    /// The Swish's `alpha` (default 1.0): `a * sigmoid(alpha * a)`.
+    pub alpha: f64,
+}
+
+pub fn parse_swiglu(ctx: &NodeCtx) -> Result<Parsed> {
+    let (gate, value) = (ctx.input_type(0)?, ctx.input_type(1)?);
+    if gate.dtype.kind() != Kind::Float || gate.dtype.is_low_bit() || value.dtype != gate.dtype {
+        return Err(ctx.error(format!("A and B must be tensors of one float type, got {gate} and {value}")));
+    }
+    let differ = gate.rank() != value.rank()
+        || gate
+            .shape
+            .iter()
+            .zip(&value.shape)
+            .any(|(a, b)| matches!((a.as_static(), b.as_static()), (Some(a), Some(b)) if a != b));
+    if differ {
+        return Err(
+            ctx.error(format!("A and B must have one shape (SwiGLU does not broadcast), got {gate} and {value}"))
+        );
+    }
+    let alpha = f64::from(ctx.attrs.float_or("alpha", 1.0)?);
+    Ok(Parsed::new(Op::SwiGlu(SwiGluConfig { alpha }), 2))
+}
+
 pub fn infer_where(inputs: &[&TensorType]) -> Result<TensorType, String> {
     let (c, x, y) = (inputs[0], inputs[1], inputs[2]);
     if x.dtype != y.dtype {
@@ -644,6 +673,12 @@ impl InferOp for UnaryOp {
 impl InferOp for VariadicOp {
     fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
         one(infer_variadic(inputs)?)
+    }
+}
+
+impl InferOp for SwiGluConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        one(inputs[0].clone())
     }
 }
 

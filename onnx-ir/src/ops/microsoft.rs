@@ -418,6 +418,9 @@ fn attend(ctx: &NodeCtx, plan: &mut Lowered, qkv: [Src; 3], mask: Option<Src>) -
         causal: ctx.attrs.int_or("unidirectional", 0)? != 0,
         softcap: 0.0,
         qk_output_mode: 0,
+        left_window: None,
+        right_window: None,
+        softmax_precision: None,
     };
     let [q, k, v] = qkv;
     Ok(plan.op_optional(Op::Attention(config), vec![Some(q), Some(k), Some(v), mask]))

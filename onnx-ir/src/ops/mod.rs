@@ -56,8 +56,8 @@ pub use conv::{CausalConvConfig, Col2ImConfig, ConvConfig, ConvTransposeConfig, 
 pub use custom::{AttrValue, CustomOp};
 pub use detection::{MaxRoiPoolConfig, NonMaxSuppressionConfig, RoiAlignConfig};
 pub use elementwise::{
-    BinaryConfig, BinaryOp, BitCastConfig, Bound, CastConfig, ClipConfig, E8M0Rounding, UnaryOp, VariadicOp,
-    WhereConfig,
+    BinaryConfig, BinaryOp, BitCastConfig, Bound, CastConfig, ClipConfig, E8M0Rounding, SwiGluConfig, UnaryOp,
+    VariadicOp, WhereConfig,
 };
 pub use indexing::{
     CenterCropPadConfig, CompressConfig, ConstantOfShapeConfig, CumSumConfig, ExpandConfig, GatherConfig,

@@ -206,7 +206,8 @@ spelled_enum! {
     }
 }
 
-/// DepthToSpace (DCR or CRD order) and SpaceToDepth on `[N, C, H, W]`.
+/// DepthToSpace and SpaceToDepth (DCR or CRD order; SpaceToDepth's CRD from opset 28) on
+/// `[N, C, H, W]`.
 pub fn parse_depth_space(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
     let block =
@@ -216,8 +217,10 @@ pub fn parse_depth_space(ctx: &NodeCtx) -> Result<Parsed> {
         return Err(ctx.error(format!("input must be [N, C, H, W], got {x}")));
     }
     let to_space = ctx.op_type == "DepthToSpace";
-    // SpaceToDepth has no `mode`: one there is refused as unread, not taken as DepthToSpace's.
-    let crd = to_space && ctx.attrs.choice_or("mode", DepthOrder::Dcr)? == DepthOrder::Crd;
+    // SpaceToDepth has a `mode` from opset 28; one before is refused as unread, not taken as
+    // DepthToSpace's.
+    let has_mode = to_space || ctx.opset >= 28;
+    let crd = has_mode && ctx.attrs.choice_or("mode", DepthOrder::Dcr)? == DepthOrder::Crd;
     Ok(Parsed::new(Op::DepthSpace(DepthSpaceConfig { block, to_space, crd }), 1))
 }
 
@@ -269,7 +272,8 @@ pub struct DepthSpaceConfig {
     pub block: usize,
     /// DepthToSpace rather than SpaceToDepth.
     pub to_space: bool,
-    /// DepthToSpace's `mode` is CRD (column, row, depth) rather than the default DCR.
+    /// `mode` is CRD (column, row, depth) rather than the default DCR (SpaceToDepth's from
+    /// opset 28).
     pub crd: bool,
 }
 

@@ -31,6 +31,8 @@ macro_rules! op_table {
             Variadic(VariadicOp) = elementwise::parse_variadic["Max", "Min", "Sum", "Mean"];
             /// `Where(condition, x, y)`.
             Where(WhereConfig) = elementwise::parse_where["Where"];
+            /// `SwiGLU(A, B)` (opset 28): `Swish_alpha(A) * B`.
+            SwiGlu(SwiGluConfig) = elementwise::parse_swiglu["SwiGLU"];
             /// `Cast` to another element type.
             Cast(CastConfig) = elementwise::parse_cast["Cast", "CastLike"];
             /// The input's bits read as `to`, a type of the same width.

@@ -16,7 +16,7 @@ use crate::types::DType;
 /// The domain.
 pub const DOMAIN: &str = "ai.onnx.preview.training";
 
-/// The newest opset version of the domain that onnx.defs (onnx==1.22.0) defines.
+/// The newest opset version of the domain that onnx.defs (onnx==1.23.2) defines.
 pub const NEWEST_OPSET: i64 = 1;
 
 /// The ops lowered here, with the tensors of each group (X, G, then the states) and how they

@@ -1,5 +1,6 @@
-//! Runs ONNX backend test suites (the `onnx==1.22.0` wheel's `backend/test/data/<suite>`, or
-//! any folder in the same layout) through the code generator: import every model, compile the
+//! Runs ONNX backend test suites (the pinned onnx wheel's `backend/test/data/<suite>`, the node
+//! suite as scripts/make_node_data.py writes it from the wheel's test cases, or any folder in the
+//! same layout) through the code generator: import every model, compile the
 //! successes together, run each on every `test_data_set_N`, compare with the expected outputs,
 //! and check the outcomes against the suite's expectations file.
 //!

@@ -30,7 +30,7 @@ pub use tree::{TreeAggregate, TreeChild, TreeEnsembleConfig, TreeMode, TreeNode}
 /// The domain.
 pub const DOMAIN: &str = "ai.onnx.ml";
 
-/// The newest opset version of the domain that onnx.defs (onnx==1.22.0) defines.
+/// The newest opset version of the domain that onnx.defs (onnx==1.23.2) defines.
 pub const NEWEST_OPSET: i64 = 5;
 
 /// Inputs (at least, at most) and outputs of an op.
