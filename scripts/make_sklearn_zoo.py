@@ -360,6 +360,8 @@ def dict_vectorizer_pipeline():
         options = None if keep_zipmap else {id(model): {"zipmap": False}}
         initial = [("features", DictionaryType(StringTensorType([]), FloatTensorType([])))]
         onx = convert_sklearn(model, initial_types=initial, options=options, target_opset={"": 21, "ai.onnx.ml": 3})
+        # convert_sklearn names the graph with a random UUID.
+        onx.graph.name = "DictVectorizer pipeline"
         row = dict(x_test[0])
         row.pop("f3", None)
         return onx, {"features": {k: np.float32(v) for k, v in row.items()}}

@@ -231,7 +231,9 @@ pub mod ops {
     };
     pub use crate::svm_probabilities::svm_probabilities;
     pub use crate::tfidf::{tfidf_vectorizer, TfIdf, TfIdfMode};
-    pub use crate::tree_ensemble::{tree_ensemble, TreeAggregate, TreeChild, TreeEnsemble, TreeMode, TreeNode};
+    pub use crate::tree_ensemble::{
+        tree_ensemble, tree_ensemble_in_tensor_ops, TreeAggregate, TreeChild, TreeEnsemble, TreeMode, TreeNode,
+    };
     pub use crate::unique::unique;
     pub use crate::zip_map::{zip_map, ScoreLabel};
 

@@ -1,12 +1,15 @@
 //! ai.onnx.ml's tree ensembles (TreeEnsemble, and the trees of TreeEnsembleClassifier and
-//! TreeEnsembleRegressor), on the host: each row walks each tree to a leaf, a data-dependent
-//! path no tensor op expresses. As ONNX's reference (`op_tree_ensemble.py`) and ONNX Runtime:
+//! TreeEnsembleRegressor), on the host: each row walks each tree to a leaf, rows in blocks
+//! through each tree (on other devices than this CPU, `tensor_walk` walks them in tensor ops). As ONNX's reference (`op_tree_ensemble.py`) and ONNX Runtime:
 //! comparisons in f64 (X's values and the splits widened exactly), each leaf weight added to
 //! its target in X's type, trees in order.
 
 use alloc::vec;
 use alloc::vec::Vec;
-use burn::tensor::{DType, Tensor, TensorData};
+use burn::tensor::{DType, Device, Tensor, TensorData};
+
+mod tensor_walk;
+pub use tensor_walk::tree_ensemble_in_tensor_ops;
 
 /// `aggregate_function`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +66,14 @@ pub struct TreeEnsemble<'a> {
 /// block (ONNX Runtime batches rows likewise), and each row still sums its trees in order.
 const ROW_BLOCK: usize = 64;
 
-/// `[N, n_targets]` of X's type from X `[N, features]`.
+/// `[N, n_targets]` of X's type from X `[N, features]`: on the host where the device is this
+/// CPU (flex), else in tensor ops on the device where they can express the ensemble.
 pub fn tree_ensemble(x: Tensor<2>, ensemble: &TreeEnsemble) -> Tensor<2> {
+    if !walks_on_host(&x.device()) {
+        if let Some(y) = tensor_walk::tree_ensemble_in_tensor_ops(x.clone(), ensemble) {
+            return y;
+        }
+    }
     let [rows, features] = x.dims();
     let (device, dtype) = (x.device(), x.dtype());
     let values: Vec<f64> = x.into_data().iter::<f64>().collect();
@@ -87,6 +96,17 @@ pub fn tree_ensemble(x: Tensor<2>, ensemble: &TreeEnsemble) -> Tensor<2> {
         _ => walk.run_any(&mut out),
     }
     Tensor::from_data(TensorData::new(out, [rows, ensemble.n_targets]), (&device, dtype))
+}
+
+/// Whether X on `device` is walked on the host: on flex, this CPU, where reading X costs
+/// nothing and the walk beats tensor ops.
+fn walks_on_host(device: &Device) -> bool {
+    #[cfg(feature = "flex")]
+    if matches!(device.as_dispatch(), burn::backend::DispatchDevice::Flex(_)) {
+        return true;
+    }
+    let _ = device;
+    false
 }
 
 /// The one comparison every branch node makes, if they share one (other than set membership).

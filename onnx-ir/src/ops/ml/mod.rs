@@ -87,17 +87,22 @@ pub const OPS: &[(&str, Arity, &str)] = &[
         "The kernel against each support vector (as SVMClassifier's), MatMul with the coefficients, + rho \
          (liblinear mode: MatMul + rho)",
     ),
-    ("TreeEnsemble", (1, 1, 1), "TreeEnsemble, the trees evaluated on the host (ai.onnx.ml opset 5)"),
+    (
+        "TreeEnsemble",
+        (1, 1, 1),
+        "TreeEnsemble (ai.onnx.ml opset 5): the trees walked on the host on flex, in tensor ops (gathers, a level \
+         per step) on other devices",
+    ),
     (
         "TreeEnsembleClassifier",
         (1, 1, 2),
-        "TreeEnsemble (host) of the class weights, base values, the label and `post_transform` as ONNX Runtime \
+        "TreeEnsemble of the class weights, base values, the label and `post_transform` as ONNX Runtime \
          (X float or double, compared and summed in its type, or integers as float)",
     ),
     (
         "TreeEnsembleRegressor",
         (1, 1, 1),
-        "TreeEnsemble (host), aggregate, base values and `post_transform` as ONNX Runtime (X float or double, or \
+        "TreeEnsemble, aggregate, base values and `post_transform` as ONNX Runtime (X float or double, or \
          integers as float)",
     ),
     (
