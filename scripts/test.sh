@@ -6,7 +6,8 @@
 #      an expected output that differs from the checked-in one only within the evaluators'
 #      tolerance, as ONNX Runtime's last bits do between CPUs, is kept: a clone stays clean);
 #   3. cargo test over the whole workspace (unit tests, per-operator models, the digits example
-#      against ONNX Runtime, and the trybuild ui-tests);
+#      against ONNX Runtime, on a Burn remote device served by a second process on 127.0.0.1
+#      (examples/remote), and the trybuild ui-tests);
 #   4. the ONNX backend test suites of the onnx wheel (node: 1,765 tests, simple, pytorch-converted,
 #      pytorch-operator, light), each checked against its expectations file under
 #      tests/onnx-backend/: a test listed as passing that fails fails this script;
@@ -19,6 +20,7 @@
 #      the node suite and the real models also on Burn's ndarray backend (tests/onnx-backend/ndarray/),
 #      and MiniLM's gradient check (every float initializer of the file gets a non-zero gradient),
 #      and the openwakeword models on Burn's wgpu backend (Mesa's lavapipe, scripts/wgpu_models.sh),
+#      MiniLM on a Burn remote device (`--backend remote`: bit for bit against the local run),
 #      then again with simplify = false; the node suite and real models again with the graphs
 #      split into tiny submodules;
 #   6. a diffusion-UNet-like model (scripts/make_unet_models.py, 1k nodes) against ONNX Runtime, and
@@ -171,6 +173,10 @@ step "Burn backend gaps: tests that pass on flex and not on ndarray (scripts/bac
 step "the openwakeword models on Burn's wgpu backend through Mesa's software Vulkan driver"
 echo "   (scripts/wgpu_models.sh without --smoke runs all 33; README: Other Burn backends)"
 scripts/wgpu_models.sh --smoke
+step "MiniLM on a Burn remote device: a flex device served on 127.0.0.1 by a second process, outputs"
+echo "   equal to the local run of the same kernels bit for bit, and within 1e-4 of ONNX Runtime (README: Beyond one machine)"
+"$RUNNER" --dir "$REAL_MODELS" --macro --filter minilm_l3_v2 --backend remote --rtol 1e-4 --atol 1e-4 \
+    --expectations tests/onnx-backend/remote/real-models.toml
 step "node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
 "$RUNNER" --data "$BACKEND_DATA" --suite node --part-nodes 2
 "$RUNNER" --dir "$REAL_MODELS" --part-nodes 5 \

@@ -34,6 +34,8 @@ mod boxed;
 mod deform_conv;
 mod detection;
 pub use boxed::Boxed;
+#[cfg(feature = "flex")]
+pub use kernels::set_flex_kernels;
 pub use strings::StringTensor;
 pub use zip_map::ScoreMap;
 
