@@ -6,7 +6,8 @@
 #      an expected output that differs from the checked-in one only within the evaluators'
 #      tolerance, as ONNX Runtime's last bits do between CPUs, is kept: a clone stays clean);
 #   3. cargo test over the whole workspace (unit tests, per-operator models, the digits example
-#      against ONNX Runtime, and the trybuild ui-tests);
+#      against ONNX Runtime, on a Burn remote device served by a second process on 127.0.0.1
+#      (examples/remote), and the trybuild ui-tests);
 #   4. the ONNX backend test suites of the pinned onnx (node: 1,884 tests, generated from the wheel's
 #      test cases by scripts/make_node_data.py, seeded, outside the repository, since the wheel no
 #      longer ships them; simple, pytorch-converted, pytorch-operator, light: the wheel's folders),
@@ -21,6 +22,7 @@
 #      the node suite and the real models also on Burn's ndarray backend (tests/onnx-backend/ndarray/),
 #      and MiniLM's gradient check (every float initializer of the file gets a non-zero gradient),
 #      and the openwakeword models on Burn's wgpu backend (Mesa's lavapipe, scripts/wgpu_models.sh),
+#      MiniLM on a Burn remote device (`--backend remote`: bit for bit against the local run),
 #      then again with simplify = false; the node suite and real models again with the graphs
 #      split into tiny submodules;
 #   6. a diffusion-UNet-like model (scripts/make_unet_models.py, 1k nodes) against ONNX Runtime, and
@@ -31,7 +33,8 @@
 #      batch and sequence, run at sizes other than the recorded ones): onnx.checker, ONNX Runtime
 #      against Burn's outputs, and the files imported back with #[onnx_model];
 #   9. the no_std build (scripts/check_no_std.sh): examples/no-std, its own workspace, has no
-#      `std` feature in its graph, links as a #![no_std] staticlib, and matches ONNX Runtime.
+#      `std` feature in its graph, links as a #![no_std] staticlib, and matches ONNX Runtime;
+#  10. the CUDA path of scripts/gpu_check.sh compiles (`onnx-backend --backend cuda --check-only`).
 # It starts with `cargo fmt --check`; clippy's lints (`-D warnings`) are applied by the test build
 # itself (see below). Each step's start is printed with the time since the start and the disk
 # space left ([mm:ss, disk 38G free]).
@@ -179,6 +182,10 @@ step "Burn backend gaps: tests that pass on flex and not on ndarray (scripts/bac
 step "the openwakeword models on Burn's wgpu backend through Mesa's software Vulkan driver"
 echo "   (scripts/wgpu_models.sh without --smoke runs all 33; README: Other Burn backends)"
 scripts/wgpu_models.sh --smoke
+step "MiniLM on a Burn remote device: a flex device served on 127.0.0.1 by a second process, outputs"
+echo "   equal to the local run of the same kernels bit for bit, and within 1e-4 of ONNX Runtime (README: Beyond one machine)"
+"$RUNNER" --dir "$REAL_MODELS" --macro --filter minilm_l3_v2 --backend remote --rtol 1e-4 --atol 1e-4 \
+    --expectations tests/onnx-backend/remote/real-models.toml
 step "node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
 "$RUNNER" --data "$NODE_DATA" --suite node --part-nodes 2
 "$RUNNER" --dir "$REAL_MODELS" --part-nodes 5 \
@@ -212,4 +219,9 @@ grep -q '^test_relu_ok *pass' <<<"$report" && grep -q '^test_relu_wrong_expected
     && grep -q '^test_if_rank_by_dim_other_branch *runtime-error *panic: node `pick` (If) took its else branch' <<<"$report" \
     && grep -q '^2 passed, 2 failed$' <<<"$report" || { echo "unexpected --dir report:"; echo "$report"; exit 1; }
 echo "onnx-backend --dir check: 2 passes and 2 failures reported as expected"
+
+# The GPU check's path compiles without a GPU (scripts/gpu_check.sh runs it on one): MiniLM's suite
+# type-checked (`cargo check`, nothing run) with burn's `cuda` feature added.
+step "the CUDA path compiles: MiniLM's suite with burn's cuda feature, cargo check (no GPU here)"
+"$RUNNER" --dir "$REAL_MODELS" --macro --filter minilm_l3_v2 --backend cuda --check-only
 step "all tests passed"

@@ -382,6 +382,14 @@ impl Window {
 
 /// The flex fast paths: the tensor's f32 buffer is used directly (in place when not shared).
 /// Their `Err` hands the caller's tensors back unchanged for Burn's op.
+/// Whether burn-onnx's flex kernels run (the default). Off, every op takes Burn's own flex op,
+/// as it does on any other backend: what a Burn remote server hosting a flex device runs, so a
+/// local run can be compared with a remote one bit for bit (`examples/remote`). Process-wide.
+#[cfg(feature = "flex")]
+pub fn set_flex_kernels(enabled: bool) {
+    flex::ENABLED.store(enabled, core::sync::atomic::Ordering::Relaxed);
+}
+
 #[cfg(feature = "flex")]
 #[allow(clippy::result_large_err)]
 mod flex {
@@ -395,7 +403,12 @@ mod flex {
 
     /// The flex primitive of an f32 tensor outside autodiff (a strided view copied into row-major
     /// order: every kernel here reads rows), or the tensor back.
+    pub(super) static ENABLED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(true);
+
     fn take<const D: usize>(x: Tensor<D>) -> Result<FlexTensor, Tensor<D>> {
+        if !ENABLED.load(core::sync::atomic::Ordering::Relaxed) {
+            return Err(x);
+        }
         match x.into_dispatch() {
             DispatchTensor {
                 kind: DispatchTensorKind::Flex(BackendTensor::Float(t)),

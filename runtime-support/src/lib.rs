@@ -35,6 +35,8 @@ mod deform_conv;
 mod detection;
 pub use boxed::Boxed;
 pub use feature_maps::FeatureMap;
+#[cfg(feature = "flex")]
+pub use kernels::set_flex_kernels;
 pub use strings::StringTensor;
 pub use zip_map::ScoreMap;
 

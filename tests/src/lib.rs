@@ -456,3 +456,37 @@ pub fn gradient_check<M: burn::module::Module>(module: &M, loss: Tensor<1>) -> (
     module.visit(&mut visitor);
     (visitor.params, visitor.missing)
 }
+
+/// Bit for bit the same outputs (`onnx-backend --backend remote`: the remote device against a
+/// local run of the same kernels): tensors of the same dtype, shape and bytes; maps and strings
+/// with the same printed values (an f32 prints exactly).
+pub fn identical(actual: &[Returned], reference: &[Returned]) -> Result<(), String> {
+    fn same_tensor(a: &TensorData, b: &TensorData) -> bool {
+        a.dtype() == b.dtype() && a.shape() == b.shape() && a.as_bytes() == b.as_bytes()
+    }
+    if actual.len() != reference.len() {
+        return Err(format!("{} outputs, the reference has {}", actual.len(), reference.len()));
+    }
+    for (i, (a, b)) in actual.iter().zip(reference).enumerate() {
+        let same = match (a, b) {
+            (Returned::Tensor(a), Returned::Tensor(b)) => same_tensor(a, b),
+            (Returned::Sequence(a), Returned::Sequence(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_tensor(a, b))
+            }
+            _ => format!("{a:?}") == format!("{b:?}"),
+        };
+        if !same {
+            let detail = match (a, b) {
+                (Returned::Tensor(a), Returned::Tensor(b)) if a.shape() == b.shape() => {
+                    let (x, y): (Vec<f64>, Vec<f64>) = (a.iter::<f64>().collect(), b.iter::<f64>().collect());
+                    let differing = x.iter().zip(&y).filter(|(p, q)| p.to_bits() != q.to_bits()).count();
+                    let largest = x.iter().zip(&y).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max);
+                    format!(": {differing} of {} elements, the largest difference {largest:e}", x.len())
+                }
+                _ => String::new(),
+            };
+            return Err(format!("output {i} differs from the reference bit for bit{detail}"));
+        }
+    }
+    Ok(())
+}

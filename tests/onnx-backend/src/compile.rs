@@ -3,7 +3,7 @@
 
 use crate::cases::Case;
 use crate::expectations::Outcome;
-use crate::suite::Suite;
+use crate::suite::{Backend, Suite};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -61,7 +61,8 @@ fn build_errors(messages: &[serde_json::Value]) -> (BTreeMap<String, String>, Ve
 /// under `ONNX_BACKEND_REUSE_BURN=1` (the test command, after `cargo test --workspace`), where
 /// the second build would cost CI ten minutes unnoticed.
 fn check_burn_reused(suite: &Suite, messages: &[serde_json::Value]) -> Result<(), String> {
-    if suite.release {
+    // Release, `cargo check` and CUDA builds have a burn of their own.
+    if suite.release || suite.check_only || suite.backend == Backend::Cuda {
         return Ok(());
     }
     let rebuilt = messages.iter().any(|msg| {
@@ -94,7 +95,8 @@ pub fn compile<'a>(
         let modules: Vec<(String, String)> = cases.iter().map(|(c, m)| (c.name.clone(), m.clone())).collect();
         suite.write_main(&modules)?;
         let output = cargo()
-            .args(["build", "--message-format=json", "--manifest-path"])
+            .arg(if suite.check_only { "check" } else { "build" })
+            .args(["--message-format=json", "--manifest-path"])
             .arg(suite.dir.join("Cargo.toml"))
             .args(suite.release.then_some("--release"))
             .env("CARGO_TARGET_DIR", target)
@@ -147,6 +149,12 @@ pub fn run_suite(
             );
         }
     }
+    // `--backend remote`: the suite binary itself serves a flex device on the loopback address,
+    // in its own process, for every run below; stopped (stdin closed) once they are done.
+    let server = match suite.backend {
+        Backend::Remote => Some(RemoteServer::start(&binary)?),
+        _ => None,
+    };
     let manifest = suite.dir.join("manifest.tsv");
     std::fs::write(&manifest, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).map_err(|e| e.to_string())?;
     let mut skip = 0;
@@ -154,6 +162,9 @@ pub fn run_suite(
         let mut command = Command::new(&binary);
         if suite.int64 {
             command.env("ONNX_BACKEND_INT64", "1");
+        }
+        if let Some(server) = &server {
+            command.env("BURN_REMOTE_ADDRESS", &server.url);
         }
         let mut child = command
             .env("BURN_DEVICE", suite.backend.device_name())
@@ -170,6 +181,7 @@ pub fn run_suite(
             let fields: Vec<&str> = line.split('\t').collect();
             match fields[..] {
                 ["START", name] => in_progress = Some(name.to_string()),
+                ["NOTE", text] => println!("{text}"),
                 ["RESULT", name, status, detail, forward_ms] => {
                     let passed = status == "pass";
                     let mut outcome = Outcome::new(status, if passed { "" } else { detail });
@@ -190,7 +202,64 @@ pub fn run_suite(
             return Err(format!("the suite exited with {status} before running every test"));
         }
     }
-    Ok(())
+    server.map_or(Ok(()), RemoteServer::stop)
+}
+
+/// The suite binary's `--serve` process: a Burn remote server on 127.0.0.1.
+struct RemoteServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl RemoteServer {
+    fn start(binary: &Path) -> Result<Self, String> {
+        let mut child = Command::new(binary)
+            .arg("--serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start the remote server {}: {e}", binary.display()))?;
+        let mut url = String::new();
+        if let Some(stdout) = child.stdout.take() {
+            BufReader::new(stdout).read_line(&mut url).map_err(|e| e.to_string())?;
+        }
+        let url = url.trim().to_string();
+        if !url.starts_with("ws://127.0.0.1:") {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("the remote server printed {url:?}, not its loopback address"));
+        }
+        eprintln!("remote server (a flex device, its own process) on {url}");
+        Ok(Self { child, url })
+    }
+
+    /// Closes its stdin and waits for it to exit; a server that does not stop is killed.
+    fn stop(mut self) -> Result<(), String> {
+        drop(self.child.stdin.take());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            match self.child.try_wait().map_err(|e| e.to_string())? {
+                Some(status) if status.success() => return Ok(()),
+                Some(status) => return Err(format!("the remote server exited with {status}")),
+                None if std::time::Instant::now() > deadline => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return Err("the remote server did not stop within 10 s".into());
+                }
+                None => std::thread::sleep(std::time::Duration::from_millis(20)),
+            }
+        }
+    }
+}
+
+impl Drop for RemoteServer {
+    /// A run that fails before `stop` leaves no server behind.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -54,6 +54,7 @@ struct Args {
     backend: suite::Backend,
     int64: bool,
     grad_check: bool,
+    check_only: bool,
     export_dir: Option<PathBuf>,
 }
 
@@ -102,7 +103,8 @@ struct Cli {
     /// Skip the import-time optimisations (outputs must not change)
     #[arg(long)]
     no_simplify: bool,
-    /// The Burn backend to run the tests on (expectations default to tests/onnx-backend/ndarray/ for ndarray)
+    /// The Burn backend to run the tests on (the node suite's expectations default to
+    /// tests/onnx-backend/<backend>/ for a backend other than flex)
     #[arg(long, value_enum, default_value = "flex")]
     backend: suite::Backend,
     /// Configure the device's default int type as int64 before the tests (Burn's flex default is
@@ -113,6 +115,10 @@ struct Cli {
     /// initializer of the file (each a parameter) a non-zero gradient
     #[arg(long, conflicts_with = "bench")]
     grad_check: bool,
+    /// Generate and type-check the suite (`cargo check`) without building or running it: the
+    /// CUDA path compiles on a machine without a GPU (`--backend cuda --check-only`)
+    #[arg(long, conflicts_with_all = ["bench", "update", "report"])]
+    check_only: bool,
     /// Split forward into methods of N top-level nodes; below the default, models with no more
     /// top-level nodes than N (not split: the default run's code) are left out
     #[arg(long, value_name = "N", default_value_t = onnx_codegen::partition::PART_NODES, value_parser = positive)]
@@ -226,8 +232,10 @@ fn parse_args() -> Result<Args, String> {
         release: cli.bench && !cli.dev_profile,
         bench_report: cli.bench_report,
         backend: cli.backend,
-        int64: cli.int64,
+        // The remote backend runs with 64-bit integers (see `suite::Backend::Remote`).
+        int64: cli.int64 || cli.backend == suite::Backend::Remote,
         grad_check: cli.grad_check,
+        check_only: cli.check_only,
         export_dir: cli.export_dir.map(|d| std::path::absolute(&d).unwrap_or(d)),
     })
 }
@@ -263,6 +271,7 @@ fn run() -> Result<i32, String> {
         backend: args.backend,
         int64: args.int64,
         grad_check: args.grad_check,
+        check_only: args.check_only,
         export_dir: args.export_dir.clone(),
     };
     suite.init()?;
@@ -299,6 +308,16 @@ fn run() -> Result<i32, String> {
     let compiled = compile::compile(&suite, &target, imported, &mut outcomes)?;
     let compile_time = started.elapsed();
     eprintln!("compiled {} tests in {:.1}s", compiled.len(), compile_time.as_secs_f64());
+    if args.check_only {
+        let failed: Vec<&String> = outcomes.keys().collect();
+        println!("checked: {} of {} tests compile (cargo check, not run)", compiled.len(), cases.len());
+        return Ok(if failed.is_empty() {
+            0
+        } else {
+            println!("not compiling: {}", failed.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", "));
+            1
+        });
+    }
 
     if let Some(dir) = &args.export_dir {
         write_export_sources(dir, &compiled)?;

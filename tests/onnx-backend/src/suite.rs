@@ -19,10 +19,12 @@ pub const BURN_FEATURES: &str = r#""std", "flex", "simd", "rayon", "x86-v4""#;
 
 /// Burn features the workspace's other members turn on (onnx-tests: `ndarray` and `wgpu` for
 /// `--backend`, `autodiff` for `--grad-check`; the digits example: `optim`; burn-onnx's
-/// `export`: `capture`),
+/// `export`: `capture`; the remote example: `remote-websocket` and `remote-server`, which
+/// `--backend remote` uses too),
 /// asked for here too so that the suite reuses the workspace's build of burn instead of
 /// compiling its dispatch layer and everything above it a second time.
-const SHARED_FEATURES: &str = r#""ndarray", "wgpu", "autodiff", "optim", "capture""#;
+const SHARED_FEATURES: &str =
+    r#""ndarray", "wgpu", "autodiff", "optim", "capture", "remote-websocket", "remote-server""#;
 
 /// The Burn backend the suite runs on (the bench always runs on flex).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -33,6 +35,15 @@ pub enum Backend {
     /// Burn's wgpu backend (a GPU, or Mesa's software Vulkan driver), see
     /// `scripts/wgpu_models.sh`.
     Wgpu,
+    /// A device of Burn's remote backend: the suite binary serves a flex device on 127.0.0.1 in
+    /// a second process (`--serve`), and each output must also equal, bit for bit, a local run
+    /// through the same Burn flex ops. Always with 64-bit integers (as `--int64`): Burn 0.22.1's
+    /// remote server cannot cast between integer types (its interpreter's `unreachable!()`), and
+    /// int64 weights need no cast on a device whose integers are int64.
+    Remote,
+    /// Burn's CUDA backend (an NVIDIA GPU; `scripts/gpu_check.sh`). The suite then builds burn
+    /// with the `cuda` feature, apart from the workspace's build.
+    Cuda,
 }
 
 impl Backend {
@@ -42,6 +53,8 @@ impl Backend {
             Backend::Flex => "flex",
             Backend::NdArray => "ndarray",
             Backend::Wgpu => "wgpu",
+            Backend::Remote => "remote",
+            Backend::Cuda => "cuda",
         }
     }
 }
@@ -95,6 +108,8 @@ pub struct Suite {
     pub part_nodes: usize,
     /// Build with `--release` (the benchmark) rather than the dev profile.
     pub release: bool,
+    /// `cargo check` the suite instead of building it (`--check-only`).
+    pub check_only: bool,
     /// The backend the tests run on.
     pub backend: Backend,
     /// The device's default int type set to int64 (`--int64`; `ONNX_BACKEND_INT64` for the suite).
@@ -144,7 +159,8 @@ impl Suite {
             let graph = import(&bytes, options).map_err(|e| CodegenError::from(e).to_string())?;
             let lowered =
                 onnx_codegen::model::lower_with(&graph, &[], Some(self.part_nodes)).map_err(|e| e.to_string())?;
-            let run = self.run_fn(case, proto.graph.as_ref().ok_or("the model has no graph")?, &graph)?;
+            let proto_graph = proto.graph.as_ref().ok_or("the model has no graph")?;
+            let run = self.run_fn(case, proto_graph, &graph, lowered.has_weights())?;
             let model = if self.via_macro {
                 // What users write; the import above only reports errors and times.
                 let path = case.model.display().to_string();
@@ -196,7 +212,13 @@ impl Suite {
     /// `run(data sets, device)`: feeds every data set in order (a `feed` input from the
     /// previous outputs), compares outputs (and top-1 classes), and times data set 0's forward
     /// when ONNX Runtime's time is known. Returns the largest difference and that time.
-    fn run_fn(&self, case: &Case, proto: &GraphProto, graph: &onnx_ir::Graph) -> Result<TokenStream, String> {
+    fn run_fn(
+        &self,
+        case: &Case,
+        proto: &GraphProto,
+        graph: &onnx_ir::Graph,
+        has_weights: bool,
+    ) -> Result<TokenStream, String> {
         let fed = match &case.feed {
             None => None,
             Some((output, input)) => {
@@ -249,6 +271,9 @@ impl Suite {
         let (rtol, atol) = self.tolerance;
         let export = self.export_code(case, graph, &args, &load);
         let listed = outputs_list(quote! { outputs }, graph.outputs.len());
+        let remote = (self.backend == Backend::Remote)
+            .then(|| Self::remote_check(case, graph, fed, has_weights, &forward, &load));
+        let (remote_setup, remote_compare, remote_times) = remote.unwrap_or_default();
         Ok(quote! {
             /// Times `iterations` forwards on the data set in `dir` (inputs built untimed, outputs
             /// read back to the host), after one warm-up forward; milliseconds each.
@@ -263,19 +288,99 @@ impl Suite {
                 let tolerance = onnx_tests::Tolerance { rtol: #rtol, atol: #atol };
                 let mut max_diff = 0.0f64;
                 #declare_fed
+                #remote_setup
                 for (k, &dir) in sets.iter().enumerate() {
                     let outputs = model.forward(#(#inputs),*);
                     #keep_fed
                     let outputs = #listed;
+                    #remote_compare
                     #top1
                     let diff = onnx_tests::compare_outputs(dir, outputs, tolerance).map_err(|e| onnx_tests::in_data_set(sets, k, e))?;
                     max_diff = max_diff.max(diff);
                 }
                 let forward_ms = { #timed };
+                #remote_times
                 #export
                 Ok((max_diff, forward_ms))
             }
         })
+    }
+
+    /// `--backend remote`: the pieces `run` adds. Setup: the model on a local flex device. Per
+    /// data set: the same forward there (its own fed-back value) with burn-onnx's flex kernels
+    /// off, so that every op is Burn's own flex op as on the server; its outputs must equal the
+    /// remote ones bit for bit. After: data set 0's forward timed on a local flex device, with
+    /// and without burn-onnx's kernels, printed beside the remote time.
+    fn remote_check(
+        case: &Case,
+        graph: &onnx_ir::Graph,
+        fed: Option<(usize, usize)>,
+        has_weights: bool,
+        forward: &TokenStream,
+        load: &TokenStream,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        let load_on = |device: TokenStream| {
+            if has_weights {
+                quote! { Model::from_embedded(&#device) }
+            } else {
+                quote! { Model::new(&#device) }
+            }
+        };
+        let reference_model = load_on(quote! { reference });
+        let declare_fed = fed.map(|_| quote! { let mut reference_fed = None; });
+        let setup = quote! {
+            // The remote device's integer type (64-bit, see `Backend::Remote`) on the reference too.
+            let mut reference = Device::flex();
+            let int_dtype = device.settings().int_dtype;
+            let _ = reference.configure(int_dtype);
+            if reference.settings().int_dtype != int_dtype {
+                return Err(format!("the local reference device cannot take the remote's int type {int_dtype:?}"));
+            }
+            let reference_model = #reference_model;
+            #declare_fed
+        };
+        let inputs = (0..graph.inputs.len()).map(|j| match fed {
+            Some((_, i)) if i == j => {
+                quote! { reference_fed.take().unwrap_or_else(|| onnx_tests::input(dir, #j, &reference)) }
+            }
+            _ => quote! { onnx_tests::input(dir, #j, &reference) },
+        });
+        let keep = match fed {
+            Some((o, _)) if graph.outputs.len() > 1 => {
+                let o = Literal::usize_unsuffixed(o);
+                quote! { reference_fed = Some(reference_outputs.#o.clone()); }
+            }
+            Some(_) => quote! { reference_fed = Some(reference_outputs.clone()); },
+            None => quote! {},
+        };
+        let listed = outputs_list(quote! { reference_outputs }, graph.outputs.len());
+        let compare = quote! {
+            burn_onnx::set_flex_kernels(false);
+            let reference_outputs = reference_model.forward(#(#inputs),*);
+            #keep
+            let reference_outputs = #listed;
+            burn_onnx::set_flex_kernels(true);
+            onnx_tests::identical(&outputs, &reference_outputs)
+                .map_err(|e| onnx_tests::in_data_set(sets, k, format!("remote vs local: {e}")))?;
+        };
+        let local_model = load_on(quote! { local });
+        let name = &case.name;
+        let times = quote! {
+            if let Some(remote_ms) = forward_ms {
+                let local = Device::flex();
+                let (device, model) = (&local, #local_model);
+                #load
+                let local_ms = onnx_tests::median_ms(3, || load(sets[0]), #forward);
+                burn_onnx::set_flex_kernels(false);
+                let burn_ops_ms = onnx_tests::median_ms(3, || load(sets[0]), #forward);
+                burn_onnx::set_flex_kernels(true);
+                println!(
+                    "NOTE\t{}: forward of data set 0, median of 3: local flex {local_ms:.2} ms (burn-onnx's kernels), {burn_ops_ms:.2} ms (Burn's ops), remote {remote_ms:.2} ms",
+                    #name
+                );
+            }
+        };
+        (setup, compare, times)
     }
 
     /// `run` of `--grad-check`: on an Autodiff device over the run's backend, one forward on data
@@ -362,6 +467,8 @@ impl Suite {
         }
         let dev_profile = workspace_dev_profile(&self.repo)?;
         let repo = self.repo.display();
+        // CUDA only where asked (a GPU machine): the workspace's build of burn has no `cuda`.
+        let cuda = if self.backend == Backend::Cuda { r#", "cuda""# } else { "" };
         let manifest = format!(
             r#"[package]
 name = "onnx-backend-suite"
@@ -372,7 +479,7 @@ publish = false
 [workspace]
 
 [dependencies]
-burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}] }}
+burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}{cuda}] }}
 burn-onnx = {{ path = "{repo}/runtime-support", features = ["export"] }}
 onnx-tests = {{ path = "{repo}/tests" }}
 {WORKSPACE_FEATURES}
@@ -451,10 +558,30 @@ opt-level = 3
                 println!("TIMES\t{}", times.iter().map(|t| format!("{t:.4}")).collect::<Vec<_>>().join("\t"));
             }
 
+            /// `--serve`: a Burn remote server hosting one flex device over a WebSocket on
+            /// 127.0.0.1 (a port the OS picks, printed as `ws://127.0.0.1:<port>`), until stdin
+            /// is closed (`--backend remote`: the runner holds it).
+            fn serve() {
+                use std::io::Read;
+                let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+                println!("ws://{}", listener.local_addr().expect("the bound address"));
+                let _ = std::io::stdout().flush();
+                std::thread::spawn(move || {
+                    let served = burn::server::RemoteServer::new([Device::flex()])
+                        .serve(burn::server::WebSocketTransport::from_listener(listener));
+                    std::process::exit(if served.is_ok() { 0 } else { 1 });
+                });
+                let mut sink = [0u8; 64];
+                while matches!(std::io::stdin().read(&mut sink), Ok(n) if n > 0) {}
+            }
+
             fn main() {
                 let mut args = std::env::args().skip(1).peekable();
                 if args.peek().map(String::as_str) == Some("--bench") {
                     return bench(args.skip(1));
+                }
+                if args.peek().map(String::as_str) == Some("--serve") {
+                    return serve();
                 }
                 let manifest = std::fs::read_to_string(args.next().expect("usage: suite <manifest> [skip]")).expect("manifest");
                 let skip: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
