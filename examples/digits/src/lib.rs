@@ -4,6 +4,8 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use burn_onnx::onnx_model;
 use std::path::Path;
 
+pub mod parallel;
+
 /// Conv → Relu → MaxPool → Flatten → Gemm, trained by `train.py` (98.7% test accuracy in ONNX Runtime).
 #[onnx_model("model/digits.onnx")]
 pub struct Digits;
