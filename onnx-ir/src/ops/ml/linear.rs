@@ -19,9 +19,7 @@ fn affine(ctx: &NodeCtx, plan: &mut Lowered, targets: usize) -> Result<Src> {
             targets * features
         )));
     }
-    let transposed: Vec<f32> =
-        (0..features * targets).map(|i| coefficients[(i % targets) * features + i / targets]).collect();
-    let weights = plan.constant(f32_tensor(vec![features, targets], &transposed));
+    let weights = plan.constant(super::weight_columns(&coefficients, targets, features, 1.0));
     let product = plan.op(Op::MatMul(MatMulConfig), &[x, weights]);
     let intercepts = ctx.attrs.floats("intercepts")?.unwrap_or_else(|| vec![0.0; targets]);
     if intercepts.len() != targets {

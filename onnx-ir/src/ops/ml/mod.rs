@@ -155,6 +155,13 @@ pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
     }
 }
 
+/// `rows` row-major rows of `columns` values, each scaled by `scale`, as the `[columns, rows]`
+/// f32 constant that multiplies `[N, columns]` rows from the right (a MatMul's weights).
+fn weight_columns(values: &[f32], rows: usize, columns: usize, scale: f32) -> crate::tensor::TensorData {
+    let transposed: Vec<f32> = (0..columns * rows).map(|i| scale * values[(i % rows) * columns + i / rows]).collect();
+    super::lowered::f32_tensor(vec![columns, rows], &transposed)
+}
+
 /// The numeric input types both ops take (ArrayFeatureExtractor's strings are not tensors here).
 fn numeric_input(ctx: &NodeCtx) -> Result<DType> {
     let x = ctx.input_type(0)?;

@@ -51,9 +51,7 @@ fn kernel_rows(ctx: &NodeCtx, plan: &mut Lowered, vectors: usize) -> Result<Src>
     // `gamma (x · sv) + coef0` with gamma folded into the support vectors (ONNX Runtime's GEMM
     // scales the product instead: the two differ in the last bits).
     let scale = if kernel == SvmKernel::Linear { 1.0 } else { gamma };
-    let scaled: Vec<f32> =
-        (0..features * vectors).map(|i| scale * support[(i % vectors) * features + i / vectors]).collect();
-    let support = plan.constant(f32_tensor(vec![features, vectors], &scaled));
+    let support = plan.constant(super::weight_columns(&support, vectors, features, scale));
     let dot = plan.op(Op::MatMul(MatMulConfig), &[x, support]);
     if kernel == SvmKernel::Linear {
         return Ok(dot);
@@ -78,8 +76,7 @@ fn rbf_kernel(plan: &mut Lowered, x: Src, support: &[f32], features: usize, gamm
         .collect();
     let centred: Vec<f32> = support.iter().enumerate().map(|(i, &v)| v - mean[i % features]).collect();
     // 2 gamma (sv - c)ᵀ `[F, V]` and -gamma |sv - c|² `[V]`.
-    let weights: Vec<f32> =
-        (0..features * vectors).map(|i| 2.0 * gamma * centred[(i % vectors) * features + i / vectors]).collect();
+    let weights = super::weight_columns(&centred, vectors, features, 2.0 * gamma);
     let offsets: Vec<f32> = centred.chunks(features).map(|v| -gamma * v.iter().map(|&d| d * d).sum::<f32>()).collect();
     let mean = plan.constant(f32_tensor(vec![features], &mean));
     let rows = plan.binary(BinaryOp::Sub, x, mean);
@@ -87,7 +84,7 @@ fn rbf_kernel(plan: &mut Lowered, x: Src, support: &[f32], features: usize, gamm
     let norms = scores::reduce_rows(plan, ReduceOp::Sum, squares);
     let gamma = plan.scalar(gamma);
     let norms = plan.binary(BinaryOp::Mul, norms, gamma);
-    let weights = plan.constant(f32_tensor(vec![features, vectors], &weights));
+    let weights = plan.constant(weights);
     let cross = plan.op(Op::MatMul(MatMulConfig), &[rows, weights]);
     let offsets = plan.constant(f32_tensor(vec![vectors], &offsets));
     let cross = plan.binary(BinaryOp::Add, cross, offsets);
@@ -114,10 +111,9 @@ fn power(plan: &mut Lowered, x: Src, degree: f32) -> Src {
 
 /// liblinear mode (no support vectors): `X · coefficientsᵀ + rho[0]`, `[N, rows]` for
 /// `coefficients` of `rows` rows; ONNX Runtime uses the linear kernel whatever `kernel_type` says.
-fn liblinear_scores(ctx: &NodeCtx, plan: &mut Lowered, rows: usize) -> Result<Src> {
+fn liblinear_scores(ctx: &NodeCtx, plan: &mut Lowered, coefficients: &[f32], rows: usize) -> Result<Src> {
     ctx.attrs.ignore(&["kernel_type", "kernel_params", "support_vectors"]);
     let (x, features) = feature_rows(ctx, plan)?;
-    let coefficients = floats(ctx, "coefficients")?;
     let rho = floats(ctx, "rho")?;
     if coefficients.len() != rows * features || rho.is_empty() {
         return Err(ctx.error(format!(
@@ -127,8 +123,7 @@ fn liblinear_scores(ctx: &NodeCtx, plan: &mut Lowered, rows: usize) -> Result<Sr
             rows * features
         )));
     }
-    let transposed: Vec<f32> = (0..features * rows).map(|i| coefficients[(i % rows) * features + i / rows]).collect();
-    let weights = plan.constant(f32_tensor(vec![features, rows], &transposed));
+    let weights = plan.constant(super::weight_columns(coefficients, rows, features, 1.0));
     let product = plan.op(Op::MatMul(MatMulConfig), &[x, weights]);
     let rho = plan.scalar(rho[0]);
     Ok(plan.binary(BinaryOp::Add, product, rho))
@@ -154,7 +149,7 @@ pub(super) fn svm_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered>
     let vectors =
         usize::try_from(vectors).map_err(|_| ctx.error(format!("attribute `n_supports` = {vectors} is negative")))?;
     let mut y = if vectors == 0 {
-        liblinear_scores(ctx, &mut plan, 1)?
+        liblinear_scores(ctx, &mut plan, &floats(ctx, "coefficients")?, 1)?
     } else {
         let coefficients = floats(ctx, "coefficients")?;
         let rho = floats(ctx, "rho")?;
@@ -190,13 +185,14 @@ fn liblinear_classifier(
     transform: PostTransform,
 ) -> Result<Lowered> {
     let classes = scores::label_count(labels);
-    let raw = liblinear_scores(ctx, &mut plan, classes)?;
+    let coefficients = floats(ctx, "coefficients")?;
+    let raw = liblinear_scores(ctx, &mut plan, &coefficients, classes)?;
     let calibrated = !ctx.attrs.floats("prob_a")?.unwrap_or_default().is_empty();
     ctx.attrs.ignore(&["prob_b"]);
     let arg = ArgReduceConfig { max: true, axis: 1, keepdims: false, select_last_index: false };
     let mut index = plan.op(Op::ArgReduce(arg), &[raw]);
     if classes == 2 && !calibrated {
-        let non_negative = floats(ctx, "coefficients")?.iter().all(|&c| c >= 0.0);
+        let non_negative = coefficients.iter().all(|&c| c >= 0.0);
         let highest = ReduceConfig { op: ReduceOp::Max, axes: ReduceAxes::Static(vec![1]), keepdims: false };
         let highest = plan.op(Op::Reduce(highest), &[raw]);
         let (compare, bound) = if non_negative { (BinaryOp::GreaterOrEqual, 0.5) } else { (BinaryOp::Greater, 0.0) };
