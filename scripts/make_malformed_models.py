@@ -27,7 +27,7 @@ F, I64 = TensorProto.FLOAT, TensorProto.INT64
 BIG = 2**62
 I64_MAX, I64_MIN = 2**63 - 1, -(2**63)
 
-CASES = []  # (file, expected class or "ok", substring, checked against ORT)
+CASES = []  # (file, expected class or "ok", substring, ORT check: False, True (load) or "run")
 
 
 def io(name, shape, dtype=F):
@@ -179,7 +179,7 @@ def attribute_strings():
          unary("Resize", [1, 1, 2, 2], [None] * 4, inputs=["x", "roi", "sc"], initializer=inits,
                coordinate_transformation_mode="half pixel"))
     w = numpy_helper.from_array(np.ones([1, 4, 2], np.float32), "w")
-    r = numpy_helper.from_array(np.ones([1, 4, 1], np.float32), "r")
+    r = numpy_helper.from_array(np.ones([1, 4, 4], np.float32), "r")
     case("string_rnn_activation.onnx", "Node", "attribute `activations` has unknown value `Tanh()`",
          model([helper.make_node("RNN", ["x", "w", "r"], ["y"], name="rnn", hidden_size=4, activations=["Tanh()"])],
                [io("x", [3, 1, 2])], [io("y", None)], initializer=[w, r]))
@@ -320,6 +320,67 @@ def refused_by_ort():
          model([concat], [io("x", [2, 3]), io("z", [3, 3])], [io("y", [None, 6])]), ort=True)
 
 
+def validation_parity():
+    """What ONNX Runtime refuses at load (`ort=True`) or fails on every run (`ort="run"`, with
+    zeros of the declared input shapes) that the importer used to accept: each is an import
+    error naming node and reason."""
+    for op, since in [("Gelu", 20), ("Mish", 18), ("Swish", 24)]:
+        case(f"ort_opset_before_{op.lower()}.onnx", "Node", f"{op} is defined from opset {since}",
+             unary(op, [2], [2]), ort=True)
+    for op, inputs in [("ArgMax", ["x"]), ("Shape", ["x"]), ("Size", ["x"]), ("NonZero", ["x"])]:
+        case(f"ort_output_type_{op.lower()}.onnx", "DeclaredOutput", "the model declares f32 (no shape)",
+             unary(op, [2, 3], None, inputs=inputs), ort=True)
+    case("ort_output_type_tile.onnx", "DeclaredOutput", "the model declares f32[4, 3]",
+         model([helper.make_node("Tile", ["x", "r"], ["y"], name="tile")], [io("x", [2, 3], I64)],
+               [io("y", [4, 3])], initializer=[const("r", [2, 1])]), ort=True)
+    case("ort_broadcast_static.onnx", "Node", "cannot be broadcast",
+         model([helper.make_node("Add", ["x", "z"], ["y"], name="add")], [io("x", [2, 3]), io("z", [4, 3])],
+               [io("y", None)]), ort=True)
+    ones = lambda name, shape: numpy_helper.from_array(np.ones(shape, np.float32), name)  # noqa: E731
+    case("ort_lstm_hidden_size_huge.onnx", "Node", "W is f32[1, 8, 3] but hidden_size 1099511627776",
+         model([helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="lstm", hidden_size=2**40)], [io("x", [1, 1, 3])],
+               [io("y", None)], initializer=[ones("w", [1, 8, 3]), ones("r", [1, 8, 2])]), ort=True)
+    case("run_lstm_bias_length.onnx", "Node", "B is f32[1, 10] but hidden_size 2",
+         model([helper.make_node("LSTM", ["x", "w", "r", "b"], ["y"], name="lstm", hidden_size=2)],
+               [io("x", [1, 1, 3])], [io("y", None)],
+               initializer=[ones("w", [1, 8, 3]), ones("r", [1, 8, 2]), ones("b", [1, 10])]), ort="run")
+    case("run_lstm_input_size.onnx", "Node", "W is f32[1, 8, 3] but hidden_size 2",
+         model([helper.make_node("LSTM", ["x", "w", "r"], ["y"], name="lstm", hidden_size=2)],
+               [io("x", [1, 1, 5])], [io("y", None)], initializer=[ones("w", [1, 8, 3]), ones("r", [1, 8, 2])]),
+         ort="run")
+    case("run_tile_past_4_gib.onnx", "Node", "over ONNX Runtime's Tile limit",
+         unary("Tile", [2], [None], inputs=["x", "r"], initializer=[const("r", [10**12])]), ort="run")
+    for op, word in [("Div", "division"), ("Mod", "modulo")]:
+        case(f"ort_{op.lower()}_constant_zero.onnx", "Node", f"integer {word} by zero",
+             model([helper.make_node(op, ["x", "z"], ["y"], name=op.lower())], [io("x", [2], I64)],
+                   [io("y", [2], I64)], initializer=[const("z", [1, 0])]), ort=True)
+    case("ort_empty_graph.onnx", "NoOutputs", "no outputs", model([], [], []), ort=True)
+    case("ort_einsum_rank.onnx", "Node", "term `ij` of equation `ij,jk->ik` names 2 dims, input 0 has rank 3",
+         model([helper.make_node("Einsum", ["x", "z"], ["y"], name="einsum", equation="ij,jk->ik")],
+               [io("x", [2, 3, 4]), io("z", [4, 3])], [io("y", None)]), ort=True)
+    w = ones("w", [4, 3, 3, 3])
+    case("run_conv_bias_length.onnx", "Node", "`B` must be a vector of 4 values, got f32[5]",
+         unary("Conv", [1, 3, 8, 8], None, inputs=["x", "w", "b"], initializer=[w, ones("b", [5])]), ort="run")
+    case("run_gather_constant_index.onnx", "Node", "index 5 is out of range for an axis of size 2",
+         unary("Gather", [2, 3], None, inputs=["x", "i"], initializer=[const("i", [5])]), ort="run")
+    case("run_instance_norm_scale.onnx", "Node", "`scale` must be a vector of 3 values, got f32[4]",
+         unary("InstanceNormalization", [1, 3, 4], None, inputs=["x", "s", "b"],
+               initializer=[ones("s", [4]), ones("b", [4])]), ort="run")
+    case("ort_output_type_undefined.onnx", "DeclaredOutput", "the model declares element type code 0",
+         model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [io("x", [2])],
+               [io("y", None, TensorProto.UNDEFINED)]), ort=True)
+    case("ort_maxpool_pad_as_large_as_kernel.onnx", "Node", "pads (2, 0) of spatial axis 0 must be smaller than its kernel's extent 2",
+         unary("MaxPool", [1, 1, 4], None, kernel_shape=[2], pads=[2, 0]), ort=True)
+    m = unary("Relu", [2], [2])
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 75))
+    case("ort_domain_opset.onnx", "Opset", "opset version 75 of com.microsoft does not exist", m, ort=True)
+    m = unary("Relu", [2], [2])
+    m.ir_version = 15
+    case("ort_ir_version_15.onnx", "IrVersion", "IR version 15 is newer", m, ort=True)
+    case("run_layer_norm_scale.onnx", "Node", "`Scale` f32[4] does not broadcast to the normalized dims [3]",
+         unary("LayerNormalization", [2, 3], None, inputs=["x", "s"], initializer=[ones("s", [4])]), ort="run")
+
+
 def decoding():
     valid = unary("Relu", [2], [2]).SerializeToString()
     case("decode_empty.onnx", "NoGraph", "no graph", b"")
@@ -356,13 +417,23 @@ def functions():
     case("function_opset_mismatch.onnx", "Function", "Squeeze is not the same op", with_functions([squeeze], "S"))
 
 
-def ort_refuses(data):
+def ort_refuses(data, when):
+    """Whether ONNX Runtime refuses the model at load, or (`when == "run"`) fails a run on zeros
+    of its declared input shapes."""
     import onnxruntime as ort
 
     ort.set_default_logger_severity(4)  # the refusals are expected: keep their log quiet
     try:
-        ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
     except Exception:  # noqa: BLE001 - any load failure is a refusal
+        return True
+    if when != "run":
+        return False
+    types = {"tensor(float)": np.float32, "tensor(int64)": np.int64, "tensor(bool)": np.bool_}
+    feeds = {i.name: np.zeros(i.shape, types[i.type]) for i in session.get_inputs()}
+    try:
+        session.run(None, feeds)
+    except Exception:  # noqa: BLE001 - any run failure is what the case claims
         return True
     return False
 
@@ -374,12 +445,13 @@ def main():
     attribute_strings()
     bounded_work()
     refused_by_ort()
+    validation_parity()
     decoding()
     functions()
     OUT.mkdir(parents=True, exist_ok=True)
-    accepted = [file for file, _, _, ort, data in CASES if ort and not ort_refuses(data)]
+    accepted = [file for file, _, _, ort, data in CASES if ort and not ort_refuses(data, ort)]
     if accepted:
-        raise SystemExit(f"ONNX Runtime loads these models the corpus calls invalid: {accepted}")
+        raise SystemExit(f"ONNX Runtime runs these models the corpus calls invalid: {accepted}")
     lines = ["# file\texpected (ok or error class)\tmessage substring; generated by scripts/make_malformed_models.py"]
     for file, expected, substring, _, data in CASES:
         path = OUT / file

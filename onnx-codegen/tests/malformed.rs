@@ -169,7 +169,8 @@ fn mutate(bytes: &[u8], rng: &mut Rng) -> Vec<u8> {
 /// whose file is under 4 KB) must import or fail cleanly, never panic. `MALFORMED_MUTANTS=N`
 /// tries N per model instead of 8 and `MALFORMED_MAX_SEED=BYTES` takes larger models (the
 /// fuzzing the issue asked for, in-process and deterministic); `MALFORMED_DUMP=DIR` writes
-/// the mutants that panic there.
+/// the mutants that panic there, `MALFORMED_DUMP_IMPORTED=DIR` those that import (for
+/// `scripts/validation_parity.py`: which of them ONNX Runtime refuses).
 #[test]
 fn mutants_of_valid_models_never_panic() {
     let per_model = std::env::var("MALFORMED_MUTANTS").ok().and_then(|n| n.parse().ok()).unwrap_or(8);
@@ -189,6 +190,7 @@ fn mutants_of_valid_models_never_panic() {
     let mut panics = vec![];
     let (mut tried, mut imported) = (0, 0);
     let dump = std::env::var_os("MALFORMED_DUMP").map(PathBuf::from);
+    let dump_imported = std::env::var_os("MALFORMED_DUMP_IMPORTED").map(PathBuf::from);
     let hook = std::panic::take_hook();
     // The panics are collected, with where they happened, and reported below.
     let site = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
@@ -202,7 +204,12 @@ fn mutants_of_valid_models_never_panic() {
             let mutant = mutate(&bytes, &mut rng);
             tried += 1;
             match std::panic::catch_unwind(|| generate(&mutant, &opts)) {
-                Ok(result) => imported += result.is_ok() as usize,
+                Ok(result) => {
+                    imported += result.is_ok() as usize;
+                    if let (Ok(_), Some(dir)) = (result, &dump_imported) {
+                        std::fs::write(dir.join(format!("mutant_{tried}.onnx")), &mutant).expect("dump the mutant");
+                    }
+                }
                 Err(_) if panics.len() < 20 => {
                     let at = site.lock().unwrap_or_else(|e| e.into_inner()).clone();
                     panics.push(format!("{} (mutant {tried}): {at}", seed.display()));

@@ -10,7 +10,7 @@ use crate::ops::lowered::{Lowered, Src};
 use crate::ops::{self, Branch, Graph, ModelInfo, Node, NodeCtx, Value, ValueId};
 use crate::proto::{GraphProto, ModelProto, NodeProto, ValueInfoProto};
 use crate::tensor::TensorData;
-use crate::types::{type_of, DType, TensorType};
+use crate::types::{type_of, DType, Holder, TensorType};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -27,6 +27,12 @@ pub(crate) fn is_custom(custom: CustomOps, domain: &str, op_type: &str) -> bool 
 /// `data_dir`: the model's folder, for its external data (see [`crate::external`]).
 pub fn build(model: &ModelProto, custom: CustomOps, data_dir: Option<&Path>) -> Result<Graph> {
     let graph = model.graph.as_ref().ok_or(Error::NoGraph)?;
+    if graph.output.is_empty() {
+        return Err(Error::NoOutputs);
+    }
+    if model.ir_version() > NEWEST_IR_VERSION {
+        return Err(Error::IrVersion { version: model.ir_version(), newest: NEWEST_IR_VERSION });
+    }
     // After the unsupported-op list: a model of only other domains' ops (ai.onnx.ml) is told
     // what is missing rather than that it imports no default opset (which it then needs not).
     check_supported(graph, custom)?;
@@ -59,8 +65,22 @@ fn check_opset(model: &ModelProto, uses_default: bool) -> Result<(), String> {
             o.version()
         )),
         Some(_) => Ok(()),
+    }?;
+    for (domain, newest) in DOMAIN_OPSETS {
+        if let Some(version) = crate::domain::opset(model, domain).filter(|v| !(1..=newest).contains(v)) {
+            return Err(format!("opset version {version} of {domain} does not exist: it has 1 to {newest}"));
+        }
     }
+    Ok(())
 }
+
+/// The newest opset of the other domains the importer lowers, as `onnx.defs` and ONNX Runtime
+/// define them; ONNX Runtime refuses a model importing another version.
+const DOMAIN_OPSETS: [(&str, i64); 3] = [("ai.onnx.ml", 5), ("ai.onnx.preview.training", 1), ("com.microsoft", 1)];
+
+/// The newest IR version of the pinned onnx (1.23.2): a newer file may use what the importer
+/// cannot read (ONNX Runtime refuses it too).
+const NEWEST_IR_VERSION: i64 = 14;
 
 /// For each If whose branches yield different types: whether the rest of the graph is typed
 /// for its then branch (`true`) or its else branch.
@@ -232,20 +252,33 @@ fn initializers(graph: &GraphProto, side: &SideData) -> Result<Vec<(String, Tens
 }
 
 /// The declared type of `output` against the inferred one: the dtype, and the rank too if `rank`.
+/// Without a shape the declared element type is still checked, as ONNX Runtime does at load.
 fn check_declared(inferred: &TensorType, output: &ValueInfoProto, rank: bool) -> Result<()> {
+    let mismatch = |declared: String| Error::DeclaredOutput {
+        name: output.name().to_string(),
+        declared,
+        inferred: inferred.to_string(),
+    };
     match graph_input_type(output) {
         Ok(declared)
             if declared.dtype != inferred.dtype
                 || declared.holder != inferred.holder
                 || (rank && declared.rank() != inferred.rank()) =>
         {
-            Err(Error::DeclaredOutput {
-                name: output.name().to_string(),
-                declared: declared.to_string(),
-                inferred: inferred.to_string(),
-            })
+            Err(mismatch(declared.to_string()))
         }
-        _ => Ok(()),
+        Ok(_) => Ok(()),
+        Err(_) => match output.r#type.as_ref().and_then(|t| t.tensor_type()).map(|t| t.elem_type()) {
+            // Undefined (0) or a code the importer does not know: ONNX Runtime refuses both.
+            Some(code) if DType::from_onnx(code).is_none() => Err(mismatch(format!("element type code {code}"))),
+            Some(code) => match DType::from_onnx(code) {
+                Some(declared) if inferred.holder == Holder::Tensor && declared != inferred.dtype => {
+                    Err(mismatch(format!("{declared} (no shape)")))
+                }
+                _ => Ok(()),
+            },
+            None => Ok(()),
+        },
     }
 }
 
@@ -565,8 +598,22 @@ impl Builder<'_> {
                 Src::Step(step, output) => steps.get(step).and_then(|s| s.get(output)).copied(),
             }
         };
+        // A step reading an input the node omits: the lowering needs it (its optional ones are
+        // passed as `None`), so the node is missing a required input.
+        let missing = |src: Src| Error::Node {
+            node: name.to_string(),
+            op: node.op_type().to_string(),
+            message: match src {
+                Src::Input(i) => format!("required input {i} is missing"),
+                _ => "the lowering reads a value it does not make".to_string(),
+            },
+        };
         for (index, step) in lowered.steps.into_iter().enumerate() {
-            let ids = step.inputs.into_iter().map(|s| s.and_then(|s| resolve(s, &steps))).collect();
+            let ids = step
+                .inputs
+                .into_iter()
+                .map(|s| s.map(|src| resolve(src, &steps).ok_or_else(|| missing(src))).transpose())
+                .collect::<Result<Vec<_>>>()?;
             let private: Vec<String> = (0..step.outputs).map(|i| format!("{name}::{index}:{i}")).collect();
             let outputs = self.add_op(format!("{name}::{index}"), node.op_type(), step.op, ids, &private)?;
             steps.push(outputs);

@@ -10,6 +10,17 @@ pub enum Error {
     /// The `ModelProto` has no `graph` field.
     #[error("the ONNX model has no graph")]
     NoGraph,
+    /// An IR version newer than the pinned onnx's.
+    #[error("IR version {version} is newer than the newest this importer reads ({newest})")]
+    IrVersion {
+        /// The model's IR version.
+        version: i64,
+        /// The newest the importer reads.
+        newest: i64,
+    },
+    /// The graph declares no outputs (ONNX Runtime refuses an empty graph at load).
+    #[error("the graph declares no outputs: `forward` would have nothing to return")]
+    NoOutputs,
     /// An `opset_import` entry is missing, repeated or out of the supported range.
     #[error("invalid opset import: {0}")]
     Opset(String),

@@ -41,12 +41,17 @@ impl Arity {
     }
 }
 
-/// The schema of `op_type` in force at `opset`: the newest version introduced at or before it.
-/// An op the importer accepts before ONNX defined it (a function-expanded op) uses its first
-/// schema's counts, the only ones there are.
-pub fn schema(op_type: &str, opset: i64) -> Option<&'static Arity> {
+/// Every schema version of `op_type`, oldest first (empty for an op `onnx.defs` does not define).
+fn versions(op_type: &str) -> &'static [Arity] {
     let start = ARITY.partition_point(|a| a.op < op_type);
-    let versions = &ARITY[start..start + ARITY[start..].partition_point(|a| a.op == op_type)];
+    &ARITY[start..start + ARITY[start..].partition_point(|a| a.op == op_type)]
+}
+
+/// The schema of `op_type` in force at `opset`: the newest version introduced at or before it.
+/// Before the op's first version it is the first one: [`check`] refuses such a node, and callers
+/// that only compare versions (function inlining) read `since` against the opset themselves.
+pub fn schema(op_type: &str, opset: i64) -> Option<&'static Arity> {
+    let versions = versions(op_type);
     versions.iter().rev().find(|a| a.since <= opset).or(versions.first())
 }
 
@@ -62,6 +67,13 @@ fn range(min: usize, max: usize, what: &str) -> String {
 /// fit the op's schema at `opset`, or `None` when it fits (or the op has no schema here).
 pub fn check(op_type: &str, opset: i64, inputs: &[String], outputs: usize) -> Option<String> {
     let s = schema(op_type, opset)?;
+    // ONNX Runtime refuses such a model at load ("invalid model"): the op does not exist there.
+    if s.since > opset {
+        return Some(format!(
+            "{op_type} is defined from opset {} of ai.onnx on, the model imports opset {opset}",
+            s.since
+        ));
+    }
     let version = format!("{op_type}-{}", s.since);
     if !(s.min_inputs..=s.max_inputs).contains(&inputs.len()) {
         let expected = range(s.min_inputs, s.max_inputs, "input(s)");
@@ -107,5 +119,13 @@ mod tests {
         assert!(check("Sum", 13, &[], 1).unwrap().contains("at least 1 input(s)"));
         assert!(check("Relu", 14, &names(&["x"]), 0).unwrap().contains("the node declares 0"));
         assert_eq!(check("Dropout", 13, &names(&["x"]), 2), None);
+    }
+
+    #[test]
+    fn an_op_before_its_first_version_is_refused() {
+        let message = check("Gelu", 17, &names(&["x"]), 1).unwrap();
+        assert_eq!(message, "Gelu is defined from opset 20 of ai.onnx on, the model imports opset 17");
+        assert_eq!(check("Gelu", 20, &names(&["x"]), 1), None);
+        assert!(check("Mish", 17, &names(&["x"]), 1).is_some());
     }
 }

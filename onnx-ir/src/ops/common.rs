@@ -25,6 +25,21 @@ pub fn normalize_axes(axes: &[i64], rank: usize) -> Result<Vec<usize>, String> {
     Ok(out)
 }
 
+/// Input `index` (when present) against the values the op reads from it per channel: a vector of
+/// `expected` values where both are static. A vector of another length would fail every run.
+pub fn check_per_channel(ctx: &NodeCtx, index: usize, what: &str, expected: &Dim) -> Result<()> {
+    let Some(value) = ctx.inputs.get(index).copied().flatten() else { return Ok(()) };
+    let fits = match (&value.ty.shape[..], expected.as_static()) {
+        ([dim], Some(n)) => dim.as_static().is_none_or(|len| len == n),
+        ([_], None) => true,
+        _ => false,
+    };
+    if fits {
+        return Ok(());
+    }
+    Err(ctx.error(format!("`{what}` must be a vector of {expected} values, got {}", value.ty)))
+}
+
 /// Multidirectional (numpy) broadcasting of two shapes.
 pub fn broadcast_shapes(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, String> {
     let rank = a.len().max(b.len());

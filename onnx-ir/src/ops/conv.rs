@@ -74,6 +74,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
             )));
         }
     }
+    super::common::check_per_channel(ctx, 2, "B", &Dim::Static(config.out_channels))?;
     Ok(Parsed::new(Op::Conv(config), 3))
 }
 

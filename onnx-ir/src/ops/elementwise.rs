@@ -138,6 +138,9 @@ pub fn parse_binary(ctx: &NodeCtx) -> Result<Parsed> {
     if !fits || (op == BinaryOp::PRelu && kind != Kind::Float) {
         return Err(ctx.error(format!("{} on {} tensors is not supported", ctx.op_type, ctx.input_type(0)?.dtype)));
     }
+    if kind == Kind::Int && matches!(op, BinaryOp::Div | BinaryOp::Mod { .. }) {
+        check_constant_divisor(ctx)?;
+    }
     let mut legacy_axis = None;
     if ctx.opset < 7 && ctx.attrs.int_or("broadcast", 0)? == 1 {
         let (a, b) = (ctx.input_type(0)?.rank(), ctx.input_type(1)?.rank());
@@ -159,6 +162,20 @@ pub fn parse_binary(ctx: &NodeCtx) -> Result<Parsed> {
         ctx.attrs.ignore(&["axis"]);
     }
     Ok(Parsed::new(Op::Binary(BinaryConfig { op, legacy_axis }), 2))
+}
+
+/// An integer Div or Mod by a constant holding a zero, which ONNX Runtime refuses at load (a
+/// divisor known only at run time fails `forward` there, as the kernel does in ONNX Runtime).
+fn check_constant_divisor(ctx: &NodeCtx) -> Result<()> {
+    let divisor = ctx.input(1)?;
+    match divisor.constant.as_ref().and_then(|data| data.to_i64s()) {
+        Some(values) if values.contains(&0) => Err(ctx.error(format!(
+            "integer {} by zero: the divisor `{}` is a constant holding 0",
+            if ctx.op_type == "Mod" { "modulo" } else { "division" },
+            divisor.name
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// PRelu before opset 7 (Caffe2's): a 1-D slope of one value per channel applies along axis 1.

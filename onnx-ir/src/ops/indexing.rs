@@ -122,7 +122,20 @@ pub fn parse_gather(ctx: &NodeCtx) -> Result<Parsed> {
     if ctx.input_type(1)?.dtype.kind() != Kind::Int {
         return Err(ctx.error("indices must be integers"));
     }
+    check_constant_indices(ctx, ctx.input_type(0)?.shape[axis].as_static())?;
     Ok(Parsed::new(Op::Gather(GatherConfig { axis }), 2))
+}
+
+/// Constant indices against a static axis of `size`: ONNX Runtime fails every run with one
+/// outside `-size..size`.
+fn check_constant_indices(ctx: &NodeCtx, size: Option<usize>) -> Result<()> {
+    let indices = ctx.input(1)?.constant.as_ref().and_then(|data| data.to_i64s());
+    let (Some(size), Some(indices)) = (size, indices) else { return Ok(()) };
+    let bound = size as i64;
+    match indices.iter().find(|&&i| i < -bound || i >= bound) {
+        Some(i) => Err(ctx.error(format!("index {i} is out of range for an axis of size {size}"))),
+        None => Ok(()),
+    }
 }
 
 pub fn infer_gather(axis: usize, data: &TensorType, indices: &TensorType) -> TensorType {
@@ -346,9 +359,20 @@ pub fn infer_tile(repeats: &IntsInput, x: &TensorType) -> Result<TensorType, Str
             (Some(n), Some(r)) => mul_dims(n, r[i].max(0) as usize, "the tiled dim").map(Dim::Static),
             _ => Ok(Dim::Unknown),
         })
-        .collect::<Result<_, _>>()?;
-    Ok(TensorType::new(x.dtype, shape))
+        .collect::<Result<Vec<_>, _>>()?;
+    let out = TensorType::new(x.dtype, shape);
+    // ONNX Runtime's Tile fails every run past this size; a static one is refused here instead.
+    if let Some(dims) = out.static_shape() {
+        let bytes = dims.iter().try_fold(x.dtype.size(), |n, &d| n.checked_mul(d));
+        if bytes.is_none_or(|b| b > TILE_MAX_BYTES) {
+            return Err(format!("the tiled output {out} is over ONNX Runtime's Tile limit of {TILE_MAX_BYTES} bytes"));
+        }
+    }
+    Ok(out)
 }
+
+/// ONNX Runtime's largest Tile output (its kernel refuses more).
+const TILE_MAX_BYTES: usize = 1 << 32;
 
 pub fn parse_trilu(ctx: &NodeCtx) -> Result<Parsed> {
     let k = ctx.ints_input(1, "k")?;

@@ -130,6 +130,15 @@ pub fn einsum_rank(equation: &str, ranks: &[usize]) -> Result<usize, String> {
         return Err(format!("equation `{equation}` has {} operands, the node {}", terms.len(), ranks.len()));
     }
     let letters = |t: &str| t.chars().filter(|c| c.is_ascii_alphabetic()).count();
+    // Each term names every dim of its input, or at most its rank with `...` for the rest.
+    for (i, (term, &rank)) in terms.iter().zip(ranks).enumerate() {
+        let named = letters(term);
+        if named > rank || (named < rank && !term.contains("...")) {
+            return Err(format!(
+                "term `{term}` of equation `{equation}` names {named} dims, input {i} has rank {rank}"
+            ));
+        }
+    }
     let ellipsis = terms
         .iter()
         .zip(ranks)

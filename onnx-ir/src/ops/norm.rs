@@ -163,8 +163,28 @@ pub fn parse_layer_norm(ctx: &NodeCtx) -> Result<Parsed> {
     // The default f32 statistics only: the generated code follows no other stash type.
     ctx.check_precision("stash_type", &[DType::F32])?;
     let rms = ctx.op_type == "RMSNormalization";
+    for (index, what) in [(1, "Scale"), (2, "B")] {
+        check_broadcasts_to(ctx, index, what, &x.shape[axis..])?;
+    }
     let epsilon = ctx.attrs.float_or("epsilon", 1e-5)? as f64;
     Ok(Parsed::new(Op::LayerNorm(LayerNormConfig { axis, epsilon, rms }), if rms { 2 } else { 3 }))
+}
+
+/// Input `index` (when present) broadcasts to the normalized dims, right-aligned, where both
+/// dims are static: ONNX Runtime fails every run of a scale or bias that does not.
+fn check_broadcasts_to(ctx: &NodeCtx, index: usize, what: &str, normalized: &[Dim]) -> Result<()> {
+    let Some(value) = ctx.inputs.get(index).copied().flatten() else { return Ok(()) };
+    let shape = &value.ty.shape;
+    let fits = shape.len() <= normalized.len()
+        && shape.iter().rev().zip(normalized.iter().rev()).all(|(s, n)| match (s.as_static(), n.as_static()) {
+            (Some(s), Some(n)) => s == n || s == 1,
+            _ => true,
+        });
+    if fits {
+        return Ok(());
+    }
+    let normalized = super::common::fmt_dims(normalized);
+    Err(ctx.error(format!("`{what}` {} does not broadcast to the normalized dims {normalized}", value.ty)))
 }
 
 pub fn infer_layer_norm(c: &LayerNormConfig, x: &TensorType) -> Vec<TensorType> {
@@ -230,6 +250,17 @@ pub fn parse_group_norm(ctx: &NodeCtx) -> Result<Parsed> {
             (GroupNormKind::MeanVariance { axes }, 1e-9, 1)
         }
     };
+    let channels = x.shape[1].clone();
+    let affine = match &kind {
+        GroupNormKind::Instance => Some(channels),
+        GroupNormKind::Group { groups, per_group_affine: true } => Some(Dim::Static(*groups)),
+        GroupNormKind::Group { .. } => Some(channels),
+        GroupNormKind::MeanVariance { .. } => None,
+    };
+    if let Some(len) = affine {
+        super::common::check_per_channel(ctx, 1, "scale", &len)?;
+        super::common::check_per_channel(ctx, 2, "B", &len)?;
+    }
     ctx.check_precision("stash_type", &[DType::F32])?;
     let epsilon = ctx.attrs.float_or("epsilon", default_eps as f32)? as f64;
     Ok(Parsed::new(Op::GroupNorm(GroupNormConfig { kind, epsilon }), inputs))

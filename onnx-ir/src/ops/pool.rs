@@ -4,7 +4,7 @@
 //! GlobalMaxPool and GlobalLpPool (a float `p` in opset 1, an integer from 2), and MaxUnpool
 //! (opsets 9, 11, 22).
 
-use super::common::{add_dims, mul_dims, read_window, spatial_attr, window_output_type, Window};
+use super::common::{add_dims, mul_dims, read_window, spatial_attr, window_output_type, Pads, Window};
 use super::{one, InferOp};
 use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::error::Result;
@@ -66,6 +66,17 @@ fn read_kernel(ctx: &NodeCtx, x: &TensorType) -> Result<Vec<usize>> {
 pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     let x = ctx.input_type(0)?;
     let window = read_window(ctx, read_kernel(ctx, x)?, x)?;
+    // A pad as wide as the dilated kernel makes windows of padding alone (ONNX Runtime refuses
+    // a pad as large as the undilated kernel at load; dilated ones are valid in ONNX's reference).
+    if let Pads::Fixed(pads) = &window.pads {
+        let extent = |axis: usize| (window.kernel[axis] - 1) * window.dilations[axis] + 1;
+        if let Some((axis, (begin, end))) = pads.iter().enumerate().find(|(axis, (b, e))| *b.max(e) >= extent(*axis)) {
+            return Err(ctx.error(format!(
+                "pads ({begin}, {end}) of spatial axis {axis} must be smaller than its kernel's extent {}",
+                extent(axis)
+            )));
+        }
+    }
     let mut indices = None;
     let kind = if ctx.op_type == "MaxPool" {
         let order = match ctx.attrs.int_or("storage_order", 0)? {

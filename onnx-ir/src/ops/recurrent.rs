@@ -126,6 +126,7 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         let given = a.int("hidden_size")?.unwrap_or(0);
         return Err(ctx.error(format!("hidden_size must be positive, got {given}")));
     }
+    check_weight_shapes(ctx, &cell, hidden, reverse.len())?;
     let defaults: &[Activation] = match cell {
         CellKind::Rnn => &[Activation::Tanh],
         CellKind::Gru { .. } => &[Activation::Sigmoid, Activation::Tanh],
@@ -170,6 +171,53 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
         quantize_inputs: false,
     };
     Ok(Parsed::new(Op::Recurrent(config), ctx.inputs.len()))
+}
+
+/// W, R and B against `hidden_size`, the direction count and X's features, where their dims
+/// are static (ONNX Runtime refuses a contradiction at load): the cell reads them as such.
+/// DynamicQuantizeLSTM's W and R are transposed (`[dirs, input, 4 * hidden]`, `[dirs, hidden,
+/// 4 * hidden]`).
+fn check_weight_shapes(ctx: &NodeCtx, cell: &CellKind, hidden: usize, dirs: usize) -> Result<()> {
+    let gates = match cell {
+        CellKind::Rnn => 1,
+        CellKind::Gru { .. } => 3,
+        CellKind::Lstm { .. } => 4,
+    };
+    let too_large = || ctx.error(format!("hidden_size {hidden} is too large"));
+    let bias = hidden.checked_mul(2 * gates).ok_or_else(too_large)?;
+    let (rows, bias) = (Dim::Static(bias / 2), Dim::Static(bias));
+    // X's features are its last dim in either layout.
+    let (features, dirs, hidden) = (ctx.input_type(0)?.shape[2].clone(), Dim::Static(dirs), Dim::Static(hidden));
+    let expected: [(usize, &str, Vec<Dim>); 3] = if ctx.op_type == "DynamicQuantizeLSTM" {
+        [
+            (1, "W", vec![dirs.clone(), features, rows.clone()]),
+            (2, "R", vec![dirs.clone(), hidden.clone(), rows]),
+            (3, "B", vec![dirs.clone(), bias]),
+        ]
+    } else {
+        [
+            (1, "W", vec![dirs.clone(), rows.clone(), features]),
+            (2, "R", vec![dirs.clone(), rows, hidden.clone()]),
+            (3, "B", vec![dirs.clone(), bias]),
+        ]
+    };
+    for (index, name, dims) in expected {
+        let Some(value) = ctx.inputs.get(index).copied().flatten() else { continue };
+        let shape = &value.ty.shape;
+        let fits = shape.len() == dims.len()
+            && shape.iter().zip(&dims).all(|(got, want)| match (got.as_static(), want.as_static()) {
+                (Some(got), Some(want)) => got == want,
+                _ => true,
+            });
+        if !fits {
+            let want = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(", ");
+            return Err(ctx.error(format!(
+                "{name} is {} but hidden_size {hidden}, {dirs} direction(s) and X's features make it [{want}]",
+                value.ty
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Outputs Y `[seq, dirs, batch, hidden]` and Y_h `[dirs, batch, hidden]` (and Y_c for LSTM);
