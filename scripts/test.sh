@@ -34,7 +34,7 @@
 #      against Burn's outputs, and the files imported back with #[onnx_model];
 #   9. the no_std build (scripts/check_no_std.sh): examples/no-std, its own workspace, has no
 #      `std` feature in its graph, links as a #![no_std] staticlib, and matches ONNX Runtime.
-# It starts with `cargo fmt --check`; clippy's lints (`-D warnings`) are applied by the test build
+# It starts with `cargo fmt --check`; clippy's lints (`[workspace.lints]`, warnings denied) are applied by the test build
 # itself (see below). Each step's start is printed with the time since the start and the disk
 # space left ([mm:ss, disk 38G free]).
 set -euo pipefail
@@ -97,15 +97,14 @@ background "the Python side" python_side
 # and target folder, and its checks compare with ONNX Runtime outputs that are committed.
 background "the no_std build" scripts/check_no_std.sh
 
-# Clippy's lints with warnings as errors, as `cargo clippy --workspace --all-targets -- -D warnings`
-# gives them, but applied while the test build compiles the workspace's crates (clippy-driver as
-# the workspace members' compiler; dependencies are compiled by rustc as usual): `cargo clippy`
-# would check all of burn a second time, eight minutes from nothing. `cargo test --workspace`
-# builds every target `--all-targets` names (lib, bins, tests, examples, the benches: test = true).
-# Passed as --config, not in the environment, so that the cargo runs the tests start (trybuild,
-# the runner's suites) compile their own crates with plain rustc.
+# Clippy's lints, at the levels `[workspace.lints]` (Cargo.toml) gives them (warnings are errors),
+# applied while the test build compiles the workspace's crates (clippy-driver as the workspace
+# members' compiler; dependencies are compiled by rustc as usual): `cargo clippy` would check all
+# of burn a second time, eight minutes from nothing. `cargo test --workspace` builds every target
+# `--all-targets` names (lib, bins, tests, examples, the benches: test = true). Passed as
+# --config, not in the environment, so that the cargo runs the tests start (trybuild, the
+# runner's suites) compile their own crates with plain rustc.
 CLIPPY_DRIVER="$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver)"
-export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 cargo_test() { cargo test --workspace --config "build.rustc-workspace-wrapper=\"$CLIPPY_DRIVER\"" "$@"; }
 step "cargo test --workspace --no-run (with clippy's lints), the Python side and no_std beside it"
 cargo_test --no-run -q
@@ -115,6 +114,19 @@ finish "the Python side"
 # invocation, so that every crate resolves the same dependency features and burn builds once.
 step "cargo test --workspace"
 cargo_test
+
+# The hand-written kernels under each narrower path this CPU allows (`BURN_ONNX_KERNELS`, see
+# runtime-support/src/cpu.rs): the run above took the widest. The libraries' unit tests (the
+# kernels' among them; the whole workspace selected, so that the build above is reused); a
+# test that cannot run on a path says so (`--show-output`).
+for kernels in avx2 portable; do
+    step "the libraries' unit tests with BURN_ONNX_KERNELS=$kernels"
+    if ! BURN_ONNX_KERNELS=$kernels cargo_test -q --lib -- --show-output >"$logs/kernels" 2>&1; then
+        cat "$logs/kernels"
+        exit 1
+    fi
+    grep -E 'skipped' "$logs/kernels" || true
+done
 
 finish "the no_std build"
 

@@ -1,4 +1,5 @@
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 //! `onnx-ir`: ONNX protobuf to a typed intermediate representation.
 //!
 //! The pipeline is decode ([`proto`]) → inline model-local functions (`functions`) → build and infer (`builder`, one parser per op family

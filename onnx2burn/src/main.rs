@@ -1,6 +1,7 @@
 //! `onnx2burn <model.onnx> <out_dir>`: writes `<name>.rs` (formatted, `@generated`) and
 //! `<name>.bpk`, plus IR dumps unless `--no-development`. Same code as `#[onnx_model]` and
 //! `ModelGen`, from the same library.
+#![forbid(unsafe_code)]
 
 use clap::Parser;
 use onnx_codegen::generate::{generate, type_name, write_files, GenerateOptions, LoadStrategy};

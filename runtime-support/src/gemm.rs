@@ -20,12 +20,7 @@ const NC: usize = 512;
 
 /// Whether `sgemm` can run on this CPU.
 pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    crate::cpu::avx2_fma()
 }
 
 /// A row-major matrix view: element `(i, j)` at `data[i * stride + j]`.
@@ -192,12 +187,19 @@ pub fn skinny(a: Matrix, b: Matrix, bias: Option<&[f32]>, c: &mut [f32]) {
 
 /// Columns `j0..j0 + rows[i].len()` of every row of `C = A · B + bias` (see [`skinny`]),
 /// compiled with FMA.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA (see [`available`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn skinny_columns(a: Matrix, b: Matrix, bias: Option<&[f32]>, j0: usize, rows: Vec<&mut [f32]>) {
     skinny_columns_body(a, b, bias, j0, rows)
 }
 
+/// # Safety
+///
+/// None here; the signature is the x86-64 version's, whose contract callers keep.
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn skinny_columns(a: Matrix, b: Matrix, bias: Option<&[f32]>, j0: usize, rows: Vec<&mut [f32]>) {
     skinny_columns_body(a, b, bias, j0, rows)
@@ -312,23 +314,29 @@ fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
     lanes.iter().sum::<f32>() + tail
 }
 
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA (see [`available`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
-    let n = a.len().min(b.len());
-    let mut acc = [_mm256_setzero_ps(); 4];
-    let mut i = 0;
-    while i + 32 <= n {
-        for (l, acc) in acc.iter_mut().enumerate() {
-            let (x, y) = (_mm256_loadu_ps(a.as_ptr().add(i + 8 * l)), _mm256_loadu_ps(b.as_ptr().add(i + 8 * l)));
-            *acc = _mm256_fmadd_ps(x, y, *acc);
+    // SAFETY: this function's own contract (# Safety above) is the caller's.
+    unsafe {
+        let n = a.len().min(b.len());
+        let mut acc = [_mm256_setzero_ps(); 4];
+        let mut i = 0;
+        while i + 32 <= n {
+            for (l, acc) in acc.iter_mut().enumerate() {
+                let (x, y) = (_mm256_loadu_ps(a.as_ptr().add(i + 8 * l)), _mm256_loadu_ps(b.as_ptr().add(i + 8 * l)));
+                *acc = _mm256_fmadd_ps(x, y, *acc);
+            }
+            i += 32;
         }
-        i += 32;
+        let sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+        let mut lanes = [0.0f32; 8];
+        _mm256_storeu_ps(lanes.as_mut_ptr(), sum);
+        lanes.iter().sum::<f32>() + a[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum::<f32>()
     }
-    let sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
-    let mut lanes = [0.0f32; 8];
-    _mm256_storeu_ps(lanes.as_mut_ptr(), sum);
-    lanes.iter().sum::<f32>() + a[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum::<f32>()
 }
 
 /// `[a[0] · b, a[1] · b, a[2] · b, a[3] · b]` (each row at least as long as `b`): four dot
@@ -343,29 +351,36 @@ pub fn dot4(a: [&[f32]; 4], b: &[f32]) -> [f32; 4] {
     a.map(|row| dot(row, b))
 }
 
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA (see [`available`]); every row of `a` must hold
+/// at least `b.len()` values.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn dot4_avx2(a: [&[f32]; 4], b: &[f32]) -> [f32; 4] {
-    let n = b.len();
-    let mut acc = [_mm256_setzero_ps(); 4];
-    let mut i = 0;
-    while i + 8 <= n {
-        let bv = _mm256_loadu_ps(b.as_ptr().add(i));
-        for (acc, row) in acc.iter_mut().zip(a) {
-            *acc = _mm256_fmadd_ps(_mm256_loadu_ps(row.as_ptr().add(i)), bv, *acc);
+    // SAFETY: this function's own contract (# Safety above) is the caller's.
+    unsafe {
+        let n = b.len();
+        let mut acc = [_mm256_setzero_ps(); 4];
+        let mut i = 0;
+        while i + 8 <= n {
+            let bv = _mm256_loadu_ps(b.as_ptr().add(i));
+            for (acc, row) in acc.iter_mut().zip(a) {
+                *acc = _mm256_fmadd_ps(_mm256_loadu_ps(row.as_ptr().add(i)), bv, *acc);
+            }
+            i += 8;
         }
-        i += 8;
+        // Pairwise sums within each 128-bit half, three times, leave row r's half-sums in lane r
+        // of each half; adding the halves gives the four totals.
+        let t = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
+        let sums = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+        let mut out = [0.0f32; 4];
+        _mm_storeu_ps(out.as_mut_ptr(), sums);
+        for (out, row) in out.iter_mut().zip(a) {
+            *out += row[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum::<f32>();
+        }
+        out
     }
-    // Pairwise sums within each 128-bit half, three times, leave row r's half-sums in lane r
-    // of each half; adding the halves gives the four totals.
-    let t = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
-    let sums = _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
-    let mut out = [0.0f32; 4];
-    _mm_storeu_ps(out.as_mut_ptr(), sums);
-    for (out, row) in out.iter_mut().zip(a) {
-        *out += row[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum::<f32>();
-    }
-    out
 }
 
 /// What runs on each finished segment of a row of C: `(row, first column, values)`.
@@ -421,6 +436,12 @@ thread_local! {
 
 /// One block: `C[rows, j0..j0 + width] = A[rows, :] · B[:, j0..j0 + width]`, C with row stride
 /// `ldc`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA (see [`available`]); `c` must point to `rows.len()`
+/// rows of `ldc` floats, each with `width` writable values from `j0` on, that nothing else
+/// reads or writes during the call.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[allow(clippy::too_many_arguments)]
@@ -434,66 +455,69 @@ unsafe fn block(
     ldc: usize,
     mut source: PanelsOfB<'_>,
 ) {
-    let k = a.cols;
-    let panels_b = width.div_ceil(NR);
-    let direct = b
-        .matrix()
-        .filter(|m| a.rows <= DIRECT_B_ROWS && m.stride <= DIRECT_B_STRIDE && matches!(source, PanelsOfB::Pack(_)));
-    if let PanelsOfB::Pack(packed_b) = &mut source {
-        packed_b.reserve(if direct.is_some() { NR * KC } else { panels_b * NR * KC });
-    }
-    for p0 in (0..k).step_by(KC) {
-        let depth = KC.min(k - p0);
-        // This depth block's panels, packed here or by `SharedPanels`.
-        let packed: *const f32 = match &mut source {
-            PanelsOfB::Pack(packed_b) => {
-                if direct.is_none() {
-                    pack_b(b, p0, depth, j0, width, packed_b.as_mut_slice());
-                }
-                packed_b.as_slice().as_ptr()
-            }
-            PanelsOfB::Packed(all) => all[p0 * panels_b * NR..].as_ptr(),
-        };
-        for i0 in rows.clone().step_by(MC) {
-            let rows = MC.min(rows.end - i0);
-            // The panel `jp` of B: in place (row stride of B) or packed (stride NR).
-            let mut panel = |jp: usize| -> (*const f32, usize) {
-                let cols = NR.min(width - jp * NR);
-                match (direct, &mut source) {
-                    (Some(m), _) if cols == NR => (m.data.as_ptr().add(p0 * m.stride + j0 + jp * NR), m.stride),
-                    (Some(_), PanelsOfB::Pack(packed_b)) => {
-                        // The last, partial panel is packed (zero-padded) so no read passes B's end.
-                        pack_b(b, p0, depth, j0 + jp * NR, cols, packed_b.as_mut_slice());
-                        (packed_b.as_slice().as_ptr(), NR)
+    // SAFETY: this function's own contract (# Safety above) is the caller's.
+    unsafe {
+        let k = a.cols;
+        let panels_b = width.div_ceil(NR);
+        let direct = b
+            .matrix()
+            .filter(|m| a.rows <= DIRECT_B_ROWS && m.stride <= DIRECT_B_STRIDE && matches!(source, PanelsOfB::Pack(_)));
+        if let PanelsOfB::Pack(packed_b) = &mut source {
+            packed_b.reserve(if direct.is_some() { NR * KC } else { panels_b * NR * KC });
+        }
+        for p0 in (0..k).step_by(KC) {
+            let depth = KC.min(k - p0);
+            // This depth block's panels, packed here or by `SharedPanels`.
+            let packed: *const f32 = match &mut source {
+                PanelsOfB::Pack(packed_b) => {
+                    if direct.is_none() {
+                        pack_b(b, p0, depth, j0, width, packed_b.as_mut_slice());
                     }
-                    _ => (packed.add(jp * NR * depth), NR),
+                    packed_b.as_slice().as_ptr()
                 }
+                PanelsOfB::Packed(all) => all[p0 * panels_b * NR..].as_ptr(),
             };
-            let tiles = Tiles { a, depth, p0, first_row: i0, rows, c, ldc, accumulate: p0 > 0 };
-            let mut jp = 0;
-            while jp < panels_b {
-                let dst_column = j0 + jp * NR;
-                // Three (or two) whole panels side by side: 8×48 (8×32) tiles, then the rows
-                // left per panel.
-                let whole = (width - jp * NR) / NR;
-                if avx512() && whole >= 2 {
-                    let wide_rows = rows / WIDE_ROWS * WIDE_ROWS;
-                    let ldb = panel(jp).1;
-                    if whole >= 3 {
-                        let b = [panel(jp).0, panel(jp + 1).0, panel(jp + 2).0];
-                        tiles.wide(wide_rows, b, ldb, dst_column);
+            for i0 in rows.clone().step_by(MC) {
+                let rows = MC.min(rows.end - i0);
+                // The panel `jp` of B: in place (row stride of B) or packed (stride NR).
+                let mut panel = |jp: usize| -> (*const f32, usize) {
+                    let cols = NR.min(width - jp * NR);
+                    match (direct, &mut source) {
+                        (Some(m), _) if cols == NR => (m.data.as_ptr().add(p0 * m.stride + j0 + jp * NR), m.stride),
+                        (Some(_), PanelsOfB::Pack(packed_b)) => {
+                            // The last, partial panel is packed (zero-padded) so no read passes B's end.
+                            pack_b(b, p0, depth, j0 + jp * NR, cols, packed_b.as_mut_slice());
+                            (packed_b.as_slice().as_ptr(), NR)
+                        }
+                        _ => (packed.add(jp * NR * depth), NR),
+                    }
+                };
+                let tiles = Tiles { a, depth, p0, first_row: i0, rows, c, ldc, accumulate: p0 > 0 };
+                let mut jp = 0;
+                while jp < panels_b {
+                    let dst_column = j0 + jp * NR;
+                    // Three (or two) whole panels side by side: 8×48 (8×32) tiles, then the rows
+                    // left per panel.
+                    let whole = (width - jp * NR) / NR;
+                    if avx512() && whole >= 2 {
+                        let wide_rows = rows / WIDE_ROWS * WIDE_ROWS;
+                        let ldb = panel(jp).1;
+                        if whole >= 3 {
+                            let b = [panel(jp).0, panel(jp + 1).0, panel(jp + 2).0];
+                            tiles.wide(wide_rows, b, ldb, dst_column);
+                        } else {
+                            tiles.wide(wide_rows, [panel(jp).0, panel(jp + 1).0], ldb, dst_column);
+                        }
+                        let panels = whole.min(3);
+                        for k in 0..panels {
+                            tiles.narrow(wide_rows, panel(jp + k).0, ldb, dst_column + k * NR, NR);
+                        }
+                        jp += panels;
                     } else {
-                        tiles.wide(wide_rows, [panel(jp).0, panel(jp + 1).0], ldb, dst_column);
+                        let (pb, ldb) = panel(jp);
+                        tiles.narrow(0, pb, ldb, dst_column, NR.min(width - jp * NR));
+                        jp += 1;
                     }
-                    let panels = whole.min(3);
-                    for k in 0..panels {
-                        tiles.narrow(wide_rows, panel(jp + k).0, ldb, dst_column + k * NR, NR);
-                    }
-                    jp += panels;
-                } else {
-                    let (pb, ldb) = panel(jp);
-                    tiles.narrow(0, pb, ldb, dst_column, NR.min(width - jp * NR));
-                    jp += 1;
                 }
             }
         }
@@ -534,73 +558,100 @@ impl Tiles<'_> {
 
     /// Rows from `row` on against the `cols <= THIN_COLS` columns of a panel: each column
     /// copied out once, then four dot products per row of A (`dot4`, zero columns past `cols`).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 and FMA; `pb` must point to `depth` rows of `cols` floats
+    /// `ldb` apart, and the tile's rows of C from `row` on (at `column`) must be writable.
     #[target_feature(enable = "avx2,fma")]
     unsafe fn thin(&self, row: usize, pb: *const f32, ldb: usize, column: usize, cols: usize) {
-        let mut columns = [[0.0f32; KC]; THIN_COLS];
-        for (c, values) in columns.iter_mut().enumerate().take(cols) {
-            for (p, v) in values[..self.depth].iter_mut().enumerate() {
-                *v = *pb.add(p * ldb + c);
+        // SAFETY: this function's own contract (# Safety above) is the caller's.
+        unsafe {
+            let mut columns = [[0.0f32; KC]; THIN_COLS];
+            for (c, values) in columns.iter_mut().enumerate().take(cols) {
+                for (p, v) in values[..self.depth].iter_mut().enumerate() {
+                    *v = *pb.add(p * ldb + c);
+                }
             }
-        }
-        let columns: [&[f32]; THIN_COLS] = std::array::from_fn(|c| &columns[c][..self.depth]);
-        for r in row..self.rows {
-            let a_row = &self.a.data[(self.first_row + r) * self.a.stride + self.p0..][..self.depth];
-            let sums = dot4(columns, a_row);
-            let dst = self.c.add((self.first_row + r) * self.ldc + column);
-            for (c, &sum) in sums.iter().enumerate().take(cols) {
-                *dst.add(c) = if self.accumulate { *dst.add(c) + sum } else { sum };
+            let columns: [&[f32]; THIN_COLS] = std::array::from_fn(|c| &columns[c][..self.depth]);
+            for r in row..self.rows {
+                let a_row = &self.a.data[(self.first_row + r) * self.a.stride + self.p0..][..self.depth];
+                let sums = dot4(columns, a_row);
+                let dst = self.c.add((self.first_row + r) * self.ldc + column);
+                for (c, &sum) in sums.iter().enumerate().take(cols) {
+                    *dst.add(c) = if self.accumulate { *dst.add(c) + sum } else { sum };
+                }
             }
         }
     }
 
     /// The first `rows` rows (whole tiles of WIDE_ROWS) against P 16-column panels at once.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX-512F; each pointer of `b` must point to `depth` rows of 16
+    /// floats `ldb` apart, and the first `rows` rows of C (at `column`) must be writable.
     #[target_feature(enable = "avx512f")]
     unsafe fn wide<const P: usize>(&self, rows: usize, b: [*const f32; P], ldb: usize, column: usize) {
-        for row in (0..rows).step_by(WIDE_ROWS) {
-            let dst = self.c.add((self.first_row + row) * self.ldc + column);
-            kernel_avx512_wide(self.depth, self.a_rows(row), b, ldb, dst, self.ldc, self.accumulate);
+        // SAFETY: this function's own contract (# Safety above) is the caller's.
+        unsafe {
+            for row in (0..rows).step_by(WIDE_ROWS) {
+                let dst = self.c.add((self.first_row + row) * self.ldc + column);
+                kernel_avx512_wide(self.depth, self.a_rows(row), b, ldb, dst, self.ldc, self.accumulate);
+            }
         }
     }
 
     /// Rows from `row` on against one panel of `cols` columns (NR, or fewer at B's edge).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 and FMA; `pb` must point to `depth` rows of `cols` floats
+    /// `ldb` apart, and the tile's rows of C from `row` on (at `column`) must be writable.
     #[target_feature(enable = "avx2,fma")]
     unsafe fn narrow(&self, mut row: usize, pb: *const f32, ldb: usize, column: usize, cols: usize) {
-        let (depth, ldc, accumulate) = (self.depth, self.ldc, self.accumulate);
-        if cols <= THIN_COLS {
-            return self.thin(row, pb, ldb, column, cols);
-        }
-        let mut tile = [0.0f32; MR * NR];
-        while row < self.rows {
-            let dst = self.c.add((self.first_row + row) * ldc + column);
-            if cols == NR && self.rows - row >= 2 * MR && avx512() {
-                // Two full tiles at once: twelve independent accumulators keep both 512-bit
-                // FMA ports busy where six would wait on their latency.
-                kernel_avx512(depth, self.a_rows::<{ 2 * MR }>(row), pb, ldb, dst, ldc, accumulate);
-                row += 2 * MR;
-                continue;
+        // SAFETY: this function's own contract (# Safety above) is the caller's.
+        unsafe {
+            let (depth, ldc, accumulate) = (self.depth, self.ldc, self.accumulate);
+            if cols <= THIN_COLS {
+                return self.thin(row, pb, ldb, column, cols);
             }
-            let tile_rows = MR.min(self.rows - row);
-            let a = self.a_rows::<MR>(row);
-            if tile_rows == MR && cols == NR {
-                tile_kernel(depth, a, pb, ldb, dst, ldc, accumulate);
-            } else {
-                // Edge tile: computed in a full scratch tile, then the part that exists (read
-                // first only when accumulating onto an earlier depth block).
-                if accumulate {
+            let mut tile = [0.0f32; MR * NR];
+            while row < self.rows {
+                let dst = self.c.add((self.first_row + row) * ldc + column);
+                if cols == NR && self.rows - row >= 2 * MR && avx512() {
+                    // Two full tiles at once: twelve independent accumulators keep both 512-bit
+                    // FMA ports busy where six would wait on their latency.
+                    kernel_avx512(depth, self.a_rows::<{ 2 * MR }>(row), pb, ldb, dst, ldc, accumulate);
+                    row += 2 * MR;
+                    continue;
+                }
+                let tile_rows = MR.min(self.rows - row);
+                let a = self.a_rows::<MR>(row);
+                if tile_rows == MR && cols == NR {
+                    tile_kernel(depth, a, pb, ldb, dst, ldc, accumulate);
+                } else {
+                    // Edge tile: computed in a full scratch tile, then the part that exists (read
+                    // first only when accumulating onto an earlier depth block).
+                    if accumulate {
+                        for r in 0..tile_rows {
+                            std::ptr::copy_nonoverlapping(dst.add(r * ldc), tile.as_mut_ptr().add(r * NR), cols);
+                        }
+                    }
+                    tile_kernel(depth, a, pb, ldb, tile.as_mut_ptr(), NR, accumulate);
                     for r in 0..tile_rows {
-                        std::ptr::copy_nonoverlapping(dst.add(r * ldc), tile.as_mut_ptr().add(r * NR), cols);
+                        std::ptr::copy_nonoverlapping(tile.as_ptr().add(r * NR), dst.add(r * ldc), cols);
                     }
                 }
-                tile_kernel(depth, a, pb, ldb, tile.as_mut_ptr(), NR, accumulate);
-                for r in 0..tile_rows {
-                    std::ptr::copy_nonoverlapping(tile.as_ptr().add(r * NR), dst.add(r * ldc), cols);
-                }
+                row += MR;
             }
-            row += MR;
         }
     }
 }
 
+/// # Safety
+///
+/// None here; the signature is the x86-64 version's, whose contract callers keep.
 #[cfg(not(target_arch = "x86_64"))]
 #[allow(clippy::too_many_arguments)]
 unsafe fn block(
@@ -613,7 +664,8 @@ unsafe fn block(
     _: usize,
     _: PanelsOfB<'_>,
 ) {
-    unreachable!("sgemm is only called where available() holds")
+    // SAFETY: this function's own contract (# Safety above) is the caller's.
+    unsafe { unreachable!("sgemm is only called where available() holds") }
 }
 
 /// Where a block finds its panels of B: packed by the block itself into the thread's buffer
@@ -716,6 +768,10 @@ fn pack_b(b: &impl Right, p0: usize, depth: usize, j0: usize, width: usize, pack
 }
 
 /// The register tile through AVX-512 where the CPU has it (checked once), else AVX2.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA; as [`kernel`] requires of its pointers.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[inline]
@@ -728,23 +784,30 @@ unsafe fn tile_kernel(
     ldc: usize,
     accumulate: bool,
 ) {
-    if avx512() {
-        kernel_avx512(depth, a, b, ldb, c, ldc, accumulate)
-    } else {
-        kernel(depth, a, b, ldb, c, ldc, accumulate)
+    // SAFETY: this function's own contract (# Safety above) is the caller's.
+    unsafe {
+        if avx512() {
+            kernel_avx512(depth, a, b, ldb, c, ldc, accumulate)
+        } else {
+            kernel(depth, a, b, ldb, c, ldc, accumulate)
+        }
     }
 }
 
-/// Whether the CPU has AVX-512 (checked once).
+/// Whether the AVX-512 tiles run (the CPU has AVX-512, and `BURN_ONNX_KERNELS` allows them).
 #[cfg(target_arch = "x86_64")]
 fn avx512() -> bool {
-    static AVX512: std::sync::LazyLock<bool> =
-        std::sync::LazyLock::new(|| std::arch::is_x86_feature_detected!("avx512f"));
-    *AVX512
+    crate::cpu::avx512()
 }
 
 /// An R×16 tile (R = 6 or 12) with one 16-lane register per row: half the instructions of the
 /// AVX2 tile per row.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512F; `a` plus each row offset must point to `depth` floats,
+/// `b` to `depth` rows of 16 floats `ldb` apart, and `c` to R rows of 16 writable floats `ldc`
+/// apart.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn kernel_avx512<const R: usize>(
@@ -756,17 +819,20 @@ unsafe fn kernel_avx512<const R: usize>(
     ldc: usize,
     accumulate: bool,
 ) {
-    let mut acc = [_mm512_setzero_ps(); R];
-    for p in 0..depth {
-        let bv = _mm512_loadu_ps(b.add(p * ldb));
-        for (r, row) in acc.iter_mut().enumerate() {
-            *row = _mm512_fmadd_ps(_mm512_set1_ps(*a.add(row_offsets[r] + p)), bv, *row);
+    // SAFETY: this function's own contract (# Safety above) is the caller's.
+    unsafe {
+        let mut acc = [_mm512_setzero_ps(); R];
+        for p in 0..depth {
+            let bv = _mm512_loadu_ps(b.add(p * ldb));
+            for (r, row) in acc.iter_mut().enumerate() {
+                *row = _mm512_fmadd_ps(_mm512_set1_ps(*a.add(row_offsets[r] + p)), bv, *row);
+            }
         }
-    }
-    for (r, row) in acc.iter().enumerate() {
-        let dst = c.add(r * ldc);
-        let v = if accumulate { _mm512_add_ps(*row, _mm512_loadu_ps(dst)) } else { *row };
-        _mm512_storeu_ps(dst, v);
+        for (r, row) in acc.iter().enumerate() {
+            let dst = c.add(r * ldc);
+            let v = if accumulate { _mm512_add_ps(*row, _mm512_loadu_ps(dst)) } else { *row };
+            _mm512_storeu_ps(dst, v);
+        }
     }
 }
 
@@ -774,6 +840,12 @@ unsafe fn kernel_avx512<const R: usize>(
 /// rows broadcast once for P multiply-adds, 24 FMAs for 11 loads at P = 3, where the 12×16 tile
 /// makes 12 for 13 and waits on the load ports. Eight row pointers and 8P accumulators fit the
 /// registers (twelve rows spilled row pointers to the stack).
+///
+/// # Safety
+///
+/// The CPU must have AVX-512F; `a` plus each row offset must point to `depth` floats,
+/// each pointer of `b` to `depth` rows of 16 floats `ldb` apart, and `c` to 8 rows of 16P
+/// writable floats `ldc` apart.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn kernel_avx512_wide<const P: usize>(
@@ -785,28 +857,37 @@ unsafe fn kernel_avx512_wide<const P: usize>(
     ldc: usize,
     accumulate: bool,
 ) {
-    let mut acc = [[_mm512_setzero_ps(); P]; WIDE_ROWS];
-    for p in 0..depth {
-        let bv: [__m512; P] = std::array::from_fn(|k| _mm512_loadu_ps(b[k].add(p * ldb)));
-        for (r, row) in acc.iter_mut().enumerate() {
-            let av = _mm512_set1_ps(*a.add(row_offsets[r] + p));
-            for (acc, &b) in row.iter_mut().zip(&bv) {
-                *acc = _mm512_fmadd_ps(av, b, *acc);
+    // SAFETY: this function's own contract (# Safety above) is the caller's.
+    unsafe {
+        let mut acc = [[_mm512_setzero_ps(); P]; WIDE_ROWS];
+        for p in 0..depth {
+            let bv: [__m512; P] = std::array::from_fn(|k| _mm512_loadu_ps(b[k].add(p * ldb)));
+            for (r, row) in acc.iter_mut().enumerate() {
+                let av = _mm512_set1_ps(*a.add(row_offsets[r] + p));
+                for (acc, &b) in row.iter_mut().zip(&bv) {
+                    *acc = _mm512_fmadd_ps(av, b, *acc);
+                }
             }
         }
-    }
-    for (r, row) in acc.iter().enumerate() {
-        let dst = c.add(r * ldc);
-        for (half, &v) in row.iter().enumerate() {
-            let dst = dst.add(half * 16);
-            let v = if accumulate { _mm512_add_ps(v, _mm512_loadu_ps(dst)) } else { v };
-            _mm512_storeu_ps(dst, v);
+        for (r, row) in acc.iter().enumerate() {
+            let dst = c.add(r * ldc);
+            for (half, &v) in row.iter().enumerate() {
+                let dst = dst.add(half * 16);
+                let v = if accumulate { _mm512_add_ps(v, _mm512_loadu_ps(dst)) } else { v };
+                _mm512_storeu_ps(dst, v);
+            }
         }
     }
 }
 
 /// The 6×16 register tile: `c (+)= a_rows · b_panel` over `depth`, B's rows `ldb` apart. Each
 /// of A's six rows is a sequential stream, as cheap for the prefetcher as a packed panel.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA; `a` plus each row offset must point to `depth`
+/// floats, `b` to `depth` rows of 16 floats `ldb` apart, and `c` to 6 rows of 16 writable
+/// floats `ldc` apart.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[inline]
@@ -819,25 +900,28 @@ unsafe fn kernel(
     ldc: usize,
     accumulate: bool,
 ) {
-    let mut acc = [[_mm256_setzero_ps(); 2]; MR];
-    for p in 0..depth {
-        let b0 = _mm256_loadu_ps(b.add(p * ldb));
-        let b1 = _mm256_loadu_ps(b.add(p * ldb + 8));
-        for (r, row) in acc.iter_mut().enumerate() {
-            let av = _mm256_broadcast_ss(&*a.add(row_offsets[r] + p));
-            row[0] = _mm256_fmadd_ps(av, b0, row[0]);
-            row[1] = _mm256_fmadd_ps(av, b1, row[1]);
+    // SAFETY: this function's own contract (# Safety above) is the caller's.
+    unsafe {
+        let mut acc = [[_mm256_setzero_ps(); 2]; MR];
+        for p in 0..depth {
+            let b0 = _mm256_loadu_ps(b.add(p * ldb));
+            let b1 = _mm256_loadu_ps(b.add(p * ldb + 8));
+            for (r, row) in acc.iter_mut().enumerate() {
+                let av = _mm256_broadcast_ss(&*a.add(row_offsets[r] + p));
+                row[0] = _mm256_fmadd_ps(av, b0, row[0]);
+                row[1] = _mm256_fmadd_ps(av, b1, row[1]);
+            }
         }
-    }
-    for (r, row) in acc.iter().enumerate() {
-        let dst = c.add(r * ldc);
-        let (mut v0, mut v1) = (row[0], row[1]);
-        if accumulate {
-            v0 = _mm256_add_ps(v0, _mm256_loadu_ps(dst));
-            v1 = _mm256_add_ps(v1, _mm256_loadu_ps(dst.add(8)));
+        for (r, row) in acc.iter().enumerate() {
+            let dst = c.add(r * ldc);
+            let (mut v0, mut v1) = (row[0], row[1]);
+            if accumulate {
+                v0 = _mm256_add_ps(v0, _mm256_loadu_ps(dst));
+                v1 = _mm256_add_ps(v1, _mm256_loadu_ps(dst.add(8)));
+            }
+            _mm256_storeu_ps(dst, v0);
+            _mm256_storeu_ps(dst.add(8), v1);
         }
-        _mm256_storeu_ps(dst, v0);
-        _mm256_storeu_ps(dst.add(8), v1);
     }
 }
 
@@ -908,9 +992,19 @@ mod tests {
         }
     }
 
+    /// Whether a test of the AVX2 paths cannot run here (the CPU lacks them, or
+    /// `BURN_ONNX_KERNELS` leaves them out); it says so in the test's output.
+    fn skipped_without_avx2(test: &str) -> bool {
+        let skipped = !available();
+        if skipped {
+            println!("{test}: skipped, the kernels in force are {}", crate::cpu::describe());
+        }
+        skipped
+    }
+
     #[test]
     fn matches_the_naive_product_on_edge_sizes() {
-        if !available() {
+        if skipped_without_avx2("matches_the_naive_product_on_edge_sizes") {
             return;
         }
         for (m, k, n) in
@@ -930,7 +1024,7 @@ mod tests {
     /// against the naive product.
     #[test]
     fn skinny_matches_the_naive_product_plus_bias() {
-        if !available() {
+        if skipped_without_avx2("skinny_matches_the_naive_product_plus_bias") {
             return;
         }
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
@@ -953,7 +1047,7 @@ mod tests {
     /// against the naive product.
     #[test]
     fn parallel_splits_match_the_naive_product() {
-        if !available() {
+        if skipped_without_avx2("parallel_splits_match_the_naive_product") {
             return;
         }
         let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");

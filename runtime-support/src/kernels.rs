@@ -438,6 +438,9 @@ mod flex {
     fn vectorised<R>(f: impl FnOnce() -> R) -> R {
         #[cfg(target_arch = "x86_64")]
         if crate::gemm::available() {
+            /// # Safety
+            ///
+            /// The CPU must have AVX2 and FMA.
             #[target_feature(enable = "avx2,fma")]
             unsafe fn run<R>(f: impl FnOnce() -> R) -> R {
                 f()
@@ -1426,11 +1429,14 @@ mod simd {
                 // Detecting the CPU's features at run time needs std.
                 #[cfg(all(target_arch = "x86_64", feature = "std"))]
                 {
+                    /// # Safety
+                    ///
+                    /// The CPU must have AVX2 and FMA.
                     #[target_feature(enable = "avx2,fma")]
                     unsafe fn avx2(values: &mut [f32]) {
                         body(values)
                     }
-                    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+                    if crate::cpu::avx2_fma() {
                         // SAFETY: the CPU has the features the function was compiled for.
                         return unsafe { avx2(values) };
                     }

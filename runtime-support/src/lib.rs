@@ -163,6 +163,8 @@ pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<T
 
 mod float;
 // The flex kernels' matrix product (threads, CPU features detected at run time: std).
+#[cfg(feature = "std")]
+mod cpu;
 mod feature_maps;
 #[cfg(feature = "flex")]
 mod gemm;

@@ -1,3 +1,4 @@
+#![forbid(unsafe_code)]
 use build_script_example::model::Digits;
 use burn::tensor::Device;
 

@@ -1,6 +1,7 @@
 //! Hooks for the ops the importer does not know (`example.custom::ChannelScale`,
 //! `example.custom::ScaleBias`, `com.microsoft::FastGelu`) and an override of the built-in
 //! MatMul, all named in the model attribute.
+#![forbid(unsafe_code)]
 
 use burn::tensor::Tensor;
 use burn_onnx::hook::NodeAttributes;

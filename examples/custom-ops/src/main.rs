@@ -1,3 +1,4 @@
+#![forbid(unsafe_code)]
 fn main() {
     let (output, max_diff) = custom_ops_example::run();
     let calls = custom_ops_example::MATMUL_CALLS.load(std::sync::atomic::Ordering::SeqCst);

@@ -1,4 +1,5 @@
 //! The digits classifier imported at compile time, and the test split it is evaluated on.
+#![forbid(unsafe_code)]
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use burn_onnx::onnx_model;

@@ -1,4 +1,5 @@
 //! Classifies the held-out digits with the imported model and prints the accuracy.
+#![forbid(unsafe_code)]
 
 use burn::tensor::Device;
 use digits::{predict, test_images, test_labels, Digits};

@@ -2,6 +2,7 @@
 //! encoder. `tests/export.rs` exports them (and one small case per lowered operation) into ONNX
 //! test folders; `scripts/check_export.py` checks the files with `onnx.checker` and ONNX Runtime,
 //! and the test runner imports them back with `#[onnx_model]`.
+#![forbid(unsafe_code)]
 
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};

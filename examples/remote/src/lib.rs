@@ -5,6 +5,7 @@
 //! Weights cross the wire once, when the model is loaded onto the remote device; each `forward`
 //! then sends its input data and the operations (Burn's IR, batched), and a read sends the
 //! output back.
+#![forbid(unsafe_code)]
 
 use burn::remote::RemoteHost;
 use burn::tensor::Device;

@@ -2,6 +2,7 @@
 //! remote server. With a server's address (`ws://host:port`, as `remote-server` prints it) it
 //! uses that server; without one it starts `remote-server` on the loopback address itself and
 //! stops it at the end. It prints the accuracy and the time per forward, remote and local.
+#![forbid(unsafe_code)]
 
 use burn::tensor::Device;
 use digits::{predict, test_images, test_labels, Digits};

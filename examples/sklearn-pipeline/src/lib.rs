@@ -1,4 +1,5 @@
 //! A scikit-learn pipeline imported at compile time, and the held-out rows it is scored on.
+#![forbid(unsafe_code)]
 
 use burn::tensor::{Device, Tensor, TensorData};
 use burn_onnx::{onnx_model, ScoreMap};

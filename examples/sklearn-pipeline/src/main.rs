@@ -1,5 +1,6 @@
 //! Scores the held-out rows with the imported pipeline and prints the accuracy beside
 //! scikit-learn's.
+#![forbid(unsafe_code)]
 
 use burn::tensor::Device;
 use sklearn_pipeline::{accuracy, score, sklearn_accuracy, test_labels};

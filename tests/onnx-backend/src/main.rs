@@ -10,6 +10,7 @@
 //! ```
 //! Exits 1 when a test listed as `pass` does not pass (or, for `--dir` without expectations,
 //! when any test fails).
+#![forbid(unsafe_code)]
 
 mod bench;
 mod cases;
