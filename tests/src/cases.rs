@@ -390,6 +390,15 @@ op_case!(ms_fused_matmul_v1_trans_a, "models/ms_fused_matmul_v1_trans_a/model.on
 op_case!(ms_fused_matmul_v1_trans_b, "models/ms_fused_matmul_v1_trans_b/model.onnx", [0]);
 op_case!(ms_fused_matmul_v1_trans_both, "models/ms_fused_matmul_v1_trans_both/model.onnx", [0]);
 op_case!(ms_gelu_v1, "models/ms_gelu_v1/model.onnx", [0]);
+op_case!(ms_group_query_attention_v1, "models/ms_group_query_attention_v1/model.onnx", [0, 1, 2, 3, 4]);
+op_case!(ms_group_query_attention_v1_empty_past, "models/ms_group_query_attention_v1_empty_past/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
+op_case!(ms_group_query_attention_v1_mqa_attention_bias, "models/ms_group_query_attention_v1_mqa_attention_bias/model.onnx", [0, 1, 2, 3, 4, 5, 6, 7]);
+op_case!(ms_group_query_attention_v1_packed_rotary_interleaved, "models/ms_group_query_attention_v1_packed_rotary_interleaved/model.onnx", [0, 1, 2, 3, 4]);
+op_case!(ms_group_query_attention_v1_partial_rotary, "models/ms_group_query_attention_v1_partial_rotary/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
+op_case!(ms_group_query_attention_v1_past, "models/ms_group_query_attention_v1_past/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
+op_case!(ms_group_query_attention_v1_rotary_past, "models/ms_group_query_attention_v1_rotary_past/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
+op_case!(ms_group_query_attention_v1_rotary_prompt_batch, "models/ms_group_query_attention_v1_rotary_prompt_batch/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
+op_case!(ms_group_query_attention_v1_window_softcap_scale, "models/ms_group_query_attention_v1_window_softcap_scale/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
 op_case!(ms_matmul_integer_to_float_v1, "models/ms_matmul_integer_to_float_v1/model.onnx", [0]);
 op_case!(ms_matmul_integer_to_float_v1_per_column, "models/ms_matmul_integer_to_float_v1_per_column/model.onnx", [0]);
 op_case!(ms_matmul_integer_to_float_v1_uint8_no_zero_points, "models/ms_matmul_integer_to_float_v1_uint8_no_zero_points/model.onnx", [0]);
@@ -406,8 +415,12 @@ op_case!(ms_rotary_embedding_v1, "models/ms_rotary_embedding_v1/model.onnx", [0,
 op_case!(ms_rotary_embedding_v1_4d, "models/ms_rotary_embedding_v1_4d/model.onnx", [0, 1]);
 op_case!(ms_rotary_embedding_v1_num_heads_interleaved, "models/ms_rotary_embedding_v1_num_heads_interleaved/model.onnx", [0, 1]);
 op_case!(ms_rotary_embedding_v1_rotary_dim, "models/ms_rotary_embedding_v1_rotary_dim/model.onnx", [0, 1]);
+op_case!(ms_simplified_layer_normalization_v1, "models/ms_simplified_layer_normalization_v1/model.onnx", [0]);
+op_case!(ms_simplified_layer_normalization_v1_axis_epsilon_inv_std, "models/ms_simplified_layer_normalization_v1_axis_epsilon_inv_std/model.onnx", [0]);
 op_case!(ms_skip_layer_normalization_v1, "models/ms_skip_layer_normalization_v1/model.onnx", [0, 1]);
 op_case!(ms_skip_layer_normalization_v1_no_beta_broadcast_skip, "models/ms_skip_layer_normalization_v1_no_beta_broadcast_skip/model.onnx", [0, 1]);
+op_case!(ms_skip_simplified_layer_normalization_v1, "models/ms_skip_simplified_layer_normalization_v1/model.onnx", [0, 1]);
+op_case!(ms_skip_simplified_layer_normalization_v1_no_bias_inv_std, "models/ms_skip_simplified_layer_normalization_v1_no_bias_inv_std/model.onnx", [0, 1]);
 op_case!(mul_v1, "models/mul_v1/model.onnx", [0, 1]);
 op_case!(mul_v13, "models/mul_v13/model.onnx", [0, 1]);
 op_case!(mul_v13_broadcast, "models/mul_v13_broadcast/model.onnx", [0, 1]);

@@ -32,17 +32,26 @@ pub const OPS: &[(&str, &str)] = &[
     ("FusedConv", "Conv, optional residual Add, activation (Relu, Tanh, Sigmoid, LeakyRelu, Clip, HardSigmoid)"),
     ("FusedMatMul", "transposes, MatMul, `alpha`"),
     ("Gelu", "exact Gelu"),
+    ("GroupQueryAttention", "optional packed QKV split, `do_rotary` as RotaryEmbedding at positions `seqlens_k + 1 - sequence_length + s`, then Attention (grouped heads, past key/value concatenated into present, causal offset by the past, `local_window_size`, `softcap`, `scale`, attention bias); the past must hold every batch entry's earlier tokens (`seqlens_k + 1` = past + new length: no shared or padded buffer); position ids, head sinks, quantized caches, Q/K norms, `smooth_softmax`, `qk_output` and the windowed cache are import errors"),
     ("MatMulIntegerToFloat", "MatMulInteger, scales, bias"),
     ("MatMulNBits", "2-, 4- and 8-bit blocked weights dequantized at import, MatMul, bias"),
     ("MultiHeadAttention", "separate 3-D Q, K, V with bias, then Attention; 2-D key padding mask, attention bias"),
     ("QuickGelu", "`x * sigmoid(alpha * x)`"),
     ("RotaryEmbedding", "RotaryEmbedding (opset 23) with 2-D position ids"),
+    ("SimplifiedLayerNormalization", "RMSNormalization (`axis`, `epsilon`), the inverse RMS as a second output; in the default domain, where ONNX Runtime registers it"),
     ("SkipLayerNormalization", "input + skip (+ bias), then LayerNormalization"),
+    ("SkipSimplifiedLayerNormalization", "input + skip (+ bias), then RMSNormalization; the inverse RMS and the sum as outputs"),
 ];
+
+/// The ops of [`OPS`] that ONNX Runtime registers as contrib ops of the default ONNX domain
+/// rather than `com.microsoft` (ONNX defines no op of that name).
+pub const DEFAULT_DOMAIN_OPS: &[&str] = &["SimplifiedLayerNormalization"];
 
 /// Whether the op is one this module lowers.
 pub fn lowers(domain: &str, op_type: &str) -> bool {
-    domain == DOMAIN && OPS.iter().any(|(op, _)| *op == op_type)
+    let default_domain = DEFAULT_DOMAIN_OPS.contains(&op_type);
+    let in_domain = if default_domain { crate::domain::is_default(domain) } else { domain == DOMAIN };
+    in_domain && OPS.iter().any(|(op, _)| *op == op_type)
 }
 
 /// The node as IR ops.
@@ -60,6 +69,8 @@ pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
         "MultiHeadAttention" => multi_head_attention(ctx, plan),
         "RotaryEmbedding" => rotary_embedding(ctx, plan),
         "EmbedLayerNormalization" => embed_layer_norm(ctx, plan),
+        "SimplifiedLayerNormalization" | "SkipSimplifiedLayerNormalization" => simplified_layer_norm(ctx, plan),
+        "GroupQueryAttention" => group_query_attention(ctx, plan),
         _ => Err(ctx.error("no implementation")),
     }
 }
@@ -583,13 +594,235 @@ fn embed_layer_norm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     Ok(plan.done(vec![Some(y), counts, Some(sum)]))
 }
 
+/// SimplifiedLayerNormalization(X, scale) (default domain) and
+/// SkipSimplifiedLayerNormalization(input, skip, gamma, bias?): RMSNormalization of X, or of
+/// `input + skip + bias` over the last axis. Outputs the result, the inverse RMS (its dims
+/// from `axis` on 1; SkipSimplified's `mean` output is never produced by ONNX Runtime's kernel)
+/// and, for the skip form, the sum.
+fn simplified_layer_norm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let skip = ctx.op_type == "SkipSimplifiedLayerNormalization";
+    let x = float_input(ctx, 0, "input")?;
+    let (axis, epsilon) = if skip {
+        (-1, ctx.attrs.float_or("epsilon", 1e-12)? as f64)
+    } else {
+        // Statistics in f32, the only stash type ONNX Runtime's kernel takes.
+        ctx.check_precision("stash_type", &[DType::F32])?;
+        (ctx.attrs.int_or("axis", -1)?, ctx.attrs.float_or("epsilon", 1e-5)? as f64)
+    };
+    let axis = normalize_axis(axis, x.rank()).map_err(|e| ctx.error(e))?;
+    let (value, scale) = if skip {
+        float_input(ctx, 1, "skip")?;
+        let sum = plan.binary(BinaryOp::Add, Src::Input(0), Src::Input(1));
+        (plan.add_optional(sum, optional(ctx, 3)), Src::Input(2))
+    } else {
+        (Src::Input(0), Src::Input(1))
+    };
+    let y = plan.op(Op::LayerNorm(LayerNormConfig { axis, epsilon, rms: true }), &[value, scale]);
+    // The inverse RMS, `1 / sqrt(mean(x²) + epsilon)`, only where the model reads it.
+    let stats_output = if skip { 2 } else { 1 };
+    let inv_rms = match ctx.num_outputs > stats_output {
+        true => {
+            let square = plan.binary(BinaryOp::Mul, value, value);
+            let mean = super::ReduceConfig {
+                op: super::ReduceOp::Mean,
+                axes: super::ReduceAxes::Static((axis..x.rank()).collect()),
+                keepdims: true,
+            };
+            let mean = plan.op(Op::Reduce(mean), &[square]);
+            let epsilon = plan.scalar(epsilon as f32);
+            let shifted = plan.binary(BinaryOp::Add, mean, epsilon);
+            let root = plan.unary(UnaryOp::Sqrt, shifted);
+            Some(plan.unary(UnaryOp::Reciprocal, root))
+        }
+        false => None,
+    };
+    Ok(plan.done(if skip { vec![Some(y), None, inv_rms, Some(value)] } else { vec![Some(y), inv_rms] }))
+}
+
+/// An `int64` scalar constant.
+fn i64_scalar(plan: &mut Lowered, value: i64) -> Src {
+    plan.constant(TensorData::new(DType::I64, vec![], value.to_le_bytes().to_vec()))
+}
+
+/// The rotary positions of GroupQueryAttention's new tokens, `[batch, seq]` int64: entry b's
+/// token s is at `seqlens_k[b] + 1 - seq + s` (its total length less the new tokens, plus s).
+fn gqa_positions(plan: &mut Lowered, query: Src, seqlens: Src) -> Src {
+    let seq = plan.op(Op::Shape(super::ShapeConfig { start: 1, end: 2 }), &[query]);
+    let seq = plan.op(Op::Squeeze(super::SqueezeConfig { axes: vec![0] }), &[seq]);
+    let (zero, one) = (i64_scalar(plan, 0), i64_scalar(plan, 1));
+    let steps = plan.op(Op::Range(super::RangeConfig), &[zero, seq, one]);
+    let totals = plan.op(Op::cast(DType::I64), &[seqlens]);
+    let totals = plan.binary(BinaryOp::Add, totals, one);
+    let starts = plan.binary(BinaryOp::Sub, totals, seq);
+    let starts = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![1] }), &[starts]);
+    let steps = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![0] }), &[steps]);
+    plan.binary(BinaryOp::Add, starts, steps)
+}
+
+/// GroupQueryAttention(query, key?, value?, past_key?, past_value?, seqlens_k,
+/// total_sequence_length, cos_cache?, sin_cache?, position_ids?, attention_bias?, head_sink?,
+/// k_scale?, v_scale?, q_norm_weight?, k_norm_weight?, query_seqlens?): 3-D Q, K and V (or Q, K
+/// and V packed in `query`), rotated when `do_rotary`, then ONNX's Attention with
+/// `kv_num_heads` key/value heads, the past `[batch, kv_heads, past, head_size]` concatenated
+/// before the new keys and values (the present outputs). This is ONNX Runtime's result when the
+/// past holds each batch entry's earlier tokens exactly, as a generation loop that feeds the
+/// present back (one sequence, or equal lengths) does: `seqlens_k[b] + 1` is then the past
+/// length plus the new one for every b. A buffer longer than the past (ONNX Runtime's shared
+/// past/present buffer) or ragged lengths within a batch are not followed.
+fn group_query_attention(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let heads = positive(ctx, "num_heads", None)?;
+    let kv_heads = positive(ctx, "kv_num_heads", None)?;
+    if heads % kv_heads != 0 {
+        return Err(ctx.error(format!("num_heads {heads} is not a multiple of kv_num_heads {kv_heads}")));
+    }
+    for name in ["qk_output", "sliding_window_cache"] {
+        if ctx.attrs.int_or(name, 0)? != 0 {
+            return Err(ctx.error(format!("attribute `{name}` other than 0 is not supported")));
+        }
+    }
+    if ctx.attrs.int_or("smooth_softmax", -1)? > 0 {
+        return Err(ctx.error("attribute `smooth_softmax` = 1 is not supported"));
+    }
+    for name in ["k_quant_type", "v_quant_type"] {
+        match ctx.attrs.string(name)?.as_deref() {
+            None | Some("NONE") => {}
+            Some(other) => {
+                return Err(ctx.error(format!("attribute `{name}` = {other} (a quantized cache) is not supported")))
+            }
+        }
+    }
+    if ctx.attrs.int("kv_cache_bit_width")?.is_some() {
+        return Err(ctx.error("attribute `kv_cache_bit_width` (a quantized cache) is not supported"));
+    }
+    // Only read with q_norm_weight and k_norm_weight, refused below.
+    ctx.attrs.ignore(&["qk_norm_epsilon", "q_norm_epsilon", "k_norm_epsilon"]);
+    refuse_inputs(
+        ctx,
+        &[
+            (9, "position_ids"),
+            (11, "head_sink"),
+            (12, "k_scale"),
+            (13, "v_scale"),
+            (14, "q_norm_weight"),
+            (15, "k_norm_weight"),
+            (16, "query_seqlens"),
+        ],
+    )?;
+    let width = hidden_input(ctx, 0, "query")?;
+    let packed = optional(ctx, 1).is_none();
+    if packed != optional(ctx, 2).is_none() {
+        return Err(ctx.error("key and value must be given together (or both packed in query)"));
+    }
+    let head_size = match packed {
+        true if width % (heads + 2 * kv_heads) == 0 => width / (heads + 2 * kv_heads),
+        false if width % heads == 0 => width / heads,
+        _ => return Err(ctx.error(format!("query's width {width} does not split into {heads} heads"))),
+    };
+    let (mut q, mut k, v) = if packed {
+        let (q_end, k_end) = (heads * head_size, (heads + kv_heads) * head_size);
+        let q = slice_last(&mut plan, Src::Input(0), 3, 0, q_end);
+        let k = slice_last(&mut plan, Src::Input(0), 3, q_end, k_end);
+        (q, k, slice_last(&mut plan, Src::Input(0), 3, k_end, width))
+    } else {
+        for (index, what) in [(1, "key"), (2, "value")] {
+            let kv_width = hidden_input(ctx, index, what)?;
+            if kv_width != kv_heads * head_size {
+                return Err(ctx.error(format!(
+                    "{what}'s width {kv_width} is not kv_num_heads {kv_heads} × head size {head_size}"
+                )));
+            }
+        }
+        (Src::Input(0), Src::Input(1), Src::Input(2))
+    };
+    let past = match (optional(ctx, 3), optional(ctx, 4)) {
+        (Some(key), Some(value)) => {
+            for (index, what) in [(3, "past_key"), (4, "past_value")] {
+                let t = float_input(ctx, index, what)?;
+                let heads_ok = t.shape.get(1).and_then(Dim::as_static).is_none_or(|h| h == kv_heads);
+                let size_ok = t.shape.get(3).and_then(Dim::as_static).is_none_or(|d| d == head_size);
+                if t.rank() != 4 || !heads_ok || !size_ok {
+                    return Err(
+                        ctx.error(format!("{what} must be [batch, {kv_heads}, past, {head_size}] (BNSH), got {t}"))
+                    );
+                }
+            }
+            Some((key, value))
+        }
+        (None, None) => None,
+        _ => return Err(ctx.error("past_key and past_value must be given together")),
+    };
+    if ctx.attrs.int_or("do_rotary", 0)? != 0 {
+        let (Some(cos), Some(sin)) = (optional(ctx, 7), optional(ctx, 8)) else {
+            return Err(ctx.error("do_rotary needs cos_cache and sin_cache (inputs 7 and 8)"));
+        };
+        let cache = float_input(ctx, 7, "cos_cache")?;
+        let half = match (cache.rank(), cache.shape.get(1).and_then(Dim::as_static)) {
+            (2, Some(half)) if half > 0 && 2 * half <= head_size => half,
+            _ => {
+                return Err(ctx.error(format!(
+                    "cos_cache must be [max_sequence_length, rotary_dim / 2] with rotary_dim at most the head size {head_size}, got {cache}"
+                )))
+            }
+        };
+        let seqlens = ctx.input_type(5)?;
+        if seqlens.rank() != 1 || !matches!(seqlens.dtype, DType::I32 | DType::I64) {
+            return Err(ctx.error(format!("seqlens_k must be a 1-D int32 tensor, got {seqlens}")));
+        }
+        let positions = gqa_positions(&mut plan, Src::Input(0), Src::Input(5));
+        let interleaved = ctx.attrs.int_or("rotary_interleaved", 0)? != 0;
+        let rotary_dim = (2 * half < head_size).then_some(2 * half);
+        for (x, count) in [(&mut q, heads), (&mut k, kv_heads)] {
+            let config = super::RotaryConfig { num_heads: Some(count), rotary_dim, interleaved };
+            *x = plan.op(Op::RotaryEmbedding(config), &[*x, cos, sin, positions]);
+        }
+    } else {
+        refuse_inputs(ctx, &[(7, "cos_cache without do_rotary"), (8, "sin_cache without do_rotary")])?;
+        ctx.attrs.ignore(&["rotary_interleaved"]);
+    }
+    let causal = match ctx.attrs.int_or("causal", 1)? {
+        0 => false,
+        1 => true,
+        other => return Err(ctx.error(format!("attribute `causal` = {other} is not 0 or 1"))),
+    };
+    // A window of `local_window_size` keys, the query's own among them: keys more than
+    // `size - 1` positions before the query are hidden (measured against ONNX Runtime).
+    let left_window = match ctx.attrs.int_or("local_window_size", -1)? {
+        -1 => None,
+        size if size > 0 && causal => Some(size as usize - 1),
+        size if size > 0 => return Err(ctx.error(format!("local_window_size = {size} needs causal = 1"))),
+        size => return Err(ctx.error(format!("local_window_size = {size} is neither -1 nor a positive size"))),
+    };
+    let config = super::AttentionConfig {
+        q_heads: Some(heads),
+        kv_heads: Some(kv_heads),
+        // 0, ONNX Runtime's unset value, is the default 1 / sqrt(head_size) too.
+        scale: ctx.attrs.float("scale")?.filter(|&s| s != 0.0).map(f64::from),
+        causal,
+        softcap: ctx.attrs.float_or("softcap", 0.0)? as f64,
+        qk_output_mode: 0,
+        left_window,
+        right_window: None,
+        softmax_precision: None,
+    };
+    let mut inputs = vec![Some(q), Some(k), Some(v), optional(ctx, 10)];
+    if let Some((key, value)) = past {
+        inputs.extend([Some(key), Some(value)]);
+    }
+    let outputs = plan.op_outputs(Op::Attention(config), inputs, 3);
+    Ok(plan.done(vec![Some(outputs), Some(output(outputs, 1)), Some(output(outputs, 2)), None]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn every_listed_op_lowers_only_in_its_domain() {
-        assert!(OPS.iter().all(|(op, _)| lowers(DOMAIN, op) && !lowers("", op)));
+        for (op, _) in OPS {
+            let default_domain = DEFAULT_DOMAIN_OPS.contains(op);
+            assert_eq!(lowers(DOMAIN, op), !default_domain, "{op}");
+            assert_eq!(lowers("", op) && lowers("ai.onnx", op), default_domain, "{op}");
+        }
         assert!(OPS.windows(2).all(|w| w[0].0 < w[1].0), "sorted, for SUPPORTED-OPS.md");
     }
 
