@@ -309,6 +309,8 @@ def gen_group_query_attention():
         ("empty_past", 1, 3, 0, {}, {}),
         ("rotary_past", 1, 3, 4, {"do_rotary": 1}, {}),
         ("rotary_prompt_batch", 2, 3, 0, {"do_rotary": 1}, {}),
+        # seqlens_k [batch, 1], as ONNX Runtime GenAI's model builder computes it
+        ("rotary_seqlens_column", 2, 1, 4, {"do_rotary": 1}, {"column": True}),
         ("packed_rotary_interleaved", 2, 1, 3, {"do_rotary": 1, "rotary_interleaved": 1}, {"packed": True}),
         ("partial_rotary", 2, 1, 6, {"do_rotary": 1}, {"half": 8, "size": 32}),
         ("window_softcap_scale", 1, 4, 3, {"local_window_size": 2, "softcap": 2.0, "scale": 0.5}, {}),
@@ -328,7 +330,7 @@ def gen_group_query_attention():
             ins += ["", ""]
         else:
             ins += [c.input("past_key", (batch, kv, past, size)), c.input("past_value", (batch, kv, past, size))]
-        ins.append(c.given_input("seqlens_k", np.full((batch,), total - 1, np.int32)))
+        ins.append(c.given_input("seqlens_k", np.full((batch, 1) if extra.get("column") else (batch,), total - 1, np.int32)))
         ins.append(c.given_input("total_sequence_length", np.array(total, np.int32)))
         if attrs.get("do_rotary"):
             half = extra.get("half", size // 2)

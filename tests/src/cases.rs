@@ -398,6 +398,7 @@ op_case!(ms_group_query_attention_v1_partial_rotary, "models/ms_group_query_atte
 op_case!(ms_group_query_attention_v1_past, "models/ms_group_query_attention_v1_past/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
 op_case!(ms_group_query_attention_v1_rotary_past, "models/ms_group_query_attention_v1_rotary_past/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
 op_case!(ms_group_query_attention_v1_rotary_prompt_batch, "models/ms_group_query_attention_v1_rotary_prompt_batch/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
+op_case!(ms_group_query_attention_v1_rotary_seqlens_column, "models/ms_group_query_attention_v1_rotary_seqlens_column/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
 op_case!(ms_group_query_attention_v1_window_softcap_scale, "models/ms_group_query_attention_v1_window_softcap_scale/model.onnx", [0, 1, 2, 3, 4, 5, 6]);
 op_case!(ms_matmul_integer_to_float_v1, "models/ms_matmul_integer_to_float_v1/model.onnx", [0]);
 op_case!(ms_matmul_integer_to_float_v1_per_column, "models/ms_matmul_integer_to_float_v1_per_column/model.onnx", [0]);

@@ -646,7 +646,8 @@ fn i64_scalar(plan: &mut Lowered, value: i64) -> Src {
 
 /// The rotary positions of GroupQueryAttention's new tokens, `[batch, seq]` int64: entry b's
 /// token s is at `seqlens_k[b] + 1 - seq + s` (its total length less the new tokens, plus s).
-fn gqa_positions(plan: &mut Lowered, query: Src, seqlens: Src) -> Src {
+/// `seqlens_k` is `[batch]` or, as ONNX Runtime GenAI's model builder makes it, `[batch, 1]`.
+fn gqa_positions(plan: &mut Lowered, query: Src, seqlens: Src, seqlens_rank: usize) -> Src {
     let seq = plan.op(Op::Shape(super::ShapeConfig { start: 1, end: 2 }), &[query]);
     let seq = plan.op(Op::Squeeze(super::SqueezeConfig { axes: vec![0] }), &[seq]);
     let (zero, one) = (i64_scalar(plan, 0), i64_scalar(plan, 1));
@@ -654,7 +655,10 @@ fn gqa_positions(plan: &mut Lowered, query: Src, seqlens: Src) -> Src {
     let totals = plan.op(Op::cast(DType::I64), &[seqlens]);
     let totals = plan.binary(BinaryOp::Add, totals, one);
     let starts = plan.binary(BinaryOp::Sub, totals, seq);
-    let starts = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![1] }), &[starts]);
+    let starts = match seqlens_rank {
+        1 => plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![1] }), &[starts]),
+        _ => starts,
+    };
     let steps = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![0] }), &[steps]);
     plan.binary(BinaryOp::Add, starts, steps)
 }
@@ -765,10 +769,11 @@ fn group_query_attention(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
             }
         };
         let seqlens = ctx.input_type(5)?;
-        if seqlens.rank() != 1 || !matches!(seqlens.dtype, DType::I32 | DType::I64) {
-            return Err(ctx.error(format!("seqlens_k must be a 1-D int32 tensor, got {seqlens}")));
+        let column = seqlens.rank() == 2 && seqlens.shape[1].as_static() == Some(1);
+        if !(seqlens.rank() == 1 || column) || !matches!(seqlens.dtype, DType::I32 | DType::I64) {
+            return Err(ctx.error(format!("seqlens_k must be an int32 tensor [batch] or [batch, 1], got {seqlens}")));
         }
-        let positions = gqa_positions(&mut plan, Src::Input(0), Src::Input(5));
+        let positions = gqa_positions(&mut plan, Src::Input(0), Src::Input(5), seqlens.rank());
         let interleaved = ctx.attrs.int_or("rotary_interleaved", 0)? != 0;
         let rotary_dim = (2 * half < head_size).then_some(2 * half);
         for (x, count) in [(&mut q, heads), (&mut k, kv_heads)] {
