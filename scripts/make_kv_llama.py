@@ -6,7 +6,8 @@ previous step's present). Run with the torch venv:
 
     /root/.cache/torch-venv/bin/python scripts/make_kv_llama.py
 
-It writes examples/kv-generate/model/llama_kv.onnx; examples/kv-generate/make_reference.py
+It writes examples/kv-generate/model/llama_kv.onnx (the torch.export-based exporter) and
+llama_kv_ts.onnx (the TorchScript one, `dynamo=False`), the same weights; examples/kv-generate/make_reference.py
 (the burn-onnx venv, no torch) then computes ONNX Runtime's greedy generation over it.
 """
 
@@ -22,6 +23,7 @@ from torch import nn
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
 OUT = Path(__file__).resolve().parent.parent / "examples" / "kv-generate" / "model" / "llama_kv.onnx"
+OUT_TS = OUT.with_name("llama_kv_ts.onnx")
 LAYERS = 2
 
 
@@ -91,10 +93,25 @@ def main():
                     d.dim_param = "total_sequence"
     OUT.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(m, OUT)
+    report(m, OUT)
+
+    # The same module through the TorchScript exporter: `dynamic_axes` names each dynamic axis,
+    # outputs included.
+    names = [n for n, _ in inputs]
+    axes = {"input_ids": {1: "sequence"}, "attention_mask": {1: "total_sequence"}, "logits": {1: "sequence"}}
+    axes.update({n: {2: "past_sequence"} for n in names[2:]})
+    axes.update({n: {2: "total_sequence"} for n in outputs[1:]})
+    with torch.no_grad():
+        torch.onnx.export(model, tuple(t for _, t in inputs), OUT_TS, input_names=names, output_names=outputs,
+                          opset_version=17, dynamo=False, dynamic_axes=axes)
+    report(onnx.load(OUT_TS), OUT_TS)
+
+
+def report(m, path):
     dims = lambda v: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]  # noqa: E731
     for v in list(m.graph.input) + list(m.graph.output):
-        print(v.name, dims(v))
-    print(f"{OUT}: {OUT.stat().st_size} bytes, {len(m.graph.node)} nodes")
+        print(" ", v.name, dims(v))
+    print(f"{path}: {path.stat().st_size} bytes, {len(m.graph.node)} nodes")
 
 
 if __name__ == "__main__":

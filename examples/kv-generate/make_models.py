@@ -9,7 +9,8 @@ onnxruntime, numpy; no torch):
    out, `do_rotary` with cos/sin caches, `seqlens_k` and `total_sequence_length` computed from
    `attention_mask` by ReduceSum/Sub/Cast and Shape/Gather/Cast as the builder does; SiLU as
    Sigmoid and Mul; a MatMulNBits LM head. Random weights from a fixed seed.
-2. For it and for `model/llama_kv.onnx` (scripts/make_kv_llama.py, a torch export): ONNX
+2. For it and for `model/llama_kv.onnx` and `model/llama_kv_ts.onnx` (scripts/make_kv_llama.py:
+   the same torch module through torch.onnx's two exporters): ONNX
    Runtime's greedy generation of 32 tokens from PROMPT, the cache carried from step to step in
    Python (the prompt with an empty past, then one token per step with the previous present as the
    past), written to `model/<name>.ref.txt`: the 32 ids, then the first step's logits.
@@ -170,7 +171,7 @@ def main():
     model = GenAiBuilder().build()
     # (not onnx.checker: SimplifiedLayerNormalization is ONNX Runtime's, in the default domain)
     write_if_changed(MODELS / "genai_kv.onnx", model.SerializeToString())
-    for name in ("llama_kv", "genai_kv"):
+    for name in ("llama_kv", "llama_kv_ts", "genai_kv"):
         path = MODELS / f"{name}.onnx"
         ids, first, gap = greedy(path)
         lines = ["# ONNX Runtime " + ort.__version__ + f": greedy ids after the prompt {PROMPT}, then the first step's logits "

@@ -4,7 +4,8 @@
 //!
 //! - `model/llama_kv.onnx`: a Llama-style decoder (grouped-query attention, rotary positions,
 //!   RMSNorm) exported by torch.onnx (the torch.export-based exporter), from
-//!   `scripts/make_kv_llama.py`;
+//!   `scripts/make_kv_llama.py`, and `model/llama_kv_ts.onnx`, the same module through the
+//!   TorchScript exporter;
 //! - `model/genai_kv.onnx`: the form ONNX Runtime GenAI's model builder writes (com.microsoft
 //!   GroupQueryAttention with `do_rotary`, MatMulNBits int4 weights, SimplifiedLayerNormalization
 //!   and SkipSimplifiedLayerNormalization), from `make_models.py`.
@@ -18,6 +19,9 @@ use std::path::Path;
 
 #[onnx_model("model/llama_kv.onnx")]
 pub struct LlamaKv;
+
+#[onnx_model("model/llama_kv_ts.onnx")]
+pub struct LlamaKvTs;
 
 #[onnx_model("model/genai_kv.onnx")]
 pub struct GenAiKv;
@@ -47,6 +51,7 @@ macro_rules! decode_step {
     };
 }
 decode_step!(LlamaKv, 2, 16);
+decode_step!(LlamaKvTs, 2, 16);
 decode_step!(GenAiKv, 2, 16);
 
 /// An empty cache (past length 0), for the prompt.

@@ -2,7 +2,7 @@
 //! them beside ONNX Runtime's.
 
 use burn::tensor::Device;
-use kv_generate::{generate, reference, DecodeStep, GenAiKv, LlamaKv};
+use kv_generate::{generate, reference, DecodeStep, GenAiKv, LlamaKv, LlamaKvTs};
 use std::time::Instant;
 
 fn run<M: DecodeStep>(name: &str, model: &M, device: &Device) {
@@ -20,5 +20,6 @@ fn main() {
     let device = Device::flex();
     // The weights on the device the inputs are made on.
     run("llama_kv", &LlamaKv::from_embedded(&device), &device);
+    run("llama_kv_ts", &LlamaKvTs::from_embedded(&device), &device);
     run("genai_kv", &GenAiKv::from_embedded(&device), &device);
 }

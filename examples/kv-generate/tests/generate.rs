@@ -3,7 +3,7 @@
 //! of the whole sequence without a cache.
 
 use burn::tensor::{Device, Tensor};
-use kv_generate::{generate, recompute, reference, DecodeStep, GenAiKv, LlamaKv};
+use kv_generate::{generate, recompute, reference, DecodeStep, GenAiKv, LlamaKv, LlamaKvTs};
 
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len(), "lengths differ");
@@ -44,6 +44,12 @@ fn check<M: DecodeStep>(name: &str, model: &M, device: &Device) {
 fn llama_torch_export_generates_onnx_runtime_ids() {
     let device = Device::flex();
     check("llama_kv", &LlamaKv::from_embedded(&device), &device);
+}
+
+#[test]
+fn llama_torchscript_export_generates_onnx_runtime_ids() {
+    let device = Device::flex();
+    check("llama_kv_ts", &LlamaKvTs::from_embedded(&device), &device);
 }
 
 #[test]
