@@ -315,12 +315,20 @@ def gen_group_query_attention():
         ("partial_rotary", 2, 1, 6, {"do_rotary": 1}, {"half": 8, "size": 32}),
         ("window_softcap_scale", 1, 4, 3, {"local_window_size": 2, "softcap": 2.0, "scale": 0.5}, {}),
         ("mqa_attention_bias", 1, 2, 2, {}, {"kv_heads": 1, "bias": True}),
+        ("bidirectional", 2, 3, None, {"causal": 0}, {}),
+        # ragged lengths: each entry's own total (seqlens_k + 1), the past buffer longer than
+        # some entries' past (ONNX Runtime's shared buffer when it is as long as the present)
+        ("ragged_decode", 2, 1, 6, {}, {"lengths": [5, 7]}),
+        ("shared_buffer_ragged", 2, 1, 8, {}, {"lengths": [5, 7]}),
+        ("ragged_prompt_rotary", 2, 4, 0, {"do_rotary": 1}, {"lengths": [3, 4]}),
+        ("ragged_window", 2, 1, 6, {"local_window_size": 3}, {"lengths": [4, 7]}),
     ]:
         c = case("GroupQueryAttention", suffix)
         kv = extra.get("kv_heads", kv_heads)
         # ONNX Runtime rotates only heads of a multiple of 16 features.
         size = extra.get("size", 16 if attrs.get("do_rotary") else 8)
-        total = (past or 0) + seq
+        lengths = extra.get("lengths", [(past or 0) + seq] * batch)
+        total = max(lengths)
         if extra.get("packed"):
             ins = [c.input("qkv", (batch, seq, (heads + 2 * kv) * size)), "", ""]
         else:
@@ -330,14 +338,15 @@ def gen_group_query_attention():
             ins += ["", ""]
         else:
             ins += [c.input("past_key", (batch, kv, past, size)), c.input("past_value", (batch, kv, past, size))]
-        ins.append(c.given_input("seqlens_k", np.full((batch, 1) if extra.get("column") else (batch,), total - 1, np.int32)))
+        seqlens = np.array(lengths, np.int32) - 1
+        ins.append(c.given_input("seqlens_k", seqlens.reshape(-1, 1) if extra.get("column") else seqlens))
         ins.append(c.given_input("total_sequence_length", np.array(total, np.int32)))
         if attrs.get("do_rotary"):
             half = extra.get("half", size // 2)
             angles = np.arange(16, dtype=np.float32)[:, None] * (10000.0 ** (-np.arange(half, dtype=np.float32) / half))
             ins += [c.init("cos", np.cos(angles).astype(np.float32)), c.init("sin", np.sin(angles).astype(np.float32))]
         if extra.get("bias"):
-            ins += ["", "", "", c.input("attention_bias", (batch, 1, seq, total))]
+            ins += ["", "", "", c.input("attention_bias", (batch, 1, seq, max(total, past or 0)))]
         node(c, "GroupQueryAttention", ins, ["y", "present_key", "present_value"], num_heads=heads, kv_num_heads=kv,
              **attrs)
         cases.append(c.output("y").output("present_key").output("present_value"))

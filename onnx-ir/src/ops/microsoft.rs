@@ -32,7 +32,7 @@ pub const OPS: &[(&str, &str)] = &[
     ("FusedConv", "Conv, optional residual Add, activation (Relu, Tanh, Sigmoid, LeakyRelu, Clip, HardSigmoid)"),
     ("FusedMatMul", "transposes, MatMul, `alpha`"),
     ("Gelu", "exact Gelu"),
-    ("GroupQueryAttention", "optional packed QKV split, `do_rotary` as RotaryEmbedding at positions `seqlens_k + 1 - sequence_length + s`, then Attention (grouped heads, past key/value concatenated into present, causal offset by the past, `local_window_size`, `softcap`, `scale`, attention bias); the past must hold every batch entry's earlier tokens (`seqlens_k + 1` = past + new length: no shared or padded buffer); position ids, head sinks, quantized caches, Q/K norms, `smooth_softmax`, `qk_output` and the windowed cache are import errors"),
+    ("GroupQueryAttention", "optional packed QKV split; `do_rotary` as RotaryEmbedding at each entry's positions; new keys and values written into the past at each entry's length (TensorScatter; ragged batches and ONNX Runtime's shared past/present buffer followed); Attention over the cache (grouped heads) with a mask of each entry's valid, causal keys within `local_window_size`; `softcap`, `scale`, attention bias; position ids, head sinks, quantized caches, Q/K norms, `smooth_softmax`, `qk_output` and the windowed cache are import errors"),
     ("MatMulIntegerToFloat", "MatMulInteger, scales, bias"),
     ("MatMulNBits", "2-, 4- and 8-bit blocked weights dequantized at import, MatMul, bias"),
     ("MultiHeadAttention", "separate 3-D Q, K, V with bias, then Attention; 2-D key padding mask, attention bias"),
@@ -644,35 +644,17 @@ fn i64_scalar(plan: &mut Lowered, value: i64) -> Src {
     plan.constant(TensorData::new(DType::I64, vec![], value.to_le_bytes().to_vec()))
 }
 
-/// The rotary positions of GroupQueryAttention's new tokens, `[batch, seq]` int64: entry b's
-/// token s is at `seqlens_k[b] + 1 - seq + s` (its total length less the new tokens, plus s).
-/// `seqlens_k` is `[batch]` or, as ONNX Runtime GenAI's model builder makes it, `[batch, 1]`.
-fn gqa_positions(plan: &mut Lowered, query: Src, seqlens: Src, seqlens_rank: usize) -> Src {
-    let seq = plan.op(Op::Shape(super::ShapeConfig { start: 1, end: 2 }), &[query]);
-    let seq = plan.op(Op::Squeeze(super::SqueezeConfig { axes: vec![0] }), &[seq]);
-    let (zero, one) = (i64_scalar(plan, 0), i64_scalar(plan, 1));
-    let steps = plan.op(Op::Range(super::RangeConfig), &[zero, seq, one]);
-    let totals = plan.op(Op::cast(DType::I64), &[seqlens]);
-    let totals = plan.binary(BinaryOp::Add, totals, one);
-    let starts = plan.binary(BinaryOp::Sub, totals, seq);
-    let starts = match seqlens_rank {
-        1 => plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![1] }), &[starts]),
-        _ => starts,
-    };
-    let steps = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![0] }), &[steps]);
-    plan.binary(BinaryOp::Add, starts, steps)
-}
-
 /// GroupQueryAttention(query, key?, value?, past_key?, past_value?, seqlens_k,
 /// total_sequence_length, cos_cache?, sin_cache?, position_ids?, attention_bias?, head_sink?,
 /// k_scale?, v_scale?, q_norm_weight?, k_norm_weight?, query_seqlens?): 3-D Q, K and V (or Q, K
-/// and V packed in `query`), rotated when `do_rotary`, then ONNX's Attention with
-/// `kv_num_heads` key/value heads, the past `[batch, kv_heads, past, head_size]` concatenated
-/// before the new keys and values (the present outputs). This is ONNX Runtime's result when the
-/// past holds each batch entry's earlier tokens exactly, as a generation loop that feeds the
-/// present back (one sequence, or equal lengths) does: `seqlens_k[b] + 1` is then the past
-/// length plus the new one for every b. A buffer longer than the past (ONNX Runtime's shared
-/// past/present buffer) or ragged lengths within a batch are not followed.
+/// and V packed in `query`), rotated when `do_rotary`, written into the cache at each batch
+/// entry's position, then ONNX's Attention over the cache with a mask of each entry's valid,
+/// causal (and windowed) keys. As ONNX Runtime's CPU kernel reads its inputs: entry b holds
+/// `T = seqlens_k[b] + 1` tokens after the step, its new ones start at `P_b = T - seq` (0 for a
+/// first prompt, `seq == total_sequence_length`), the present is `max(total, past length)` long
+/// with the past's first `P_b` rows, the new ones, then zeros; query s at `P_b + s` sees keys
+/// up to it and below T. So ragged batches and a past buffer longer than the past (ONNX
+/// Runtime's shared buffer) give its results too.
 fn group_query_attention(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let heads = positive(ctx, "num_heads", None)?;
     let kv_heads = positive(ctx, "kv_num_heads", None)?;
@@ -755,6 +737,21 @@ fn group_query_attention(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         (None, None) => None,
         _ => return Err(ctx.error("past_key and past_value must be given together")),
     };
+    let seqlens = ctx.input_type(5)?;
+    let column = seqlens.rank() == 2 && seqlens.shape[1].as_static() == Some(1);
+    if !(seqlens.rank() == 1 || column) || !matches!(seqlens.dtype, DType::I32 | DType::I64) {
+        return Err(ctx.error(format!("seqlens_k must be an int32 tensor [batch] or [batch, 1], got {seqlens}")));
+    }
+    let total = ctx.input_type(6)?;
+    if total.rank() > 1 || total.shape.first().is_some_and(|d| d.as_static() != Some(1)) {
+        return Err(ctx.error(format!("total_sequence_length must be a scalar, got {total}")));
+    }
+    // New keys and values as [batch, kv_heads, seq, head_size] (after the rotation below).
+    let to_heads = |plan: &mut Lowered, x: Src, count: usize| {
+        let x = plan.op(Op::Reshape(super::ReshapeConfig { shape: vec![0, 0, count as i64, head_size as i64] }), &[x]);
+        plan.op(Op::Transpose(TransposeConfig { perm: vec![0, 2, 1, 3] }), &[x])
+    };
+    let lengths = gqa_lengths(&mut plan, total.rank(), past.map(|(key, _)| key), Src::Input(0))?;
     if ctx.attrs.int_or("do_rotary", 0)? != 0 {
         let (Some(cos), Some(sin)) = (optional(ctx, 7), optional(ctx, 8)) else {
             return Err(ctx.error("do_rotary needs cos_cache and sin_cache (inputs 7 and 8)"));
@@ -768,12 +765,10 @@ fn group_query_attention(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
                 )))
             }
         };
-        let seqlens = ctx.input_type(5)?;
-        let column = seqlens.rank() == 2 && seqlens.shape[1].as_static() == Some(1);
-        if !(seqlens.rank() == 1 || column) || !matches!(seqlens.dtype, DType::I32 | DType::I64) {
-            return Err(ctx.error(format!("seqlens_k must be an int32 tensor [batch] or [batch, 1], got {seqlens}")));
-        }
-        let positions = gqa_positions(&mut plan, Src::Input(0), Src::Input(5), seqlens.rank());
+        // Entry b's token s is at P_b + s.
+        let starts = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![1] }), &[lengths.starts]);
+        let steps = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![0] }), &[lengths.steps]);
+        let positions = plan.binary(BinaryOp::Add, starts, steps);
         let interleaved = ctx.attrs.int_or("rotary_interleaved", 0)? != 0;
         let rotary_dim = (2 * half < head_size).then_some(2 * half);
         for (x, count) in [(&mut q, heads), (&mut k, kv_heads)] {
@@ -789,32 +784,138 @@ fn group_query_attention(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         1 => true,
         other => return Err(ctx.error(format!("attribute `causal` = {other} is not 0 or 1"))),
     };
-    // A window of `local_window_size` keys, the query's own among them: keys more than
-    // `size - 1` positions before the query are hidden (measured against ONNX Runtime).
-    let left_window = match ctx.attrs.int_or("local_window_size", -1)? {
+    // A window of `local_window_size` keys, the query's own among them (measured against ONNX
+    // Runtime).
+    let window = match ctx.attrs.int_or("local_window_size", -1)? {
         -1 => None,
-        size if size > 0 && causal => Some(size as usize - 1),
+        size if size > 0 && causal => Some(size),
         size if size > 0 => return Err(ctx.error(format!("local_window_size = {size} needs causal = 1"))),
         size => return Err(ctx.error(format!("local_window_size = {size} is neither -1 nor a positive size"))),
     };
+    let (q, k, v) = (to_heads(&mut plan, q, heads), to_heads(&mut plan, k, kv_heads), to_heads(&mut plan, v, kv_heads));
+    let present_key = gqa_present(&mut plan, &lengths, past.map(|(key, _)| key), k);
+    let present_value = gqa_present(&mut plan, &lengths, past.map(|(_, value)| value), v);
+    let mask = gqa_mask(&mut plan, &lengths, causal, window);
+    let mask = match optional(ctx, 10) {
+        Some(bias) => {
+            let (zero, hidden) = (plan.scalar(0.0), plan.scalar(f32::NEG_INFINITY));
+            let additive = plan.op(Op::Where(WhereConfig), &[mask, zero, hidden]);
+            plan.binary(BinaryOp::Add, additive, bias)
+        }
+        None => mask,
+    };
     let config = super::AttentionConfig {
-        q_heads: Some(heads),
-        kv_heads: Some(kv_heads),
+        q_heads: None,
+        kv_heads: None,
         // 0, ONNX Runtime's unset value, is the default 1 / sqrt(head_size) too.
         scale: ctx.attrs.float("scale")?.filter(|&s| s != 0.0).map(f64::from),
-        causal,
+        causal: false,
         softcap: ctx.attrs.float_or("softcap", 0.0)? as f64,
         qk_output_mode: 0,
-        left_window,
+        left_window: None,
         right_window: None,
         softmax_precision: None,
     };
-    let mut inputs = vec![Some(q), Some(k), Some(v), optional(ctx, 10)];
-    if let Some((key, value)) = past {
-        inputs.extend([Some(key), Some(value)]);
+    let y = plan.op(Op::Attention(config), &[q, present_key, present_value, mask]);
+    let y = plan.op(Op::Transpose(TransposeConfig { perm: vec![0, 2, 1, 3] }), &[y]);
+    let y = plan.op(Op::Reshape(super::ReshapeConfig { shape: vec![0, 0, (heads * head_size) as i64] }), &[y]);
+    Ok(plan.done(vec![Some(y), Some(present_key), Some(present_value), None]))
+}
+
+/// GroupQueryAttention's lengths, as ONNX Runtime reads them: int64 scalars and `[batch]` vectors.
+struct GqaLengths {
+    /// `0..seq`, the new tokens' offsets.
+    steps: Src,
+    /// The present's length, `max(total_sequence_length, past length)`.
+    buffer: Src,
+    /// Each entry's length after the step, `seqlens_k + 1`, `[batch]`.
+    totals: Src,
+    /// Where each entry's new tokens go, `[batch]`: 0 for a first prompt (`seq` equal to
+    /// `total_sequence_length`), else `totals - seq`.
+    starts: Src,
+}
+
+fn gqa_lengths(plan: &mut Lowered, total_rank: usize, past_key: Option<Src>, query: Src) -> Result<GqaLengths> {
+    let dim = |plan: &mut Lowered, x: Src, axis: usize| {
+        let d = plan.op(Op::Shape(super::ShapeConfig { start: axis, end: axis + 1 }), &[x]);
+        plan.op(Op::Squeeze(super::SqueezeConfig { axes: vec![0] }), &[d])
+    };
+    let seq = dim(plan, query, 1);
+    let (zero, one) = (i64_scalar(plan, 0), i64_scalar(plan, 1));
+    let steps = plan.op(Op::Range(super::RangeConfig), &[zero, seq, one]);
+    let total = plan.op(Op::cast(DType::I64), &[Src::Input(6)]);
+    let total = match total_rank {
+        0 => total,
+        _ => plan.op(Op::Squeeze(super::SqueezeConfig { axes: vec![0] }), &[total]),
+    };
+    let buffer = match past_key {
+        Some(past) => {
+            let past = dim(plan, past, 2);
+            plan.op(Op::Variadic(super::VariadicOp::Max), &[total, past])
+        }
+        None => total,
+    };
+    let totals = plan.op(Op::cast(DType::I64), &[Src::Input(5)]);
+    let totals = plan.op(Op::Reshape(super::ReshapeConfig { shape: vec![-1] }), &[totals]);
+    let totals = plan.binary(BinaryOp::Add, totals, one);
+    let prompt = plan.binary(BinaryOp::Equal, seq, total);
+    let later = plan.binary(BinaryOp::Sub, totals, seq);
+    let starts = plan.op(Op::Where(WhereConfig), &[prompt, zero, later]);
+    Ok(GqaLengths { steps, buffer, totals, starts })
+}
+
+/// The present keys (or values), `[batch, kv_heads, buffer, head_size]`: row j of entry b is
+/// the past's below `P_b`, the new ones from `P_b`, zeros after them (as ONNX Runtime's kernel
+/// leaves them).
+fn gqa_present(plan: &mut Lowered, lengths: &GqaLengths, past: Option<Src>, new: Src) -> Src {
+    let zero = plan.scalar(0.0);
+    let zeros = plan.binary(BinaryOp::Mul, new, zero);
+    // At least `buffer` rows: the past, then room for the new ones.
+    let rows = match past {
+        Some(past) => plan.op(Op::Concat(super::ConcatConfig { axis: 2 }), &[past, zeros]),
+        None => zeros,
+    };
+    let end = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![0] }), &[lengths.buffer]);
+    let slice = super::SliceConfig {
+        starts: IntsInput::Static(vec![0]),
+        ends: IntsInput::Runtime { len: 1 },
+        axes: Some(IntsInput::Static(vec![2])),
+        steps: None,
+    };
+    let rows = plan.op_optional(Op::Slice(slice), vec![Some(rows), None, Some(end)]);
+    // Rows from P_b on are cleared, then the new ones written there.
+    let (zero_i, one_i) = (i64_scalar(plan, 0), i64_scalar(plan, 1));
+    let index = plan.op(Op::Range(super::RangeConfig), &[zero_i, lengths.buffer, one_i]);
+    let index = plan.op(Op::Reshape(super::ReshapeConfig { shape: vec![1, 1, -1, 1] }), &[index]);
+    let starts = plan.op(Op::Reshape(super::ReshapeConfig { shape: vec![-1, 1, 1, 1] }), &[lengths.starts]);
+    let kept = plan.binary(BinaryOp::Less, index, starts);
+    let rows = plan.op(Op::Where(WhereConfig), &[kept, rows, zero]);
+    let scatter = super::TensorScatterConfig { axis: 2, circular: false };
+    plan.op(Op::TensorScatter(scatter), &[rows, new, lengths.starts])
+}
+
+/// Which keys each query sees, `[batch, 1, seq, buffer]`: those below the entry's length and,
+/// when causal, at most the query's position `P_b + s`, within the window when one is set.
+fn gqa_mask(plan: &mut Lowered, lengths: &GqaLengths, causal: bool, window: Option<i64>) -> Src {
+    let (zero, one) = (i64_scalar(plan, 0), i64_scalar(plan, 1));
+    let keys = plan.op(Op::Range(super::RangeConfig), &[zero, lengths.buffer, one]);
+    let keys = plan.op(Op::Reshape(super::ReshapeConfig { shape: vec![1, 1, 1, -1] }), &[keys]);
+    let totals = plan.op(Op::Reshape(super::ReshapeConfig { shape: vec![-1, 1, 1, 1] }), &[lengths.totals]);
+    let mut mask = plan.binary(BinaryOp::Less, keys, totals);
+    if causal {
+        let starts = plan.op(Op::Reshape(super::ReshapeConfig { shape: vec![-1, 1, 1, 1] }), &[lengths.starts]);
+        let steps = plan.op(Op::Reshape(super::ReshapeConfig { shape: vec![1, 1, -1, 1] }), &[lengths.steps]);
+        let position = plan.binary(BinaryOp::Add, starts, steps);
+        let seen = plan.binary(BinaryOp::LessOrEqual, keys, position);
+        mask = plan.binary(BinaryOp::And, mask, seen);
+        if let Some(size) = window {
+            let size = i64_scalar(plan, size);
+            let first = plan.binary(BinaryOp::Sub, position, size);
+            let inside = plan.binary(BinaryOp::Greater, keys, first);
+            mask = plan.binary(BinaryOp::And, mask, inside);
+        }
     }
-    let outputs = plan.op_outputs(Op::Attention(config), inputs, 3);
-    Ok(plan.done(vec![Some(outputs), Some(output(outputs, 1)), Some(output(outputs, 2)), None]))
+    mask
 }
 
 #[cfg(test)]
