@@ -26,6 +26,11 @@ pub struct LlamaKvTs;
 #[onnx_model("model/genai_kv.onnx")]
 pub struct GenAiKv;
 
+/// The GenAI-style model without the import-time simplification passes, which must not change
+/// its outputs.
+#[onnx_model("model/genai_kv.onnx", simplify = false)]
+pub struct GenAiKvUnsimplified;
+
 /// The keys and values of every layer, `[batch, kv_heads, length, head_dim]` each, in the
 /// graph's order (layer 0 key, layer 0 value, layer 1 key, ...).
 pub type Cache = [Tensor<4>; 4];
@@ -53,6 +58,7 @@ macro_rules! decode_step {
 decode_step!(LlamaKv, 2, 16);
 decode_step!(LlamaKvTs, 2, 16);
 decode_step!(GenAiKv, 2, 16);
+decode_step!(GenAiKvUnsimplified, 2, 16);
 
 /// An empty cache (past length 0), for the prompt.
 pub fn empty_cache<M: DecodeStep>(device: &Device) -> Cache {

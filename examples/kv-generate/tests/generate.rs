@@ -3,7 +3,7 @@
 //! of the whole sequence without a cache.
 
 use burn::tensor::{Device, Tensor};
-use kv_generate::{generate, recompute, reference, DecodeStep, GenAiKv, LlamaKv, LlamaKvTs};
+use kv_generate::{generate, recompute, reference, DecodeStep, GenAiKv, GenAiKvUnsimplified, LlamaKv, LlamaKvTs};
 
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len(), "lengths differ");
@@ -56,4 +56,10 @@ fn llama_torchscript_export_generates_onnx_runtime_ids() {
 fn genai_graph_generates_onnx_runtime_ids() {
     let device = Device::flex();
     check("genai_kv", &GenAiKv::from_embedded(&device), &device);
+}
+
+#[test]
+fn genai_graph_without_simplification_generates_the_same_ids() {
+    let device = Device::flex();
+    check("genai_kv", &GenAiKvUnsimplified::from_embedded(&device), &device);
 }
