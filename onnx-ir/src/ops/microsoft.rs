@@ -751,12 +751,15 @@ fn group_query_attention(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         let x = plan.op(Op::Reshape(super::ReshapeConfig { shape: vec![0, 0, count as i64, head_size as i64] }), &[x]);
         plan.op(Op::Transpose(TransposeConfig { perm: vec![0, 2, 1, 3] }), &[x])
     };
-    let lengths = gqa_lengths(&mut plan, total.rank(), past.map(|(key, _)| key), Src::Input(0))?;
+    let lengths = gqa_lengths(&mut plan, total.rank(), past.map(|(key, _)| key), Src::Input(0));
     if ctx.attrs.int_or("do_rotary", 0)? != 0 {
         let (Some(cos), Some(sin)) = (optional(ctx, 7), optional(ctx, 8)) else {
             return Err(ctx.error("do_rotary needs cos_cache and sin_cache (inputs 7 and 8)"));
         };
         let cache = float_input(ctx, 7, "cos_cache")?;
+        if float_input(ctx, 8, "sin_cache")?.shape != cache.shape {
+            return Err(ctx.error(format!("sin_cache {} and cos_cache {cache} differ in shape", ctx.input_type(8)?)));
+        }
         let half = match (cache.rank(), cache.shape.get(1).and_then(Dim::as_static)) {
             (2, Some(half)) if half > 0 && 2 * half <= head_size => half,
             _ => {
@@ -835,7 +838,7 @@ struct GqaLengths {
     starts: Src,
 }
 
-fn gqa_lengths(plan: &mut Lowered, total_rank: usize, past_key: Option<Src>, query: Src) -> Result<GqaLengths> {
+fn gqa_lengths(plan: &mut Lowered, total_rank: usize, past_key: Option<Src>, query: Src) -> GqaLengths {
     let dim = |plan: &mut Lowered, x: Src, axis: usize| {
         let d = plan.op(Op::Shape(super::ShapeConfig { start: axis, end: axis + 1 }), &[x]);
         plan.op(Op::Squeeze(super::SqueezeConfig { axes: vec![0] }), &[d])
@@ -861,7 +864,7 @@ fn gqa_lengths(plan: &mut Lowered, total_rank: usize, past_key: Option<Src>, que
     let prompt = plan.binary(BinaryOp::Equal, seq, total);
     let later = plan.binary(BinaryOp::Sub, totals, seq);
     let starts = plan.op(Op::Where(WhereConfig), &[prompt, zero, later]);
-    Ok(GqaLengths { steps, buffer, totals, starts })
+    GqaLengths { steps, buffer, totals, starts }
 }
 
 /// The present keys (or values), `[batch, kv_heads, buffer, head_size]`: row j of entry b is
