@@ -284,9 +284,13 @@ def gen_simplified_layer_norm():
         if inv:
             c.output("inv_std")
         cases.append(c)
-    for suffix, bias, outs in [("", True, ["y", "", "", "sum"]), ("no_bias_inv_std", False, ["y", "", "inv_std"])]:
+    for suffix, bias, outs, shape in [
+        ("", True, ["y", "", "", "sum"], (2, 3, 8)),
+        ("no_bias_inv_std", False, ["y", "", "inv_std"], (2, 3, 8)),
+        ("tokens_2d", True, ["y", "", "", "sum"], (5, 8)),
+    ]:
         c = case("SkipSimplifiedLayerNormalization", suffix)
-        ins = [c.input("x", (2, 3, 8)), c.input("skip", (2, 3, 8)), c.weight("gamma", (8,))]
+        ins = [c.input("x", shape), c.input("skip", shape), c.weight("gamma", (8,))]
         if bias:
             ins.append(c.weight("bias", (8,)))
         node(c, "SkipSimplifiedLayerNormalization", ins, outs, epsilon=1e-5)

@@ -427,6 +427,7 @@ op_case!(ms_skip_layer_normalization_v1, "models/ms_skip_layer_normalization_v1/
 op_case!(ms_skip_layer_normalization_v1_no_beta_broadcast_skip, "models/ms_skip_layer_normalization_v1_no_beta_broadcast_skip/model.onnx", [0, 1]);
 op_case!(ms_skip_simplified_layer_normalization_v1, "models/ms_skip_simplified_layer_normalization_v1/model.onnx", [0, 1]);
 op_case!(ms_skip_simplified_layer_normalization_v1_no_bias_inv_std, "models/ms_skip_simplified_layer_normalization_v1_no_bias_inv_std/model.onnx", [0, 1]);
+op_case!(ms_skip_simplified_layer_normalization_v1_tokens_2d, "models/ms_skip_simplified_layer_normalization_v1_tokens_2d/model.onnx", [0, 1]);
 op_case!(mul_v1, "models/mul_v1/model.onnx", [0, 1]);
 op_case!(mul_v13, "models/mul_v13/model.onnx", [0, 1]);
 op_case!(mul_v13_broadcast, "models/mul_v13_broadcast/model.onnx", [0, 1]);
