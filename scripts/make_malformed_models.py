@@ -417,6 +417,35 @@ def functions():
     case("function_opset_mismatch.onnx", "Function", "Squeeze is not the same op", with_functions([squeeze], "S"))
 
 
+def refused_vendor_features():
+    """Valid models of ONNX Runtime's contrib ops with an attribute or input the importer does not
+    implement: an import error naming the node and the feature, never an ignored one."""
+    def gqa(file, substring, inputs=7, **attrs):
+        names = ["q", "k", "v", "past_key", "past_value", "seqlens_k", "total", "cos", "sin", "position_ids"][:inputs]
+        types = [io("q", [1, 1, 32]), io("k", [1, 1, 16]), io("v", [1, 1, 16]), io("past_key", [1, 2, 3, 8]),
+                 io("past_value", [1, 2, 3, 8]), io("seqlens_k", [1], TensorProto.INT32), io("total", [], TensorProto.INT32),
+                 io("cos", [8, 4]), io("sin", [8, 4]), io("position_ids", [1, 1], I64)][:inputs]
+        node = helper.make_node("GroupQueryAttention", names, ["y", "present_key", "present_value"], name="bad_gqa",
+                                domain="com.microsoft", num_heads=4, kv_num_heads=2, **attrs)
+        graph = helper.make_graph([node], "refused", types, [io("y", [1, 1, 32]), io("present_key", [1, 2, 4, 8]),
+                                                              io("present_value", [1, 2, 4, 8])])
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)],
+                              ir_version=8)
+        case(file, "Node", substring, m)
+
+    gqa("refused_gqa_position_ids.onnx", "position_ids (input 9) is not supported", inputs=10, do_rotary=1)
+    gqa("refused_gqa_smooth_softmax.onnx", "`smooth_softmax` = 1 is not supported", smooth_softmax=1)
+    gqa("refused_gqa_quantized_cache.onnx", "`k_quant_type` = PER_TENSOR (a quantized cache)", k_quant_type="PER_TENSOR")
+    gqa("refused_gqa_qk_output.onnx", "`qk_output` other than 0", qk_output=1)
+    gqa("refused_gqa_windowed_cache.onnx", "`sliding_window_cache` other than 0", sliding_window_cache=1, local_window_size=2)
+    gqa("refused_gqa_rotary_without_caches.onnx", "do_rotary needs cos_cache and sin_cache", do_rotary=1)
+    gqa("refused_gqa_window_not_causal.onnx", "local_window_size = 2 needs causal = 1", causal=0, local_window_size=2)
+    node = helper.make_node("SimplifiedLayerNormalization", ["x", "scale"], ["y"], name="bad_rms", stash_type=10)
+    graph = helper.make_graph([node], "refused", [io("x", [2, 4]), io("scale", [4])], [io("y", [2, 4])])
+    case("refused_simplified_layer_norm_stash_type.onnx", "Node", "attribute `stash_type`",
+         helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=8))
+
+
 def ort_refuses(data, when):
     """Whether ONNX Runtime refuses the model at load, or (`when == "run"`) fails a run on zeros
     of its declared input shapes."""
@@ -448,6 +477,7 @@ def main():
     validation_parity()
     decoding()
     functions()
+    refused_vendor_features()
     OUT.mkdir(parents=True, exist_ok=True)
     accepted = [file for file, _, _, ort, data in CASES if ort and not ort_refuses(data, ort)]
     if accepted:

@@ -2493,7 +2493,9 @@ def main() -> int:
                 arr = arr.astype(want)
             fixed.append(arr)
         model = case.model([a.shape for a in fixed])
-        onnx.checker.check_model(model, full_check=True)
+        # An op ONNX's checker does not know (an ONNX Runtime contrib op in the default domain).
+        if not getattr(case, "unchecked", None):
+            onnx.checker.check_model(model, full_check=True)
         write_case(case, model, fixed)
         written.append(case)
         sources.append((case.name, source, note))

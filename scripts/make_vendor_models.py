@@ -270,10 +270,98 @@ def gen_embed_layer_norm():
     return cases
 
 
+def gen_simplified_layer_norm():
+    cases = []
+    # SimplifiedLayerNormalization: ONNX Runtime registers it in the default domain, which ONNX's
+    # checker does not know.
+    for suffix, shape, attrs, inv in [("", (2, 3, 8), {}, False), ("axis_epsilon_inv_std", (2, 3, 4), {"axis": 1, "epsilon": 1e-3}, True)]:
+        c = case("SimplifiedLayerNormalization", suffix)
+        c.unchecked = c.reference_skip = "SimplifiedLayerNormalization is ONNX Runtime's, registered in the default domain"
+        scale_shape = shape[attrs.get("axis", -1):]
+        c.node("SimplifiedLayerNormalization", [c.input("x", shape, -2.0, 2.0), c.weight("scale", scale_shape)],
+               ["y", "inv_std"] if inv else ["y"], **attrs)
+        c.output("y")
+        if inv:
+            c.output("inv_std")
+        cases.append(c)
+    for suffix, bias, outs, shape in [
+        ("", True, ["y", "", "", "sum"], (2, 3, 8)),
+        ("no_bias_inv_std", False, ["y", "", "inv_std"], (2, 3, 8)),
+        ("tokens_2d", True, ["y", "", "", "sum"], (5, 8)),
+    ]:
+        c = case("SkipSimplifiedLayerNormalization", suffix)
+        ins = [c.input("x", shape), c.input("skip", shape), c.weight("gamma", (8,))]
+        if bias:
+            ins.append(c.weight("bias", (8,)))
+        node(c, "SkipSimplifiedLayerNormalization", ins, outs, epsilon=1e-5)
+        for name in outs:
+            if name:
+                c.output(name)
+        cases.append(c)
+    return cases
+
+
+def gen_group_query_attention():
+    """GroupQueryAttention as a generation loop calls it: the past holding each entry's earlier
+    tokens, `seqlens_k` the total length less 1, `total_sequence_length` the total; several new
+    tokens with a past only at batch 1, as ONNX Runtime requires."""
+    cases = []
+    heads, kv_heads = 4, 2
+    for suffix, batch, seq, past, attrs, extra in [
+        ("", 2, 4, None, {}, {}),
+        ("past", 2, 1, 5, {}, {}),
+        ("empty_past", 1, 3, 0, {}, {}),
+        ("rotary_past", 1, 3, 4, {"do_rotary": 1}, {}),
+        ("rotary_prompt_batch", 2, 3, 0, {"do_rotary": 1}, {}),
+        # seqlens_k [batch, 1], as ONNX Runtime GenAI's model builder computes it
+        ("rotary_seqlens_column", 2, 1, 4, {"do_rotary": 1}, {"column": True}),
+        ("packed_rotary_interleaved", 2, 1, 3, {"do_rotary": 1, "rotary_interleaved": 1}, {"packed": True}),
+        ("partial_rotary", 2, 1, 6, {"do_rotary": 1}, {"half": 8, "size": 32}),
+        ("window_softcap_scale", 1, 4, 3, {"local_window_size": 2, "softcap": 2.0, "scale": 0.5}, {}),
+        ("mqa_attention_bias", 1, 2, 2, {}, {"kv_heads": 1, "bias": True}),
+        ("bidirectional", 2, 3, None, {"causal": 0}, {}),
+        # ragged lengths: each entry's own total (seqlens_k + 1), the past buffer longer than
+        # some entries' past (ONNX Runtime's shared buffer when it is as long as the present)
+        ("ragged_decode", 2, 1, 6, {}, {"lengths": [5, 7]}),
+        ("shared_buffer_ragged", 2, 1, 8, {}, {"lengths": [5, 7]}),
+        ("ragged_prompt_rotary", 2, 4, 0, {"do_rotary": 1}, {"lengths": [3, 4]}),
+        ("ragged_window", 2, 1, 6, {"local_window_size": 3}, {"lengths": [4, 7]}),
+    ]:
+        c = case("GroupQueryAttention", suffix)
+        kv = extra.get("kv_heads", kv_heads)
+        # ONNX Runtime rotates only heads of a multiple of 16 features.
+        size = extra.get("size", 16 if attrs.get("do_rotary") else 8)
+        lengths = extra.get("lengths", [(past or 0) + seq] * batch)
+        total = max(lengths)
+        if extra.get("packed"):
+            ins = [c.input("qkv", (batch, seq, (heads + 2 * kv) * size)), "", ""]
+        else:
+            ins = [c.input("q", (batch, seq, heads * size)), c.input("k", (batch, seq, kv * size)),
+                   c.input("v", (batch, seq, kv * size))]
+        if past is None:
+            ins += ["", ""]
+        else:
+            ins += [c.input("past_key", (batch, kv, past, size)), c.input("past_value", (batch, kv, past, size))]
+        seqlens = np.array(lengths, np.int32) - 1
+        ins.append(c.given_input("seqlens_k", seqlens.reshape(-1, 1) if extra.get("column") else seqlens))
+        ins.append(c.given_input("total_sequence_length", np.array(total, np.int32)))
+        if attrs.get("do_rotary"):
+            half = extra.get("half", size // 2)
+            angles = np.arange(16, dtype=np.float32)[:, None] * (10000.0 ** (-np.arange(half, dtype=np.float32) / half))
+            ins += [c.init("cos", np.cos(angles).astype(np.float32)), c.init("sin", np.sin(angles).astype(np.float32))]
+        if extra.get("bias"):
+            ins += ["", "", "", c.input("attention_bias", (batch, 1, seq, max(total, past or 0)))]
+        node(c, "GroupQueryAttention", ins, ["y", "present_key", "present_value"], num_heads=heads, kv_num_heads=kv,
+             **attrs)
+        cases.append(c.output("y").output("present_key").output("present_value"))
+    return cases
+
+
 def gen_vendor():
     return (
         gen_gelu() + gen_fused_matmul() + gen_fused_conv() + gen_integer_matmul() + gen_matmul_nbits()
         + gen_skip_layer_norm() + gen_dynamic_quantize_lstm() + gen_attention() + gen_rotary() + gen_embed_layer_norm()
+        + gen_simplified_layer_norm() + gen_group_query_attention()
     )
 
 

@@ -7,7 +7,8 @@
 #      tolerance, as ONNX Runtime's last bits do between CPUs, is kept: a clone stays clean);
 #   3. cargo test over the whole workspace (unit tests, per-operator models, the digits example
 #      against ONNX Runtime, on a Burn remote device served by a second process on 127.0.0.1
-#      (examples/remote), and the trybuild ui-tests);
+#      (examples/remote), greedy KV-cache generation against ONNX Runtime's loop
+#      (examples/kv-generate), and the trybuild ui-tests);
 #   4. the ONNX backend test suites of the pinned onnx (node: 1,884 tests, generated from the wheel's
 #      test cases by scripts/make_node_data.py, seeded, outside the repository, since the wheel no
 #      longer ships them; simple, pytorch-converted, pytorch-operator, light: the wheel's folders),

@@ -212,6 +212,8 @@ impl Lowered {
         let (definition, new) = module_struct(vis, name, &self.fields.iter().chain(&part_fields).collect::<Vec<_>>());
         let part_items = self.parts.iter().map(|p| p.items(name, vis));
         let (arg_names, arg_types): (Vec<_>, Vec<_>) = self.inputs.iter().cloned().unzip();
+        // Clippy's limit is 7 parameters, `&self` included; a model decides how many it has.
+        let many_arguments = (arg_names.len() >= 7).then(|| quote! { , clippy::too_many_arguments });
         let body = &self.body;
         let (output, output_ty) = (&self.output, &self.output_ty);
         let loading = loading_items(source, self.has_weights());
@@ -242,7 +244,7 @@ impl Lowered {
 
                 #loading
 
-                #[allow(clippy::let_and_return, clippy::redundant_clone)]
+                #[allow(clippy::let_and_return, clippy::redundant_clone #many_arguments)]
                 pub fn forward(&self, #(#arg_names: #arg_types),*) -> #output_ty {
                     burn_onnx::ops::on_pool(move || {
                         #(#body)*
