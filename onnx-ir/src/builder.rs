@@ -74,9 +74,10 @@ fn check_opset(model: &ModelProto, uses_default: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// The newest opset of the other domains the importer lowers, as `onnx.defs` and ONNX Runtime
-/// define them; ONNX Runtime refuses a model importing another version.
-const DOMAIN_OPSETS: [(&str, i64); 3] = [("ai.onnx.ml", 5), ("ai.onnx.preview.training", 1), ("com.microsoft", 1)];
+/// The newest opset of the other domains whose version no lowering checks (ai.onnx.ml's and
+/// ai.onnx.preview.training's do, where their ops are used); ONNX Runtime refuses a model
+/// importing another version.
+const DOMAIN_OPSETS: [(&str, i64); 1] = [("com.microsoft", 1)];
 
 /// The newest IR version of the pinned onnx (1.23.2): a newer file may use what the importer
 /// cannot read (ONNX Runtime refuses it too).
