@@ -125,8 +125,22 @@ pub fn default_target(repo: &Path) -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo.join("target"))
 }
 
+/// Cargo, without the variables a cargo that runs this process (`cargo test`, `cargo run`) sets
+/// for its package: some build scripts of burn's tree watch them (ring's build script reruns
+/// when `CARGO_MANIFEST_DIR` changes), and a value the crate's own cargo would see as changed
+/// rebuilds burn and all above it.
 fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    let exact = ["CARGO_MANIFEST_DIR", "CARGO_MANIFEST_PATH", "CARGO_MANIFEST_LINKS", "CARGO_CRATE_NAME"];
+    let more = ["CARGO_BIN_NAME", "CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR", "OUT_DIR"];
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        let package = name.starts_with("CARGO_PKG_") || name.starts_with("CARGO_BIN_EXE_");
+        if package || exact.contains(&name) || more.contains(&name) {
+            command.env_remove(name);
+        }
+    }
+    command
 }
 
 impl ScratchCrate {
