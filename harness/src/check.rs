@@ -30,6 +30,8 @@ pub struct CheckOptions {
     pub atol: f64,
     pub bisect: bool,
     pub simplify: bool,
+    /// The device's default int type set to int64 (Burn's flex default is int32).
+    pub int64: bool,
     pub input_shapes: Vec<InputShape>,
     pub dim_sizes: Vec<DimSize>,
     /// A Rust file of `#[onnx_custom_op]` hooks, compiled as the module `hooks`.
@@ -53,6 +55,9 @@ pub struct Diff {
     pub elements: usize,
     /// Why the values were not compared element by element (a shape that differs).
     pub mismatch: Option<String>,
+    /// Shapes that differ in size-1 dims only (`[]` and `[1]`: ONNX Runtime gives some rank-0
+    /// values of shape subgraphs as `[1]`), compared element by element.
+    pub shape_note: Option<String>,
 }
 
 impl Diff {
@@ -98,10 +103,16 @@ pub fn compare(ours: &TensorData, expected: &TensorData, rtol: f64, atol: f64) -
         beyond: 0,
         elements: expected.num_elements(),
         mismatch: None,
+        shape_note: None,
     };
     if ours.shape != expected.shape {
-        diff.mismatch = Some(format!("shape {:?}, expected {:?}", ours.shape, expected.shape));
-        return diff;
+        let squeezed = |shape: &[usize]| shape.iter().copied().filter(|&d| d != 1).collect::<Vec<_>>();
+        let text = format!("shape {:?}, expected {:?}", ours.shape, expected.shape);
+        if squeezed(&ours.shape) != squeezed(&expected.shape) {
+            diff.mismatch = Some(text);
+            return diff;
+        }
+        diff.shape_note = Some(text);
     }
     let (Some(got), Some(want)) = (ours.to_f64s(), expected.to_f64s()) else {
         diff.mismatch = Some("values not readable".into());
@@ -243,7 +254,15 @@ pub fn check(opts: &CheckOptions) -> Result<Report, String> {
     }
     eprintln!("onnx2burn check: built in {:.1}s; running", started.elapsed().as_secs_f64());
     let ours = work.join("ours");
-    let run = Command::new(scratch.binary())
+    // Burn's default device would be wgpu in this build (the workspace's burn has that
+    // feature): flex, the CPU backend, unless BURN_DEVICE names another.
+    let device = std::env::var("BURN_DEVICE").unwrap_or_else(|_| "flex".into());
+    let mut command = Command::new(scratch.binary());
+    if opts.int64 {
+        command.env("ONNX2BURN_CHECK_INT64", "1");
+    }
+    let run = command
+        .env("BURN_DEVICE", &device)
         .arg(&data)
         .arg(&ours)
         .stdin(Stdio::null())
@@ -264,7 +283,8 @@ pub fn check(opts: &CheckOptions) -> Result<Report, String> {
     // The outputs' table.
     let mut text = String::new();
     let source = if opts.expected.is_empty() { "ONNX Runtime" } else { "the expected values" };
-    let _ = writeln!(text, "{input_notes}");
+    let ints = if opts.int64 { ", 64-bit ints" } else { "" };
+    let _ = writeln!(text, "{input_notes}; on Burn's {device} device{ints}");
     let width = output_names.iter().map(String::len).max().unwrap_or(6).max(6);
     let _ =
         writeln!(text, "{:width$}  {:16}  {:>12}  {:>12}  result", "output", "shape", "max abs diff", "max rel diff");
@@ -277,11 +297,14 @@ pub fn check(opts: &CheckOptions) -> Result<Report, String> {
             (true, Some(want)) => {
                 let diff = compare(&npy::read_tensor(&ours_file)?, want, opts.rtol, opts.atol);
                 passed &= diff.passed();
-                let verdict = match &diff.mismatch {
+                let mut verdict = match &diff.mismatch {
                     Some(m) => format!("FAIL: {m}"),
                     None if diff.passed() => "pass".to_string(),
                     None => format!("FAIL ({} of {} elements)", diff.beyond, diff.elements),
                 };
+                if let Some(note) = &diff.shape_note {
+                    verdict.push_str(&format!(" ({note}, size-1 dims aside)"));
+                }
                 format!(
                     "{:16}  {:>12}  {:>12}  {verdict}",
                     format!("{:?}", diff.shape),
@@ -613,7 +636,10 @@ fn main() {{
     let (data, out) = (std::path::PathBuf::from(args.next().expect("data folder")), std::path::PathBuf::from(args.next().expect("output folder")));
     std::panic::set_hook(Box::new(|_| {{}}));
     let result = std::panic::catch_unwind(|| -> Result<(), String> {{
-        let device = burn::tensor::Device::default();
+        let mut device = burn::tensor::Device::default();
+        if std::env::var_os("ONNX2BURN_CHECK_INT64").is_some() {{
+            device.configure(burn::tensor::IntDType::I64).map_err(|e| format!("64-bit ints: {{e:?}}"))?;
+        }}
 {runs}        Ok(())
     }});
     let message = match result {{
@@ -712,7 +738,8 @@ fn bisect_report(
     let _ = writeln!(text, "{}", statuses.join("\n"));
     let inputs_match = statuses.iter().all(|s| !s.contains(": differs") && !s.contains(": not compared"));
     if inputs_match {
-        let _ = writeln!(text, "  its inputs match: the difference starts at this node");
+        let _ =
+            writeln!(text, "  its inputs are within tolerance: the difference starts, or grows past tolerance, here");
     }
     if differing > 1 {
         let _ = writeln!(text, "  (and {} later value(s) differ)", differing - 1);
@@ -731,6 +758,9 @@ mod tests {
         assert_eq!((d.beyond, d.elements, d.max_abs, d.max_rel), (1, 3, 0.5, 0.2));
         assert!(compare(&t(&[1.0, 2.0]), &t(&[1.0, 2.0001]), 1e-4, 1e-4).passed());
         assert!(compare(&t(&[1.0]), &t(&[1.0, 2.0]), 1e-4, 1e-4).mismatch.is_some());
+        let scalar = TensorData::from_f64s(DType::F32, vec![], &[1.0]).expect("f32");
+        let d = compare(&scalar, &t(&[1.0]), 1e-4, 1e-4);
+        assert!(d.passed() && d.shape_note.is_some(), "{d:?}");
     }
 
     #[test]

@@ -45,6 +45,10 @@ pub struct CheckArgs {
     /// Import without the simplification passes (as `simplify = false`)
     #[arg(long)]
     no_simplify: bool,
+    /// Set the device's default int type to int64 (Burn's flex default is int32), for a model
+    /// whose int values pass 2^31. The device is flex unless BURN_DEVICE names another
+    #[arg(long)]
+    int64: bool,
     /// Declare the shape of a graph input the model leaves open, as for code generation
     #[arg(long = "input-shape", value_name = "NAME=[DIMS]")]
     input_shapes: Vec<InputShape>,
@@ -123,6 +127,7 @@ fn run(args: CheckArgs) -> Result<bool, String> {
         atol: args.atol,
         bisect: args.bisect,
         simplify: !args.no_simplify,
+        int64: args.int64,
         input_shapes: args.input_shapes,
         dim_sizes: args.dim_sizes,
         hooks: args.hooks,
