@@ -213,11 +213,9 @@ pub fn check(opts: &CheckOptions) -> Result<Report, String> {
     if ort_needed {
         run_ort(opts, &model_path, &data, &ort_dir, &candidates, &work)?;
         for k in 0..output_names.len() {
-            if !expected.contains_key(&k) {
-                let path = ort_dir.join(format!("output_{k}.npy"));
-                if path.is_file() {
-                    expected.insert(k, npy::read_tensor(&path)?);
-                }
+            let path = ort_dir.join(format!("output_{k}.npy"));
+            if let (std::collections::btree_map::Entry::Vacant(slot), true) = (expected.entry(k), path.is_file()) {
+                slot.insert(npy::read_tensor(&path)?);
             }
         }
     }
@@ -718,7 +716,7 @@ fn bisect_report(
     let g = proto.graph.as_ref();
     let initializers: HashSet<&str> = g.map(|g| g.initializer.iter().map(|t| t.name()).collect()).unwrap_or_default();
     let graph_inputs: HashSet<&str> = g.map(|g| g.input.iter().map(|i| i.name()).collect()).unwrap_or_default();
-    let node = g.and_then(|g| g.node.iter().find(|n| n.output.iter().any(|o| *o == c.value)));
+    let node = g.and_then(|g| g.node.iter().find(|n| n.output.contains(&c.value)));
     let statuses: Vec<String> = node
         .map(|n| n.input.iter().filter(|i| !i.is_empty()).collect::<Vec<_>>())
         .unwrap_or_default()
