@@ -240,14 +240,30 @@ pub fn check(opts: &CheckOptions) -> Result<Report, String> {
     write_if_changed(&scratch.dir.join("src/main.rs"), main.as_bytes())?;
     eprintln!("onnx2burn check: building the generated code ({})", scratch.dir.display());
     let started = std::time::Instant::now();
-    let build = scratch.build_with(Stdio::null())?;
-    if !build.success {
+    let mut build = scratch.build_with(Stdio::null())?;
+    let first_errors = |build: &crate::Build| {
         let errors = build.errors();
         let shown: Vec<&str> = errors.iter().map(String::as_str).take(3).collect();
+        if shown.is_empty() {
+            "cargo failed without a compiler error".to_string()
+        } else {
+            shown.join("\n")
+        }
+    };
+    // The model with its intermediates exposed may not build where the model does: the check
+    // of the outputs goes on without it.
+    let mut bisect_failure = None;
+    if !build.success && opts.bisect {
+        bisect_failure = Some(first_errors(&build));
+        modules.truncate(1);
+        write_if_changed(&scratch.dir.join("src/main.rs"), main_source(&modules, hooks.as_deref()).as_bytes())?;
+        build = scratch.build_with(Stdio::null())?;
+    }
+    if !build.success {
         return Err(format!(
             "the generated code does not build (crate {}):\n{}",
             scratch.dir.display(),
-            if shown.is_empty() { "cargo failed without a compiler error".to_string() } else { shown.join("\n") }
+            first_errors(&build)
         ));
     }
     eprintln!("onnx2burn check: built in {:.1}s; running", started.elapsed().as_secs_f64());
@@ -320,7 +336,9 @@ pub fn check(opts: &CheckOptions) -> Result<Report, String> {
         opts.rtol,
         opts.atol
     );
-    if opts.bisect {
+    if let Some(errors) = bisect_failure {
+        let _ = writeln!(text, "\nbisect: the model with its intermediate values exposed does not build:\n{errors}");
+    } else if opts.bisect {
         text.push_str(&bisect_report(
             opts,
             &proto,

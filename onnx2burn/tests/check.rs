@@ -87,6 +87,9 @@ fn bad_inputs_are_errors_with_exit_code_2() {
     let garbage = dir.join("garbage.npy");
     std::fs::write(&garbage, b"hello, world").expect("written");
     let model = fixture("planted.onnx");
+    // Nothing is built: a target folder of its own, so that the work folder of the planted
+    // model is not the one the other test uses at the same time.
+    let target = format!("--target-dir={}", dir.join("target").display());
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec![format!("x={}", dir.join("missing.npy").display())], "cannot read"),
         (vec![format!("x={}", garbage.display())], "not an .npy file"),
@@ -95,14 +98,14 @@ fn bad_inputs_are_errors_with_exit_code_2() {
         (vec![format!("x={model}")], "a tensor file is .npy or .pb"),
     ];
     for (inputs, message) in cases {
-        let mut args = vec![model.clone(), "--input".into()];
+        let mut args = vec![model.clone(), target.clone(), "--input".into()];
         args.extend(inputs);
         let (code, stdout, stderr) = run(&args);
         assert_eq!(code, 2, "{args:?}: {stdout}{stderr}");
         assert!(stderr.contains("onnx2burn check: ") && stderr.contains(message), "{args:?}: {stderr}");
     }
     // No expected values and no ONNX Runtime: an error that says what to do.
-    let (code, _, stderr) = check(&[&model, "--python", "/nonexistent/python"]);
+    let (code, _, stderr) = check(&[&model, &target, "--python", "/nonexistent/python"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--python PATH") && stderr.contains("pip install onnxruntime"), "{stderr}");
     let (code, _, stderr) = check(&[&dir.join("missing.onnx").display().to_string()]);
