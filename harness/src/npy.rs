@@ -66,7 +66,8 @@ pub fn decode(bytes: &[u8]) -> Result<onnx_ir::TensorData, String> {
         _ => return Err(format!("the .npy element type {descr} is not a tensor type (f2/f4/f8, i1..i8, u1..u8, b1)")),
     };
     let data = &bytes[start + header_len..];
-    let expected = shape.iter().product::<usize>() * dtype.size();
+    let expected = shape.iter().try_fold(dtype.size(), |n, &d| n.checked_mul(d));
+    let expected = expected.ok_or_else(|| format!("a .npy shape {shape:?} too large to hold"))?;
     if data.len() != expected {
         return Err(format!("{} bytes of data for shape {shape:?} of {descr}, expected {expected}", data.len()));
     }
@@ -157,6 +158,9 @@ mod tests {
         assert!(decode(&npy("<f4", "(3,)", &[0; 8])).unwrap_err().contains("8 bytes of data"));
         assert!(decode(&npy(">f4", "(1,)", &[0; 4])).unwrap_err().contains("big-endian"));
         assert!(decode(&npy("<c8", "(1,)", &[0; 8])).unwrap_err().contains("not a tensor type"));
+        let huge = "(18446744073709551615, 2)";
+        assert!(decode(&npy("<f4", huge, &[])).unwrap_err().contains("too large"));
+        assert!(decode(&npy("<f4", "(2, x)", &[])).unwrap_err().contains("no size"));
         assert_eq!(onnx_code(DType::F32), 1);
         assert_eq!(onnx_code(DType::Bool), 9);
     }
