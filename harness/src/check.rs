@@ -173,8 +173,16 @@ pub fn check(opts: &CheckOptions) -> Result<Report, String> {
         input_shapes: opts.input_shapes.clone(),
         dim_sizes: opts.dim_sizes.clone(),
     };
-    let graph = onnx_ir::import_with_custom_ops(&bytes, import_options, &custom)
-        .map_err(|e| format!("{}: the model does not import: {e}", model_path.display()))?;
+    let graph = onnx_ir::import_with_custom_ops(&bytes, import_options, &custom).map_err(|e| {
+        let hint = match e {
+            onnx_ir::Error::UnsupportedOps(_) => {
+                "; implement them as #[onnx_custom_op] functions in a file and give it with --hooks FILE.rs \
+                 --custom-op 'domain::OpType=function'"
+            }
+            _ => "",
+        };
+        format!("{}: the model does not import: {e}{hint}", model_path.display())
+    })?;
 
     let work = opts.target.join("onnx2burn-check").join(crate_key(opts));
     let data = work.join("data");

@@ -108,6 +108,10 @@ fn bad_inputs_are_errors_with_exit_code_2() {
     let (code, _, stderr) = check(&[&model, &target, "--python", "/nonexistent/python"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--python PATH") && stderr.contains("pip install onnxruntime"), "{stderr}");
+    let unsupported = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/models/unsupported_ops.onnx");
+    let (code, _, stderr) = check(&[&unsupported.display().to_string(), &target]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("example.custom::ScaleBias") && stderr.contains("--hooks FILE.rs"), "{stderr}");
     let (code, _, stderr) = check(&[&dir.join("missing.onnx").display().to_string()]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("cannot read"), "{stderr}");
