@@ -20,7 +20,8 @@ from onnx import numpy_helper
 def save(path, value):
     array = np.asarray(value)
     if array.dtype.kind in "biuf":
-        np.save(path, np.ascontiguousarray(array))
+        # Not np.ascontiguousarray, which makes a rank-0 value rank 1.
+        np.save(path, array.copy(order="C"))
 
 
 def main():
