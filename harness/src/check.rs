@@ -687,6 +687,7 @@ fn bisect_report(
     let mut text = String::new();
     let mut diffs: HashMap<&str, Result<Diff, &'static str>> = HashMap::new();
     let mut first: Option<(&Candidate, Diff)> = None;
+    let mut later: Vec<String> = vec![];
     let mut differing = 0;
     let mut compared = 0;
     for (i, c) in candidates.iter().enumerate() {
@@ -702,6 +703,8 @@ fn bisect_report(
                 differing += 1;
                 if first.is_none() {
                     first = Some((c, diff.clone()));
+                } else if later.len() < 5 {
+                    later.push(format!("`{}` ({}, {})", c.node, c.op_type, diff.summary()));
                 }
             }
         }
@@ -754,7 +757,10 @@ fn bisect_report(
             writeln!(text, "  its inputs are within tolerance: the difference starts, or grows past tolerance, here");
     }
     if differing > 1 {
-        let _ = writeln!(text, "  (and {} later value(s) differ)", differing - 1);
+        let _ = writeln!(text, "then {} later value(s) differ, the first ones from nodes:", differing - 1);
+        for line in &later {
+            let _ = writeln!(text, "  {line}");
+        }
     }
     Ok(text)
 }
