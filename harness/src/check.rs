@@ -239,7 +239,8 @@ pub fn check(opts: &CheckOptions) -> Result<Report, String> {
     write_if_changed(&scratch.dir.join("src/main.rs"), main.as_bytes())?;
     eprintln!("onnx2burn check: building the generated code ({})", scratch.dir.display());
     let started = std::time::Instant::now();
-    let mut build = scratch.build_with(Stdio::null())?;
+    // Cargo's progress shows (the first build in a target folder compiles burn: minutes).
+    let mut build = scratch.build()?;
     let first_errors = |build: &crate::Build| {
         let errors = build.errors();
         let shown: Vec<&str> = errors.iter().map(String::as_str).take(3).collect();
@@ -256,7 +257,7 @@ pub fn check(opts: &CheckOptions) -> Result<Report, String> {
         bisect_failure = Some(first_errors(&build));
         modules.truncate(1);
         write_if_changed(&scratch.dir.join("src/main.rs"), main_source(&modules, hooks.as_deref()).as_bytes())?;
-        build = scratch.build_with(Stdio::null())?;
+        build = scratch.build()?;
     }
     if !build.success {
         return Err(format!(
@@ -295,7 +296,11 @@ pub fn check(opts: &CheckOptions) -> Result<Report, String> {
 
     // The outputs' table.
     let mut text = String::new();
-    let source = if opts.expected.is_empty() { "ONNX Runtime" } else { "the expected values" };
+    let source = match opts.expected.len() {
+        0 => "ONNX Runtime",
+        n if n == output_names.len() => "the expected values",
+        _ => "the expected values given, ONNX Runtime for the others",
+    };
     let ints = if opts.int64 { ", 64-bit ints" } else { "" };
     let _ = writeln!(text, "{input_notes}; on Burn's {device} device{ints}");
     let width = output_names.iter().map(String::len).max().unwrap_or(6).max(6);
