@@ -117,3 +117,17 @@ fn bad_inputs_are_errors_with_exit_code_2() {
     assert!(stderr.contains("cannot read"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn help_lists_the_options_and_the_main_help_points_to_check() {
+    let (code, stdout, stderr) = check(&["--help"]);
+    assert_eq!(code, 0, "{stderr}");
+    for option in ["--input", "--expected", "--seed", "--bisect", "--rtol", "--hooks", "--custom-op", "--python"] {
+        assert!(stdout.contains(option), "{option}: {stdout}");
+    }
+    let main = Command::new(env!("CARGO_BIN_EXE_onnx2burn")).arg("--help").output().expect("onnx2burn runs");
+    assert!(String::from_utf8_lossy(&main.stdout).contains("onnx2burn check MODEL"));
+    let (code, _, stderr) = check(&["model.onnx", "--input", "no-equals-sign"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is not NAME=FILE"), "{stderr}");
+}
