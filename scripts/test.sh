@@ -8,7 +8,8 @@
 #   3. cargo test over the whole workspace (unit tests, per-operator models, the digits example
 #      against ONNX Runtime, on a Burn remote device served by a second process on 127.0.0.1
 #      (examples/remote), greedy KV-cache generation against ONNX Runtime's loop
-#      (examples/kv-generate), and the trybuild ui-tests);
+#      (examples/kv-generate), `onnx2burn check` building a model with a planted one-ulp
+#      difference and naming its node, and the trybuild ui-tests);
 #   4. the ONNX backend test suites of the pinned onnx (node: 1,884 tests, generated from the wheel's
 #      test cases by scripts/make_node_data.py, seeded, outside the repository, since the wheel no
 #      longer ships them; simple, pytorch-converted, pytorch-operator, light: the wheel's folders),
@@ -84,7 +85,7 @@ python_side() {
     set -euo pipefail
     scripts/setup-python.sh
     for script in scripts/list_onnx_ops.py scripts/make_node_data.py scripts/make_op_models.py scripts/make_opset_compliance.py \
-        scripts/make_ui_models.py scripts/make_dir_fixture.py scripts/make_malformed_models.py scripts/make_sklearn_zoo.py \
+        scripts/make_ui_models.py scripts/make_dir_fixture.py scripts/make_check_fixture.py scripts/make_malformed_models.py scripts/make_sklearn_zoo.py \
         "examples/digits/train.py --reference-only" examples/custom-ops/make_model.py \
         examples/sklearn-pipeline/make_model.py \
         scripts/fetch_real_models.py; do

@@ -1,7 +1,12 @@
 //! `onnx2burn <model.onnx> <out_dir>`: writes `<name>.rs` (formatted, `@generated`) and
 //! `<name>.bpk`, plus IR dumps unless `--no-development`. Same code as `#[onnx_model]` and
 //! `ModelGen`, from the same library.
+//!
+//! `onnx2burn check <model.onnx>`: builds and runs that code against ONNX Runtime's outputs
+//! (`check.rs`, over `onnx_harness::check`).
 #![forbid(unsafe_code)]
+
+mod check;
 
 use clap::Parser;
 use onnx_codegen::generate::{generate, type_name, write_files, GenerateOptions, LoadStrategy};
@@ -15,6 +20,9 @@ use std::process::ExitCode;
 /// Writes <OUT_DIR>/<name>.rs (formatted Burn module), <OUT_DIR>/<name>.bpk (weights), and,
 /// unless --no-development, <name>.ir.txt and <name>.simplified.ir.txt (the IR before/after
 /// simplification).
+///
+/// `onnx2burn check MODEL` runs the generated code against ONNX Runtime instead (see
+/// `onnx2burn check --help`).
 #[derive(Parser)]
 #[command(version)]
 struct Args {
@@ -81,6 +89,11 @@ fn run(args: &Args) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    let mut args = std::env::args_os();
+    if std::env::args_os().nth(1).is_some_and(|a| a == "check") {
+        let program = args.next();
+        return check::main(program.into_iter().chain(args.skip(1)));
+    }
     match run(&Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -9,10 +9,6 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-}
-
 /// Case modules a rustc diagnostic points into (primary spans, then any span or child).
 fn cases_of(message: &serde_json::Value) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
@@ -55,34 +51,6 @@ fn build_errors(messages: &[serde_json::Value]) -> (BTreeMap<String, String>, Ve
     (failing, unattributed)
 }
 
-/// In the dev profile the suite should reuse the workspace's build of burn; a compiled
-/// `burn-flex` or `burn-dispatch` means their dependency features drifted apart (see `suite::WORKSPACE_FEATURES`).
-/// Harmless when the suite runs on its own before anything else was built, so a note; an error
-/// under `ONNX_BACKEND_REUSE_BURN=1` (the test command, after `cargo test --workspace`), where
-/// the second build would cost CI ten minutes unnoticed.
-fn check_burn_reused(suite: &Suite, messages: &[serde_json::Value]) -> Result<(), String> {
-    // Release, `cargo check` and CUDA builds have a burn of their own.
-    if suite.release || suite.check_only || suite.backend == Backend::Cuda {
-        return Ok(());
-    }
-    let rebuilt = messages.iter().any(|msg| {
-        let name = &msg["target"]["name"];
-        msg["reason"] == "compiler-artifact"
-            && msg["fresh"] == false
-            && (name == "burn_flex" || name == "burn_dispatch")
-    });
-    if !rebuilt {
-        return Ok(());
-    }
-    let why = "burn was compiled for the suite: if `cargo test --workspace` built it before, their dependency \
-               features differ (suite::WORKSPACE_FEATURES, suite::SHARED_FEATURES)";
-    if std::env::var_os("ONNX_BACKEND_REUSE_BURN").is_some_and(|v| v == "1") {
-        return Err(why.to_string());
-    }
-    eprintln!("note: {why}");
-    Ok(())
-}
-
 /// Builds the suite; cases that fail to compile get a `compile-error` outcome and are dropped
 /// until the rest builds. Returns the compiled cases.
 pub fn compile<'a>(
@@ -94,22 +62,11 @@ pub fn compile<'a>(
     loop {
         let modules: Vec<(String, String)> = cases.iter().map(|(c, m)| (c.name.clone(), m.clone())).collect();
         suite.write_main(&modules)?;
-        let output = cargo()
-            .arg(if suite.check_only { "check" } else { "build" })
-            .args(["--message-format=json", "--manifest-path"])
-            .arg(suite.dir.join("Cargo.toml"))
-            .args(suite.release.then_some("--release"))
-            .env("CARGO_TARGET_DIR", target)
-            .stderr(Stdio::inherit())
-            .output()
-            .map_err(|e| format!("cannot run cargo: {e}"))?;
-        // Cargo's JSON messages, one per line (build-script output and the like skipped).
-        let messages: Vec<serde_json::Value> =
-            output.stdout.split(|&b| b == b'\n').filter_map(|line| serde_json::from_slice(line).ok()).collect();
-        check_burn_reused(suite, &messages)?;
-        if output.status.success() {
+        let build = suite.scratch(target).build()?;
+        if build.success {
             return Ok(cases);
         }
+        let messages = build.messages;
         let (failing, unattributed) = build_errors(&messages);
         if failing.is_empty() {
             return Err(format!(

@@ -275,7 +275,7 @@ fn run() -> Result<i32, String> {
         check_only: args.check_only,
         export_dir: args.export_dir.clone(),
     };
-    suite.init()?;
+    suite.init(&target)?;
 
     let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();
     let started = Instant::now();

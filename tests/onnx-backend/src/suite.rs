@@ -14,17 +14,7 @@ use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The burn features of the suite crate: the README's recommended configuration.
-pub const BURN_FEATURES: &str = r#""std", "flex", "simd", "rayon", "x86-v4""#;
-
-/// Burn features the workspace's other members turn on (onnx-tests: `ndarray` and `wgpu` for
-/// `--backend`, `autodiff` for `--grad-check`; the digits example: `optim`; burn-onnx's
-/// `export`: `capture`; the remote example: `remote-websocket` and `remote-server`, which
-/// `--backend remote` uses too),
-/// asked for here too so that the suite reuses the workspace's build of burn instead of
-/// compiling its dispatch layer and everything above it a second time.
-const SHARED_FEATURES: &str =
-    r#""ndarray", "wgpu", "autodiff", "optim", "capture", "remote-websocket", "remote-server""#;
+pub use onnx_harness::BURN_FEATURES;
 
 /// The Burn backend the suite runs on (the bench always runs on flex).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -58,42 +48,6 @@ impl Backend {
         }
     }
 }
-
-/// Crates of burn's dependency tree with the features `cargo test --workspace` resolves for them
-/// (other members and dev-dependencies ask for more than burn does: the runner's toml_edit turns
-/// on indexmap's `std`, which naga, pliron and wgpu-core use; prettyplease 0.3 and syn 3, which
-/// cubecl's macros use, the workspace builds with the dev profile's debug info, and a suite that
-/// has them as build-side crates only would build them, and all of burn above, without). Cargo
-/// hashes features and profiles into every
-/// dependent's build, so without these the suite compiles burn and the wgpu stack a second time,
-/// ~10 minutes on two cores. `compile` warns when that happens (fails under
-/// `ONNX_BACKEND_REUSE_BURN=1`, as the test command runs it): a new dependency of the workspace
-/// can add one more crate here. To find it, compare the unit graphs
-/// (`cargo +nightly build --unit-graph -Z unstable-options`) of the workspace and the suite.
-const WORKSPACE_FEATURES: &str = r#"aho-corasick = "1"
-bytes = "1"
-fastrand = "2"
-indexmap = "2"
-once_cell = "1"
-prettyplease = "0.3"
-prost = "0.14"
-regex = { version = "1", default-features = false, features = ["std", "perf", "unicode"] }
-regex-automata = { version = "0.4", default-features = false, features = ["nfa", "perf"] }
-strsim = "0.11"
-syn = { version = "3", features = ["full"] }
-toml_datetime = "1"
-toml_parser = "1"
-toml_writer = "1"
-winnow = "1""#;
-
-/// The same for the build-dependency side (proc macros and their dependencies are resolved
-/// apart): without `once_cell`'s `std` there, `const-random-macro` and everything above it
-/// (burn-ndarray, burn-dispatch, ...) differ from the workspace's build; prost, fastrand and
-/// indexmap as onnx-ir's and the cubecl macros' build side has them.
-const WORKSPACE_HOST_FEATURES: &str = r#"fastrand = "2"
-indexmap = { version = "2", default-features = false, features = ["std"] }
-once_cell = "1"
-prost = "0.14""#;
 
 pub struct Suite {
     pub dir: PathBuf,
@@ -455,53 +409,31 @@ impl Suite {
 
     /// The built suite's executable.
     pub fn binary(&self, target: &std::path::Path) -> PathBuf {
-        target.join(if self.release { "release" } else { "debug" }).join("onnx-backend-suite")
+        self.scratch(target).binary()
     }
 
-    /// Prepares the crate folder (manifest, lock file copy). Files of the previous run stay
-    /// until `write_main` removes the stale ones: a file rewritten with the same bytes keeps
-    /// its time stamp, so running the same tests again (on another backend) rebuilds nothing.
-    pub fn init(&self) -> Result<(), String> {
+    /// The suite's throwaway crate, built into `target`.
+    pub fn scratch(&self, target: &Path) -> onnx_harness::ScratchCrate {
+        onnx_harness::ScratchCrate {
+            dir: self.dir.clone(),
+            name: "onnx-backend-suite".into(),
+            repo: self.repo.clone(),
+            target: target.to_path_buf(),
+            release: self.release,
+            check_only: self.check_only,
+            cuda: self.backend == Backend::Cuda,
+        }
+    }
+
+    /// Prepares the crate folder (manifest, lock file copy: see `onnx_harness`). Files of the
+    /// previous run stay until `write_main` removes the stale ones: a file rewritten with the
+    /// same bytes keeps its time stamp, so running the same tests again (on another backend)
+    /// rebuilds nothing.
+    pub fn init(&self, target: &Path) -> Result<(), String> {
         for sub in ["src/cases", "weights"] {
             std::fs::create_dir_all(self.dir.join(sub)).map_err(|e| e.to_string())?;
         }
-        let dev_profile = workspace_dev_profile(&self.repo)?;
-        let repo = self.repo.display();
-        // CUDA only where asked (a GPU machine): the workspace's build of burn has no `cuda`.
-        let cuda = if self.backend == Backend::Cuda { r#", "cuda""# } else { "" };
-        let manifest = format!(
-            r#"[package]
-name = "onnx-backend-suite"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[workspace]
-
-[dependencies]
-burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}{cuda}] }}
-burn-onnx = {{ path = "{repo}/runtime-support", features = ["export"] }}
-onnx-tests = {{ path = "{repo}/tests" }}
-{WORKSPACE_FEATURES}
-
-[build-dependencies]
-{WORKSPACE_HOST_FEATURES}
-
-# Same profile as the main workspace, so the dependencies built there are reused.
-{dev_profile}
-
-# The benchmark: symbols kept for `perf`, and the macro (a build dependency) optimised in release
-# builds too, as the README tells users.
-[profile.release]
-debug = "line-tables-only"
-
-[profile.release.build-override]
-opt-level = 3
-"#
-        );
-        write_if_changed(&self.dir.join("Cargo.toml"), manifest.as_bytes())?;
-        let lock = std::fs::read(self.repo.join("Cargo.lock")).map_err(|e| e.to_string())?;
-        write_if_changed(&self.dir.join("Cargo.lock"), &lock)
+        self.scratch(target).init()
     }
 
     /// Removes the case modules and weight files that `modules` does not name.
@@ -621,14 +553,7 @@ opt-level = 3
     }
 }
 
-/// Writes `bytes` unless the file already holds them (its time stamp then tells cargo nothing
-/// changed).
-fn write_if_changed(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
-    if std::fs::read(path).is_ok_and(|existing| existing == bytes) {
-        return Ok(());
-    }
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
+use onnx_harness::write_if_changed;
 
 /// Whether a model's outputs are random draws, which no two generators agree on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -690,20 +615,4 @@ pub fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
         .cloned()
         .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default()
-}
-
-/// The main workspace's `[profile.dev]` (its per-package optimisation levels included), as TOML:
-/// a suite built with another profile would build burn's crates a second time.
-fn workspace_dev_profile(repo: &Path) -> Result<String, String> {
-    let path = repo.join("Cargo.toml");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let workspace: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| e.to_string())?;
-    let dev = workspace.get("profile").and_then(|p| p.get("dev")).cloned();
-    let dev = dev.ok_or_else(|| format!("{} has no [profile.dev]", path.display()))?;
-    let mut profile = toml_edit::Table::new();
-    profile.set_implicit(true);
-    profile.insert("dev", dev);
-    let mut doc = toml_edit::DocumentMut::new();
-    doc.insert("profile", toml_edit::Item::Table(profile));
-    Ok(doc.to_string())
 }
