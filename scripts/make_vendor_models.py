@@ -202,6 +202,59 @@ def gen_dynamic_quantize_lstm():
     return cases
 
 
+def gen_quantized_lstm_stacks():
+    """LSTM stacks as ONNX Runtime's own quantizer writes them (`quantize_dynamic`, int8 weights:
+    DynamicQuantizeLSTM layers with Transpose/Reshape between them), forward, reverse,
+    bidirectional and stacked, at batch 1 and 3. The expected values are ONNX Runtime's at one
+    thread, as every case's: its DynamicQuantizeLSTM quantizes `h` per chunk of the batch that
+    one thread computes, so its answer changes with the thread count when the batch has
+    several rows."""
+    cases = []
+    for suffix, layers, direction, hidden, inp, batch in [
+        ("forward", 1, "forward", 16, 8, 3),
+        ("bidirectional", 1, "bidirectional", 16, 8, 3),
+        ("stacked", 2, "forward", 32, 16, 1),
+        ("stacked_bidirectional", 2, "bidirectional", 24, 12, 3),
+        ("three_bidirectional", 3, "bidirectional", 32, 20, 1),
+        ("reverse", 1, "reverse", 48, 32, 3),
+    ]:
+        c = case("QuantizedLSTM", suffix)
+        seq, dirs = 7, 2 if direction == "bidirectional" else 1
+        x, feat = c.input("x", (seq, batch, inp)), inp
+        for layer in range(layers):
+            w = c.weight(f"w{layer}", (dirs, 4 * hidden, feat), -0.5, 0.5)
+            r = c.weight(f"r{layer}", (dirs, 4 * hidden, hidden), -0.5, 0.5)
+            b = c.weight(f"b{layer}", (dirs, 8 * hidden), -0.2, 0.2)
+            c.node("LSTM", [x, w, r, b], [f"y{layer}"], hidden_size=hidden, direction=direction)
+            c.node("Transpose", [f"y{layer}"], [f"t{layer}"], perm=[0, 2, 1, 3])
+            shape = c.init(f"shape{layer}", np.array([seq, batch, dirs * hidden], np.int64))
+            c.node("Reshape", [f"t{layer}", shape], [f"o{layer}"])
+            x, feat = f"o{layer}", dirs * hidden
+        c.node("Identity", [x], ["y"])
+        c.model = quantized_by_ort(c.model)
+        cases.append(c.output("y"))
+    return cases
+
+
+def quantized_by_ort(float_model):
+    """`Case.model` through onnxruntime's `quantize_dynamic` (int8 weights), in a temporary
+    folder: the same bytes for the same float model."""
+    import tempfile
+    from pathlib import Path
+
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    def model(out_shapes=None):
+        with tempfile.TemporaryDirectory() as tmp:
+            src, dst = Path(tmp) / "float.onnx", Path(tmp) / "int8.onnx"
+            onnx.save(float_model(out_shapes), src)
+            quantize_dynamic(src, dst, weight_type=QuantType.QInt8)
+            return onnx.load(dst)
+
+    return model
+
+
 def key_mask(c: base.Case, name, batch, total):
     """A 0/1 int32 mask with the last positions of the first row masked."""
     mask = np.ones((batch, total), np.int32)
@@ -360,7 +413,7 @@ def gen_group_query_attention():
 def gen_vendor():
     return (
         gen_gelu() + gen_fused_matmul() + gen_fused_conv() + gen_integer_matmul() + gen_matmul_nbits()
-        + gen_skip_layer_norm() + gen_dynamic_quantize_lstm() + gen_attention() + gen_rotary() + gen_embed_layer_norm()
+        + gen_skip_layer_norm() + gen_dynamic_quantize_lstm() + gen_quantized_lstm_stacks() + gen_attention() + gen_rotary() + gen_embed_layer_norm()
         + gen_simplified_layer_norm() + gen_group_query_attention()
     )
 

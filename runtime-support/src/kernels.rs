@@ -307,13 +307,13 @@ pub(crate) fn lstm_sequence(
     bias: &Tensor<2>,
     initial: (&Tensor<2>, &Tensor<2>),
     reverse: bool,
-    quantize_state: bool,
+    r_scales: Option<&Tensor<2>>,
 ) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
     #[cfg(feature = "flex")]
-    return flex::lstm_sequence(projected, r, bias, initial, reverse, quantize_state);
+    return flex::lstm_sequence(projected, r, bias, initial, reverse, r_scales);
     #[cfg(not(feature = "flex"))]
     {
-        let _ = (projected, r, bias, initial, reverse, quantize_state);
+        let _ = (projected, r, bias, initial, reverse, r_scales);
         None
     }
 }
@@ -340,15 +340,16 @@ pub(crate) fn attention(operands: AttentionOperands, scale: f32) -> Result<Tenso
     }
 }
 
-/// `recurrent::quantize_dequantize_u8` of `values` into `out`, the same f32 operations in the
-/// same order (the LSTM kernel's state, in memory).
+/// `recurrent::quantize_u8_integers` of `values` into `out`, the same f32 operations in the
+/// same order (the LSTM kernel's state, in memory); returns the scale.
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]
-pub(crate) fn quantize_dequantize_u8_values(values: &[f32], out: &mut [f32]) {
+pub(crate) fn quantize_u8_integer_values(values: &[f32], out: &mut [f32]) -> f32 {
     let (low, high) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
     let (scale, zero) = u8_quantization(low, high);
     for (o, &v) in out.iter_mut().zip(values) {
-        *o = (((v / scale).round_ties_even() + zero).clamp(0.0, 255.0) - zero) * scale;
+        *o = ((v / scale).round_ties_even() + zero).clamp(0.0, 255.0) - zero;
     }
+    scale
 }
 
 /// The scale and zero point of ONNX Runtime's dynamic uint8 quantization of values from `low`
@@ -1177,9 +1178,13 @@ mod flex {
         bias: &Tensor<2>,
         (h0, c0): (&Tensor<2>, &Tensor<2>),
         reverse: bool,
-        quantize_state: bool,
+        r_scales: Option<&Tensor<2>>,
     ) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
         let [steps, batch, gates] = projected.dims();
+        let r_scales = match r_scales {
+            Some(scales) => Some(values(scales)?),
+            None => None,
+        };
         let hidden = gates / 4;
         let (xw, bias) = (values(projected)?, values(bias)?);
         let r_tensor = take(r.clone()).ok()?;
@@ -1191,15 +1196,20 @@ mod flex {
         let mut ys = vec![0.0f32; steps * batch * hidden];
         let mut g = vec![0.0f32; gates];
         let mut tanh_c = vec![0.0f32; hidden];
-        let mut quantized = if quantize_state { vec![0.0f32; h.len()] } else { vec![] };
+        let mut quantized = if r_scales.is_some() { vec![0.0f32; h.len()] } else { vec![] };
+        // DynamicQuantizeLSTM: each column's `scale_h * scale_r`, as ONNX Runtime multiplies them.
+        let mut multipliers = vec![0.0f32; gates];
         for step in 0..steps {
             let t = if reverse { steps - 1 - step } else { step };
-            if quantize_state {
-                super::quantize_dequantize_u8_values(&h, &mut quantized);
+            if let Some(r_scales) = &r_scales {
+                let h_scale = super::quantize_u8_integer_values(&h, &mut quantized);
+                for (m, &s) in multipliers.iter_mut().zip(r_scales.iter()) {
+                    *m = h_scale * s;
+                }
             }
             for b in 0..batch {
                 let base = (t * batch + b) * gates;
-                let state = if quantize_state { &quantized } else { &h };
+                let state = if r_scales.is_some() { &quantized } else { &h };
                 let hb = &state[b * hidden..(b + 1) * hidden];
                 // Gates four at a time (there are 4 × hidden).
                 for (quad, g) in g.chunks_exact_mut(4).enumerate() {
@@ -1207,7 +1217,12 @@ mod flex {
                     let sums = crate::gemm::dot4(rows, hb);
                     for (q, g) in g.iter_mut().enumerate() {
                         let j = 4 * quad + q;
-                        *g = xw[base + j] + bias[j] + sums[q];
+                        // Quantized: the integer sum (exact) scaled, after the x part, then the
+                        // bias (`Wb + Rb`), in ONNX Runtime's order.
+                        *g = match r_scales {
+                            Some(_) => (xw[base + j] + sums[q] * multipliers[j]) + bias[j],
+                            None => xw[base + j] + bias[j] + sums[q],
+                        };
                     }
                 }
                 super::simd::sigmoid(&mut g[..3 * hidden]);

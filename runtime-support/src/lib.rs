@@ -216,7 +216,7 @@ pub mod ops {
     pub use crate::random::{
         bernoulli, dropout, dropout_ratio, dropout_training, multinomial, random_normal, random_uniform,
     };
-    pub use crate::recurrent::{recurrent, Activation, Cell, RecurrentOptions};
+    pub use crate::recurrent::{recurrent, recurrent_quantized, Activation, Cell, RecurrentOptions};
     pub use crate::resize::{resize, AspectPolicy, CoordinateMode, NearestMode, ResizeMode, ResizeOptions};
     pub use crate::roi_align::{roi_align, RoiAlignOptions};
     pub use crate::roi_pool::max_roi_pool;

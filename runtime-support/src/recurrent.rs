@@ -70,20 +70,20 @@ pub struct RecurrentOptions {
     pub clip: Option<f64>,
     /// Inputs and outputs batch-major (`layout = 1`).
     pub batch_first: bool,
-    /// com.microsoft's DynamicQuantizeLSTM: `x` (all steps at once) and each step's `h` are
-    /// quantized to uint8 from their range ([`quantize_dequantize_u8`]) before they meet the
-    /// (dequantized) weights, as ONNX Runtime's integer products see them.
+    /// com.microsoft's DynamicQuantizeLSTM ([`recurrent_quantized`]): `x` (all steps at once)
+    /// and each step's `h` are quantized to uint8 from their range before they meet the
+    /// integer weights, as ONNX Runtime's integer products see them.
     pub quantize_inputs: bool,
 }
 
-/// `x` through ONNX Runtime's dynamic uint8 quantization and back: the range (widened to hold
-/// 0) over 255 is the scale (1 for an empty range), the zero point `-min / scale` rounded, and
-/// each value `round(x / scale) + zero` clamped to 0..=255, in f32 with ties to even as
-/// ONNX Runtime rounds.
-pub fn quantize_dequantize_u8<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+/// `x` through ONNX Runtime's dynamic uint8 quantization, as integers less the zero point
+/// (exact in f32), and the scale: the range (widened to hold 0) over 255 is the scale (1 for an
+/// empty range), the zero point `-min / scale` rounded, and each value `round(x / scale) +
+/// zero` clamped to 0..=255, in f32 with ties to even as ONNX Runtime rounds.
+pub fn quantize_u8_integers<const D: usize>(x: Tensor<D>) -> (Tensor<D>, f32) {
     let (low, high) = (x.clone().min().into_scalar::<f32>(), x.clone().max().into_scalar::<f32>());
     let (scale, zero) = crate::kernels::u8_quantization(low, high);
-    x.div_scalar(scale).round().add_scalar(zero).clamp(0.0, 255.0).sub_scalar(zero).mul_scalar(scale)
+    (x.div_scalar(scale).round().add_scalar(zero).clamp(0.0, 255.0).sub_scalar(zero), scale)
 }
 
 /// Rows `k * hidden .. (k + 1) * hidden` of a `[gates * hidden, n]` matrix.
@@ -105,6 +105,8 @@ struct Inputs<'a> {
     initial_h: &'a Option<Tensor<3>>,
     initial_c: &'a Option<Tensor<3>>,
     peepholes: &'a Option<Tensor<2>>,
+    /// DynamicQuantizeLSTM's column scales of W and R, `[dirs, gates * hidden]`.
+    scales: Option<&'a (Tensor<2>, Tensor<2>)>,
 }
 
 /// Runs the recurrence. Returns `Y [seq, dirs, batch, hidden]` (`[batch, seq, dirs, hidden]`
@@ -121,8 +123,48 @@ pub fn recurrent(
     peepholes: Option<Tensor<2>>,
     options: &RecurrentOptions,
 ) -> (Tensor<4>, Tensor<3>, Tensor<3>) {
+    run(x, w, r, None, b, sequence_lens, initial_h, initial_c, peepholes, options)
+}
+
+/// [`recurrent`] for com.microsoft's DynamicQuantizeLSTM, as ONNX Runtime computes it: `w` and
+/// `r` hold integer weights less their zero point, `scales` their scale per output column
+/// (`[dirs, gates * hidden]`, W's then R's); `x`, then `h` before each step, are quantized to
+/// uint8 from their own range ([`quantize_u8_integers`]); each product is exact in integers,
+/// then scaled once per column by `scale_x * scale_w`; a step's gates are `(x part + h part) +
+/// (Wb + Rb)`, in ONNX Runtime's order. So `h` is bit for bit ONNX Runtime's where the kernels
+/// are (a last-bit difference would move a later step's quantization by a whole level).
+#[allow(clippy::too_many_arguments)]
+pub fn recurrent_quantized(
+    x: Tensor<3>,
+    w: Tensor<3>,
+    r: Tensor<3>,
+    scales: (Tensor<2>, Tensor<2>),
+    b: Option<Tensor<2>>,
+    sequence_lens: Option<Tensor<1, Int>>,
+    initial_h: Option<Tensor<3>>,
+    initial_c: Option<Tensor<3>>,
+    peepholes: Option<Tensor<2>>,
+    options: &RecurrentOptions,
+) -> (Tensor<4>, Tensor<3>, Tensor<3>) {
+    run(x, w, r, Some(scales), b, sequence_lens, initial_h, initial_c, peepholes, options)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run(
+    x: Tensor<3>,
+    w: Tensor<3>,
+    r: Tensor<3>,
+    scales: Option<(Tensor<2>, Tensor<2>)>,
+    b: Option<Tensor<2>>,
+    sequence_lens: Option<Tensor<1, Int>>,
+    initial_h: Option<Tensor<3>>,
+    initial_c: Option<Tensor<3>>,
+    peepholes: Option<Tensor<2>>,
+    options: &RecurrentOptions,
+) -> (Tensor<4>, Tensor<3>, Tensor<3>) {
     let x = if options.batch_first { x.swap_dims(0, 1) } else { x };
     let inputs = Inputs {
+        scales: scales.as_ref(),
         x: &x,
         w: &w,
         r: &r,
@@ -175,7 +217,7 @@ fn direction(
     d: usize,
     reverse: bool,
 ) -> (Tensor<3>, Tensor<2>, Tensor<2>) {
-    let Inputs { x, w, r, b, lengths, initial_h, initial_c, peepholes } = *inputs;
+    let Inputs { x, w, r, b, lengths, initial_h, initial_c, peepholes, scales } = *inputs;
     let [steps, batch, _] = x.dims();
     let hidden = options.hidden;
     let device = x.device();
@@ -217,11 +259,29 @@ fn direction(
     };
     let r_state = r.clone().narrow(0, 0, state_gates * hidden).transpose();
     let bias_state = recurrent_bias.clone().narrow(1, 0, state_gates * hidden);
-    let quantized = |t: Tensor<2>| if options.quantize_inputs { quantize_dequantize_u8(t) } else { t };
-    let projected: Tensor<3> = quantized(x.clone().reshape([steps * batch, input]))
-        .matmul(w.clone().transpose())
-        .add(input_bias)
-        .reshape([steps, batch, gates * hidden]);
+    // DynamicQuantizeLSTM: this direction's column scales, `[1, gates * hidden]`.
+    let column_scales = scales.map(|(w_scales, r_scales)| {
+        let of = |s: &Tensor<2>| s.clone().narrow(0, d, 1);
+        (of(w_scales), of(r_scales))
+    });
+    let x_rows = x.clone().reshape([steps * batch, input]);
+    let projected: Tensor<3> = match &column_scales {
+        // The bias comes after the state's product, as ONNX Runtime adds it.
+        Some((w_scales, _)) => {
+            let (x_int, x_scale) = quantize_u8_integers(x_rows);
+            x_int.matmul(w.clone().transpose()).mul(w_scales.clone().mul_scalar(x_scale))
+        }
+        None => x_rows.matmul(w.clone().transpose()).add(input_bias.clone()),
+    }
+    .reshape([steps, batch, gates * hidden]);
+    // The state's product: `h · Rᵀ`, through the quantization and the scales when quantized.
+    let state_product = |h: Tensor<2>, r_state: &Tensor<2>, scales: Option<&Tensor<2>>| match scales {
+        Some(r_scales) => {
+            let (h_int, h_scale) = quantize_u8_integers(h);
+            h_int.matmul(r_state.clone()).mul(r_scales.clone().mul_scalar(h_scale))
+        }
+        None => h.matmul(r_state.clone()),
+    };
     let columns = |m: &Tensor<2>, k: usize| m.clone().narrow(1, k * hidden, hidden);
     let mut h = state(initial_h);
     let mut c = state(initial_c);
@@ -236,8 +296,11 @@ fn direction(
         && lengths.is_none();
     if default_lstm {
         let state = (&h, &c);
-        let quantize = options.quantize_inputs;
-        if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &recurrent_bias, state, reverse, quantize) {
+        let (bias, r_scales) = match &column_scales {
+            Some((_, r_scales)) => (input_bias.clone().add(recurrent_bias.clone()), Some(r_scales)),
+            None => (recurrent_bias.clone(), None),
+        };
+        if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &bias, state, reverse, r_scales) {
             return done;
         }
     }
@@ -246,7 +309,15 @@ fn direction(
     let order: Vec<usize> = if reverse { (0..steps).rev().collect() } else { (0..steps).collect() };
     for t in order {
         let xw: Tensor<2> = projected.clone().narrow(0, t, 1).squeeze_dim(0);
-        let hr = quantized(h.clone()).matmul(r_state.clone()).add(bias_state.clone());
+        let r_scales = column_scales.as_ref().map(|(_, r)| r.clone().narrow(1, 0, state_gates * hidden));
+        let hr = match &r_scales {
+            // `(x part + h part) + (Wb + Rb)`: the input bias moves here, after the x part.
+            Some(_) => {
+                let bias = input_bias.clone().narrow(1, 0, state_gates * hidden).add(bias_state.clone());
+                state_product(h.clone(), &r_state, r_scales.as_ref()).add(bias)
+            }
+            None => state_product(h.clone(), &r_state, None).add(bias_state.clone()),
+        };
         let (h_new, c_new) = match options.cell {
             Cell::Rnn => (act[0].apply(clip(columns(&xw, 0).add(columns(&hr, 0)))), c.clone()),
             Cell::Gru { linear_before_reset } => {
@@ -320,10 +391,11 @@ mod tests {
             wave([37], 3).into_data().try_to_vec::<f32>().expect("f32"),
         ];
         for row in rows {
-            let tensor =
-                quantize_dequantize_u8(floats(&row, [row.len()])).into_data().try_to_vec::<f32>().expect("f32");
+            let (tensor, scale) = quantize_u8_integers(floats(&row, [row.len()]));
+            let tensor = tensor.into_data().try_to_vec::<f32>().expect("f32");
             let mut values = vec![0.0; row.len()];
-            crate::kernels::quantize_dequantize_u8_values(&row, &mut values);
+            let values_scale = crate::kernels::quantize_u8_integer_values(&row, &mut values);
+            assert_eq!(values_scale.to_bits(), scale.to_bits(), "{row:?}");
             assert_eq!(
                 values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                 tensor.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),

@@ -415,6 +415,12 @@ op_case!(ms_matmul_nbits_v1_zero_points_bias, "models/ms_matmul_nbits_v1_zero_po
 op_case!(ms_multi_head_attention_v1, "models/ms_multi_head_attention_v1/model.onnx", [0, 1, 2]);
 op_case!(ms_multi_head_attention_v1_attention_bias, "models/ms_multi_head_attention_v1_attention_bias/model.onnx", [0, 1, 2, 3]);
 op_case!(ms_multi_head_attention_v1_key_padding_mask, "models/ms_multi_head_attention_v1_key_padding_mask/model.onnx", [0, 1, 2, 3]);
+op_case!(ms_quantized_lstm_v1_bidirectional, "models/ms_quantized_lstm_v1_bidirectional/model.onnx", [0]);
+op_case!(ms_quantized_lstm_v1_forward, "models/ms_quantized_lstm_v1_forward/model.onnx", [0]);
+op_case!(ms_quantized_lstm_v1_reverse, "models/ms_quantized_lstm_v1_reverse/model.onnx", [0]);
+op_case!(ms_quantized_lstm_v1_stacked, "models/ms_quantized_lstm_v1_stacked/model.onnx", [0]);
+op_case!(ms_quantized_lstm_v1_stacked_bidirectional, "models/ms_quantized_lstm_v1_stacked_bidirectional/model.onnx", [0]);
+op_case!(ms_quantized_lstm_v1_three_bidirectional, "models/ms_quantized_lstm_v1_three_bidirectional/model.onnx", [0]);
 op_case!(ms_quick_gelu_v1, "models/ms_quick_gelu_v1/model.onnx", [0]);
 op_case!(ms_quick_gelu_v1_alpha, "models/ms_quick_gelu_v1_alpha/model.onnx", [0]);
 op_case!(ms_rotary_embedding_v1, "models/ms_rotary_embedding_v1/model.onnx", [0, 1]);

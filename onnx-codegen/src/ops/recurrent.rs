@@ -41,6 +41,13 @@ pub fn recurrent(e: &mut Emitter, node: &Node, c: &RecurrentConfig) -> Result<To
     let (hidden, reverse, batch_first, quantize_inputs) = (lit(c.hidden), &c.reverse, c.batch_first, c.quantize_inputs);
     let (x, w, r) = (&args[0], &args[1], &args[2]);
     let (b, lens, initial_h) = (&optional[0], &optional[1], &optional[2]);
+    let call = if c.quantize_inputs {
+        let (w_scale, r_scale) = (e.input(&node.inputs, 8)?, e.input(&node.inputs, 9)?);
+        let scales = quote! { (#w_scale, #r_scale) };
+        quote! { #o::recurrent_quantized(#x, #w, #r, #scales, #b, #lens, #initial_h, #initial_c, #peepholes, &options) }
+    } else {
+        quote! { #o::recurrent(#x, #w, #r, #b, #lens, #initial_h, #initial_c, #peepholes, &options) }
+    };
     let outputs = match node.outputs.len() {
         1 => quote! { y },
         2 => quote! { (y, y_h) },
@@ -56,7 +63,7 @@ pub fn recurrent(e: &mut Emitter, node: &Node, c: &RecurrentConfig) -> Result<To
             batch_first: #batch_first,
             quantize_inputs: #quantize_inputs,
         };
-        let (y, y_h, y_c) = #o::recurrent(#x, #w, #r, #b, #lens, #initial_h, #initial_c, #peepholes, &options);
+        let (y, y_h, y_c) = #call;
         let _ = &y_c;
         #outputs
     }})

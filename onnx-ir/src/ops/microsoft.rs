@@ -1,8 +1,9 @@
 //! Ops of ONNX Runtime's `com.microsoft` domain that real exports contain (its contrib ops:
 //! optimised transformer graphs, dynamic quantization, n-bit weights). Each is lowered at import
 //! into IR ops with the same result, so code generation needs nothing new: the node becomes a
-//! [`Lowered`] list of steps, which the builder adds as nodes of private outputs. Weights stored
-//! quantized (MatMulNBits, DynamicQuantizeLSTM) are dequantized here, at import. Semantics and
+//! [`Lowered`] list of steps, which the builder adds as nodes of private outputs. MatMulNBits's
+//! weights are dequantized here, at import; DynamicQuantizeLSTM's become integer values and
+//! column scales, which the LSTM's quantized mode multiplies as ONNX Runtime does. Semantics and
 //! defaults are ONNX Runtime's (its ContribOperators documentation and CPU kernels); an
 //! attribute value they define that is not implemented is an import error naming it.
 
@@ -25,7 +26,7 @@ pub const DOMAIN: &str = "com.microsoft";
 pub const OPS: &[(&str, &str)] = &[
     ("Attention", "packed QKV projection, then Attention (3-D, `num_heads`); raw 2-D/3-D mask, attention bias"),
     ("BiasGelu", "Add, then exact Gelu"),
-    ("DynamicQuantizeLSTM", "LSTM with int8/uint8 weights dequantized at import; X and each step's h quantized to uint8 as ONNX Runtime does"),
+    ("DynamicQuantizeLSTM", "LSTM on the integer weights and their column scales; X and each step's h quantized to uint8, each product exact in integers then scaled, as ONNX Runtime computes it (bit for bit at one ONNX Runtime thread)"),
     ("DynamicQuantizeMatMul", "DynamicQuantizeLinear, MatMulInteger, scales, bias"),
     ("EmbedLayerNormalization", "word, position and segment Gather, sum, LayerNormalization; mask index as counts of 1s"),
     ("FastGelu", "optional bias Add, then tanh Gelu"),
@@ -314,10 +315,12 @@ fn skip_layer_norm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     Ok(plan.done(vec![Some(norm), Some(output(norm, 1)), Some(output(norm, 2)), Some(sum)]))
 }
 
-/// A quantized `[dirs, rows, cols]` weight (int8 or uint8) as float `[dirs, cols, rows]` (ONNX
-/// LSTM's layout), with a scale and zero point per direction (`[dirs]`) or per column
-/// (`[dirs, cols]`).
-fn dequantize_lstm_weight(ctx: &NodeCtx, index: usize, what: &str) -> Result<TensorData> {
+/// A DynamicQuantizeLSTM weight (`W` at 1, `R` at 2; `[dirs, rows, cols]`) as its integer
+/// values less the zero point (exact in f32), transposed to LSTM's `[dirs, cols, rows]`, and
+/// its scale per output column `[dirs, cols]` (a per-direction scale repeated): ONNX Runtime's
+/// integer product, then one multiplication by `scale_x * scale_w` per column, is what the
+/// runtime reproduces from them.
+fn lstm_weight_integers(ctx: &NodeCtx, index: usize, what: &str) -> Result<(TensorData, TensorData)> {
     let (q, shape) = constant_bytes(ctx, index, what, &[DType::I8, DType::U8])?;
     let signed = ctx.input_type(index)?.dtype == DType::I8;
     let &[dirs, rows, cols] = shape else {
@@ -336,16 +339,17 @@ fn dequantize_lstm_weight(ctx: &NodeCtx, index: usize, what: &str) -> Result<Ten
         return Err(ctx.error(format!("{what}_zero_point has {} values, {what}_scale {}", zeros.len(), scales.len())));
     }
     let value = |byte: u8| if signed { byte as i8 as f32 } else { byte as f32 };
-    let mut out = vec![0f32; q.len()];
+    let param = |d: usize, c: usize| if per_column { d * cols + c } else { d };
+    let mut integers = vec![0f32; q.len()];
     for d in 0..dirs {
         for r in 0..rows {
             for c in 0..cols {
-                let p = if per_column { d * cols + c } else { d };
-                out[(d * cols + c) * rows + r] = (value(q[(d * rows + r) * cols + c]) - value(zeros[p])) * scales[p];
+                integers[(d * cols + c) * rows + r] = value(q[(d * rows + r) * cols + c]) - value(zeros[param(d, c)]);
             }
         }
     }
-    Ok(f32_tensor(vec![dirs, cols, rows], &out))
+    let column_scales: Vec<f32> = (0..dirs * cols).map(|i| scales[param(i / cols, i % cols)]).collect();
+    Ok((f32_tensor(vec![dirs, cols, rows], &integers), f32_tensor(vec![dirs, cols], &column_scales)))
 }
 
 /// DynamicQuantizeLSTM(X, W, R, B, sequence_lens, initial_h, initial_c, P, W_scale,
@@ -359,10 +363,13 @@ fn dynamic_quantize_lstm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         return Err(ctx.error("attribute `layout` is not one of DynamicQuantizeLSTM's"));
     }
     config.quantize_inputs = true;
-    let w = plan.constant(dequantize_lstm_weight(ctx, 1, "W")?);
-    let r = plan.constant(dequantize_lstm_weight(ctx, 2, "R")?);
+    let (w, w_scale) = lstm_weight_integers(ctx, 1, "W")?;
+    let (r, r_scale) = lstm_weight_integers(ctx, 2, "R")?;
+    let [w, w_scale, r, r_scale] = [w, w_scale, r, r_scale].map(|data| plan.constant(data));
     let mut inputs = vec![Some(Src::Input(0)), Some(w), Some(r)];
     inputs.extend((3..8).map(|i| optional(ctx, i)));
+    // After LSTM's eight: the weights' column scales, which `quantize_inputs` reads.
+    inputs.extend([Some(w_scale), Some(r_scale)]);
     let y = plan.op_outputs(Op::Recurrent(config), inputs, 3);
     Ok(plan.done((0..3).map(|k| Some(output(y, k))).collect()))
 }

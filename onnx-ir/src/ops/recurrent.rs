@@ -89,7 +89,9 @@ pub struct RecurrentConfig {
     /// `layout` = 1 (opset 14): X, Y and the states batch-major.
     pub batch_first: bool,
     /// com.microsoft's DynamicQuantizeLSTM: X, and `h` before each step, are quantized to
-    /// uint8 with their own range (as ONNX Runtime does) before they meet the weights.
+    /// uint8 with their own range (as ONNX Runtime does) before they meet the weights, which
+    /// are then integer values (less their zero point), with their column scales `[dirs, 4 *
+    /// hidden]` as inputs 8 (W's) and 9 (R's).
     pub quantize_inputs: bool,
 }
 
