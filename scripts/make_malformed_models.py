@@ -369,6 +369,10 @@ def validation_parity():
     case("ort_output_type_undefined.onnx", "DeclaredOutput", "the model declares element type code 0",
          model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [io("x", [2])],
                [io("y", None, TensorProto.UNDEFINED)]), ort=True)
+    declared_map = helper.make_value_info("y", helper.make_map_type_proto(TensorProto.FLOAT, helper.make_tensor_type_proto(
+        TensorProto.INT16, None)))
+    case("ort_output_type_map.onnx", "DeclaredOutput", "the model declares a type other than a tensor",
+         model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [io("x", [2])], [declared_map]), ort=True)
     case("ort_maxpool_pad_as_large_as_kernel.onnx", "Node", "pads (2, 0) of spatial axis 0 must be smaller than its kernel's extent 2",
          unary("MaxPool", [1, 1, 4], None, kernel_shape=[2], pads=[2, 0]), ort=True)
     m = unary("Relu", [2], [2])

@@ -278,7 +278,12 @@ fn check_declared(inferred: &TensorType, output: &ValueInfoProto, rank: bool) ->
                 }
                 _ => Ok(()),
             },
-            None => Ok(()),
+            // A type the importer cannot read (a map of float keys) where the graph computes
+            // a tensor: ONNX Runtime refuses the model.
+            None => match output.r#type.as_ref().and_then(|t| t.value.as_ref()) {
+                Some(_) if inferred.holder == Holder::Tensor => Err(mismatch("a type other than a tensor".into())),
+                _ => Ok(()),
+            },
         },
     }
 }
