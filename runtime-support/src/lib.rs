@@ -40,9 +40,6 @@ pub use kernels::set_flex_kernels;
 pub use strings::StringTensor;
 pub use zip_map::ScoreMap;
 
-#[cfg(feature = "export")]
-pub mod export;
-
 /// What generated code names through `burn_onnx` rather than the standard library, so that it
 /// compiles in `#![no_std]` crates too (`Vec` and `vec!` come from `alloc`; std re-exports them).
 #[doc(hidden)]

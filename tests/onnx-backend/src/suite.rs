@@ -117,7 +117,7 @@ pub struct Suite {
     /// Instead of comparing outputs, check that one backward pass gives every float
     /// initializer of the file a non-zero gradient (`run_fn`).
     pub grad_check: bool,
-    /// `--export-dir`: each model's module is exported back to ONNX (`burn_onnx::export`) on its
+    /// `--export-dir`: each model's module is exported back to ONNX (`burn_onnx_export`) on its
     /// first data set's inputs, into `<dir>/<test>/model.onnx`, or `error.txt` saying why not.
     pub export_dir: Option<PathBuf>,
 }
@@ -430,15 +430,15 @@ impl Suite {
         let export = match (scalar(&graph.inputs), scalar(&graph.outputs)) {
             (Some(k), _) => {
                 let reason = format!("input {k} is rank 0, a plain Rust value of forward, not a tensor");
-                quote! { Err::<burn_onnx::export::ExportedModel, String>(#reason.to_string()) }
+                quote! { Err::<burn_onnx_export::ExportedModel, String>(#reason.to_string()) }
             }
             (_, Some(k)) => {
                 let reason = format!("output {k} is rank 0, a plain Rust value of forward, not a tensor");
-                quote! { Err::<burn_onnx::export::ExportedModel, String>(#reason.to_string()) }
+                quote! { Err::<burn_onnx_export::ExportedModel, String>(#reason.to_string()) }
             }
             (None, None) => quote! {{
                 #load
-                burn_onnx::export::OnnxExporter::new()
+                burn_onnx_export::OnnxExporter::new()
                     .export(&model, load(sets[0]), |model: &Model, (#(#args,)*)| model.forward(#(#args),*))
                     .map_err(|e| e.to_string())
             }},
@@ -480,7 +480,8 @@ publish = false
 
 [dependencies]
 burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}{cuda}] }}
-burn-onnx = {{ path = "{repo}/runtime-support", features = ["export"] }}
+burn-onnx = {{ path = "{repo}/runtime-support" }}
+burn-onnx-export = {{ path = "{repo}/onnx-export" }}
 onnx-tests = {{ path = "{repo}/tests" }}
 {WORKSPACE_FEATURES}
 

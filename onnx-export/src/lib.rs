@@ -1,7 +1,7 @@
 //! Export: a Burn module's forward pass as an ONNX model (feature `export`).
 //!
 //! ```ignore
-//! use burn_onnx::export::OnnxExporter;
+//! use burn_onnx_export::OnnxExporter;
 //!
 //! let model = MyModel::new(&device);
 //! let sample = Tensor::<4>::zeros([1, 3, 224, 224], &device);
