@@ -163,8 +163,6 @@ mod float;
 #[cfg(feature = "std")]
 mod cpu;
 mod feature_maps;
-#[cfg(feature = "flex")]
-mod gemm;
 mod grid_sample;
 mod kernels;
 mod linalg;
