@@ -33,6 +33,7 @@ mod bitcast;
 mod boxed;
 mod deform_conv;
 mod detection;
+mod dtype;
 pub use boxed::Boxed;
 pub use feature_maps::FeatureMap;
 #[cfg(feature = "flex")]

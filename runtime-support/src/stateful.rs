@@ -140,7 +140,7 @@ pub fn tensor_scatter_indices<const D: usize>(
         Some(starts) => {
             let mut per_row = [1; D];
             per_row[0] = dims[0];
-            positions + crate::ops::default_int(starts).reshape(per_row)
+            positions + crate::dtype::default_int(starts).reshape(per_row)
         }
         None => positions,
     };

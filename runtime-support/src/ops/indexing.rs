@@ -2,6 +2,7 @@
 //! ReverseSequence, with results kept in the data's dtype.
 
 use super::*;
+use crate::dtype::of_dtype;
 
 /// Index tensors with negative entries counted from the end of an axis of `size`.
 pub fn wrap_indices<const D: usize>(indices: Tensor<D, Int>, size: usize) -> Tensor<D, Int> {
@@ -24,27 +25,6 @@ pub fn one_hot<const D: usize, const D2: usize>(
     let classes = Tensor::<1, Int>::arange(0..depth as i64, &indices.device()).reshape(class_dims);
     let dims = broadcast_dims(&[indices.dims(), class_dims]);
     indices.expand(dims).equal(default_int(classes).expand(dims))
-}
-
-/// Burn's `select`, its result of the data's dtype (see [`of_dtype`]).
-pub fn select<const D: usize, K: Basic>(data: Tensor<D, K>, axis: usize, indices: Tensor<1, Int>) -> Tensor<D, K> {
-    let dtype = data.dtype();
-    of_dtype(data.select(axis, indices), dtype)
-}
-
-/// `x` as a tensor of `dtype`, the dtype of the data it was picked from. Flex 0.22 types the
-/// result of a bool `select` or `gather` `U8` rather than `Bool`, and every later op of two
-/// bool tensors then fails flex's dtype assertion (debug builds) or mixes two storages (issue
-/// 36: every transformer exported with PyTorch's TorchScript exporter gathers its attention
-/// mask). Where the dtype changed, the same bytes (one per element either way) are re-typed;
-/// no other backend takes that path.
-fn of_dtype<const D: usize, K: Basic>(x: Tensor<D, K>, dtype: burn::tensor::DType) -> Tensor<D, K> {
-    if x.dtype() == dtype || x.dtype().size() != dtype.size() {
-        return x;
-    }
-    let device = x.device();
-    let (bytes, shape, _) = x.into_data().into_parts();
-    Tensor::from_data(TensorData::from_bytes(bytes, shape, dtype), &device)
 }
 
 /// ONNX `Gather`: `indices` (flattened, negatives counted from the end) picked along `axis`;

@@ -29,6 +29,7 @@ use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 pub use crate::bitcast::{bit_cast, BitType};
 pub use crate::deform_conv::deform_conv2d;
 pub use crate::detection::non_max_suppression;
+pub use crate::dtype::{default_int, select};
 pub use crate::feature_maps::{
     cast_map_to_float, cast_map_to_int, cast_map_to_string, dict_vectorize, CastMapValue, MapNumber,
 };

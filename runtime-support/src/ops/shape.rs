@@ -2,6 +2,7 @@
 //! CenterCropPad) and the integer conversions the generated code needs around them.
 
 use super::*;
+use crate::dtype::int_range;
 
 /// Axes computed at run time (read back to the host), normalised into `0..rank`, sorted.
 pub fn runtime_axes(axes: Tensor<1, Int>, rank: usize) -> Vec<usize> {
@@ -23,44 +24,6 @@ pub fn broadcast_dims<const D: usize>(shapes: &[[usize; D]]) -> [usize; D] {
         }
     }
     out
-}
-
-/// An integer tensor in the device's default integer type. Weights load in the type they
-/// were stored in (i64), computed tensors come in the default type; ops such as `cat`
-/// need them alike.
-///
-/// Values beyond the default type's range saturate (a cast would wrap: INT64_MAX, ONNX's
-/// usual "no limit", would become -1 in an i32).
-pub fn default_int<const D: usize>(t: Tensor<D, Int>) -> Tensor<D, Int> {
-    let dtype = t.device().settings().int_dtype;
-    let from = burn::tensor::IntDType::from(t.dtype());
-    if from == dtype {
-        return t;
-    }
-    let ((from_min, from_max), (to_min, to_max)) = (int_range(from), int_range(dtype));
-    let t = if from_min < to_min || from_max > to_max {
-        // Both bounds lie in the source type's range: the clamp's scalars are exact there.
-        let bound = |v: i128| i64::try_from(v).unwrap_or(i64::MAX);
-        t.clamp(bound(from_min.max(to_min)), bound(from_max.min(to_max)))
-    } else {
-        t
-    };
-    t.cast(dtype)
-}
-
-/// The values an integer type holds.
-fn int_range(dtype: burn::tensor::IntDType) -> (i128, i128) {
-    use burn::tensor::IntDType as I;
-    match dtype {
-        I::I64 => (i64::MIN.into(), i64::MAX.into()),
-        I::I32 => (i32::MIN.into(), i32::MAX.into()),
-        I::I16 => (i16::MIN.into(), i16::MAX.into()),
-        I::I8 => (i8::MIN.into(), i8::MAX.into()),
-        I::U64 => (0, u64::MAX.into()),
-        I::U32 => (0, u32::MAX.into()),
-        I::U16 => (0, u16::MAX.into()),
-        I::U8 => (0, u8::MAX.into()),
-    }
 }
 
 /// The values of a small integer tensor (a shape, axes, sizes), read back to the host.
