@@ -49,15 +49,20 @@
 /// A tensor kind in a hook signature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TensorKind {
+    /// A float tensor (`Tensor<D>`).
     Float,
+    /// An integer tensor (`Tensor<D, Int>`).
     Int,
+    /// A boolean tensor (`Tensor<D, Bool>`).
     Bool,
 }
 
 /// The ranks and kinds of a hook's tensor arguments and results, as declared in Rust.
 #[derive(Debug, Clone, Copy)]
 pub struct HookSignature {
+    /// Rank and kind of each tensor argument, in order.
     pub inputs: &'static [(usize, TensorKind)],
+    /// Rank and kind of each result, in order.
     pub outputs: &'static [(usize, TensorKind)],
 }
 
@@ -84,10 +89,15 @@ pub const fn fits(signature: &HookSignature, inputs: &[(usize, TensorKind)], out
 /// An attribute of the node, as a constant.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum AttributeValue {
+    /// An `INT` attribute.
     Int(i64),
+    /// A `FLOAT` attribute (widened to f64).
     Float(f64),
+    /// An `INTS` attribute.
     Ints(&'static [i64]),
+    /// A `FLOATS` attribute.
     Floats(&'static [f64]),
+    /// A `STRING` attribute.
     String(&'static str),
 }
 
@@ -96,10 +106,12 @@ pub enum AttributeValue {
 pub struct NodeAttributes(pub &'static [(&'static str, AttributeValue)]);
 
 impl NodeAttributes {
+    /// The attribute `name`, if the node has it.
     pub fn get(&self, name: &str) -> Option<AttributeValue> {
         self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
     }
 
+    /// The `INT` attribute `name` (`None` if absent or of another type).
     pub fn int(&self, name: &str) -> Option<i64> {
         match self.get(name)? {
             AttributeValue::Int(i) => Some(i),
@@ -107,6 +119,7 @@ impl NodeAttributes {
         }
     }
 
+    /// The `FLOAT` attribute `name` (`None` if absent or of another type).
     pub fn float(&self, name: &str) -> Option<f64> {
         match self.get(name)? {
             AttributeValue::Float(f) => Some(f),
@@ -114,6 +127,7 @@ impl NodeAttributes {
         }
     }
 
+    /// The `INTS` attribute `name` (`None` if absent or of another type).
     pub fn ints(&self, name: &str) -> Option<&'static [i64]> {
         match self.get(name)? {
             AttributeValue::Ints(v) => Some(v),
@@ -121,6 +135,7 @@ impl NodeAttributes {
         }
     }
 
+    /// The `FLOATS` attribute `name` (`None` if absent or of another type).
     pub fn floats(&self, name: &str) -> Option<&'static [f64]> {
         match self.get(name)? {
             AttributeValue::Floats(v) => Some(v),
@@ -128,6 +143,7 @@ impl NodeAttributes {
         }
     }
 
+    /// The `STRING` attribute `name` (`None` if absent or of another type).
     pub fn string(&self, name: &str) -> Option<&'static str> {
         match self.get(name)? {
             AttributeValue::String(s) => Some(s),

@@ -17,6 +17,7 @@
 //! (and `from_bytes`) work; reading weights from files needs `std`.
 
 #![cfg_attr(not(feature = "std"), no_std)]
+#![warn(missing_docs)]
 
 extern crate alloc;
 
@@ -60,12 +61,23 @@ pub enum LoadError {
         "weights file `{path}` not found: a `weights = \"file\"` model reads it where the build wrote it; ship the \
          .bpk with the program and load it with `from_file(path, device)`"
     )]
-    Missing { path: String },
+    Missing {
+        /// The path the model looked for the weights at.
+        path: String,
+    },
+    /// The weights file exists but could not be read.
     #[cfg(feature = "std")]
     #[error("cannot read weights file `{path}`: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        /// The weights file.
+        path: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The bytes are not a valid Burnpack file (the reason, from burn-store).
     #[error("invalid Burnpack weights: {0}")]
     Format(String),
+    /// The pack's tensors do not fit the model's parameters (the first mismatches, by path).
     #[error("weights do not match the model: {0}")]
     Mismatch(String),
 }

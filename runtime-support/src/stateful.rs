@@ -9,8 +9,11 @@ use burn::tensor::{DType, FloatDType, Int, Tensor};
 /// LinearAttention's heads and output scale (`None`: 1/sqrt(d_k)).
 #[derive(Debug, Clone, Copy)]
 pub struct LinearAttentionOptions {
+    /// The query heads.
     pub q_heads: usize,
+    /// The key/value heads (a divisor of `q_heads`: grouped-query attention).
     pub kv_heads: usize,
+    /// The scores' scale; `None` for `1/sqrt(d_k)`.
     pub scale: Option<f64>,
 }
 

@@ -143,10 +143,15 @@ struct Lrn {
 /// importer).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ConvActivation {
+    /// The convolution's result as it is.
     None,
+    /// `max(x, 0)`.
     Relu,
+    /// `x` where positive, else `alpha · x`.
     LeakyRelu(f32),
+    /// `1 / (1 + e^-x)`, as ONNX Runtime's rational approximation on flex.
     Sigmoid,
+    /// `x · sigmoid(x)` (a Mul of the input by its Sigmoid, fused).
     Silu,
     /// `clamp(alpha · x + beta, 0, 1)`.
     HardSigmoid(f32, f32),
