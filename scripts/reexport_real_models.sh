@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Round trip of imports (issue 16, item 3): every real model (scripts/fetch_real_models.py) that
-# imports is exported again from its generated module with burn_onnx::export, on its first data
+# imports is exported again from its generated module with burn_onnx_export, on its first data
 # set's inputs, and ONNX Runtime on the re-export must match ONNX Runtime on the original (1e-4).
 # The runner's suite crate always has burn-onnx's `export` feature (the workspace's burn has
 # `capture`), so this compiles only the suite.

@@ -165,7 +165,7 @@ done
 # Real models from PyPI packages (SPEC section 5; fetched by the Python side above) against ONNX
 # Runtime, rtol/atol 1e-4, on flex and then on ndarray.
 REAL_MODELS="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}/real-models/real-models"
-# Each imported module is also exported back to ONNX (burn_onnx::export) and ONNX Runtime on
+# Each imported module is also exported back to ONNX (burn_onnx_export) and ONNX Runtime on
 # the re-export must match ONNX Runtime on the original (scripts/check_reexport.py).
 REEXPORTED="${CARGO_TARGET_DIR:-target}/tmp/reexported"
 rm -rf "$REEXPORTED"

@@ -19,8 +19,8 @@ use std::process::{Command, Stdio};
 pub const BURN_FEATURES: &str = r#""std", "flex", "simd", "rayon", "x86-v4""#;
 
 /// Burn features the workspace's other members turn on (onnx-tests: `ndarray` and `wgpu` for
-/// `--backend`, `autodiff` for `--grad-check`; the digits example: `optim`; burn-onnx's
-/// `export`: `capture`; the remote example: `remote-websocket` and `remote-server`, which
+/// `--backend`, `autodiff` for `--grad-check`; the digits example: `optim`; the exporter
+/// (burn-onnx-export): `capture`; the remote example: `remote-websocket` and `remote-server`, which
 /// `--backend remote` uses too),
 /// asked for here too so that the crate reuses the workspace's build of burn instead of
 /// compiling its dispatch layer and everything above it a second time.
@@ -167,7 +167,8 @@ publish = false
 
 [dependencies]
 burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}{cuda}] }}
-burn-onnx = {{ path = "{repo}/runtime-support", features = ["export"] }}
+burn-onnx = {{ path = "{repo}/runtime-support" }}
+burn-onnx-export = {{ path = "{repo}/onnx-export" }}
 onnx-tests = {{ path = "{repo}/tests" }}
 {WORKSPACE_FEATURES}
 

@@ -14,10 +14,15 @@ use std::collections::{HashMap, HashSet};
 /// (emitted by `#[onnx_custom_op]`), with spans pointing at the hook as the user named it.
 #[derive(Clone)]
 pub struct Hook {
+    /// The ONNX domain of the node the hook replaces (`""` for the default domain).
     pub domain: String,
+    /// The ONNX op type the hook replaces (`ChannelScale`).
     pub op_type: String,
+    /// The path the generated code calls, spanned at the hook as the user named it.
     pub call: TokenStream,
+    /// The hook's signature constant (`HookSignature`) emitted by `#[onnx_custom_op]`, checked against the node at compile time.
     pub signature: TokenStream,
+    /// The hook as the user wrote it, for error messages.
     pub label: String,
 }
 
@@ -32,8 +37,11 @@ pub struct Field {
 /// type the module expects when written, see the `weights` module) and role.
 #[derive(Clone)]
 pub struct Weight {
+    /// The parameter path in the generated module (`conv2d1.weight`), the Burnpack tensor's name.
     pub path: String,
+    /// The values, in the element type the module expects.
     pub data: TensorData,
+    /// Whether the tensor is trained or a constant (see [`WeightRole`]).
     pub role: WeightRole,
 }
 

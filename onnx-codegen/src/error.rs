@@ -3,27 +3,56 @@ use thiserror::Error;
 /// Failures of the whole import: reading, IR building, code generation, weight packing.
 #[derive(Debug, Error)]
 pub enum CodegenError {
+    /// A model file (or its external data) could not be read.
     #[error("cannot read `{path}`: {message}")]
-    Read { path: String, message: String },
+    Read {
+        /// The file, as the user named it.
+        path: String,
+        /// The operating system's reason.
+        message: String,
+    },
+    /// The ONNX model did not import into the IR (onnx-ir's error, with its node and reason).
     #[error(transparent)]
     Ir(#[from] onnx_ir::Error),
+    /// A node the code generator cannot lower as configured.
     #[error("node `{node}` ({op}): {message}")]
-    Node { node: String, op: String, message: String },
+    Node {
+        /// The node's name in the graph.
+        node: String,
+        /// Its ONNX op type.
+        op: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Ops the importer lacks, listed with what the user can do (hooks, where the macro is used).
     #[error("{0}")]
     Unsupported(String),
+    /// A struct name that is not a Rust type name.
     #[error("`{0}` is not a Rust type name (letters, digits and `_`, not starting with a digit, not a keyword)")]
     Name(String),
     /// A declared input shape or dim size that does not parse (see [`onnx_ir::InputShape`],
     /// [`onnx_ir::DimSize`]).
     #[error("{0}")]
     InputShape(String),
+    /// The Burnpack file could not be assembled.
     #[error("cannot write weights: {0}")]
     Weights(String),
+    /// A generated file could not be written.
     #[error("cannot write `{path}`: {message}")]
-    Write { path: String, message: String },
+    Write {
+        /// The file.
+        path: String,
+        /// The operating system's reason.
+        message: String,
+    },
     /// Writing the files of the macro's `dump` option failed.
     #[error("dump folder `{dir}`: {source}")]
-    Dump { dir: String, source: Box<CodegenError> },
+    Dump {
+        /// The dump folder, as the user named it.
+        dir: String,
+        /// What failed there.
+        source: Box<CodegenError>,
+    },
 }
 
 /// The entry point reporting an error. It decides what its user can do about ops the importer
@@ -82,6 +111,7 @@ impl CodegenError {
     }
 }
 
+/// The code generator's result: its error is a [`CodegenError`].
 pub type Result<T, E = CodegenError> = std::result::Result<T, E>;
 
 #[cfg(test)]

@@ -15,10 +15,14 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
 
+/// Where a macro-generated model's weights live (the macro's `weights = "..."`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WeightsMode {
+    /// Embedded in the binary (`include_bytes_aligned!`), loaded zero-copy by `Default`.
     Embed,
+    /// In a `.bpk` file written at build time, read at run time with `from_file`.
     File,
+    /// No weights: the struct is built uninitialised, for loading them by other means.
     None,
 }
 
@@ -30,13 +34,17 @@ pub struct Request {
     pub model: String,
     /// `None`: embedded, unless the model has external data (see [`default_weights`]).
     pub weights: Option<WeightsMode>,
+    /// Run onnx-ir's simplification passes (constant folding, fusions) before generating code.
     pub simplify: bool,
     /// Split large graphs into submodules (see [`crate::partition`]).
     pub partition: bool,
     /// Folder (relative to `manifest_dir`) for the generated `.rs`, `.bpk` and IR dump.
     pub dump: Option<String>,
+    /// The struct's name, as the user wrote it.
     pub name: Ident,
+    /// The struct's visibility, copied to the generated struct.
     pub vis: TokenStream,
+    /// The struct's other attributes and doc comments, copied to the generated struct.
     pub attrs: TokenStream,
     /// Shapes declared for graph inputs (`input_shapes = [...]`).
     pub input_shapes: Vec<InputShape>,
@@ -46,6 +54,8 @@ pub struct Request {
     pub hooks: Vec<crate::emitter::Hook>,
 }
 
+/// Generates the model's code for one macro invocation: the struct, its `new`/`forward`/loaders, and
+/// the weights embedded or written beside the build, or an error naming the node at fault.
 pub fn expand(req: &Request) -> Result<TokenStream> {
     let model_path = req.manifest_dir.join(&req.model);
     // An unchanged model and request (cargo check, rust-analyzer) reuses the previous

@@ -35,13 +35,17 @@ pub enum BpkLocation {
     OutDir(std::path::PathBuf),
 }
 
+/// How to generate a model outside the macro (CLI, ModelGen): names, weights, passes, hooks.
 pub struct GenerateOptions<'a> {
     /// Struct name (a Rust type name); files are named after its snake_case form (`MyModel`: `my_model.rs`).
     pub name: &'a str,
+    /// How the generated model gets its weights (embedded, a file, none).
     pub strategy: LoadStrategy,
+    /// Run onnx-ir's simplification passes before generating code.
     pub simplify: bool,
     /// Split large graphs into submodules (see [`crate::partition`]).
     pub partition: bool,
+    /// Where the `.bpk` file goes and how the generated code finds it.
     pub location: BpkLocation,
     /// The folder the files go to, as the user named it (used by `File` from the CLI).
     pub out_dir: &'a Path,
@@ -80,10 +84,13 @@ impl<'a> GenerateOptions<'a> {
     }
 }
 
+/// What [`generate`] produces: the formatted code, the weights to write and statistics.
 pub struct GeneratedModel<'a> {
     /// File stem (`digits` for `Digits`).
     pub stem: String,
+    /// The generated Rust source, formatted with prettyplease.
     pub code: String,
+    /// The weights to write as a `.bpk` file (`None` when the model has none).
     pub bpk: Option<Pack<'a>>,
     /// The IR as text, when [`GenerateOptions::ir_dumps`] asked for it.
     pub ir: Option<IrDumps>,
@@ -93,7 +100,9 @@ pub struct GeneratedModel<'a> {
 
 /// The IR as imported, and after simplification (equal when `simplify` is off).
 pub struct IrDumps {
+    /// The IR as onnx-ir imported it.
     pub imported: String,
+    /// The IR after simplification.
     pub simplified: String,
 }
 
@@ -121,6 +130,8 @@ pub fn format_file(tokens: TokenStream) -> String {
     }
 }
 
+/// Generates a model's Rust code (formatted) and its weights from ONNX `bytes`: the library
+/// entry point shared by the CLI and ModelGen.
 pub fn generate(bytes: &[u8], opts: &GenerateOptions) -> Result<GeneratedModel<'static>> {
     // Checked first: the name becomes the struct's identifier, and `Ident::new` panics on `my-model`.
     let name: Ident = syn::parse_str(opts.name).map_err(|_| CodegenError::Name(opts.name.to_string()))?;

@@ -2,7 +2,10 @@
 //! build-script API all call this library, so they produce the same code. It depends on no
 //! tensor library: weights are written with `burn-pack` alone.
 
+#![warn(missing_docs)]
+
 mod emitter;
+/// Why an import failed ([`error::CodegenError`]), with the node and op it concerns.
 pub mod error;
 pub mod expand;
 pub mod generate;

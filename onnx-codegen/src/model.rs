@@ -15,7 +15,9 @@ use quote::quote;
 
 /// A graph lowered to Burn code fragments, before it is given a name.
 pub struct Lowered {
+    /// The generated struct's fields (layers and parameters) and how `new` builds each.
     pub fields: Vec<Field>,
+    /// The tensors of the Burnpack file, one per parameter.
     pub weights: Vec<Weight>,
     inputs: Vec<(Ident, TokenStream)>,
     body: Vec<TokenStream>,
@@ -176,12 +178,16 @@ pub enum WeightsSource {
 
 /// The struct, as the user wrote it (name, visibility, other attributes and docs).
 pub struct StructSpec<'a> {
+    /// The struct's name.
     pub name: &'a Ident,
+    /// The struct's visibility.
     pub vis: TokenStream,
+    /// The struct's other attributes and doc comments.
     pub attrs: TokenStream,
 }
 
 impl Lowered {
+    /// Whether the model has any tensor to load (else no loader is generated).
     pub fn has_weights(&self) -> bool {
         !self.weights.is_empty()
     }

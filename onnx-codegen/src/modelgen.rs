@@ -23,6 +23,8 @@ struct ModelInput {
     dim_sizes: Vec<String>,
 }
 
+/// Generates models from build scripts (`run_from_script`, into `OUT_DIR`) and the CLI
+/// (`run_from_cli`): one builder, the model files added with `input`.
 #[derive(Debug, Clone, Default)]
 pub struct ModelGen {
     inputs: Vec<ModelInput>,
@@ -33,6 +35,7 @@ pub struct ModelGen {
 }
 
 impl ModelGen {
+    /// A builder with no models, weights embedded, simplification on.
     pub fn new() -> Self {
         Self::default()
     }
@@ -69,6 +72,7 @@ impl ModelGen {
         self
     }
 
+    /// How the generated models get their weights (embedded by default).
     pub fn load_strategy(&mut self, strategy: LoadStrategy) -> &mut Self {
         self.strategy = strategy;
         self
@@ -80,6 +84,7 @@ impl ModelGen {
         self
     }
 
+    /// Whether to run onnx-ir's simplification passes (on by default).
     pub fn simplify(&mut self, on: bool) -> &mut Self {
         self.no_simplify = !on;
         self

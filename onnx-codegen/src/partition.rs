@@ -31,6 +31,7 @@ pub struct Part {
     field: Ident,
     type_suffix: Ident,
     scopes: Vec<String>,
+    /// The part's own fields (the layers and parameters its nodes use).
     pub fields: Vec<Field>,
     params: Vec<TokenStream>,
     output_ty: TokenStream,
@@ -70,6 +71,7 @@ impl Part {
         format!(", the nodes of {}", listed.join(", "))
     }
 
+    /// The part's struct name: the model's name followed by the part's suffix.
     pub fn type_name(&self, model: &Ident) -> Ident {
         format_ident!("{model}{}", self.type_suffix)
     }
@@ -82,7 +84,9 @@ impl Part {
 
 /// The code of a partitioned graph: `forward`'s statements and the parts.
 pub struct Parts {
+    /// The statements of the model's `forward`, which call the parts in order.
     pub forward: Vec<TokenStream>,
+    /// The submodules, each a struct with its own `forward`.
     pub parts: Vec<Part>,
 }
 
@@ -126,6 +130,8 @@ fn reads(nodes: &[Node], out: &mut Vec<ValueId>) {
     }
 }
 
+/// Splits the graph's `nodes` into submodules of at most `part_nodes` nodes along the scopes of
+/// their names, and emits each part's code and the model's `forward` that calls them.
 pub fn emit_parts(e: &mut Emitter, nodes: &[Node], part_nodes: usize) -> Result<Parts> {
     let names: Vec<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
     let cuts = cuts::cuts(&names, part_nodes);

@@ -24,6 +24,7 @@ pub struct Pack<'a> {
 }
 
 impl<'a> Pack<'a> {
+    /// A pack of these tensors (borrowed when the caller keeps them, owned otherwise).
     pub fn new(weights: impl Into<Cow<'a, [Weight]>>) -> Self {
         Self { weights: weights.into() }
     }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// The crates of more than one module (onnx-macro and onnx2burn have none between siblings), with how many sibling references each has at least (so
 /// that a reader that stopped finding them fails here rather than passing on nothing).
 const CRATES: &[(&str, usize)] =
-    &[("onnx-ir", 60), ("onnx-codegen", 30), ("runtime-support", 20), ("tests/onnx-backend", 4)];
+    &[("onnx-ir", 60), ("onnx-codegen", 30), ("runtime-support", 20), ("onnx-export", 4), ("tests/onnx-backend", 4)];
 
 /// A module's path from the crate root (`["ops", "conv"]`; the root is `[]`).
 type ModulePath = Vec<String>;

@@ -2,6 +2,8 @@
 //! Every failure becomes a `compile_error!`: one about the model at its path literal, one about
 //! an option at the option; a panic inside the library is caught and reported as a bug rather
 //! than crashing the compiler.
+
+#![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod custom_op;

@@ -8,18 +8,31 @@ use burn::tensor::{bf16, f16, DType, Tensor, TensorData};
 /// An element type whose values Burn's tensors hold exactly, named as `onnx_ir::DType` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BitType {
+    /// `bool`, one byte (0 or 1).
     Bool,
+    /// 8-bit unsigned integer.
     U8,
+    /// 8-bit signed integer.
     I8,
+    /// 16-bit unsigned integer.
     U16,
+    /// 16-bit signed integer.
     I16,
+    /// IEEE 754 half precision.
     F16,
+    /// bfloat16: f32's exponent with a 7-bit mantissa.
     BF16,
+    /// 32-bit unsigned integer.
     U32,
+    /// 32-bit signed integer.
     I32,
+    /// IEEE 754 single precision.
     F32,
+    /// 64-bit unsigned integer.
     U64,
+    /// 64-bit signed integer.
     I64,
+    /// IEEE 754 double precision.
     F64,
 }
 

@@ -138,7 +138,7 @@ mod tests {
         let y = non_max_suppression(
             floats(&CORNERS, [1, 6, 4]),
             floats(&SCORES, [1, 1, 6]),
-            Some(crate::ops::default_int(stored)),
+            Some(crate::dtype::default_int(stored)),
             Some(floats(&[0.5], [1])),
             None,
             false,

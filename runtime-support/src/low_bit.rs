@@ -166,9 +166,13 @@ fn map_on_host<const D: usize>(x: Tensor<D>, f: impl Fn(f32) -> f32) -> Tensor<D
 /// One of the 4- and 2-bit integer types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NarrowInt {
+    /// ONNX `UINT4`: 0 to 15, two per byte.
     U4,
+    /// ONNX `INT4`: -8 to 7, two per byte.
     I4,
+    /// ONNX `UINT2`: 0 to 3, four per byte.
     U2,
+    /// ONNX `INT2`: -2 to 1, four per byte.
     I2,
 }
 

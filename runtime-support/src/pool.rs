@@ -12,14 +12,17 @@ use burn::tensor::{Int, Slice, Tensor};
 /// How a window's values combine.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PoolReduce {
+    /// The window's largest value (NaN if any value is NaN).
     Max,
     /// The mean over the window's input elements, or, `count_include_pad`, over its elements
     /// inside the explicit padding too (never those past it that `ceil_mode` adds).
     Average {
+        /// Divide by the window's size including explicit padding (ONNX `count_include_pad = 1`).
         count_include_pad: bool,
     },
     /// `(sum |x|^p)^(1/p)`.
     Lp {
+        /// The norm's exponent (ONNX `p`, 2 by default).
         p: u32,
     },
 }
@@ -67,10 +70,15 @@ pub fn symmetric_padding<const D: usize, const N: usize>(
 /// Window geometry per spatial axis (`pads` as `(begin, end)`).
 #[derive(Debug, Clone, Copy)]
 pub struct PoolWindow<'a> {
+    /// The window's size per spatial axis (`kernel_shape`).
     pub kernel: &'a [usize],
+    /// The step between windows per axis.
     pub strides: &'a [usize],
+    /// The step between a window's taps per axis.
     pub dilations: &'a [usize],
+    /// Explicit padding per axis, `(begin, end)`.
     pub pads: &'a [(usize, usize)],
+    /// Count a last partial window (ONNX `ceil_mode = 1`): the output size rounds up.
     pub ceil_mode: bool,
 }
 

@@ -6,18 +6,30 @@ use alloc::vec;
 use alloc::vec::Vec;
 use burn::tensor::{Int, Tensor};
 
+/// A recurrent cell's activation (ONNX `activations`, with `activation_alpha`/`activation_beta`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Activation {
+    /// `1 / (1 + e^-x)`.
     Sigmoid,
+    /// `tanh(x)`.
     Tanh,
+    /// `max(x, 0)`.
     Relu,
+    /// `clamp(alpha · x + beta, 0, 1)` (alpha, beta).
     HardSigmoid(f64, f64),
+    /// `x` where positive, else `alpha · x` (alpha).
     LeakyRelu(f64),
+    /// `x` where above `alpha`, else 0 (alpha).
     ThresholdedRelu(f64),
+    /// `alpha · tanh(beta · x)` (alpha, beta).
     ScaledTanh(f64, f64),
+    /// `x` where positive, else `alpha · (e^x - 1)` (alpha).
     Elu(f64),
+    /// `x / (1 + |x|)`.
     Softsign,
+    /// `ln(1 + e^x)`.
     Softplus,
+    /// `alpha · x + beta` (alpha, beta).
     Affine(f64, f64),
 }
 
@@ -41,11 +53,21 @@ impl Activation {
     }
 }
 
+/// The recurrent cell: ONNX `RNN`, `GRU` or `LSTM`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cell {
+    /// `h = f(X·Wᵀ + H·Rᵀ + b)`: one gate.
     Rnn,
-    Gru { linear_before_reset: bool },
-    Lstm { input_forget: bool },
+    /// Gated recurrent unit: update, reset and hidden gates.
+    Gru {
+        /// Apply the reset gate after the recurrent product (ONNX `linear_before_reset = 1`, PyTorch's GRU).
+        linear_before_reset: bool,
+    },
+    /// Long short-term memory: input, output, forget and cell gates (with peepholes).
+    Lstm {
+        /// Couple the input and forget gates (ONNX `input_forget = 1`).
+        input_forget: bool,
+    },
 }
 
 impl Cell {
@@ -59,14 +81,18 @@ impl Cell {
     }
 }
 
+/// The attributes of an ONNX RNN, GRU or LSTM node, as the generated code passes them.
 #[derive(Debug, Clone)]
 pub struct RecurrentOptions {
+    /// Which cell and its cell-specific attributes.
     pub cell: Cell,
+    /// The hidden state's size (`hidden_size`).
     pub hidden: usize,
     /// Forward, reverse, or both (outputs stacked forward first).
     pub directions: Vec<bool>,
     /// Per direction: f, g (and h for LSTM), as ONNX lists them.
     pub activations: Vec<Activation>,
+    /// Gate inputs clamped to `[-clip, clip]` before their activation (`clip`).
     pub clip: Option<f64>,
     /// Inputs and outputs batch-major (`layout = 1`).
     pub batch_first: bool,

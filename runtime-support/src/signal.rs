@@ -12,7 +12,9 @@ use libm::{cos, floor, log10, pow, sin};
 /// (scaled by `1/n`), or, `inverse` and `onesided`, the real signal of a one-sided spectrum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DftOptions {
+    /// The inverse transform, scaled by `1/n`.
     pub inverse: bool,
+    /// Only the bins `0..=n/2` of a real signal's spectrum.
     pub onesided: bool,
 }
 
@@ -108,8 +110,11 @@ pub fn stft(
 /// Which generalized cosine window: `a0 − a1·cos(2πn/N) + a2·cos(4πn/N)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Window {
+    /// `0.5 − 0.5·cos(2πn/N)`.
     Hann,
+    /// `25/46 − 21/46·cos(2πn/N)`.
     Hamming,
+    /// `0.42 − 0.5·cos(2πn/N) + 0.08·cos(4πn/N)`.
     Blackman,
 }
 

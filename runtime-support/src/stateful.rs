@@ -9,8 +9,11 @@ use burn::tensor::{DType, FloatDType, Int, Tensor};
 /// LinearAttention's heads and output scale (`None`: 1/sqrt(d_k)).
 #[derive(Debug, Clone, Copy)]
 pub struct LinearAttentionOptions {
+    /// The query heads.
     pub q_heads: usize,
+    /// The key/value heads (a divisor of `q_heads`: grouped-query attention).
     pub kv_heads: usize,
+    /// The scores' scale; `None` for `1/sqrt(d_k)`.
     pub scale: Option<f64>,
 }
 
@@ -140,7 +143,7 @@ pub fn tensor_scatter_indices<const D: usize>(
         Some(starts) => {
             let mut per_row = [1; D];
             per_row[0] = dims[0];
-            positions + crate::ops::default_int(starts).reshape(per_row)
+            positions + crate::dtype::default_int(starts).reshape(per_row)
         }
         None => positions,
     };

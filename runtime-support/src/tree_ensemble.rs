@@ -14,49 +14,73 @@ pub use tensor_walk::tree_ensemble_in_tensor_ops;
 /// `aggregate_function`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TreeAggregate {
+    /// The mean of the trees' values.
     Average,
+    /// The sum of the trees' values.
     Sum,
+    /// The smallest of the trees' values.
     Min,
+    /// The largest of the trees' values.
     Max,
 }
 
 /// A branch's comparison of its feature with its split (`nodes_modes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TreeMode {
+    /// `x <= split` (`BRANCH_LEQ`).
     Leq,
+    /// `x < split` (`BRANCH_LT`).
     Lt,
+    /// `x >= split` (`BRANCH_GTE`).
     Gte,
+    /// `x > split` (`BRANCH_GT`).
     Gt,
+    /// `x == split` (`BRANCH_EQ`).
     Eq,
+    /// `x != split` (`BRANCH_NEQ`).
     Neq,
+    /// `x` is one of `members` (`BRANCH_MEMBER`, opset 5).
     Member,
 }
 
 /// Where a branch leads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TreeChild {
+    /// Another branch node, by index into [`TreeEnsemble::nodes`].
     Node(usize),
+    /// A leaf, by index into the leaves' weights.
     Leaf(usize),
 }
 
 /// One branch node (checked at import: indices in range, no cycles).
 #[derive(Debug, Clone, Copy)]
 pub struct TreeNode<'a> {
+    /// The input column compared.
     pub feature: usize,
+    /// The comparison.
     pub mode: TreeMode,
+    /// The threshold compared with.
     pub split: f64,
+    /// The set `Member` tests against (empty otherwise).
     pub members: &'a [f64],
+    /// A NaN feature takes the true branch.
     pub missing_tracks_true: bool,
+    /// Where the comparison holding leads.
     pub if_true: TreeChild,
+    /// Where it failing leads.
     pub if_false: TreeChild,
 }
 
 /// The ensemble.
 #[derive(Debug, Clone, Copy)]
 pub struct TreeEnsemble<'a> {
+    /// How the trees' values combine per target.
     pub aggregate: TreeAggregate,
+    /// Outputs per row (targets, or classes for a classifier).
     pub n_targets: usize,
+    /// Each tree's root.
     pub roots: &'a [TreeChild],
+    /// The branch nodes of all trees.
     pub nodes: &'a [TreeNode<'a>],
     /// Each leaf's (target, weight) pairs.
     pub leaves: &'a [&'a [(usize, f64)]],

@@ -45,7 +45,7 @@ pub fn unique<const D: usize, const DY: usize, K: Basic>(
     }
     let firsts = ints(groups.iter().map(|g| g[0] as i64).collect());
     let counts = ints(groups.iter().map(|g| g.len() as i64).collect());
-    (crate::ops::select(x, axis, firsts.clone()), firsts, ints(inverse), counts)
+    (crate::dtype::select(x, axis, firsts.clone()), firsts, ints(inverse), counts)
 }
 
 /// The rows of `values` (`rows` rows of equal length) grouped by equality, each group's rows

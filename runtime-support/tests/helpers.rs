@@ -1,4 +1,4 @@
-//! The runtime helpers of `burn_onnx::ops` defined in `lib.rs` that generated code calls, each
+//! The runtime helpers of `burn_onnx::ops` defined in `src/ops/` that generated code calls, each
 //! on the examples of the ONNX operator documentation (onnx.ai, `docs/Operators.md` of onnx
 //! 1.22), on values worked out by hand from the operator's definition, edge cases included, or on
 //! a case of `scripts/helper_references.py` (named in the test), whose expected values come from

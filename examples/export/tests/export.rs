@@ -15,7 +15,7 @@ use burn::tensor::activation;
 use burn::tensor::module::attention;
 use burn::tensor::ops::{AttentionModuleOptions, PadMode};
 use burn::tensor::{Bool, Device, Distribution, Int, Tensor, TensorData};
-use burn_onnx::export::{tensor_pb, ExportError, ExportTensors, ExportedModel, OnnxExporter, SymbolicAxes};
+use burn_onnx_export::{tensor_pb, ExportError, ExportTensors, ExportedModel, OnnxExporter, SymbolicAxes};
 use export_example::{Encoder, ResNet18};
 use std::collections::BTreeSet;
 use std::marker::PhantomData;
@@ -84,7 +84,7 @@ where
 
 /// The dims of a graph input or output as written: a number, or the symbol's name.
 fn graph_dims(exported: &ExportedModel, output: bool) -> Vec<Vec<String>> {
-    use burn_onnx::export::proto::{tensor_shape_proto::dimension::Value, type_proto};
+    use burn_onnx_export::proto::{tensor_shape_proto::dimension::Value, type_proto};
     let graph = exported.proto().graph.as_ref().unwrap();
     let infos = if output { &graph.output } else { &graph.input };
     infos

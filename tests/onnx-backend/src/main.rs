@@ -145,7 +145,7 @@ struct Cli {
     /// With --bench: build in the dev profile (a smoke run)
     #[arg(long)]
     dev_profile: bool,
-    /// Also export each compiled model's module back to ONNX (burn_onnx::export) on its first
+    /// Also export each compiled model's module back to ONNX (burn_onnx_export) on its first
     /// data set's inputs: DIR/<test>/model.onnx, or DIR/<test>/error.txt with the reason;
     /// DIR/<test>/source.txt names the original model and data set (scripts/check_reexport.py)
     #[arg(long, value_name = "DIR")]

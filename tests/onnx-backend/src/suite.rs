@@ -71,7 +71,7 @@ pub struct Suite {
     /// Instead of comparing outputs, check that one backward pass gives every float
     /// initializer of the file a non-zero gradient (`run_fn`).
     pub grad_check: bool,
-    /// `--export-dir`: each model's module is exported back to ONNX (`burn_onnx::export`) on its
+    /// `--export-dir`: each model's module is exported back to ONNX (`burn_onnx_export`) on its
     /// first data set's inputs, into `<dir>/<test>/model.onnx`, or `error.txt` saying why not.
     pub export_dir: Option<PathBuf>,
 }
@@ -384,15 +384,15 @@ impl Suite {
         let export = match (scalar(&graph.inputs), scalar(&graph.outputs)) {
             (Some(k), _) => {
                 let reason = format!("input {k} is rank 0, a plain Rust value of forward, not a tensor");
-                quote! { Err::<burn_onnx::export::ExportedModel, String>(#reason.to_string()) }
+                quote! { Err::<burn_onnx_export::ExportedModel, String>(#reason.to_string()) }
             }
             (_, Some(k)) => {
                 let reason = format!("output {k} is rank 0, a plain Rust value of forward, not a tensor");
-                quote! { Err::<burn_onnx::export::ExportedModel, String>(#reason.to_string()) }
+                quote! { Err::<burn_onnx_export::ExportedModel, String>(#reason.to_string()) }
             }
             (None, None) => quote! {{
                 #load
-                burn_onnx::export::OnnxExporter::new()
+                burn_onnx_export::OnnxExporter::new()
                     .export(&model, load(sets[0]), |model: &Model, (#(#args,)*)| model.forward(#(#args),*))
                     .map_err(|e| e.to_string())
             }},

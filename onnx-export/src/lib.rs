@@ -1,7 +1,7 @@
 //! Export: a Burn module's forward pass as an ONNX model (feature `export`).
 //!
 //! ```ignore
-//! use burn_onnx::export::OnnxExporter;
+//! use burn_onnx_export::OnnxExporter;
 //!
 //! let model = MyModel::new(&device);
 //! let sample = Tensor::<4>::zeros([1, 3, 224, 224], &device);
@@ -17,6 +17,9 @@
 //! [`OnnxExporter::export_dynamic`] records the forward on two samples and makes the axes that
 //! differ symbolic (see `dynamic.rs`); a size it cannot compute at run time exactly is
 //! [`ExportError::SymbolicShape`].
+
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod dynamic;
 mod graph;
@@ -45,35 +48,63 @@ use std::path::Path;
 pub enum ExportError {
     /// A Burn operation the exporter has no exact ONNX lowering for.
     #[error("cannot export Burn operation `{op}`: no exact ONNX opset-18 lowering")]
-    UnsupportedOperation { op: String },
+    UnsupportedOperation {
+        /// The Burn operation's name (`Log1p`).
+        op: String,
+    },
     /// A dtype ONNX has no element type for (quantized tensors).
     #[error("cannot export dtype {dtype}: ONNX has no such element type")]
-    UnsupportedDType { dtype: String },
+    UnsupportedDType {
+        /// The dtype, as Burn names it.
+        dtype: String,
+    },
     /// The forward read a tensor's values back to the host, which a recorded graph cannot do.
     #[error(
         "the forward reads tensor values back to the host ({message}): control flow or host code on tensor \
          values cannot be recorded as an ONNX graph"
     )]
-    HostReadback { message: String },
+    HostReadback {
+        /// What the capture device reported about the read.
+        message: String,
+    },
     /// The forward panicked while it was being recorded.
     #[error("the forward panicked while being recorded: {message}")]
-    Forward { message: String },
+    Forward {
+        /// The panic's message.
+        message: String,
+    },
     /// Burn's capture refused the graph's boundaries.
     #[error("graph capture failed: {0}")]
     Capture(String),
     /// An operation read a tensor the capture has no source for.
     #[error("an operation reads tensor {id}, which is neither an input, a weight nor an earlier result")]
-    UnknownTensor { id: u64 },
+    UnknownTensor {
+        /// The capture's id of the tensor.
+        id: u64,
+    },
     /// `export_dynamic`: an operation that would need a size the symbolic axes change as a
     /// constant, or whose parameters differ between the two samples in a way ONNX cannot compute.
     #[error("cannot make `{op}` symbolic: {reason}")]
-    SymbolicShape { op: String, reason: String },
+    SymbolicShape {
+        /// The Burn operation's name.
+        op: String,
+        /// Why its sizes cannot be computed from the symbolic axes.
+        reason: String,
+    },
     /// `export_dynamic`: the samples or the axis specs do not determine the symbolic axes.
     #[error("cannot export with symbolic axes: {message}")]
-    DynamicSamples { message: String },
+    DynamicSamples {
+        /// What does not agree between the samples and the specs.
+        message: String,
+    },
     /// Writing the file failed.
     #[error("cannot write `{path}`: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        /// The file the model was to be written to.
+        path: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
 }
 
 /// The tensors a forward takes or returns: one tensor or a tuple of them.

@@ -1,0 +1,388 @@
+//! Convolution on flex f32 tensors: 2-D convolutions as register-tile products over im2col
+//! columns computed on the fly, depthwise convolutions over stride phases, with the bias,
+//! residual and activation applied to each finished row.
+
+use super::*;
+
+type ConvOperands = (Tensor<4>, Tensor<4>, Option<Tensor<1>>, Option<Tensor<4>>);
+
+/// The convolution's operands as flex tensors, or all of them back unchanged.
+fn take_operands(
+    (x, weight, bias, residual): ConvOperands,
+) -> Result<(FlexTensor, FlexTensor, Option<FlexTensor>, Option<FlexTensor>), ConvOperands> {
+    let tx = match take(x) {
+        Ok(t) => t,
+        Err(x) => return Err((x, weight, bias, residual)),
+    };
+    let tw = match take(weight) {
+        Ok(t) => t,
+        Err(w) => return Err((give(tx), w, bias, residual)),
+    };
+    let tb = match bias.map(take).transpose() {
+        Ok(b) => b,
+        Err(b) => return Err((give(tx), give(tw), Some(b), residual)),
+    };
+    match residual.map(take).transpose() {
+        Ok(r) => Ok((tx, tw, tb, r)),
+        Err(r) => Err((give(tx), give(tw), tb.map(give), Some(r))),
+    }
+}
+
+pub fn conv2d(
+    x: Tensor<4>,
+    weight: Tensor<4>,
+    bias: Option<Tensor<1>>,
+    options: &ConvOptions<2>,
+    residual: Option<Tensor<4>>,
+    activation: crate::kernels::ConvActivation,
+) -> Result<Tensor<4>, ConvOperands> {
+    // Grouped convolutions other than depthwise ones stay with flex: its per-group products
+    // measured as fast as ours or faster on ShuffleNet's shapes (benches/kernels.rs).
+    let (groups, [ci, wci]) = (options.groups, [x.dims()[1], weight.dims()[1]]);
+    let depthwise = wci == 1 && groups == ci && groups > 1;
+    if groups != 1 && !depthwise || !crate::kernels::gemm::available() {
+        return Err((x, weight, bias, residual));
+    }
+    let (tx, tw, tb, tr) = take_operands((x, weight, bias, residual))?;
+    let back =
+        |tx, tw, tb: Option<FlexTensor>, tr: Option<FlexTensor>| Err((give(tx), give(tw), tb.map(give), tr.map(give)));
+    let [n, ci, h, w]: [usize; 4] = tx.layout().shape().dims();
+    let [co, wci, kh, kw]: [usize; 4] = tw.layout().shape().dims();
+    let window =
+        Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
+    let (Some(oh), Some(ow)) = (window.out_dim(h, 0), window.out_dim(w, 1)) else { return back(tx, tw, tb, tr) };
+    let bias_ok = tb.as_ref().is_none_or(|b| b.as_slice::<f32>().is_some_and(|v| v.len() == co));
+    let residual_ok =
+        tr.as_ref().is_none_or(|r| r.layout().shape().dims::<4>() == [n, co, oh, ow] && r.as_slice::<f32>().is_some());
+    let channels_ok = wci * groups == ci && co % groups == 0;
+    // The depthwise kernel splits planes: empty ones (and zero strides) go to flex.
+    let planes_ok = !depthwise || h * w * oh * ow > 0 && options.stride.iter().all(|&s| s > 0);
+    let (Some(input), Some(weights), true, true) =
+        (tx.as_slice::<f32>(), tw.as_slice::<f32>(), bias_ok && residual_ok, channels_ok && planes_ok)
+    else {
+        return back(tx, tw, tb, tr);
+    };
+    let bias = tb.as_ref().and_then(|b| b.as_slice::<f32>());
+    let residual = tr.as_ref().and_then(|r| r.as_slice::<f32>());
+    // A column-vector image (a 1-D convolution along H: w = kw = ow = 1) is, in memory, the
+    // row-vector image of the transposed convolution, whose im2col rows are contiguous runs
+    // rather than one pixel per output row.
+    let transposed = (w == 1 && kw == 1 && ow == 1).then(|| transposed(options));
+    let geometry = match &transposed {
+        Some(options) => Geometry { h: w, w: h, kh: kw, kw: kh, oh: ow, ow: oh, options },
+        None => Geometry { h, w, kh, kw, oh, ow, options },
+    };
+    let mut output = vec![0.0f32; n * co * oh * ow];
+    // `values` are the outputs of channel `row` from `offset` in the whole output on.
+    let finish = |row: usize, offset: usize, values: &mut [f32]| {
+        let residual = residual.map(|r| &r[offset..][..values.len()]);
+        vectorised(
+            #[inline(always)]
+            || finish_outputs(values, bias.map(|b| b[row]), residual, activation),
+        )
+    };
+    if depthwise {
+        // One input channel per group: a product per channel would have a single row.
+        geometry.depthwise(input, weights, [ci, co / ci], &mut output, &finish);
+    } else {
+        geometry.gemm(input, weights, [ci, co], &mut output, &finish);
+    }
+    Ok(from_vec(output, [n, co, oh, ow]))
+}
+
+/// The options of the convolution with H and W swapped.
+fn transposed(o: &ConvOptions<2>) -> ConvOptions<2> {
+    let swap = |[a, b]: [usize; 2]| [b, a];
+    ConvOptions {
+        stride: swap(o.stride),
+        padding: [o.padding[1], o.padding[0]],
+        dilation: swap(o.dilation),
+        groups: o.groups,
+    }
+}
+
+/// Bias, then the residual sum, then the activation, in the order of the ops they replace:
+/// one pass for the piecewise-linear activations, which select per element.
+#[inline(always)]
+pub(super) fn finish_outputs(
+    values: &mut [f32],
+    bias: Option<f32>,
+    residual: Option<&[f32]>,
+    activation: crate::kernels::ConvActivation,
+) {
+    use crate::kernels::ConvActivation as A;
+    match activation {
+        A::None => add_then(values, bias, residual, |x| x),
+        A::Relu => add_then(values, bias, residual, |x| if x < 0.0 { 0.0 } else { x }),
+        A::LeakyRelu(alpha) => add_then(values, bias, residual, |x| if x < 0.0 { x * alpha } else { x }),
+        A::HardSigmoid(alpha, beta) => {
+            add_then(values, bias, residual, |x| crate::kernels::hard_sigmoid(x, alpha, beta))
+        }
+        A::HardSwish => add_then(values, bias, residual, |x| x * crate::kernels::hard_sigmoid(x, 1.0 / 6.0, 0.5)),
+        A::Sigmoid | A::Silu => {
+            add_then(values, bias, residual, |x| x);
+            activation.apply_slice(values)
+        }
+    }
+}
+
+/// `v = f(v + bias + residual)` for each value, each loop specialised to the terms present.
+#[inline(always)]
+fn add_then(values: &mut [f32], bias: Option<f32>, residual: Option<&[f32]>, f: impl Fn(f32) -> f32) {
+    match (bias, residual) {
+        (Some(b), Some(r)) => values.iter_mut().zip(r).for_each(|(v, r)| *v = f(*v + b + r)),
+        (None, Some(r)) => values.iter_mut().zip(r).for_each(|(v, r)| *v = f(*v + r)),
+        (Some(b), None) => values.iter_mut().for_each(|v| *v = f(*v + b)),
+        (None, None) => values.iter_mut().for_each(|v| *v = f(*v)),
+    }
+}
+
+/// What runs on each finished run of outputs: `(output channel, offset in the whole
+/// output, values)`.
+type Finish<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
+
+/// Sizes of one image's convolution.
+struct Geometry<'a> {
+    h: usize,
+    w: usize,
+    kh: usize,
+    kw: usize,
+    oh: usize,
+    ow: usize,
+    options: &'a ConvOptions<2>,
+}
+
+impl Geometry<'_> {
+    /// The input position under kernel tap `k` of output position `o` along `axis` (0 for
+    /// H, 1 for W), or `None` in the padding.
+    fn source(&self, axis: usize, o: usize, k: usize) -> Option<usize> {
+        let options = self.options;
+        (o * options.stride[axis] + k * options.dilation[axis])
+            .checked_sub(options.padding[axis].0)
+            .filter(|&i| i < [self.h, self.w][axis])
+    }
+
+    /// A 1×1 kernel with unit stride and no padding: the image itself is the right operand.
+    fn is_pointwise(&self) -> bool {
+        let o = self.options;
+        self.kh == 1 && self.kw == 1 && o.stride == [1, 1] && o.padding == [(0, 0), (0, 0)]
+    }
+
+    /// Every image as one matrix product of the weights with its im2col columns (the image
+    /// itself for a pointwise kernel), the weights read in place.
+    fn gemm(&self, input: &[f32], weights: &[f32], [ci, co]: [usize; 2], output: &mut [f32], finish: &Finish) {
+        use crate::kernels::gemm::Matrix;
+        let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
+        let k = ci * self.kh * self.kw;
+        let a = Matrix { data: weights, rows: co, cols: k, stride: k };
+        let images = input.chunks(ci * plane).zip(output.chunks_mut(co * out_plane));
+        for (index, (image, out)) in images.enumerate() {
+            let first = index * co * out_plane;
+            let finish = |row, column, values: &mut [f32]| finish(row, first + row * out_plane + column, values);
+            if self.is_pointwise() {
+                let b = Matrix { data: image, rows: ci, cols: plane, stride: plane };
+                crate::kernels::gemm::sgemm(a, &b, out, &finish);
+            } else {
+                crate::kernels::gemm::sgemm(a, &Im2col { geometry: self, image, rows: k }, out, &finish);
+            }
+        }
+    }
+}
+
+/// How a depthwise convolution lays out the stride phases of a padded input plane.
+struct Phases {
+    strides: [usize; 2],
+    /// Columns of a phase, and of the grid the sums are computed on.
+    width: usize,
+    /// Elements of a phase, slack included.
+    len: usize,
+    /// Elements of the grid of sums, whole register blocks.
+    grid: usize,
+    /// Where each kernel tap reads, relative to the output's grid position.
+    offsets: Vec<usize>,
+}
+
+impl Geometry<'_> {
+    /// A depthwise convolution (`multiplier` output channels per input channel) as shifted
+    /// multiply-adds over whole planes. The padded input is split into stride phases
+    /// (`phase (ry, rx)` holds the padded pixels `(qy·sy + ry, qx·sx + rx)`), so every
+    /// kernel tap reads one phase at a fixed offset from the output pixel: output `(y, x)`
+    /// of tap `(ky, kx)` is phase `(ky·dy mod sy, kx·dx mod sx)` at `(y + ky·dy / sy,
+    /// x + kx·dx / sx)`. Outputs are computed on the phase width (columns past the output
+    /// width are discarded), REGISTER_BLOCK at a time with all taps in registers.
+    fn depthwise(
+        &self,
+        input: &[f32],
+        weights: &[f32],
+        [channels, multiplier]: [usize; 2],
+        output: &mut [f32],
+        finish: &Finish,
+    ) {
+        let o = self.options;
+        let ([sy, sx], [dy, dx]) = (o.stride, o.dilation);
+        let (hp, wp) = (self.h + o.padding[0].0 + o.padding[0].1, self.w + o.padding[1].0 + o.padding[1].1);
+        let (hq, wq) = (hp.div_ceil(sy), wp.div_ceil(sx));
+        // Blocks past the last output read past the last phase row: one block of slack.
+        let phase_len = hq * wq + wq + REGISTER_BLOCK;
+        let offsets: Vec<usize> = (0..self.kh * self.kw)
+            .map(|t| {
+                let (oy, ox) = ((t / self.kw) * dy, (t % self.kw) * dx);
+                ((oy % sy) * sx + ox % sx) * phase_len + (oy / sy) * wq + ox / sx
+            })
+            .collect();
+        let grid = (self.oh * wq).div_ceil(REGISTER_BLOCK) * REGISTER_BLOCK;
+        let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
+        let phases = Phases { strides: [sy, sx], width: wq, len: phase_len, grid, offsets };
+        // A tap costs about what an element visit of a memory-bound op does (it reloads the
+        // shifted phase), far more than a multiply-add of the matrix product.
+        let per_plane = multiplier * out_plane * phases.offsets.len();
+        let planes = input.par_chunks(plane).zip(output.par_chunks_mut(multiplier * out_plane)).enumerate();
+        let jobs = job_len(planes.len(), per_plane, PARALLEL_MIN_ELEMENTS);
+        planes.with_min_len(jobs).for_each(|(index, (image, out))| {
+            let oc = (index % channels) * multiplier;
+            let kernels = &weights[oc * phases.offsets.len()..][..multiplier * phases.offsets.len()];
+            let first = index * multiplier * out_plane;
+            let finish = |j, out: &mut [f32]| finish(oc + j, first + j * out_plane, out);
+            DEPTHWISE.with_borrow_mut(|buffers| {
+                vectorised(
+                    #[inline(always)]
+                    || self.depthwise_plane(image, &phases, kernels, buffers, out, &finish),
+                )
+            })
+        });
+    }
+
+    /// The outputs of one input plane `image`, one plane per kernel of `kernels`.
+    #[inline(always)]
+    fn depthwise_plane(
+        &self,
+        image: &[f32],
+        phases: &Phases,
+        kernels: &[f32],
+        (split, sums): &mut (Vec<f32>, Vec<f32>),
+        out: &mut [f32],
+        finish: &dyn Fn(usize, &mut [f32]),
+    ) {
+        self.split_phases(image, phases, split);
+        sums.resize(phases.grid, 0.0);
+        let taps = phases.offsets.len();
+        for (j, (out, kernel)) in out.chunks_mut(self.oh * self.ow).zip(kernels.chunks(taps)).enumerate() {
+            shifted_sums(split, &phases.offsets, kernel, sums);
+            for (row, sum) in out.chunks_mut(self.ow).zip(sums.chunks(phases.width)) {
+                row.copy_from_slice(&sum[..self.ow]);
+            }
+            finish(j, out);
+        }
+    }
+
+    /// The padded plane `image`, split into its stride phases (see [`Self::depthwise`]).
+    #[inline(always)]
+    fn split_phases(&self, image: &[f32], layout: &Phases, phases: &mut Vec<f32>) {
+        let Phases { strides: [sy, sx], width: wq, len: phase_len, .. } = *layout;
+        let (pt, pl) = (self.options.padding[0].0, self.options.padding[1].0);
+        phases.clear();
+        phases.resize(sy * sx * phase_len, 0.0);
+        for (y, line) in image.chunks(self.w).enumerate() {
+            let py = y + pt;
+            // Where phase (py mod sy, 0) holds padded row py.
+            let row = (py % sy) * sx * phase_len + (py / sy) * wq;
+            if sx == 1 {
+                phases[row + pl..][..line.len()].copy_from_slice(line);
+            } else {
+                for rx in 0..sx {
+                    // The first column x with (x + pl) mod sx = rx, then every sx-th.
+                    let first = (rx + sx - pl % sx) % sx;
+                    let start = row + rx * phase_len + (first + pl) / sx;
+                    let columns = line.iter().skip(first).step_by(sx);
+                    phases[start..].iter_mut().zip(columns).for_each(|(p, &v)| *p = v);
+                }
+            }
+        }
+    }
+}
+
+/// `sums[i] = Σ_t kernel[t] · phases[i + offsets[t]]`, a register block at a time.
+#[inline(always)]
+fn shifted_sums(phases: &[f32], offsets: &[usize], kernel: &[f32], sums: &mut [f32]) {
+    for (b, block) in sums.chunks_exact_mut(REGISTER_BLOCK).enumerate() {
+        let mut acc = [0.0f32; REGISTER_BLOCK];
+        for (&offset, &w) in offsets.iter().zip(kernel) {
+            let source = &phases[offset + b * REGISTER_BLOCK..][..REGISTER_BLOCK];
+            for (a, &v) in acc.iter_mut().zip(source) {
+                *a = v.mul_add(w, *a);
+            }
+        }
+        block.copy_from_slice(&acc);
+    }
+}
+
+/// The im2col matrix of one image, `[(c, ky, kx), (y, x)]`: the input pixel under kernel
+/// tap (ky, kx) for output pixel (y, x) of channel c, or 0 in the padding. Computed segment
+/// by segment as the matrix product packs it, never stored whole.
+struct Im2col<'a> {
+    geometry: &'a Geometry<'a>,
+    image: &'a [f32],
+    rows: usize,
+}
+
+impl crate::kernels::gemm::Right for Im2col<'_> {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+
+    fn cols(&self) -> usize {
+        self.geometry.oh * self.geometry.ow
+    }
+
+    /// Column j: the window of output pixel j, channel by channel, row by row, without
+    /// the divisions a call of `segment` per element would make.
+    fn column(&self, j: usize, out: &mut [f32]) {
+        let g = self.geometry;
+        let (y, x) = (j / g.ow, j % g.ow);
+        let planes = self.image.chunks(g.h * g.w).zip(out.chunks_mut(g.kh * g.kw));
+        for (plane, window) in planes {
+            for (ky, window_row) in window.chunks_mut(g.kw).enumerate() {
+                let iy = g.source(0, y, ky);
+                for (kx, v) in window_row.iter_mut().enumerate() {
+                    *v = match (iy, g.source(1, x, kx)) {
+                        (Some(iy), Some(ix)) => plane[iy * g.w + ix],
+                        _ => 0.0,
+                    };
+                }
+            }
+        }
+    }
+
+    fn segment(&self, p: usize, j0: usize, out: &mut [f32]) {
+        let g = self.geometry;
+        let o = g.options;
+        let (pl, sx, dx) = (o.padding[1].0, o.stride[1], o.dilation[1]);
+        let (c, ky, kx) = (p / (g.kh * g.kw), (p / g.kw) % g.kh, p % g.kw);
+        let plane = &self.image[c * g.h * g.w..][..g.h * g.w];
+        let shift = kx * dx;
+        // Output columns whose input column x * sx + shift - pl lies in 0..w.
+        let (first, end) = valid_columns(shift, pl, sx, g.w, g.ow);
+        // Output rows from (y, x) on: divisions once, not per row (narrow maps have many).
+        let (mut y, mut x, mut out) = (j0 / g.ow, j0 % g.ow, out);
+        while !out.is_empty() {
+            let len = (g.ow - x).min(out.len());
+            let (line, rest) = std::mem::take(&mut out).split_at_mut(len);
+            let (a, b) = (first.clamp(x, x + line.len()), end.clamp(x, x + line.len()));
+            match g.source(0, y, ky) {
+                Some(iy) if a < b => {
+                    let source = &plane[iy * g.w..][..g.w];
+                    line[..a - x].fill(0.0);
+                    line[b - x..].fill(0.0);
+                    let (start, dst) = (a * sx + shift - pl, &mut line[a - x..b - x]);
+                    if sx == 1 {
+                        dst.copy_from_slice(&source[start..start + dst.len()]);
+                    } else {
+                        dst.iter_mut().zip(source[start..].iter().step_by(sx)).for_each(|(v, &s)| *v = s);
+                    }
+                }
+                _ => line.fill(0.0),
+            }
+            (y, x, out) = (y + 1, 0, rest);
+        }
+    }
+}

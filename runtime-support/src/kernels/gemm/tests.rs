@@ -1,0 +1,135 @@
+//! The product against a naive triple loop, on every path (tiles, edges, skinny, narrow).
+
+use super::*;
+
+fn naive(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<f32> {
+    let mut c = vec![0.0f32; m * n];
+    for i in 0..m {
+        for p in 0..k {
+            for j in 0..n {
+                c[i * n + j] += a[i * k + p] * b[p * n + j];
+            }
+        }
+    }
+    c
+}
+
+#[test]
+fn tasks_are_whole_tiles_within_a_packed_block_and_balanced() {
+    for threads in [2, 3, 4, 8] {
+        for (m, n) in [(64, 3136), (192, 196), (352, 49), (128, 784), (6, 40), (1000, 12544), (16, 8)] {
+            let (width, rows) = task_shape(m, n, threads);
+            assert!(width > 0 && width <= NC && width % NR == 0, "{m}x{n}, {threads} threads: width {width}");
+            assert!(rows == m || rows % MR == 0, "{m}x{n}, {threads} threads: rows {rows}");
+            let tasks = n.div_ceil(width) * m.div_ceil(rows);
+            // Every thread busy: at most one task's panels more than an even split of them
+            // (fewer tasks than threads only where that finishes as soon).
+            let (panels, per_task) = (n.div_ceil(NR), width / NR);
+            let makespan = tasks.div_ceil(threads) * per_task.min(panels);
+            let even = panels.div_ceil(threads);
+            assert!(rows < m || makespan <= even + per_task, "{m}x{n}, {threads} threads: {tasks} tasks of {width}");
+            assert!(rows < m || tasks >= threads.min(panels.div_ceil(per_task)), "{m}x{n}: {tasks} tasks");
+            if n.div_ceil(NC) >= 2 * threads {
+                assert_eq!(tasks % threads, 0, "{m}x{n}, {threads} threads: {tasks} tasks");
+            }
+        }
+    }
+}
+
+/// Both paths (AVX2 where present, and the baseline lanes) on lengths around their block
+/// sizes (8 lanes, 32 per AVX2 step): integer-valued products, so every summation order
+/// gives the exact sum; a longer operand is cut to the shorter's length.
+#[test]
+fn dot_is_the_exact_sum_of_products_on_every_path() {
+    for n in [0, 1, 7, 8, 9, 31, 32, 33, 64, 100, 257] {
+        let a: Vec<f32> = (0..n).map(|i| ((i * 37) % 19) as f32 - 9.0).collect();
+        let b: Vec<f32> = (0..n + 3).map(|i| ((i * 11) % 7) as f32 - 3.0).collect();
+        let want: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+        assert_eq!(dot(&a, &b), want, "n = {n}");
+        assert_eq!(dot_lanes(&a, &b), want, "baseline, n = {n}");
+        assert_eq!(dot(&b, &a), want, "longer first, n = {n}");
+    }
+}
+
+#[test]
+fn four_dot_products_match_one_at_a_time() {
+    for n in [0, 3, 8, 21, 64, 130] {
+        let rows: Vec<Vec<f32>> =
+            (0..4).map(|r| (0..n).map(|i| ((i * 31 + r * 7) % 17) as f32 - 8.0).collect()).collect();
+        let b: Vec<f32> = (0..n).map(|i| ((i * 13) % 11) as f32 - 5.0).collect();
+        let want: Vec<f32> = rows.iter().map(|row| row.iter().zip(&b).map(|(x, y)| x * y).sum()).collect();
+        assert_eq!(dot4(std::array::from_fn(|r| &rows[r][..]), &b).to_vec(), want, "n = {n}");
+    }
+}
+
+/// Whether a test of the AVX2 paths cannot run here (the CPU lacks them, or
+/// `BURN_ONNX_KERNELS` leaves them out); it says so in the test's output.
+fn skipped_without_avx2(test: &str) -> bool {
+    let skipped = !available();
+    if skipped {
+        println!("{test}: skipped, the kernels in force are {}", crate::cpu::describe());
+    }
+    skipped
+}
+
+#[test]
+fn matches_the_naive_product_on_edge_sizes() {
+    if skipped_without_avx2("matches_the_naive_product_on_edge_sizes") {
+        return;
+    }
+    for (m, k, n) in
+        [(1, 1, 1), (7, 3, 17), (6, 256, 16), (13, 300, 530), (73, 513, 33), (2, 1000, 1), (40, 77, 3), (9, 5, 7)]
+    {
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();
+        let mut c = vec![f32::NAN; m * n];
+        let (am, bm) =
+            (Matrix { data: &a, rows: m, cols: k, stride: k }, Matrix { data: &b, rows: k, cols: n, stride: n });
+        sgemm(am, &bm, &mut c, &|_, _, _| {});
+        assert_eq!(c, naive(&a, &b, m, k, n), "{m}x{k}x{n}");
+    }
+}
+
+/// Few rows of A (a Linear's input), the bias added, on one thread and split by columns,
+/// against the naive product.
+#[test]
+fn skinny_matches_the_naive_product_plus_bias() {
+    if skipped_without_avx2("skinny_matches_the_naive_product_plus_bias") {
+        return;
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
+    for (m, k, n) in [(1, 1, 1), (1, 70, 33), (3, 9, 200), (4, 1500, 1100)] {
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();
+        let bias: Vec<f32> = (0..n).map(|j| j as f32 * 0.5).collect();
+        let mut c = vec![f32::NAN; m * n];
+        let (am, bm) =
+            (Matrix { data: &a, rows: m, cols: k, stride: k }, Matrix { data: &b, rows: k, cols: n, stride: n });
+        pool.install(|| skinny(am, bm, Some(&bias[..]), &mut c));
+        let mut want = naive(&a, &b, m, k, n);
+        want.iter_mut().enumerate().for_each(|(i, v)| *v += bias[i % n]);
+        assert_eq!(c, want, "{m}x{k}x{n}");
+    }
+}
+
+/// With several threads, tall products split rows and share one packing of B; wide ones
+/// split columns; the last, below `PARALLEL_MIN_FMAS`, stays one task. All on edge sizes,
+/// against the naive product.
+#[test]
+fn parallel_splits_match_the_naive_product() {
+    if skipped_without_avx2("parallel_splits_match_the_naive_product") {
+        return;
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().expect("a pool");
+    for (m, k, n) in [(200, 300, 40), (97, 600, 33), (300, 40, 100), (48, 257, 1100), (25, 9, 17)] {
+        let shares_b = task_shape(m, n, 3).1 < m;
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();
+        let mut c = vec![f32::NAN; m * n];
+        let (am, bm) =
+            (Matrix { data: &a, rows: m, cols: k, stride: k }, Matrix { data: &b, rows: k, cols: n, stride: n });
+        pool.install(|| sgemm(am, &bm, &mut c, &|_, _, _| {}));
+        assert_eq!(c, naive(&a, &b, m, k, n), "{m}x{k}x{n}, B shared: {shares_b}");
+    }
+    assert!(task_shape(200, 40, 3).1 < 200, "the first case splits rows");
+}

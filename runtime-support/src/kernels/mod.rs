@@ -1,0 +1,415 @@
+//! Hand-written CPU kernels for Burn's flex backend where flex is the bottleneck: max pooling
+//! without the indices flex always computes, and sigmoid / SiLU / tanh vectorised as ONNX
+//! Runtime's rational functions (flex runs them one scalar `expf` / `tanhf` at a time). A
+//! tensor that is not an f32 flex tensor outside autodiff (another backend, a tracked tensor, a
+//! strided view) takes Burn's own op, so the generated code runs everywhere.
+
+use alloc::vec::Vec;
+use burn::tensor::ops::ConvOptions;
+use burn::tensor::{activation, Tensor};
+
+/// `1 / (1 + e^-x)`.
+pub fn sigmoid<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    elementwise(x, simd::sigmoid, activation::sigmoid)
+}
+
+/// `tanh(x)`, vectorised (flex calls libm's `tanhf` per element).
+pub fn tanh<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    elementwise(x, simd::tanh, Tensor::tanh)
+}
+
+/// `e^x`, vectorised.
+pub fn exp<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    elementwise(x, simd::exp, Tensor::exp)
+}
+
+/// The error function, vectorised (flex calls libm's `erff` per element).
+pub fn erf<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    elementwise(x, simd::erf, Tensor::erf)
+}
+
+/// GELU, `x · Φ(x)` with the exact normal CDF `½(1 + erf(x/√2))`, in one vectorised pass; for
+/// negative x through erfc, without the cancellation of `1 + erf` (Burn's form).
+pub fn gelu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    elementwise(x, simd::gelu, activation::gelu)
+}
+
+/// SiLU (Swish), `x * sigmoid(x)`, in one pass.
+pub fn silu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
+    elementwise(x, simd::silu, |x| x.clone().mul(activation::sigmoid(x)))
+}
+
+/// `kernel` over a flex tensor's elements, else Burn's op (`fallback`).
+fn elementwise<const D: usize>(
+    x: Tensor<D>,
+    #[cfg_attr(not(feature = "flex"), allow(unused_variables))] kernel: fn(&mut [f32]),
+    fallback: fn(Tensor<D>) -> Tensor<D>,
+) -> Tensor<D> {
+    #[cfg(feature = "flex")]
+    let x = match flex::map(x, kernel) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    fallback(x)
+}
+
+/// 2-D max pooling over NCHW (floor mode), without computing the argmax indices. NaN wins,
+/// as in flex's own kernel.
+pub fn max_pool2d(
+    x: Tensor<4>,
+    kernel: [usize; 2],
+    strides: [usize; 2],
+    pads: [(usize, usize); 2],
+    dilations: [usize; 2],
+) -> Tensor<4> {
+    #[cfg(feature = "flex")]
+    let x = match flex::max_pool2d(x, Window { kernel, strides, pads, dilations }) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    burn::tensor::module::max_pool2d(
+        x,
+        burn::tensor::ops::MaxPoolOptions::new(kernel)
+            .with_stride(strides)
+            .with_padding_pairs(pads)
+            .with_dilation(dilations)
+            .with_ceil_mode(false),
+    )
+}
+
+/// 2-D average pooling over NCHW (floor mode, no dilation): the window sum divided by the
+/// window's size, or with `count_include_pad = false` by its taps inside the image.
+pub fn avg_pool2d(
+    x: Tensor<4>,
+    kernel: [usize; 2],
+    strides: [usize; 2],
+    pads: [(usize, usize); 2],
+    count_include_pad: bool,
+) -> Tensor<4> {
+    #[cfg(feature = "flex")]
+    let x = match flex::avg_pool2d(x, Window { kernel, strides, pads, dilations: [1, 1] }, count_include_pad) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    burn::tensor::module::avg_pool2d(
+        x,
+        burn::tensor::ops::AvgPoolOptions::new(kernel)
+            .with_stride(strides)
+            .with_padding_pairs(pads)
+            .with_count_include_pad(count_include_pad)
+            .with_ceil_mode(false),
+    )
+}
+
+/// ONNX LocalResponseNormalization across axis 1 of `x [N, C, ...]`: `x / (bias + alpha / size
+/// · Σ x²)^beta`, the sum over the `size` channels around each one (`(size - 1) / 2` before,
+/// `size / 2` after, missing channels counting 0). One vectorised pass on flex; Burn's ops (the
+/// window sum as an average pool over channels) elsewhere.
+pub fn local_response_norm<const D: usize>(x: Tensor<D>, size: usize, alpha: f64, beta: f64, bias: f64) -> Tensor<D> {
+    #[cfg(feature = "flex")]
+    let x = match flex::local_response_norm(
+        x,
+        Lrn { size, scale: (alpha / size as f64) as f32, beta: beta as f32, bias: bias as f32 },
+    ) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    let dims = x.dims();
+    let (before, after) = ((size - 1) / 2, size / 2);
+    let squares: Tensor<4> = x.clone().square().reshape([dims[0] as i64, 1, dims[1] as i64, -1]);
+    let sums = burn::tensor::module::avg_pool2d(
+        squares,
+        burn::tensor::ops::AvgPoolOptions::new([size, 1])
+            .with_stride([1, 1])
+            .with_padding_pairs([(before, after), (0, 0)])
+            .with_count_include_pad(true),
+    )
+    .mul_scalar(size as f64)
+    .reshape(dims);
+    x.div(sums.mul_scalar(alpha / size as f64).add_scalar(bias).powf_scalar(beta))
+}
+
+/// The parameters of [`local_response_norm`], `scale` being `alpha / size`.
+#[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+struct Lrn {
+    size: usize,
+    scale: f32,
+    beta: f32,
+    bias: f32,
+}
+
+/// The activation a convolution or batch normalisation applies to its result (fused by the
+/// importer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ConvActivation {
+    /// The convolution's result as it is.
+    None,
+    /// `max(x, 0)`.
+    Relu,
+    /// `x` where positive, else `alpha · x`.
+    LeakyRelu(f32),
+    /// `1 / (1 + e^-x)`, as ONNX Runtime's rational approximation on flex.
+    Sigmoid,
+    /// `x · sigmoid(x)` (a Mul of the input by its Sigmoid, fused).
+    Silu,
+    /// `clamp(alpha · x + beta, 0, 1)`.
+    HardSigmoid(f32, f32),
+    /// `x · clamp(x / 6 + 1/2, 0, 1)`.
+    HardSwish,
+}
+
+impl ConvActivation {
+    /// The activation through Burn's ops, for results no kernel fused it into.
+    pub fn apply<const D: usize>(self, x: Tensor<D>) -> Tensor<D> {
+        match self {
+            Self::None => x,
+            Self::Relu => activation::relu(x),
+            Self::LeakyRelu(alpha) => activation::leaky_relu(x, alpha as f64),
+            Self::Sigmoid => sigmoid(x),
+            Self::Silu => silu(x),
+            Self::HardSigmoid(alpha, beta) => x.mul_scalar(alpha).add_scalar(beta).clamp(0.0, 1.0),
+            Self::HardSwish => x.clone().mul(x.mul_scalar(1.0 / 6.0).add_scalar(0.5).clamp(0.0, 1.0)),
+        }
+    }
+
+    /// The same on a row of results (NaN stays NaN, as in Burn's ops).
+    #[cfg_attr(not(feature = "flex"), allow(dead_code))]
+    #[inline(always)]
+    fn apply_slice(self, values: &mut [f32]) {
+        match self {
+            Self::None => {}
+            Self::Relu => values.iter_mut().for_each(|v| *v = if *v < 0.0 { 0.0 } else { *v }),
+            Self::LeakyRelu(alpha) => values.iter_mut().for_each(|v| *v = if *v < 0.0 { *v * alpha } else { *v }),
+            Self::Sigmoid => simd::sigmoid(values),
+            Self::Silu => simd::silu(values),
+            Self::HardSigmoid(alpha, beta) => values.iter_mut().for_each(|v| *v = hard_sigmoid(*v, alpha, beta)),
+            Self::HardSwish => values.iter_mut().for_each(|v| *v *= hard_sigmoid(*v, 1.0 / 6.0, 0.5)),
+        }
+    }
+}
+
+/// 2-D convolution (NCHW input, `[out, in, kh, kw]` weight), then `activation`: through
+/// im2col and the AVX2 matrix product, the bias and activation applied as each row of the
+/// result is finished; depthwise ones as shifted multiply-adds over whole planes. Other grouped
+/// convolutions and CPUs without AVX2 take Burn's.
+pub fn conv2d(
+    x: Tensor<4>,
+    weight: Tensor<4>,
+    bias: Option<Tensor<1>>,
+    options: ConvOptions<2>,
+    activation: ConvActivation,
+) -> Tensor<4> {
+    conv2d_then(x, weight, bias, options, None, activation)
+}
+
+/// `activation(conv2d(x, weight, bias) + residual)`: a residual connection (ResNet's sum of a
+/// block's last convolution and its shortcut) fused into the convolution, the sum made as each
+/// row of the result is finished. `residual` has the result's shape; other shapes broadcast
+/// through Burn's add.
+pub fn conv2d_residual(
+    x: Tensor<4>,
+    weight: Tensor<4>,
+    bias: Option<Tensor<1>>,
+    options: ConvOptions<2>,
+    residual: Tensor<4>,
+    activation: ConvActivation,
+) -> Tensor<4> {
+    conv2d_then(x, weight, bias, options, Some(residual), activation)
+}
+
+fn conv2d_then(
+    x: Tensor<4>,
+    weight: Tensor<4>,
+    bias: Option<Tensor<1>>,
+    options: ConvOptions<2>,
+    residual: Option<Tensor<4>>,
+    activation: ConvActivation,
+) -> Tensor<4> {
+    let dtype = x.dtype();
+    if matches!(dtype, burn::tensor::DType::F16 | burn::tensor::DType::BF16) {
+        // Half floats accumulate in f32 and are rounded once, as ONNX Runtime and ONNX's
+        // reference compute them.
+        let f32 = |t: Tensor<4>| t.cast(burn::tensor::FloatDType::F32);
+        let bias = bias.map(|b| b.cast(burn::tensor::FloatDType::F32));
+        return conv2d_then(f32(x), f32(weight), bias, options, residual.map(f32), activation).cast(dtype);
+    }
+    #[cfg(feature = "flex")]
+    let (x, weight, bias, residual) = match flex::conv2d(x, weight, bias, &options, residual, activation) {
+        Ok(y) => return y,
+        Err(back) => back,
+    };
+    let y = burn::tensor::module::conv2d(x, weight, bias, options);
+    activation.apply(match residual {
+        Some(r) => y + r,
+        None => y,
+    })
+}
+
+/// `activation(layer.forward(x))` for a BatchNorm in inference (running statistics): on flex
+/// outside autodiff, one pass over the planes in parallel, each channel's normalisation
+/// `(x - mean) · scale + β` with `scale = γ / √(var + ε)`, the activation applied with it;
+/// Burn's layer elsewhere (training and autodiff included).
+pub fn batch_norm<const D: usize>(layer: &burn::nn::BatchNorm, x: Tensor<D>, activation: ConvActivation) -> Tensor<D> {
+    #[cfg(feature = "flex")]
+    let x = match flex::batch_norm(layer, x, activation) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    activation.apply(layer.forward(x))
+}
+
+/// `layer.forward(x)` (`x · W + b` over the last axis) through the AVX2 matrix product on flex,
+/// the bias added as each row is finished; Burn's `Linear` elsewhere (autodiff included, so the
+/// layer still trains).
+pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Tensor<D> {
+    #[cfg(feature = "flex")]
+    let x = match flex::linear(layer, x) {
+        Ok(y) => return y,
+        Err(x) => x,
+    };
+    layer.forward(x)
+}
+
+/// `Tensor::cat` of float tensors; on flex the copies are split across rayon's pool (flex
+/// copies them one after the other, a fifth of DenseNet's time).
+pub fn cat<const D: usize>(tensors: Vec<Tensor<D>>, dim: usize) -> Tensor<D> {
+    #[cfg(feature = "flex")]
+    let tensors = match flex::cat(tensors, dim) {
+        Ok(y) => return y,
+        Err(tensors) => tensors,
+    };
+    Tensor::cat(tensors, dim)
+}
+
+/// 1-D convolution as a 2-D one of height 1 (the same kernel; reshapes are views).
+pub fn conv1d(
+    x: Tensor<3>,
+    weight: Tensor<3>,
+    bias: Option<Tensor<1>>,
+    options: ConvOptions<1>,
+    activation: ConvActivation,
+) -> Tensor<3> {
+    let options2 = ConvOptions::new_with_padding(
+        [1, options.stride[0]],
+        [(0, 0), options.padding[0]],
+        [1, options.dilation[0]],
+        options.groups,
+    );
+    conv2d(x.unsqueeze_dim(2), weight.unsqueeze_dim(2), bias, options2, activation).squeeze_dim(2)
+}
+
+/// The LSTM recurrence of one direction with ONNX's default activations (σ, tanh, tanh), no
+/// clip, peepholes or sequence lengths: `projected [steps, batch, 4 * hidden]` is `X·Wᵀ + Wb`
+/// (gates i, o, f, c), `r [4 * hidden, hidden]`, `bias [1, 4 * hidden]` is Rb. Returns
+/// `(Y [steps, batch, hidden], Y_h, Y_c)` in plain loops on flex data, where Burn would run
+/// about twenty small tensor ops per step; `None` when the tensors are not on flex. With
+/// `r_scales` (DynamicQuantizeLSTM: `r` holds integer weights, these their column scales, and
+/// `bias` is `Wb + Rb`) the state each step multiplies is first quantized to integer values, as
+/// `recurrent::quantize_u8_integers` does, and each exact product scaled by `scale_h * scale_r`.
+pub(crate) fn lstm_sequence(
+    projected: &Tensor<3>,
+    r: &Tensor<2>,
+    bias: &Tensor<2>,
+    initial: (&Tensor<2>, &Tensor<2>),
+    reverse: bool,
+    r_scales: Option<&Tensor<2>>,
+) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
+    #[cfg(feature = "flex")]
+    return flex::lstm_sequence(projected, r, bias, initial, reverse, r_scales);
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (projected, r, bias, initial, reverse, r_scales);
+        None
+    }
+}
+
+/// The operands of [`attention`]: `q [b, h, q_len, d]`, `key_t [b, h, d, kv_len]` (K already
+/// transposed, as the fused pattern has it), `v [b, h, kv_len, dv]`, an additive `mask`.
+pub(crate) type AttentionOperands = (Tensor<4>, Tensor<4>, Tensor<4>, Option<Tensor<4>>);
+
+/// `softmax(q·key_t·scale + mask)·v` per batch and head on flex f32 tensors: the two products
+/// through the AVX2 matrix product (K need not be transposed back), each row of scores scaled,
+/// masked and normalised in one vectorised pass, the heads spread over the pool. flex's own
+/// kernel computed that softmax one scalar `expf` at a time (a third of a diffusion UNet's
+/// forward). A row whose scores are all `-inf` is zeros, as in flex's. The operands back when
+/// they are not flex f32 tensors of one batch and head count or the mask's last dim is not the
+/// keys'.
+#[allow(clippy::result_large_err)]
+pub(crate) fn attention(operands: AttentionOperands, scale: f32) -> Result<Tensor<4>, AttentionOperands> {
+    #[cfg(feature = "flex")]
+    return flex::attention(operands, scale);
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = scale;
+        Err(operands)
+    }
+}
+
+/// `recurrent::quantize_u8_integers` of `values` into `out`, the same f32 operations in the
+/// same order (the LSTM kernel's state, in memory); returns the scale.
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+pub(crate) fn quantize_u8_integer_values(values: &[f32], out: &mut [f32]) -> f32 {
+    let (low, high) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    let (scale, zero) = u8_quantization(low, high);
+    for (o, &v) in out.iter_mut().zip(values) {
+        *o = ((v / scale).round_ties_even() + zero).clamp(0.0, 255.0) - zero;
+    }
+    scale
+}
+
+/// The scale and zero point of ONNX Runtime's dynamic uint8 quantization of values from `low`
+/// to `high`: the range widened to hold 0, over 255 (1 for an empty range), and `-low / scale`
+/// rounded to even.
+pub(crate) fn u8_quantization(low: f32, high: f32) -> (f32, f32) {
+    let (low, high) = (low.min(0.0), high.max(0.0));
+    let scale = if high == low { 1.0 } else { (high - low) / 255.0 };
+    (scale, libm::rintf((0.0 - low / scale).clamp(0.0, 255.0)))
+}
+
+/// A 2-D pooling or convolution window.
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+#[derive(Clone, Copy)]
+struct Window {
+    kernel: [usize; 2],
+    strides: [usize; 2],
+    pads: [(usize, usize); 2],
+    dilations: [usize; 2],
+}
+
+impl Window {
+    /// Output size along `axis` for an input of `size` (floor mode), `None` if no window fits.
+    #[cfg_attr(not(feature = "flex"), allow(dead_code))]
+    fn out_dim(&self, size: usize, axis: usize) -> Option<usize> {
+        let span = self.dilations[axis].checked_mul(self.kernel[axis].checked_sub(1)?)? + 1;
+        let padded = size + self.pads[axis].0 + self.pads[axis].1;
+        Some(padded.checked_sub(span)? / self.strides[axis].max(1) + 1)
+    }
+}
+
+/// The flex fast paths: the tensor's f32 buffer is used directly (in place when not shared).
+/// Their `Err` hands the caller's tensors back unchanged for Burn's op.
+/// Whether burn-onnx's flex kernels run (the default). Off, every op takes Burn's own flex op,
+/// as it does on any other backend: what a Burn remote server hosting a flex device runs, so a
+/// local run can be compared with a remote one bit for bit (`examples/remote`). Process-wide.
+#[cfg(feature = "flex")]
+pub fn set_flex_kernels(enabled: bool) {
+    flex::ENABLED.store(enabled, core::sync::atomic::Ordering::Relaxed);
+}
+
+#[cfg(feature = "flex")]
+#[allow(clippy::result_large_err)]
+mod flex;
+
+mod simd;
+
+/// The flex kernels' f32 matrix product (AVX-512 / AVX2 tiles, picked at run time).
+#[cfg(feature = "flex")]
+pub(crate) mod gemm;
+
+/// `clamp(alpha · x + beta, 0, 1)` as Burn computes it (a product, a sum, then the bounds).
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+#[inline(always)]
+fn hard_sigmoid(x: f32, alpha: f32, beta: f32) -> f32 {
+    (x * alpha + beta).clamp(0.0, 1.0)
+}
