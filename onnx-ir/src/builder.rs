@@ -269,22 +269,23 @@ fn check_declared(inferred: &TensorType, output: &ValueInfoProto, rank: bool) ->
             Err(mismatch(declared.to_string()))
         }
         Ok(_) => Ok(()),
-        Err(_) => match output.r#type.as_ref().and_then(|t| t.tensor_type()).map(|t| t.elem_type()) {
-            // Undefined (0) or a code the importer does not know: ONNX Runtime refuses both.
-            Some(code) if DType::from_onnx(code).is_none() => Err(mismatch(format!("element type code {code}"))),
-            Some(code) => match DType::from_onnx(code) {
-                Some(declared) if inferred.holder == Holder::Tensor && declared != inferred.dtype => {
-                    Err(mismatch(format!("{declared} (no shape)")))
-                }
-                _ => Ok(()),
-            },
-            // A type the importer cannot read (a map of float keys) where the graph computes
-            // a tensor: ONNX Runtime refuses the model.
-            None => match output.r#type.as_ref().and_then(|t| t.value.as_ref()) {
-                Some(_) if inferred.holder == Holder::Tensor => Err(mismatch("a type other than a tensor".into())),
-                _ => Ok(()),
-            },
-        },
+        Err(_) => unreadable_contradiction(inferred, output).map_or(Ok(()), |declared| Err(mismatch(declared))),
+    }
+}
+
+/// What a declared type the importer cannot read whole (no shape, an element type it does not
+/// know, a map of float keys) says against the computed one, where it contradicts it: ONNX
+/// Runtime refuses such a model at load.
+fn unreadable_contradiction(inferred: &TensorType, output: &ValueInfoProto) -> Option<String> {
+    let ty = output.r#type.as_ref().filter(|t| t.value.is_some())?;
+    let tensor_computed = inferred.holder == Holder::Tensor;
+    let Some(tensor) = ty.tensor_type() else {
+        return tensor_computed.then(|| "a type other than a tensor".to_string());
+    };
+    match DType::from_onnx(tensor.elem_type()) {
+        // Undefined (0) or a code the importer does not know.
+        None => Some(format!("element type code {}", tensor.elem_type())),
+        Some(declared) => (tensor_computed && declared != inferred.dtype).then(|| format!("{declared} (no shape)")),
     }
 }
 

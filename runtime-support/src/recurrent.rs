@@ -276,7 +276,6 @@ fn direction(
     // all gates, and reads gate k's columns of both.
     let [_, _, input] = x.dims();
     let input_bias = b.clone().narrow(0, 0, gates * hidden).unsqueeze::<2>();
-    let recurrent_bias = b.clone().narrow(0, gates * hidden, gates * hidden).unsqueeze::<2>();
     // GRU without linear_before_reset multiplies the reset state by gate h's weights
     // itself: the per-step product then covers gates z and r only.
     let state_gates = match options.cell {
@@ -284,7 +283,7 @@ fn direction(
         _ => gates,
     };
     let r_state = r.clone().narrow(0, 0, state_gates * hidden).transpose();
-    let bias_state = recurrent_bias.clone().narrow(1, 0, state_gates * hidden);
+    let bias_state = b.clone().narrow(0, gates * hidden, state_gates * hidden).unsqueeze::<2>();
     // DynamicQuantizeLSTM: this direction's column scales, `[1, gates * hidden]`.
     let column_scales = scales.map(|(w_scales, r_scales)| {
         let of = |s: &Tensor<2>| s.clone().narrow(0, d, 1);
@@ -300,8 +299,15 @@ fn direction(
         None => x_rows.matmul(w.clone().transpose()).add(input_bias.clone()),
     }
     .reshape([steps, batch, gates * hidden]);
-    // The state's product: `h · Rᵀ`, through the quantization and the scales when quantized.
-    let state_product = |h: Tensor<2>, r_state: &Tensor<2>, scales: Option<&Tensor<2>>| match scales {
+    // Each step's state product `h · Rᵀ` and the bias added to it. Quantized (DynamicQuantizeLSTM,
+    // an LSTM: every gate is in the product), `h` is quantized, the exact product scaled per
+    // column, and the input bias, which the projection above left out, joins the recurrent one.
+    let state_scales = column_scales.as_ref().map(|(_, r)| r.clone().narrow(1, 0, state_gates * hidden));
+    let step_bias = match &state_scales {
+        Some(_) => input_bias.clone().narrow(1, 0, state_gates * hidden).add(bias_state.clone()),
+        None => bias_state.clone(),
+    };
+    let state_product = |h: Tensor<2>| match &state_scales {
         Some(r_scales) => {
             let (h_int, h_scale) = quantize_u8_integers(h);
             h_int.matmul(r_state.clone()).mul(r_scales.clone().mul_scalar(h_scale))
@@ -321,12 +327,11 @@ fn direction(
         && peepholes.is_none()
         && lengths.is_none();
     if default_lstm {
+        // An LSTM: the state product covers every gate, so `step_bias` is all of Rb (and Wb
+        // when quantized), and `state_scales` R's every column.
         let state = (&h, &c);
-        let (bias, r_scales) = match &column_scales {
-            Some((_, r_scales)) => (input_bias.clone().add(recurrent_bias.clone()), Some(r_scales)),
-            None => (recurrent_bias.clone(), None),
-        };
-        if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &bias, state, reverse, r_scales) {
+        let scales = state_scales.as_ref();
+        if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &step_bias, state, reverse, scales) {
             return done;
         }
     }
@@ -335,15 +340,9 @@ fn direction(
     let order: Vec<usize> = if reverse { (0..steps).rev().collect() } else { (0..steps).collect() };
     for t in order {
         let xw: Tensor<2> = projected.clone().narrow(0, t, 1).squeeze_dim(0);
-        let r_scales = column_scales.as_ref().map(|(_, r)| r.clone().narrow(1, 0, state_gates * hidden));
-        let hr = match &r_scales {
-            // `(x part + h part) + (Wb + Rb)`: the input bias moves here, after the x part.
-            Some(_) => {
-                let bias = input_bias.clone().narrow(1, 0, state_gates * hidden).add(bias_state.clone());
-                state_product(h.clone(), &r_state, r_scales.as_ref()).add(bias)
-            }
-            None => state_product(h.clone(), &r_state, None).add(bias_state.clone()),
-        };
+        // Quantized, this sums `x part + (h part + Wb + Rb)`; the kernel above keeps ONNX
+        // Runtime's `(x part + h part) + (Wb + Rb)` (a last-bit difference on this path).
+        let hr = state_product(h.clone()).add(step_bias.clone());
         let (h_new, c_new) = match options.cell {
             Cell::Rnn => (act[0].apply(clip(columns(&xw, 0).add(columns(&hr, 0)))), c.clone()),
             Cell::Gru { linear_before_reset } => {

@@ -190,19 +190,12 @@ fn check_weight_shapes(ctx: &NodeCtx, cell: &CellKind, hidden: usize, dirs: usiz
     let (rows, bias) = (Dim::Static(bias / 2), Dim::Static(bias));
     // X's features are its last dim in either layout.
     let (features, dirs, hidden) = (ctx.input_type(0)?.shape[2].clone(), Dim::Static(dirs), Dim::Static(hidden));
-    let expected: [(usize, &str, Vec<Dim>); 3] = if ctx.op_type == "DynamicQuantizeLSTM" {
-        [
-            (1, "W", vec![dirs.clone(), features, rows.clone()]),
-            (2, "R", vec![dirs.clone(), hidden.clone(), rows]),
-            (3, "B", vec![dirs.clone(), bias]),
-        ]
-    } else {
-        [
-            (1, "W", vec![dirs.clone(), rows.clone(), features]),
-            (2, "R", vec![dirs.clone(), rows, hidden.clone()]),
-            (3, "B", vec![dirs.clone(), bias]),
-        ]
+    let oriented = |inner: Dim| match ctx.op_type {
+        "DynamicQuantizeLSTM" => vec![dirs.clone(), inner, rows.clone()],
+        _ => vec![dirs.clone(), rows.clone(), inner],
     };
+    let expected =
+        [(1, "W", oriented(features)), (2, "R", oriented(hidden.clone())), (3, "B", vec![dirs.clone(), bias])];
     for (index, name, dims) in expected {
         let Some(value) = ctx.inputs.get(index).copied().flatten() else { continue };
         let shape = &value.ty.shape;
