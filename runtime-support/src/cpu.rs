@@ -1,7 +1,8 @@
 //! Which of the hand-written kernel paths this CPU runs, detected once at run time. The
 //! environment variable `BURN_ONNX_KERNELS` narrows the choice, so that one machine tests every
 //! path its CPU allows (the test command runs the kernel tests under each): `avx2` leaves out
-//! the AVX-512 tiles, `portable` every x86 path (Burn's kernels and the baseline lanes run).
+//! the AVX-512 tiles and VNNI integer products, `portable` every x86 path (Burn's kernels and
+//! the baseline lanes run).
 
 use std::sync::LazyLock;
 
@@ -52,6 +53,18 @@ pub(crate) fn avx2_fma() -> bool {
 /// Whether the AVX-512 tiles run.
 pub(crate) fn avx512() -> bool {
     path() == Path::Avx512
+}
+
+/// Whether the AVX-512 VNNI integer products run (the AVX-512 path, on a CPU with VNNI).
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+pub(crate) fn avx512_vnni() -> bool {
+    static VNNI: LazyLock<bool> = LazyLock::new(|| {
+        #[cfg(target_arch = "x86_64")]
+        return std::arch::is_x86_feature_detected!("avx512vnni");
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    });
+    avx512() && *VNNI
 }
 
 /// The path in force, for a test that skips to say which.

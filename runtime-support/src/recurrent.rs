@@ -294,7 +294,7 @@ fn direction(
         // The bias comes after the state's product, as ONNX Runtime adds it.
         Some((w_scales, _)) => {
             let (x_int, x_scale) = quantize_u8_integers(x_rows);
-            x_int.matmul(w.clone().transpose()).mul(w_scales.clone().mul_scalar(x_scale))
+            crate::kernels::integer_matmul(x_int, w.clone().transpose()).mul(w_scales.clone().mul_scalar(x_scale))
         }
         None => x_rows.matmul(w.clone().transpose()).add(input_bias.clone()),
     }
@@ -319,9 +319,11 @@ fn direction(
     let mut c = state(initial_c);
     // Small states, or one sequence: there Burn's per-op cost dominates, or the step is a
     // matrix-vector product that reads each row of R once; larger batches are matrix products
-    // that Burn's matmul does better than per-row dot products.
+    // that Burn's matmul does better than per-row dot products. Quantized, the kernel's state
+    // product is one integer matrix product for the whole batch, and its sums are in ONNX
+    // Runtime's order: it always runs.
     let default_lstm = options.cell == (Cell::Lstm { input_forget: false })
-        && (hidden <= 128 || batch == 1)
+        && (hidden <= 128 || batch == 1 || state_scales.is_some())
         && act == [Activation::Sigmoid, Activation::Tanh, Activation::Tanh]
         && options.clip.is_none()
         && peepholes.is_none()
@@ -418,11 +420,11 @@ mod tests {
         for row in rows {
             let (tensor, scale) = quantize_u8_integers(floats(&row, [row.len()]));
             let tensor = tensor.into_data().try_to_vec::<f32>().expect("f32");
-            let mut values = vec![0.0; row.len()];
-            let values_scale = crate::kernels::quantize_u8_integer_values(&row, &mut values);
+            let mut bytes = vec![0u8; row.len()];
+            let (values_scale, zero) = crate::kernels::quantize_u8_bytes(&row, &mut bytes);
             assert_eq!(values_scale.to_bits(), scale.to_bits(), "{row:?}");
             assert_eq!(
-                values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                bytes.iter().map(|&b| (b as f32 - zero).to_bits()).collect::<Vec<_>>(),
                 tensor.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                 "{row:?}"
             );

@@ -112,6 +112,13 @@ fn parameter(e: &mut Emitter, id: ValueId, rank: usize, axis: Axis, float: DType
     })
 }
 
+/// An operand of the quantized products as floats, and whether it is a field of the model
+/// made at import (a constant weight less its zero point).
+struct Dequantized {
+    value: TokenStream,
+    constant: bool,
+}
+
 /// `(x - zero) * scale` as floats of IR type `float` (zero and scale optional).
 fn dequantized(
     e: &mut Emitter,
@@ -121,14 +128,14 @@ fn dequantized(
     zero: Option<usize>,
     axis: Axis,
     float: DType,
-) -> Result<TokenStream> {
+) -> Result<Dequantized> {
     let id = e.input_id(&node.inputs, x)?;
     let zero_id = zero.and_then(|z| node.inputs.get(z).copied().flatten());
     if scale.is_none() {
         if let Some(difference) = constant_difference(e, id, zero_id, axis) {
             let sources: Vec<ValueId> = std::iter::once(id).chain(zero_id).collect();
             let field = e.derived_field("minus_zero_point", &sources, difference)?;
-            return Ok(quote! { self.#field.val() });
+            return Ok(Dequantized { value: quote! { self.#field.val() }, constant: true });
         }
     }
     let rank = e.rank(id).max(1);
@@ -142,7 +149,7 @@ fn dequantized(
         let s = parameter(e, e.input_id(&node.inputs, s)?, rank, axis, float)?;
         v = quote! { #v.mul(#s) };
     }
-    Ok(v)
+    Ok(Dequantized { value: v, constant: false })
 }
 
 /// `x - zero` made at import when both are constants (a quantized weight and its zero point),
@@ -185,19 +192,22 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
         Some(s) => e.ty(e.input_id(&node.inputs, s)?).dtype,
         None => DType::F32,
     };
-    let lhs = dequantized(e, node, a.0, a.1, a.2, a_axis, float)?;
+    let lhs = dequantized(e, node, a.0, a.1, a.2, a_axis, float)?.value;
     let rhs = dequantized(e, node, b.0, b.1, b.2, b_axis, float)?;
     let mut acc = match &c.conv {
         Some((w, groups)) => {
             let n = w.kernel.len();
             let (strides, dilations, groups) = (dims_literal(&w.strides), dims_literal(&w.dilations), lit(*groups));
             let padded = super::pool::WindowPads::new(e, w, lhs);
-            let (lhs, pads) = (&padded.input, &padded.pads);
+            let (lhs, pads, rhs) = (&padded.input, &padded.pads, &rhs.value);
             let options =
                 quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, #pads, #dilations, #groups) };
-            padded.wrap(if n == 2 {
+            padded.wrap(if n == 2 && q {
                 // The 2-D kernel of `burn_onnx::ops` (exact too: f32 sums of small integers).
                 quote! { burn_onnx::ops::conv2d(#lhs, #rhs, None, #options, burn_onnx::ops::ConvActivation::None) }
+            } else if n == 2 {
+                // ConvInteger: the integer product (exact in 32 bits on flex).
+                quote! { burn_onnx::ops::integer_conv2d(#lhs, #rhs, #options) }
             } else {
                 let func = quote::format_ident!("conv{n}d");
                 quote! { burn::tensor::module::#func(#lhs, #rhs, None, #options) }
@@ -205,8 +215,16 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
         }
         None => {
             let (ra, rb) = (e.rank(e.input_id(&node.inputs, a.0)?), e.rank(e.input_id(&node.inputs, b.0)?));
-            let (lhs, rhs) = (align_rank(lhs, ra, rank), align_rank(rhs, rb, rank));
-            quote! { #lhs.matmul(#rhs) }
+            let lhs = align_rank(lhs, ra, rank);
+            if rhs.constant && rb == 2 {
+                // A constant weight: the integer product, the weight packed once (exact in 32
+                // bits on flex).
+                let rhs = rhs.value;
+                quote! { burn_onnx::ops::integer_matmul(#lhs, #rhs) }
+            } else {
+                let rhs = align_rank(rhs.value, rb, rank);
+                quote! { #lhs.matmul(#rhs) }
+            }
         }
     };
     let Some(out_type) = c.requantize else {
@@ -228,19 +246,8 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
 
 /// DynamicQuantizeLinear: uint8 values with a scale and zero point from the data range.
 pub fn dynamic_quantize(e: &mut Emitter, node: &Node) -> Result<TokenStream> {
-    let rank = lit(e.rank(e.input_id(&node.inputs, 0)?).max(1));
     let x = e.input(&node.inputs, 0)?;
-    Ok(quote! {{
-        let x = #x;
-        let low = x.clone().min().clamp_max(0.0);
-        let high = x.clone().max().clamp_min(0.0);
-        // An empty range (all zeros) has scale 1, as in ONNX Runtime (ONNX's formula divides by 0).
-        let range = high.sub(low.clone());
-        let scale = range.clone().div_scalar(255.0).mask_fill(range.equal_elem(0.0), 1.0);
-        let zero = low.neg().div(scale.clone()).round().clamp(0.0, 255.0);
-        let y = x.div(scale.clone().unsqueeze::<#rank>()).round().add(zero.clone().unsqueeze::<#rank>()).clamp(0.0, 255.0).int();
-        (y, scale, zero.int())
-    }})
+    Ok(quote! { burn_onnx::ops::dynamic_quantize_linear(#x) })
 }
 
 impl EmitOp for QuantizeConfig {

@@ -324,6 +324,41 @@ pub(crate) fn lstm_sequence(
     }
 }
 
+/// `a · b` of integer-valued f32 matrices (quantized values less their zero points): exact
+/// in 32-bit integers through the u8 × s8 product on flex, converted to f32 once (as ONNX
+/// Runtime converts its int32 sums); Burn's f32 product elsewhere or for values outside that
+/// product's range (exact there while the sums stay under 2^24).
+pub(crate) fn integer_matmul(a: Tensor<2>, b: Tensor<2>) -> Tensor<2> {
+    #[cfg(feature = "flex")]
+    if let Some(product) = flex::integer_matmul(&a, &b) {
+        return product;
+    }
+    a.matmul(b)
+}
+
+/// [`integer_matmul`] for a `b` that is the same from call to call (a model's weight): packed
+/// once, kept while its storage lives. `None` off flex or for values the product cannot hold.
+pub(crate) fn integer_matmul_constant(a: Tensor<2>, b: &Tensor<2>) -> Option<Tensor<2>> {
+    #[cfg(feature = "flex")]
+    return flex::integer_matmul_constant(&a, b);
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (a, b);
+        None
+    }
+}
+
+/// ConvInteger's 2-D convolution of integer-valued f32 tensors (the input and the weight less
+/// their zero points): exact in 32-bit integers through the u8 × s8 product on flex; the f32
+/// convolution elsewhere or for values outside that product's range.
+pub fn integer_conv2d(x: Tensor<4>, weight: Tensor<4>, options: ConvOptions<2>) -> Tensor<4> {
+    #[cfg(feature = "flex")]
+    if let Some(y) = flex::integer_conv2d(&x, &weight, &options) {
+        return y;
+    }
+    conv2d(x, weight, None, options, ConvActivation::None)
+}
+
 /// The operands of [`attention`]: `q [b, h, q_len, d]`, `key_t [b, h, d, kv_len]` (K already
 /// transposed, as the fused pattern has it), `v [b, h, kv_len, dv]`, an additive `mask`.
 pub(crate) type AttentionOperands = (Tensor<4>, Tensor<4>, Tensor<4>, Option<Tensor<4>>);
@@ -346,16 +381,33 @@ pub(crate) fn attention(operands: AttentionOperands, scale: f32) -> Result<Tenso
     }
 }
 
-/// `recurrent::quantize_u8_integers` of `values` into `out`, the same f32 operations in the
-/// same order (the LSTM kernel's state, in memory); returns the scale.
-#[cfg_attr(not(feature = "flex"), allow(dead_code))]
-pub(crate) fn quantize_u8_integer_values(values: &[f32], out: &mut [f32]) -> f32 {
+/// `recurrent::quantize_u8_integers` of `values` as the uint8 bytes themselves (`out`; each
+/// stands for `byte - zero`), the same f32 operations in the same order (the LSTM kernel's
+/// state, in memory); returns the scale and the zero point.
+pub(crate) fn quantize_u8_bytes(values: &[f32], out: &mut [u8]) -> (f32, f32) {
     let (low, high) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
     let (scale, zero) = u8_quantization(low, high);
     for (o, &v) in out.iter_mut().zip(values) {
-        *o = ((v / scale).round_ties_even() + zero).clamp(0.0, 255.0) - zero;
+        *o = ((v / scale).round_ties_even() + zero).clamp(0.0, 255.0) as u8;
     }
-    scale
+    (scale, zero)
+}
+
+/// An f32 flex tensor's values quantized by [`quantize_u8_bytes`]: the bytes, the scale and the
+/// zero point; `None` for other tensors.
+pub(crate) fn quantize_u8_tensor<const D: usize>(x: &Tensor<D>) -> Option<(Vec<u8>, f32, f32)> {
+    #[cfg(feature = "flex")]
+    {
+        let values = flex::values(x)?;
+        let mut bytes = vec![0u8; values.len()];
+        let (scale, zero) = quantize_u8_bytes(&values, &mut bytes);
+        Some((bytes, scale, zero))
+    }
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = x;
+        None
+    }
 }
 
 /// The scale and zero point of ONNX Runtime's dynamic uint8 quantization of values from `low`
@@ -406,6 +458,10 @@ mod simd;
 /// The flex kernels' f32 matrix product (AVX-512 / AVX2 tiles, picked at run time).
 #[cfg(feature = "flex")]
 pub(crate) mod gemm;
+
+/// The u8 × s8 integer matrix product of quantized models (AVX-512 VNNI / AVX2 / portable).
+#[cfg(feature = "flex")]
+pub(crate) mod igemm;
 
 /// `clamp(alpha · x + beta, 0, 1)` as Burn computes it (a product, a sum, then the bounds).
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]

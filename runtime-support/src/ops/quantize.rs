@@ -8,3 +8,45 @@ pub fn repeat_blocks<const D: usize>(param: Tensor<D>, axis: usize, block_size: 
     let indices = Tensor::<1, Int>::arange(0..len as i64, &param.device()).div_scalar(block_size as i64);
     param.select(axis, indices)
 }
+
+/// MatMulInteger's product with a constant B: `a` (`[.., m, k]`, A's values less its zero
+/// point, as floats) times `b` (`[k, n]`, a field of the model: the weight less its zero
+/// point). On flex, exact in 32-bit integers through the u8 × s8 product, B packed on the
+/// first call and kept while the field lives; elsewhere Burn's f32 product (exact while the
+/// sums stay under 2^24).
+pub fn integer_matmul<const D: usize>(a: Tensor<D>, b: Tensor<2>) -> Tensor<D> {
+    let dims = a.dims();
+    let (k, n) = (dims[D - 1], b.dims()[1]);
+    let rows = dims[..D - 1].iter().product::<usize>();
+    let flat: Tensor<2> = a.clone().reshape([rows, k]);
+    if let Some(product) = crate::kernels::integer_matmul_constant(flat, &b) {
+        let mut out = dims;
+        out[D - 1] = n;
+        return product.reshape(out);
+    }
+    a.matmul(b.unsqueeze::<D>())
+}
+
+/// DynamicQuantizeLinear: `x` as uint8 values (`Int`), with the scale and zero point made from
+/// its range as ONNX Runtime makes them (the range widened to hold 0, over 255; 1 for an
+/// empty range; the zero point `-min / scale` rounded to even, the values `round(x / scale) +
+/// zero` clamped to 0..=255). On flex one pass finds the range and one quantizes; elsewhere
+/// Burn's tensor ops do the same steps.
+pub fn dynamic_quantize_linear<const D: usize>(x: Tensor<D>) -> (Tensor<D, Int>, Tensor<1>, Tensor<1, Int>) {
+    let device = x.device();
+    if let Some((bytes, scale, zero)) = crate::kernels::quantize_u8_tensor(&x) {
+        let shape = x.shape();
+        let values: alloc::vec::Vec<i32> = bytes.into_iter().map(i32::from).collect();
+        let y = Tensor::<D, Int>::from_data(TensorData::new(values, shape), &device);
+        let scale = Tensor::<1>::from_data(TensorData::new(alloc::vec![scale], [1]), (&device, x.dtype()));
+        return (y, scale, Tensor::<1, Int>::from_ints([zero as i32], &device));
+    }
+    let low = x.clone().min().clamp_max(0.0);
+    let high = x.clone().max().clamp_min(0.0);
+    // An empty range (all zeros) has scale 1, as in ONNX Runtime (ONNX's formula divides by 0).
+    let range = high.sub(low.clone());
+    let scale = range.clone().div_scalar(255.0).mask_fill(range.equal_elem(0.0), 1.0);
+    let zero = low.neg().div(scale.clone()).round().clamp(0.0, 255.0);
+    let y = x.div(scale.clone().unsqueeze::<D>()).round().add(zero.clone().unsqueeze::<D>()).clamp(0.0, 255.0).int();
+    (y, scale, zero.int())
+}

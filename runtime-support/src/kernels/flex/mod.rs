@@ -381,10 +381,13 @@ fn add_bias(bias: Option<&[f32]>, row: &mut [f32]) {
 
 mod conv;
 pub use conv::conv2d;
+mod integer;
 use conv::finish_outputs;
+use integer::QuantizedState;
+pub use integer::{integer_conv2d, integer_matmul, integer_matmul_constant};
 
 /// A copy of the elements of an f32 flex tensor (views included), row-major.
-fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {
+pub(super) fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {
     let t = take(x.clone()).ok()?;
     t.as_slice::<f32>().map(<[f32]>::to_vec)
 }
@@ -398,10 +401,6 @@ pub fn lstm_sequence(
     r_scales: Option<&Tensor<2>>,
 ) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
     let [steps, batch, gates] = projected.dims();
-    let r_scales = match r_scales {
-        Some(scales) => Some(values(scales)?),
-        None => None,
-    };
     let hidden = gates / 4;
     let (xw, bias) = (values(projected)?, values(bias)?);
     let r_tensor = take(r.clone()).ok()?;
@@ -410,36 +409,38 @@ pub fn lstm_sequence(
     if r.len() != gates * hidden || bias.len() != gates || h.len() != batch * hidden || c.len() != h.len() {
         return None;
     }
+    // DynamicQuantizeLSTM: R's integers packed once for the u8 × s8 product, and its column scales.
+    let quantized = match r_scales {
+        Some(scales) => Some((QuantizedState::new(r, hidden, gates, batch)?, values(scales)?)),
+        None => None,
+    };
     let mut ys = vec![0.0f32; steps * batch * hidden];
     let mut g = vec![0.0f32; gates];
     let mut tanh_c = vec![0.0f32; hidden];
-    let mut quantized = if r_scales.is_some() { vec![0.0f32; h.len()] } else { vec![] };
-    // DynamicQuantizeLSTM: each column's `scale_h * scale_r`, as ONNX Runtime multiplies them.
-    let mut multipliers = vec![0.0f32; gates];
     for step in 0..steps {
         let t = if reverse { steps - 1 - step } else { step };
-        if let Some(r_scales) = &r_scales {
-            let h_scale = super::quantize_u8_integer_values(&h, &mut quantized);
-            for (m, &s) in multipliers.iter_mut().zip(r_scales.iter()) {
-                *m = h_scale * s;
-            }
-        }
+        let products = quantized.as_ref().map(|(state, scales)| state.products(&h, scales));
         for b in 0..batch {
             let base = (t * batch + b) * gates;
-            let state = if r_scales.is_some() { &quantized } else { &h };
-            let hb = &state[b * hidden..(b + 1) * hidden];
-            // Gates four at a time (there are 4 × hidden).
-            for (quad, g) in g.chunks_exact_mut(4).enumerate() {
-                let rows = std::array::from_fn(|q| &r[(4 * quad + q) * hidden..][..hidden]);
-                let sums = crate::kernels::gemm::dot4(rows, hb);
-                for (q, g) in g.iter_mut().enumerate() {
-                    let j = 4 * quad + q;
-                    // Quantized: the integer sum (exact) scaled, after the x part, then the bias
-                    // (`Wb + Rb`), in ONNX Runtime's order.
-                    *g = match r_scales {
-                        Some(_) => (xw[base + j] + sums[q] * multipliers[j]) + bias[j],
-                        None => xw[base + j] + bias[j] + sums[q],
-                    };
+            match &products {
+                // Quantized: the exact integer sum scaled, after the x part, then the bias
+                // (`Wb + Rb`), in ONNX Runtime's order.
+                Some((sums, multipliers)) => {
+                    for (j, g) in g.iter_mut().enumerate() {
+                        *g = (xw[base + j] + sums[b * gates + j] as f32 * multipliers[j]) + bias[j];
+                    }
+                }
+                None => {
+                    let hb = &h[b * hidden..(b + 1) * hidden];
+                    // Gates four at a time (there are 4 × hidden).
+                    for (quad, g) in g.chunks_exact_mut(4).enumerate() {
+                        let rows = std::array::from_fn(|q| &r[(4 * quad + q) * hidden..][..hidden]);
+                        let sums = crate::kernels::gemm::dot4(rows, hb);
+                        for (q, g) in g.iter_mut().enumerate() {
+                            let j = 4 * quad + q;
+                            *g = xw[base + j] + bias[j] + sums[q];
+                        }
+                    }
                 }
             }
             super::simd::sigmoid(&mut g[..3 * hidden]);

@@ -1,0 +1,238 @@
+//! Integer products of quantized models on flex tensors: MatMulInteger's product with a constant
+//! weight (packed once, kept while the weight lives), a product of two run-time matrices, and
+//! DynamicQuantizeLSTM's state product. The values arrive as integer-valued f32 (quantized
+//! values less their zero points) and leave as f32 of the exact 32-bit sums.
+
+use super::{from_vec, take, values};
+use crate::kernels::igemm::{gemm, integer_range, signed_offset, PackedB, RowsOfA};
+use crate::kernels::Window;
+use burn::tensor::ops::ConvOptions;
+use burn::tensor::{Bytes, Tensor};
+use std::sync::{Arc, Mutex, Weak};
+
+/// `a · b` through the exact u8 × s8 product, as f32 (`None` when the values do not fit it or
+/// the tensors are not flex f32). B is packed for this call.
+pub fn integer_matmul(a: &Tensor<2>, b: &Tensor<2>) -> Option<Tensor<2>> {
+    let [k, n] = b.dims();
+    let b = values(b)?;
+    let packed = PackedB::pack(k, n, |p, j| b[p * n + j])?;
+    product(a, &packed)
+}
+
+/// `a · b` for a `b` that stays the same from call to call (a model's weight less its zero
+/// point): packed on the first call and kept for as long as that tensor's storage lives.
+pub fn integer_matmul_constant(a: &Tensor<2>, b: &Tensor<2>) -> Option<Tensor<2>> {
+    let packed = packed_constant(b)?;
+    product(a, &packed)
+}
+
+/// `a` (`[m, k]`) times packed B, as f32.
+fn product(a: &Tensor<2>, b: &PackedB) -> Option<Tensor<2>> {
+    let [m, k] = a.dims();
+    if b.dims().0 != k {
+        return None;
+    }
+    let rows = RowsOfA::new(&values(a)?, m, k)?;
+    let n = b.dims().1;
+    let mut sums = vec![0i32; m * n];
+    gemm(&rows, b, &mut sums);
+    Some(from_vec(sums.into_iter().map(|s| s as f32).collect(), [m, n]))
+}
+
+/// A packing of a constant B and the storage it was read from. The reference is weak: the
+/// entry dies with the weight. While it can be upgraded the bytes are those that were packed:
+/// flex writes in place only into storage no one else references (`Arc::get_mut` fails while a
+/// weak reference exists, and `Arc::make_mut` detaches weak references before it writes).
+struct Packed {
+    storage: Weak<Bytes>,
+    /// The tensor's view of that storage: its first element and dims.
+    view: (usize, [usize; 2]),
+    packed: Arc<PackedB>,
+}
+
+/// Packings of the weights in use, most recent first.
+static PACKED: Mutex<Vec<Packed>> = Mutex::new(Vec::new());
+
+/// Live packings kept at most (a model's quantized weights; the oldest is dropped first).
+const MAX_PACKED: usize = 256;
+
+/// B's packing: found by its storage, or made and remembered (a strided B is copied first, and
+/// its entry dies with the copy). `None` for a B that is not a flex f32 tensor or does not fit
+/// the product.
+fn packed_constant(b: &Tensor<2>) -> Option<Arc<PackedB>> {
+    let t = take(b.clone()).ok()?;
+    let storage = t.data_arc();
+    let view = (t.layout().start_offset(), b.dims());
+    let mut cache = PACKED.lock().ok()?;
+    cache.retain(|entry| entry.storage.strong_count() > 0);
+    let found = cache
+        .iter()
+        .position(|entry| entry.view == view && entry.storage.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &storage)));
+    if let Some(index) = found {
+        let entry = cache.remove(index);
+        let packed = Arc::clone(&entry.packed);
+        cache.insert(0, entry);
+        return Some(packed);
+    }
+    let [k, n] = view.1;
+    let values = t.as_slice::<f32>()?;
+    let packed = Arc::new(PackedB::pack(k, n, |p, j| values[p * n + j])?);
+    cache.insert(0, Packed { storage: Arc::downgrade(&storage), view, packed: Arc::clone(&packed) });
+    cache.truncate(MAX_PACKED);
+    Some(packed)
+}
+
+/// The state product of DynamicQuantizeLSTM's step, as ONNX Runtime computes it: `h` (every
+/// batch entry together) quantized to uint8 from its range, multiplied by R's integers in
+/// 32 bits (exact), each column then scaled by `scale_h * scale_r`.
+pub(super) struct QuantizedState {
+    r: PackedB,
+    batch: usize,
+}
+
+impl QuantizedState {
+    /// R (`[gates, hidden]`, integer values) packed as the product's right side; `None` when
+    /// its values do not fit the u8 × s8 product.
+    pub(super) fn new(r: &[f32], hidden: usize, gates: usize, batch: usize) -> Option<Self> {
+        let packed = PackedB::pack(hidden, gates, |p, j| r[j * hidden + p])?;
+        Some(QuantizedState { r: packed, batch })
+    }
+
+    /// The integer sums `[batch, gates]` of `h`'s quantized values with R, and each column's
+    /// multiplier `scale_h * scale_r`.
+    pub(super) fn products(&self, h: &[f32], r_scales: &[f32]) -> (Vec<i32>, Vec<f32>) {
+        let (hidden, gates) = self.r.dims();
+        let mut bytes = vec![0u8; h.len()];
+        let (h_scale, zero) = crate::kernels::quantize_u8_bytes(h, &mut bytes);
+        let rows = RowsOfA::from_bytes(self.batch, hidden, -(zero as i32), |b, p| bytes[b * hidden + p]);
+        let mut sums = vec![0i32; self.batch * gates];
+        gemm(&rows, &self.r, &mut sums);
+        (sums, r_scales.iter().map(|&s| h_scale * s).collect())
+    }
+}
+
+/// ConvInteger's 2-D convolution: `x` (`[n, c, h, w]`, the input less its zero point) with `w`
+/// (`[o, c / groups, kh, kw]`, the weight less its zero point), exact in 32 bits, as f32. Per
+/// image and group one integer product: the weight's rows on the left, the input's im2col
+/// columns packed on the right (padding is 0, the zero point's own value), so the result comes
+/// out as the output's planes. `None` when the values do not fit the product.
+pub fn integer_conv2d(x: &Tensor<4>, w: &Tensor<4>, options: &ConvOptions<2>) -> Option<Tensor<4>> {
+    let [batch, channels, height, width] = x.dims();
+    let [out_channels, group_channels, kh, kw] = w.dims();
+    let groups = options.groups;
+    if groups == 0 || channels != group_channels * groups || out_channels % groups != 0 {
+        return None;
+    }
+    let window =
+        Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
+    let (oh, ow) = (window.out_dim(height, 0)?, window.out_dim(width, 1)?);
+    let (x, w) = (values(x)?, values(w)?);
+    // The input's values and the padding's 0 in one signed byte each.
+    let (low, high) = integer_range(x.iter().copied().chain([0.0]))?;
+    let offset = signed_offset(low, high);
+    let (depth, per_group, pixels) = (group_channels * kh * kw, out_channels / groups, oh * ow);
+    let weights: Vec<RowsOfA> = (0..groups)
+        .map(|g| RowsOfA::new(&w[g * per_group * depth..][..per_group * depth], per_group, depth))
+        .collect::<Option<_>>()?;
+    let mut out = vec![0f32; batch * out_channels * pixels];
+    let mut sums = vec![0i32; per_group * pixels];
+    for image in 0..batch {
+        for (g, weights) in weights.iter().enumerate() {
+            let first_plane = image * channels + g * group_channels;
+            let columns = PackedB::from_rows(depth, pixels, offset, |p, row| {
+                let (c, ky, kx) = (p / (kh * kw), p / kw % kh, p % kw);
+                let plane = &x[(first_plane + c) * height * width..][..height * width];
+                im2col_row(plane, (height, width), (ky, kx), &window, offset, (oh, ow), row);
+            })?;
+            gemm(weights, &columns, &mut sums);
+            let planes = &mut out[(image * out_channels + g * per_group) * pixels..][..per_group * pixels];
+            for (o, &s) in planes.iter_mut().zip(&sums) {
+                *o = s as f32;
+            }
+        }
+    }
+    Some(from_vec(out, [batch, out_channels, oh, ow]))
+}
+
+/// One row of the im2col matrix: kernel tap `(ky, kx)` of `plane` under every output position,
+/// as bytes less `offset` (padding reads 0).
+fn im2col_row(
+    plane: &[f32],
+    (height, width): (usize, usize),
+    (ky, kx): (usize, usize),
+    window: &Window,
+    offset: i32,
+    (oh, ow): (usize, usize),
+    row: &mut [i8],
+) {
+    let padding = (-offset) as i8;
+    let ([sy, sx], [dy, dx]) = (window.strides, window.dilations);
+    let ((top, _), (left, _)) = (window.pads[0], window.pads[1]);
+    for (oy, out) in row.chunks_exact_mut(ow).take(oh).enumerate() {
+        let Some(iy) = (oy * sy + ky * dy).checked_sub(top).filter(|&iy| iy < height) else {
+            out.fill(padding);
+            continue;
+        };
+        let source = &plane[iy * width..][..width];
+        for (ox, byte) in out.iter_mut().enumerate() {
+            *byte = match (ox * sx + kx * dx).checked_sub(left).filter(|&ix| ix < width) {
+                Some(ix) => (source[ix] as i32 - offset) as i8,
+                None => padding,
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::floats;
+
+    /// Integer values from `low` to `high`, spread by a fixed pattern.
+    fn integers(len: usize, low: i32, high: i32, seed: usize) -> Vec<f32> {
+        let span = (high - low + 1) as usize;
+        (0..len).map(|i| (low + ((i * 7919 + seed * 104_729) % span) as i32) as f32).collect()
+    }
+
+    fn data<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+        t.into_data().try_to_vec::<f32>().expect("f32")
+    }
+
+    /// The integer convolution gives Burn's f32 convolution's values (exact there: the sums
+    /// stay under 2^24) for strides, dilations, asymmetric pads, groups and zero-point-like
+    /// ranges on either side of 0.
+    #[test]
+    fn integer_convolution_matches_the_float_one() {
+        let cases: [([usize; 4], [usize; 4], ConvOptions<2>); 4] = [
+            ([1, 3, 9, 11], [8, 3, 3, 3], ConvOptions::new_with_padding([1, 1], [(1, 1), (1, 1)], [1, 1], 1)),
+            ([2, 4, 10, 7], [6, 2, 3, 2], ConvOptions::new_with_padding([2, 1], [(0, 2), (1, 0)], [1, 2], 2)),
+            ([1, 5, 6, 6], [17, 5, 1, 1], ConvOptions::new_with_padding([1, 1], [(0, 0), (0, 0)], [1, 1], 1)),
+            ([1, 4, 8, 8], [4, 1, 3, 3], ConvOptions::new_with_padding([2, 2], [(1, 1), (1, 1)], [1, 1], 4)),
+        ];
+        for (seed, (xs, ws, options)) in cases.into_iter().enumerate() {
+            for ((xl, xh), (wl, wh)) in [((-128, 127), (-127, 127)), ((-30, 225), (0, 255)), ((-255, 0), (-200, 55))] {
+                let x = floats(&integers(xs.iter().product(), xl, xh, seed), xs);
+                let w = floats(&integers(ws.iter().product(), wl, wh, seed + 1), ws);
+                let expected = burn::tensor::module::conv2d(x.clone(), w.clone(), None, options.clone());
+                let actual = integer_conv2d(&x, &w, &options).expect("fits the integer product");
+                assert_eq!(actual.dims(), expected.dims());
+                assert_eq!(data(actual), data(expected), "case {seed}, x in {xl}..={xh}, w in {wl}..={wh}");
+            }
+        }
+    }
+
+    /// A constant B is packed once and found again by its storage; a new tensor of other
+    /// values is not taken for it.
+    #[test]
+    fn constant_products_follow_the_weight() {
+        let a = floats(&integers(6 * 10, 0, 255, 3), [6, 10]);
+        let b = floats(&integers(10 * 20, -128, 127, 4), [10, 20]);
+        let expected = data(a.clone().matmul(b.clone()));
+        for _ in 0..2 {
+            assert_eq!(data(integer_matmul_constant(&a, &b).expect("fits")), expected);
+        }
+        let other = b.clone().neg();
+        assert_eq!(data(integer_matmul_constant(&a, &other).expect("fits")), data(a.clone().matmul(other)));
+        assert_eq!(data(integer_matmul(&a, &b).expect("fits")), expected);
+    }
+}

@@ -1,0 +1,430 @@
+//! Integer matrix product of quantized models: `C = A · B` with A unsigned 8-bit (activations
+//! quantized at run time), B signed 8-bit (weights, packed once), C 32-bit and exact, as ONNX
+//! Runtime's u8×s8 kernels compute it. AVX-512 VNNI where the CPU has it (`vpdpbusd`: four
+//! u8×s8 products summed into each 32-bit lane), AVX2 otherwise (the bytes widened to 16 bits
+//! and `vpmaddwd`: exact, where `vpmaddubsw` saturates its 16-bit pair sums), plain Rust
+//! elsewhere; every path gives the same integers. Each operand is bytes plus an offset (A's
+//! values less a zero point, B's brought into i8), applied outside the product:
+//! `Σ (x + oa)(w + ob) = Σ x·w + ob·Σx + oa·Σw + K·oa·ob`, with the sums of B kept by the
+//! packing and those of A taken once per row. Values lie in -255..=255 and the depth is at most
+//! [`MAX_DEPTH`], so every result fits in 32 bits; the terms are summed wrapping, which gives
+//! that result whatever their own sizes.
+
+use crate::parallel::threads_for;
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+/// Columns of B per panel (one 512-bit register of 32-bit sums).
+const PANEL: usize = 16;
+/// Depth of B per group: the bytes one 32-bit lane multiplies and sums.
+const QUAD: usize = 4;
+/// Bytes of one panel for one group of depth.
+const PANEL_QUAD: usize = PANEL * QUAD;
+/// Depth up to which a sum of products of values in -255..=255 fits in 32 bits (255²·K < 2^31).
+pub(crate) const MAX_DEPTH: usize = 1 << 15;
+/// The values either operand may hold.
+const LIMIT: f32 = 255.0;
+
+/// B (`k × n`, signed 8-bit values less an offset) packed for the product: groups of four
+/// rows, each column's four values adjacent, in panels of 16 columns; depth and columns padded
+/// with zeros.
+pub(crate) struct PackedB {
+    k: usize,
+    n: usize,
+    quads: usize,
+    data: Vec<i8>,
+    /// Σ over depth of each column's packed values.
+    column_sums: Vec<i32>,
+    /// What each packed value is less than B's value: `b = packed + offset`.
+    offset: i32,
+}
+
+impl PackedB {
+    /// Packs `value(p, j)` (row `p` of `k`, column `j` of `n`) when every value is an integer
+    /// in -255..=255, their range spans at most 255 (then one offset brings it into i8) and
+    /// `k` is at most [`MAX_DEPTH`]; `None` otherwise.
+    pub(crate) fn pack(k: usize, n: usize, value: impl Fn(usize, usize) -> f32) -> Option<Self> {
+        if k > MAX_DEPTH {
+            return None;
+        }
+        let (low, high) = integer_range((0..k).flat_map(|p| (0..n).map(move |j| (p, j))).map(|(p, j)| value(p, j)))?;
+        let offset = signed_offset(low, high);
+        Self::from_rows(k, n, offset, |p, row| {
+            for (j, packed) in row.iter_mut().enumerate() {
+                *packed = (value(p, j) as i32 - offset) as i8;
+            }
+        })
+    }
+
+    /// Packs `k` rows of `n` bytes, row `p` written by `fill(p, row)`, each byte standing for
+    /// `byte + offset`, with `offset` in -255..=255; `None` for `k` over [`MAX_DEPTH`].
+    pub(crate) fn from_rows(k: usize, n: usize, offset: i32, mut fill: impl FnMut(usize, &mut [i8])) -> Option<Self> {
+        if k > MAX_DEPTH || offset.abs() > LIMIT as i32 {
+            return None;
+        }
+        let quads = k.div_ceil(QUAD);
+        let mut data = vec![0i8; n.div_ceil(PANEL) * quads * PANEL_QUAD];
+        let mut column_sums = vec![0i32; n];
+        let mut row = vec![0i8; n];
+        for p in 0..k {
+            fill(p, &mut row);
+            let (quad, lane) = (p / QUAD, p % QUAD);
+            for (j, &packed) in row.iter().enumerate() {
+                data[((j / PANEL) * quads + quad) * PANEL_QUAD + (j % PANEL) * QUAD + lane] = packed;
+                column_sums[j] += packed as i32;
+            }
+        }
+        Some(PackedB { k, n, quads, data, column_sums, offset })
+    }
+
+    /// Rows (depth) and columns.
+    pub(crate) fn dims(&self) -> (usize, usize) {
+        (self.k, self.n)
+    }
+}
+
+/// The least and greatest of integer values in -255..=255 whose range spans at most 255 (0 and 0
+/// when there are none); `None` for others.
+pub(crate) fn integer_range(values: impl Iterator<Item = f32>) -> Option<(i32, i32)> {
+    let (mut low, mut high) = (f32::INFINITY, f32::NEG_INFINITY);
+    for v in values {
+        if v.fract() != 0.0 {
+            return None;
+        }
+        (low, high) = (low.min(v), high.max(v));
+    }
+    if low > high {
+        return Some((0, 0));
+    }
+    (high - low <= 255.0 && low >= -LIMIT && high <= LIMIT).then_some((low as i32, high as i32))
+}
+
+/// The offset that brings integers from `low` to `high` (a span of at most 255) into i8: the
+/// one nearest 0.
+pub(crate) fn signed_offset(low: i32, high: i32) -> i32 {
+    (high - 127).max(0).min(low + 128)
+}
+
+/// A's rows as unsigned bytes, depth padded to whole groups, and their offset: each value is
+/// its byte plus the offset.
+pub(crate) struct RowsOfA {
+    rows: usize,
+    stride: usize,
+    data: Vec<u8>,
+    row_sums: Vec<i32>,
+    offset: i32,
+}
+
+impl RowsOfA {
+    /// `rows × k` integer values (row-major) in -255..=255 whose range spans at most 255;
+    /// `None` otherwise.
+    pub(crate) fn new(values: &[f32], rows: usize, k: usize) -> Option<Self> {
+        if values.len() != rows * k || k > MAX_DEPTH {
+            return None;
+        }
+        let (offset, _) = integer_range(values.iter().copied())?;
+        Some(Self::from_bytes(rows, k, offset, |i, p| (values[i * k + p] as i32 - offset) as u8))
+    }
+
+    /// Rows of `byte(i, p)`, each standing for `byte + offset`.
+    pub(crate) fn from_bytes(rows: usize, k: usize, offset: i32, byte: impl Fn(usize, usize) -> u8) -> Self {
+        let stride = k.div_ceil(QUAD) * QUAD;
+        let mut data = vec![0u8; rows * stride];
+        let mut row_sums = vec![0i32; rows];
+        for i in 0..rows {
+            for p in 0..k {
+                let x = byte(i, p);
+                data[i * stride + p] = x;
+                row_sums[i] += x as i32;
+            }
+        }
+        RowsOfA { rows, stride, data, row_sums, offset }
+    }
+}
+
+/// `C = A · B`, exact in 32 bits (`c` row-major, `a.rows × b.n`), where A and B stand for
+/// their bytes less their offsets. Parallel over column panels for large products.
+///
+/// # Panics
+/// If the depths or `c`'s length do not agree.
+pub(crate) fn gemm(a: &RowsOfA, b: &PackedB, c: &mut [i32]) {
+    let (m, n, k) = (a.rows, b.n, b.k);
+    assert!(a.stride == b.quads * QUAD && c.len() == m * n, "igemm: shapes do not agree");
+    let panels = n.div_ceil(PANEL);
+    let threads = threads_for(m.saturating_mul(n).saturating_mul(k));
+    let per_task = panels.div_ceil(threads).max(1);
+    let out = Output(c.as_mut_ptr());
+    let task = |first: usize| {
+        let panels = first..(first + per_task).min(panels);
+        // SAFETY: each task writes the columns of its own panels only, inside `c`.
+        unsafe { products(a, b, panels, out) }
+    };
+    if threads > 1 && panels > 1 {
+        use rayon::prelude::*;
+        crate::parallel::start_polling();
+        (0..panels).into_par_iter().step_by(per_task).for_each(task);
+    } else {
+        task(0);
+    }
+}
+
+/// `C`'s data, written by tasks at disjoint columns.
+#[derive(Clone, Copy)]
+struct Output(*mut i32);
+// SAFETY: tasks write disjoint elements of the one buffer.
+unsafe impl Send for Output {}
+unsafe impl Sync for Output {}
+
+/// Which kernel computes the raw sums `Σ x·w` of a tile.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    #[cfg(target_arch = "x86_64")]
+    Vnni,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    Portable,
+}
+
+fn kernel() -> Kernel {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if crate::cpu::avx512_vnni() {
+            return Kernel::Vnni;
+        }
+        if crate::cpu::avx2_fma() {
+            return Kernel::Avx2;
+        }
+    }
+    Kernel::Portable
+}
+
+/// Rows per tile of each kernel.
+const TILE_ROWS: usize = 4;
+
+/// C's columns of `panels`, every row: raw sums per tile of rows and panel, then the offsets.
+///
+/// # Safety
+/// `out` must hold `a.rows × b.n` values; no other thread writes these columns.
+unsafe fn products(a: &RowsOfA, b: &PackedB, panels: std::ops::Range<usize>, out: Output) {
+    let kernel = kernel();
+    let both_offsets = (b.k as i32).wrapping_mul(a.offset).wrapping_mul(b.offset);
+    let mut sums = [[0i32; PANEL]; TILE_ROWS];
+    for panel in panels {
+        let packed = &b.data[panel * b.quads * PANEL_QUAD..][..b.quads * PANEL_QUAD];
+        let columns = panel * PANEL..(panel * PANEL + PANEL).min(b.n);
+        for i0 in (0..a.rows).step_by(TILE_ROWS) {
+            let rows = TILE_ROWS.min(a.rows - i0);
+            let a_rows = &a.data[i0 * a.stride..][..rows * a.stride];
+            raw_sums(kernel, a_rows, a.stride, rows, packed, b.quads, &mut sums);
+            for (r, sums) in sums.iter().enumerate().take(rows) {
+                let i = i0 + r;
+                let row_term = b.offset.wrapping_mul(a.row_sums[i]).wrapping_add(both_offsets);
+                for (jj, j) in columns.clone().enumerate() {
+                    let column_term = a.offset.wrapping_mul(b.column_sums[j]);
+                    let exact = sums[jj].wrapping_add(row_term).wrapping_add(column_term);
+                    // SAFETY: (i, j) lies inside C and in this task's columns.
+                    unsafe { *out.0.add(i * b.n + j) = exact };
+                }
+            }
+        }
+    }
+}
+
+/// `sums[r][j] = Σ_p x[r][p] · w[p][j]` for `rows` rows of `a_rows` (stride `stride`) and one
+/// panel of packed B.
+fn raw_sums(
+    kernel: Kernel,
+    a_rows: &[u8],
+    stride: usize,
+    rows: usize,
+    panel: &[i8],
+    quads: usize,
+    sums: &mut [[i32; PANEL]; TILE_ROWS],
+) {
+    match kernel {
+        // SAFETY: the CPU has the kernel's features (`kernel()` checked); the slices hold
+        // `rows` rows of `quads` groups and one panel of `quads` groups.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Vnni => unsafe { vnni(a_rows, stride, rows, panel, quads, sums) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => unsafe { avx2(a_rows, stride, rows, panel, quads, sums) },
+        Kernel::Portable => portable(a_rows, stride, rows, panel, quads, sums),
+    }
+}
+
+fn portable(
+    a_rows: &[u8],
+    stride: usize,
+    rows: usize,
+    panel: &[i8],
+    quads: usize,
+    sums: &mut [[i32; PANEL]; TILE_ROWS],
+) {
+    for (r, sums) in sums.iter_mut().enumerate().take(rows) {
+        let x = &a_rows[r * stride..][..quads * QUAD];
+        *sums = [0; PANEL];
+        for (q, group) in panel.chunks_exact(PANEL_QUAD).enumerate() {
+            let xq = &x[q * QUAD..][..QUAD];
+            for (sum, w) in sums.iter_mut().zip(group.chunks_exact(QUAD)) {
+                *sum += xq.iter().zip(w).map(|(&x, &w)| x as i32 * w as i32).sum::<i32>();
+            }
+        }
+    }
+}
+
+/// # Safety
+/// The CPU must have AVX-512F and AVX-512 VNNI; `a_rows` holds `rows` rows of `quads * 4`
+/// bytes at `stride`, `panel` `quads * 64` bytes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vnni")]
+unsafe fn vnni(
+    a_rows: &[u8],
+    stride: usize,
+    rows: usize,
+    panel: &[i8],
+    quads: usize,
+    sums: &mut [[i32; PANEL]; TILE_ROWS],
+) {
+    let mut acc = [_mm512_setzero_si512(); TILE_ROWS];
+    for q in 0..quads {
+        // SAFETY: group q of the panel is 64 bytes inside `panel`.
+        let w = unsafe { _mm512_loadu_si512(panel.as_ptr().add(q * PANEL_QUAD).cast()) };
+        for (r, acc) in acc.iter_mut().enumerate().take(rows) {
+            let group = &a_rows[r * stride + q * QUAD..][..QUAD];
+            let x = _mm512_set1_epi32(i32::from_le_bytes([group[0], group[1], group[2], group[3]]));
+            *acc = _mm512_dpbusd_epi32(*acc, x, w);
+        }
+    }
+    for (sums, acc) in sums.iter_mut().zip(acc).take(rows) {
+        // SAFETY: `sums` is 16 i32s.
+        unsafe { _mm512_storeu_si512(sums.as_mut_ptr().cast(), acc) };
+    }
+}
+
+/// # Safety
+/// The CPU must have AVX2; the slices as for [`vnni`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn avx2(
+    a_rows: &[u8],
+    stride: usize,
+    rows: usize,
+    panel: &[i8],
+    quads: usize,
+    sums: &mut [[i32; PANEL]; TILE_ROWS],
+) {
+    // Each 256-bit sum holds two partial sums of four columns (lanes 2c and 2c + 1 of column
+    // c): the four groups of a panel are 4 registers per row.
+    for r in 0..rows {
+        let mut acc = [_mm256_setzero_si256(); 4];
+        for q in 0..quads {
+            let group = &a_rows[r * stride + q * QUAD..][..QUAD];
+            let x = i64::from_le_bytes([group[0], 0, group[1], 0, group[2], 0, group[3], 0]);
+            let x = _mm256_set1_epi64x(x);
+            for (c, acc) in acc.iter_mut().enumerate() {
+                // SAFETY: 16 bytes of group q, inside `panel`.
+                let w = unsafe { _mm_loadu_si128(panel.as_ptr().add(q * PANEL_QUAD + c * 16).cast()) };
+                *acc = _mm256_add_epi32(*acc, _mm256_madd_epi16(x, _mm256_cvtepi8_epi16(w)));
+            }
+        }
+        for (c, acc) in acc.iter().enumerate() {
+            let mut lanes = [0i32; 8];
+            // SAFETY: `lanes` is 8 i32s.
+            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), *acc) };
+            for j in 0..4 {
+                sums[r][c * 4 + j] = lanes[2 * j] + lanes[2 * j + 1];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift), so the test needs no dependency.
+    fn values(len: usize, seed: u64, low: i32, high: i32) -> Vec<f32> {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..len)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (low + (s % (high - low + 1) as u64) as i32) as f32
+            })
+            .collect()
+    }
+
+    fn reference(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<i32> {
+        let mut c = vec![0i32; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                c[i * n + j] = (0..k).map(|p| a[i * k + p] as i32 * b[p * n + j] as i32).sum();
+            }
+        }
+        c
+    }
+
+    /// Every path this CPU has gives the exact integers, for ranges of A and B with and
+    /// without offsets (u8 and s8 values, values less a zero point), depths and widths that
+    /// are not whole groups and panels.
+    #[test]
+    fn products_are_exact_on_every_path() {
+        let shapes = [(1, 1, 1), (3, 5, 17), (4, 8, 16), (7, 33, 40), (9, 130, 70), (2, 1000, 3), (1, MAX_DEPTH, 2)];
+        let ranges =
+            [((0, 255), (-128, 127)), ((-128, 127), (0, 255)), ((-200, 55), (-37, 218)), ((-255, 0), (-255, 0))];
+        let kernels = [
+            #[cfg(target_arch = "x86_64")]
+            (Kernel::Vnni, crate::cpu::avx512_vnni()),
+            #[cfg(target_arch = "x86_64")]
+            (Kernel::Avx2, crate::cpu::avx2_fma()),
+            (Kernel::Portable, true),
+        ];
+        for &(kernel, _) in kernels.iter().filter(|(_, available)| !available) {
+            println!("igemm: the {} kernel skipped: not on this path ({})", name(kernel), crate::cpu::describe());
+        }
+        let kernels: Vec<Kernel> =
+            kernels.iter().filter(|(_, available)| *available).map(|&(kernel, _)| kernel).collect();
+        for (seed, &(m, k, n)) in shapes.iter().enumerate() {
+            for &((al, ah), (bl, bh)) in &ranges {
+                let a = values(m * k, seed as u64 + 1, al, ah);
+                let b = values(k * n, seed as u64 + 100, bl, bh);
+                let (rows, packed) =
+                    (RowsOfA::new(&a, m, k).unwrap(), PackedB::pack(k, n, |p, j| b[p * n + j]).unwrap());
+                let expected = reference(&a, &b, m, k, n);
+                let mut c = vec![0i32; m * n];
+                gemm(&rows, &packed, &mut c);
+                assert_eq!(c, expected, "{m}x{k}x{n}, A in {al}..={ah}, B in {bl}..={bh}");
+                for &kernel in &kernels {
+                    let mut sums = [[0i32; PANEL]; TILE_ROWS];
+                    let rows_here = m.min(TILE_ROWS);
+                    let first_panel = &packed.data[..packed.quads * PANEL_QUAD];
+                    raw_sums(kernel, &rows.data, rows.stride, rows_here, first_panel, packed.quads, &mut sums);
+                    let mut portable_sums = [[0i32; PANEL]; TILE_ROWS];
+                    portable(&rows.data, rows.stride, rows_here, first_panel, packed.quads, &mut portable_sums);
+                    assert_eq!(sums[..rows_here], portable_sums[..rows_here], "{} kernel", name(kernel));
+                }
+            }
+        }
+    }
+
+    fn name(kernel: Kernel) -> &'static str {
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Vnni => "AVX-512 VNNI",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => "AVX2",
+            Kernel::Portable => "portable",
+        }
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_hold_exactly() {
+        assert!(PackedB::pack(2, 1, |p, _| if p == 0 { 0.0 } else { 256.0 }).is_none());
+        assert!(PackedB::pack(1, 1, |_, _| 0.5).is_none());
+        assert!(RowsOfA::new(&[-1.0, 255.0], 1, 2).is_none());
+        assert!(RowsOfA::new(&[0.0, 255.0], 1, 2).is_some());
+        assert!(RowsOfA::new(&[250.0, 256.0], 1, 2).is_none());
+        assert!(PackedB::pack(MAX_DEPTH + 1, 1, |_, _| 0.0).is_none());
+    }
+}
