@@ -132,17 +132,31 @@ def pack(values: np.ndarray, bits: int) -> np.ndarray:
 
 
 def gen_matmul_nbits():
+    """Accuracy levels 0 (float) and 4: ONNX Runtime's int8 path on the CPU (A quantized per block
+    of K, int8 products), taken for 4- and 8-bit weights and for 2-bit ones in blocks of 32 to 128;
+    `int8_2bit_block16_float` is level 4 where ONNX Runtime computes in float. A is 3-D unless
+    `a_shape` says otherwise (`(k,)`: a vector)."""
     cases = []
-    for suffix, k, n, bits, block, zero_points, bias in [
-        ("", 32, 8, 4, 16, False, False),
-        ("zero_points_bias", 40, 6, 4, 16, True, True),
-        ("8bit", 64, 4, 8, 32, True, False),
-        ("2bit", 32, 5, 2, 16, True, True),
+    for suffix, k, n, bits, block, zero_points, bias, level, a_shape in [
+        ("", 32, 8, 4, 16, False, False, 0, None),
+        ("zero_points_bias", 40, 6, 4, 16, True, True, 0, None),
+        ("8bit", 64, 4, 8, 32, True, False, 0, None),
+        ("2bit", 32, 5, 2, 16, True, True, 0, None),
+        ("int8", 64, 8, 4, 32, False, False, 4, None),
+        ("int8_block16_zero_points_bias", 40, 6, 4, 16, True, True, 4, None),
+        ("int8_block64_m1", 192, 10, 4, 64, False, True, 4, (1, 192)),
+        ("int8_block128_k_partial", 200, 7, 4, 128, True, False, 4, (5, 200)),
+        ("int8_block32_k_partial_vector", 72, 9, 4, 32, True, True, 4, (72,)),
+        ("int8_block512", 600, 4, 4, 512, True, False, 4, (3, 600)),
+        ("int8_8bit", 72, 5, 8, 32, True, True, 4, None),
+        ("int8_8bit_block128_m1", 256, 6, 8, 128, False, False, 4, (1, 1, 256)),
+        ("int8_2bit", 136, 5, 2, 64, True, True, 4, None),
+        ("int8_2bit_block16_float", 32, 5, 2, 16, True, True, 4, None),
     ]:
         c = case("MatMulNBits", suffix)
         blocks = -(-k // block)
         q = c.rng.integers(0, 2**bits, size=(n, blocks, block))
-        c.input("a", (2, 3, k))
+        c.input("a", a_shape or (2, 3, k))
         ins = ["a", c.init("b", pack(q, bits)), c.init("scales", c.rand((n * blocks,), 0.01, 0.1))]
         if zero_points:
             z = c.rng.integers(0, 2**bits, size=(n, -(-blocks * bits // 8) * (8 // bits)))
@@ -151,7 +165,8 @@ def gen_matmul_nbits():
             ins.append("")
         if bias:
             ins += ["", c.weight("bias", (n,))]
-        node(c, "MatMulNBits", ins, ["y"], K=k, N=n, bits=bits, block_size=block)
+        attrs = {"accuracy_level": level} if level else {}
+        node(c, "MatMulNBits", ins, ["y"], K=k, N=n, bits=bits, block_size=block, **attrs)
         cases.append(c.output("y"))
     return cases
 

@@ -5,7 +5,8 @@ onnxruntime, numpy; no torch):
    GenAI's model builder writes for a Llama-style model on the CPU with int4 weights: embedding
    Gather; per layer SimplifiedLayerNormalization (the first) or SkipSimplifiedLayerNormalization
    (the residual sum as its fourth output), q/k/v/o and MLP projections as MatMulNBits (4 bits,
-   blocks of 32), GroupQueryAttention with `past_key_values.N.key/value` in and `present.N.key/value`
+   blocks of 32, `accuracy_level = 4` as the builder writes it for the CPU: ONNX Runtime quantizes
+   A to int8 per block and multiplies in integers), GroupQueryAttention with `past_key_values.N.key/value` in and `present.N.key/value`
    out, `do_rotary` with cos/sin caches, `seqlens_k` and `total_sequence_length` computed from
    `attention_mask` by ReduceSum/Sub/Cast and Shape/Gather/Cast as the builder does; SiLU as
    Sigmoid and Mul; a MatMulNBits LM head. Random weights from a fixed seed.
@@ -57,7 +58,8 @@ class GenAiBuilder:
 
     def matmul_nbits(self, name, x, k, n, scale):
         """A 4-bit weight [K, N] in MatMulNBits' layout: B [N, K / 32, 16] bytes, two values a byte,
-        low nibble first; a float scale per block; no zero points (8, the default)."""
+        low nibble first; a float scale per block; no zero points (8, the default); accuracy level 4
+        (int8 compute), the model builder's default for CPU int4 models."""
         blocks = k // BLOCK
         q = self.rng.integers(0, 16, size=(n, blocks, BLOCK)).astype(np.uint8)
         packed = (q[..., 0::2] | (q[..., 1::2] << 4)).astype(np.uint8)
@@ -65,7 +67,7 @@ class GenAiBuilder:
         b = self.init(f"{name}.qweight", packed)
         s = self.init(f"{name}.scales", scales)
         return self.node("MatMulNBits", [x, b, s], [f"{name}/output_0"], name, domain="com.microsoft",
-                         K=k, N=n, bits=4, block_size=BLOCK)
+                         K=k, N=n, bits=4, block_size=BLOCK, accuracy_level=4)
 
     def build(self) -> onnx.ModelProto:
         rng = self.rng

@@ -411,6 +411,16 @@ op_case!(ms_matmul_integer_to_float_v1_uint8_no_zero_points, "models/ms_matmul_i
 op_case!(ms_matmul_nbits_v1, "models/ms_matmul_nbits_v1/model.onnx", [0]);
 op_case!(ms_matmul_nbits_v1_2bit, "models/ms_matmul_nbits_v1_2bit/model.onnx", [0]);
 op_case!(ms_matmul_nbits_v1_8bit, "models/ms_matmul_nbits_v1_8bit/model.onnx", [0]);
+op_case!(ms_matmul_nbits_v1_int8, "models/ms_matmul_nbits_v1_int8/model.onnx", [0]);
+op_case!(ms_matmul_nbits_v1_int8_2bit, "models/ms_matmul_nbits_v1_int8_2bit/model.onnx", [0]);
+op_case!(ms_matmul_nbits_v1_int8_2bit_block16_float, "models/ms_matmul_nbits_v1_int8_2bit_block16_float/model.onnx", [0]);
+op_case!(ms_matmul_nbits_v1_int8_8bit, "models/ms_matmul_nbits_v1_int8_8bit/model.onnx", [0]);
+op_case!(ms_matmul_nbits_v1_int8_8bit_block128_m1, "models/ms_matmul_nbits_v1_int8_8bit_block128_m1/model.onnx", [0]);
+op_case!(ms_matmul_nbits_v1_int8_block128_k_partial, "models/ms_matmul_nbits_v1_int8_block128_k_partial/model.onnx", [0]);
+op_case!(ms_matmul_nbits_v1_int8_block16_zero_points_bias, "models/ms_matmul_nbits_v1_int8_block16_zero_points_bias/model.onnx", [0]);
+op_case!(ms_matmul_nbits_v1_int8_block32_k_partial_vector, "models/ms_matmul_nbits_v1_int8_block32_k_partial_vector/model.onnx", [0]);
+op_case!(ms_matmul_nbits_v1_int8_block512, "models/ms_matmul_nbits_v1_int8_block512/model.onnx", [0]);
+op_case!(ms_matmul_nbits_v1_int8_block64_m1, "models/ms_matmul_nbits_v1_int8_block64_m1/model.onnx", [0]);
 op_case!(ms_matmul_nbits_v1_zero_points_bias, "models/ms_matmul_nbits_v1_zero_points_bias/model.onnx", [0]);
 op_case!(ms_multi_head_attention_v1, "models/ms_multi_head_attention_v1/model.onnx", [0, 1, 2]);
 op_case!(ms_multi_head_attention_v1_attention_bias, "models/ms_multi_head_attention_v1_attention_bias/model.onnx", [0, 1, 2, 3]);

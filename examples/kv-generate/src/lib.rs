@@ -7,8 +7,9 @@
 //!   `scripts/make_kv_llama.py`, and `model/llama_kv_ts.onnx`, the same module through the
 //!   TorchScript exporter;
 //! - `model/genai_kv.onnx`: the form ONNX Runtime GenAI's model builder writes (com.microsoft
-//!   GroupQueryAttention with `do_rotary`, MatMulNBits int4 weights, SimplifiedLayerNormalization
-//!   and SkipSimplifiedLayerNormalization), from `make_models.py`.
+//!   GroupQueryAttention with `do_rotary`, MatMulNBits int4 weights at `accuracy_level = 4` (A
+//!   quantized to int8 per block, as ONNX Runtime computes it on the CPU),
+//!   SimplifiedLayerNormalization and SkipSimplifiedLayerNormalization), from `make_models.py`.
 //!
 //! `make_models.py` also wrote ONNX Runtime's own greedy run over each file (`model/*.ref.txt`),
 //! which the tests compare with.

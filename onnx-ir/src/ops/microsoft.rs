@@ -2,9 +2,10 @@
 //! optimised transformer graphs, dynamic quantization, n-bit weights). Each is lowered at import
 //! into IR ops with the same result, so code generation needs nothing new: the node becomes a
 //! [`Lowered`] list of steps, which the builder adds as nodes of private outputs. MatMulNBits's
-//! weights are dequantized here, at import; DynamicQuantizeLSTM's become integer values and
-//! column scales, which the LSTM's quantized mode multiplies as ONNX Runtime does. Semantics and
-//! defaults are ONNX Runtime's (its ContribOperators documentation and CPU kernels); an
+//! weights are dequantized here, at import (at `accuracy_level` 4 kept as integer values, which
+//! A's int8 blocks multiply as ONNX Runtime does); DynamicQuantizeLSTM's become integer values
+//! and column scales, which the LSTM's quantized mode multiplies as ONNX Runtime does. Semantics
+//! and defaults are ONNX Runtime's (its ContribOperators documentation and CPU kernels); an
 //! attribute value they define that is not implemented is an import error naming it.
 
 use super::common::normalize_axis;
@@ -12,8 +13,8 @@ use super::elementwise::{BinaryOp, Bound, ClipConfig, UnaryOp};
 use super::lowered::{f32_tensor, output, Lowered, Src};
 use super::norm::LayerNormConfig;
 use super::{
-    DynamicQuantizeConfig, GatherConfig, IntsInput, MatMulConfig, NodeCtx, Op, TransposeConfig, UnsqueezeConfig,
-    WhereConfig,
+    DynamicQuantizeConfig, GatherConfig, IntsInput, MatMulConfig, NodeCtx, Op, PadConfig, PadMode, ReduceAxes,
+    ReduceConfig, ReduceOp, ReshapeConfig, SqueezeConfig, TransposeConfig, UnsqueezeConfig, WhereConfig,
 };
 use crate::error::Result;
 use crate::tensor::TensorData;
@@ -35,7 +36,7 @@ pub const OPS: &[(&str, &str)] = &[
     ("Gelu", "exact Gelu"),
     ("GroupQueryAttention", "optional packed QKV split; `do_rotary` as RotaryEmbedding at each entry's positions; new keys and values written into the past at each entry's length (TensorScatter; ragged batches and ONNX Runtime's shared past/present buffer followed); Attention over the cache (grouped heads) with a mask of each entry's valid, causal keys within `local_window_size`; `softcap`, `scale`, attention bias; position ids, head sinks, quantized caches, Q/K norms, `smooth_softmax`, `qk_output` and the windowed cache are import errors"),
     ("MatMulIntegerToFloat", "MatMulInteger, scales, bias"),
-    ("MatMulNBits", "2-, 4- and 8-bit blocked weights dequantized at import, MatMul, bias"),
+    ("MatMulNBits", "2-, 4- and 8-bit blocked weights dequantized at import, MatMul, bias; `accuracy_level` 4 as ONNX Runtime's int8 path on the CPU where it takes it (4- and 8-bit weights, 2-bit ones in blocks of 32 to 128): A quantized to int8 per block of K (of at most 256), exact integer block products scaled by both scales and summed"),
     ("MultiHeadAttention", "separate 3-D Q, K, V with bias, then Attention; 2-D key padding mask, attention bias"),
     ("QuickGelu", "`x * sigmoid(alpha * x)`"),
     ("RotaryEmbedding", "RotaryEmbedding (opset 23) with 2-D position ids"),
@@ -231,7 +232,9 @@ fn constant_floats(ctx: &NodeCtx, index: usize, what: &str) -> Result<Vec<f32>> 
 
 /// MatMulNBits: `A @ dequantize(B) + bias`, B `[N, blocks, block_size * bits / 8]` bytes of
 /// little-endian packed unsigned `bits`-bit values, each block of `block_size` rows of column n
-/// with its scale and zero point (packed the same way, default `2^(bits - 1)`).
+/// with its scale and zero point (packed the same way, default `2^(bits - 1)`). Accuracy level 4
+/// is ONNX Runtime's int8 product ([`nbits_int8_product`]) where its CPU kernel takes that path
+/// ([`ort_quantizes_a`]); the other levels, and 4 elsewhere, its float product.
 fn matmul_nbits(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let a = float_input(ctx, 0, "A")?;
     let (k, n) = (positive(ctx, "K", None)?, positive(ctx, "N", None)?);
@@ -243,11 +246,9 @@ fn matmul_nbits(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     if block < 16 || !block.is_power_of_two() {
         return Err(ctx.error(format!("block_size = {block} must be a power of 2 of at least 16")));
     }
-    // Level 4 computes with A quantized to int8 in ONNX Runtime; 0 to 3 in float32 on the CPU.
-    match ctx.attrs.int_or("accuracy_level", 0)? {
-        0..=3 => {}
-        level => return Err(ctx.error(format!("accuracy_level = {level} (int8 compute) is not supported"))),
-    }
+    // ONNX Runtime's CPU kernel computes in float at every level but 4 (the schema lists 0 to 4;
+    // other values run as 0 does).
+    let int8 = ctx.attrs.int_or("accuracy_level", 0)? == 4 && ort_quantizes_a(bits, block);
     if optional(ctx, 4).is_some() {
         return Err(ctx.error("g_idx (input 4) is not supported"));
     }
@@ -280,22 +281,135 @@ fn matmul_nbits(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let unpack = |bytes: &[u8], index: usize| -> u8 {
         (bytes[index * bits / 8] >> (index * bits % 8)) & ((1u16 << bits) - 1) as u8
     };
+    // B's values less their block's zero point, `[K, N]` (whole numbers, exact in f32).
     let default_zero = 1u8 << (bits - 1);
-    let mut weight = vec![0f32; k * n];
+    let mut integers = vec![0f32; k * n];
     for col in 0..n {
         for b in 0..blocks {
             let zero = zeros.map_or(default_zero, |z| unpack(&z[col * zero_row..], b)) as f32;
-            let scale = scales[col * blocks + b];
             let values = &packed[(col * blocks + b) * blob..][..blob];
             for j in 0..block.min(k - b * block) {
-                weight[(b * block + j) * n + col] = (unpack(values, j) as f32 - zero) * scale;
+                integers[(b * block + j) * n + col] = unpack(values, j) as f32 - zero;
             }
         }
     }
-    let weight = plan.constant(f32_tensor(vec![k, n], &weight));
-    let y = plan.op(Op::MatMul(MatMulConfig), &[Src::Input(0), weight]);
+    let weights = NBitsWeights { k, n, bits, block, integers, scales };
+    let y = if int8 {
+        nbits_int8_product(ctx, &mut plan, a.rank(), &weights)?
+    } else {
+        let weight = (0..k * n).map(|i| weights.integers[i] * weights.scale(i / n / block, i % n)).collect::<Vec<_>>();
+        let weight = plan.constant(f32_tensor(vec![k, n], &weight));
+        plan.op(Op::MatMul(MatMulConfig), &[Src::Input(0), weight])
+    };
     let y = plan.add_optional(y, optional(ctx, 5));
     Ok(plan.done(vec![Some(y)]))
+}
+
+/// A MatMulNBits weight read at import: its integer values less their zero points, `[K, N]`,
+/// and the scale of each (block, column), `[N, blocks]` as the node holds them.
+struct NBitsWeights {
+    k: usize,
+    n: usize,
+    bits: usize,
+    block: usize,
+    integers: Vec<f32>,
+    scales: Vec<f32>,
+}
+
+impl NBitsWeights {
+    fn scale(&self, block: usize, col: usize) -> f32 {
+        self.scales[col * self.k.div_ceil(self.block) + block]
+    }
+}
+
+/// Whether ONNX Runtime computes MatMulNBits with `accuracy_level` 4 with A quantized to int8
+/// (MLAS SQNBitGemm, compute type CompInt8): `MatMulNBits::GetComputeType` asks
+/// `MlasIsQNBitGemmAvailable(bits, block_size, SQNBIT_CompInt8)`, and where it says no the
+/// kernel computes in float32 as at levels 0 to 3. Measured on ONNX Runtime 1.32 on x86-64 with
+/// AVX512-VNNI (an AMD EPYC; the dispatch `MlasSQNBitGemmDispatchAvx512vnni`): 4- and 8-bit
+/// weights take the int8 path at every block size, 2-bit ones only in blocks of 32, 64 and 128.
+/// A float32 A is assumed (the importer takes no other), as are constant B, scales and uint8
+/// zero points (float zero points and g_idx, which keep ONNX Runtime in float, are refused).
+fn ort_quantizes_a(bits: usize, block: usize) -> bool {
+    bits != 2 || (32..=128).contains(&block)
+}
+
+/// ONNX Runtime's int8 product of MatMulNBits (`accuracy_level` 4; MLAS
+/// `QuantizeARow_CompInt8_avx512` and `SQ4BitGemmKernel_BlkSum_CompInt8_avx512vnni` /
+/// `SQ8BitGemmKernel_BlkSum_CompInt8`), on A's input 0 of rank `rank`:
+/// - each row of A is cut along K into blocks of `block_size` (256 where the block is larger:
+///   measured on ONNX Runtime 1.32, whose int8 kernels take blocks of at most 256), the last one
+///   padded with zeros;
+/// - each block is quantized symmetrically on its own: `m = max |a|`, the scale `m / 127`
+///   (a division), the values `a * (127 / m)` (the division first, then the product; 0 where `m`
+///   is 0) rounded to the nearest, halves to even (`_mm512_roundscale_ps`), in -127..=127;
+/// - ONNX Runtime multiplies each block's int8 values with B's unsigned values in integers, scales
+///   the sum by `scale_a * scale_b` and accumulates the blocks in float32 in ascending order, then
+///   adds the zero points' part as a second float product over the blocks (`scale_a * sum(q)`
+///   times `-scale_b * zero`, MLAS's "BlkSum") and the bias.
+///
+/// Here each block's integer product takes B's values less their zero point (exact in f32:
+/// every partial sum is a whole number below `256 * 127 * 255 < 2^24`), is scaled by
+/// `scale_a * scale_b` and the blocks are summed (ReduceSum): ONNX Runtime's value but for the
+/// rounding of its float sums (relative 1e-6 at most in the cases of tests/models).
+fn nbits_int8_product(ctx: &NodeCtx, plan: &mut Lowered, rank: usize, w: &NBitsWeights) -> Result<Src> {
+    const INT8_BLOCK_MAX: usize = 256;
+    let (k, n) = (w.k, w.n);
+    let size = w.block.min(INT8_BLOCK_MAX);
+    let count = k.div_ceil(size);
+    if size * 127 * ((1 << w.bits) - 1) >= 1 << 24 {
+        return Err(ctx.error(format!("an int8 block product of {size} {}-bit values is not exact in f32", w.bits)));
+    }
+    // A of rank 1 is one row.
+    let mut x = Src::Input(0);
+    if rank == 1 {
+        x = plan.op(Op::Unsqueeze(UnsqueezeConfig { axes: vec![0] }), &[x]);
+    }
+    let r = rank.max(2);
+    if count * size > k {
+        let mut pads = vec![0; 2 * r];
+        pads[2 * r - 1] = (count * size - k) as i64;
+        let config = PadConfig { pads: IntsInput::Static(pads), axes: None, mode: PadMode::Constant(Some(0.0)) };
+        x = plan.op(Op::Pad(config), &[x]);
+    }
+    // [..., count, size], then the blocks first: [count, ..., rows, size].
+    let shape = std::iter::repeat_n(0, r - 1).chain([count as i64, size as i64]).collect();
+    x = plan.op(Op::Reshape(ReshapeConfig { shape }), &[x]);
+    let perm = std::iter::once(r - 1).chain(0..r - 1).chain([r]).collect();
+    x = plan.op(Op::Transpose(TransposeConfig { perm }), &[x]);
+    let abs = plan.unary(UnaryOp::Abs, x);
+    let max = ReduceConfig { op: ReduceOp::Max, axes: ReduceAxes::Static(vec![r]), keepdims: true };
+    let max = plan.op(Op::Reduce(max), &[abs]);
+    let c127 = plan.scalar(127.0);
+    let scale_a = plan.binary(BinaryOp::Div, max, c127);
+    // 127 / max, 0 where max is 0. The numerator is a tensor so that the code generator emits a
+    // division (a scalar numerator becomes a reciprocal times it: another rounding, which would
+    // move values across a rounding boundary of the quantization).
+    let (zero, one) = (plan.scalar(0.0), plan.scalar(1.0));
+    let is_zero = plan.binary(BinaryOp::Equal, max, zero);
+    let numerator = plan.op(Op::Where(WhereConfig), &[is_zero, zero, c127]);
+    let denominator = plan.op(Op::Where(WhereConfig), &[is_zero, one, max]);
+    let inverse = plan.binary(BinaryOp::Div, numerator, denominator);
+    let scaled = plan.binary(BinaryOp::Mul, x, inverse);
+    let q = plan.unary(UnaryOp::Round, scaled);
+    // B as [count, 1.., size, N] and its scales as [count, 1.., 1, N]: broadcast over A's
+    // leading dims.
+    let ones = vec![1; r - 2];
+    let mut integers = vec![0f32; count * size * n];
+    integers[..k * n].copy_from_slice(&w.integers);
+    let scales: Vec<f32> = (0..count * n).map(|i| w.scale(i / n * size / w.block, i % n)).collect();
+    let shape = |inner: usize| [vec![count], ones.clone(), vec![inner, n]].concat();
+    let b = plan.constant(f32_tensor(shape(size), &integers));
+    let scale_b = plan.constant(f32_tensor(shape(1), &scales));
+    let products = plan.op(Op::MatMul(MatMulConfig), &[q, b]);
+    let scale = plan.binary(BinaryOp::Mul, scale_a, scale_b);
+    let scaled = plan.binary(BinaryOp::Mul, products, scale);
+    let sum = ReduceConfig { op: ReduceOp::Sum, axes: ReduceAxes::Static(vec![0]), keepdims: false };
+    let y = plan.op(Op::Reduce(sum), &[scaled]);
+    Ok(match rank {
+        1 => plan.op(Op::Squeeze(SqueezeConfig { axes: vec![0] }), &[y]),
+        _ => y,
+    })
 }
 
 /// SkipLayerNormalization(input, skip, gamma, beta?, bias?): LayerNormalization over the last
@@ -946,6 +1060,14 @@ mod tests {
     fn swaps_the_last_two_axes() {
         assert_eq!(swap_last_two(4), vec![0, 1, 3, 2]);
         assert_eq!(swap_last_two(2), vec![1, 0]);
+    }
+
+    #[test]
+    fn onnx_runtime_quantizes_a_for_4_and_8_bits_and_mid_sized_2_bit_blocks() {
+        for block in [16, 32, 64, 128, 256, 512] {
+            assert!(ort_quantizes_a(4, block) && ort_quantizes_a(8, block), "{block}");
+            assert_eq!(ort_quantizes_a(2, block), (32..=128).contains(&block), "{block}");
+        }
     }
 
     #[test]
