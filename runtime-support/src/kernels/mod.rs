@@ -384,6 +384,7 @@ pub(crate) fn attention(operands: AttentionOperands, scale: f32) -> Result<Tenso
 /// `recurrent::quantize_u8_integers` of `values` as the uint8 bytes themselves (`out`; each
 /// stands for `byte - zero`), the same f32 operations in the same order (the LSTM kernel's
 /// state, in memory); returns the scale and the zero point.
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
 pub(crate) fn quantize_u8_bytes(values: &[f32], out: &mut [u8]) -> (f32, f32) {
     let (low, high) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
     let (scale, zero) = u8_quantization(low, high);
