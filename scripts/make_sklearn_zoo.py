@@ -17,7 +17,7 @@ LinearRegressor's transforms, SVMs in liblinear mode, CastMap), and string colum
 Gather, Reshape, Slice and the like.
 
 Reference outputs are ONNX Runtime's (CPU) on the dataset's held-out rows (seeded inputs for the
-node cases), written as ONNX backend
+node cases; ONNX's reference evaluator's for the one map ONNX Runtime's Python API cannot feed), written as ONNX backend
 test folders (<case>/model.onnx, <case>/test_data_set_0/input_N.pb, output_N.pb). A case whose
 conversion fails, or that ONNX Runtime cannot run, is skipped with the reason printed. Reruns write
 the same bytes.
@@ -282,6 +282,10 @@ def node_cases():
         "rho": [0.1], "kernel_type": "POLY", "kernel_params": [0.3, 1.0, 2.0],
     }
     yield "node_svm_regressor_poly_degree_2", node("SVMRegressor", [("x", x)], poly, float_out)
+    # ONNX Runtime reads SVMRegressor's post_transform and does not apply it.
+    rbf_logistic = {**poly, "kernel_type": "RBF", "post_transform": "LOGISTIC"}
+    yield "node_svm_regressor_rbf_logistic_unapplied", node("SVMRegressor", [("x", x)], rbf_logistic, float_out)
+    yield "node_dict_vectorizer_int64_to_string", dict_vectorizer_strings()
     doubles = x.astype(np.float64) + 1e-9
     attrs = {**tree_attrs("class", 3), "classlabels_int64s": [10, 20, 30], "base_values": [0.1, 0.2, 0.3]}
     yield "node_tree_classifier_double", node("TreeEnsembleClassifier", [("x", doubles)], attrs, classified)
@@ -367,6 +371,40 @@ def dict_vectorizer_pipeline():
         return onx, {"features": {k: np.float32(v) for k, v in row.items()}}
 
     return build
+
+
+def dict_vectorizer_strings():
+    """DictVectorizer of an int64-keyed map of strings: ONNX Runtime's Python API cannot feed such a
+    map, so ONNX's reference evaluator gives the values, every vocabulary key present (for a missing
+    key the two disagree: ONNX Runtime writes "", the evaluator "0"; a unit test of the runtime
+    checks ONNX Runtime's), in ONNX Runtime's shape [1, V]."""
+
+    def build(keep_zipmap=False):
+        if keep_zipmap:
+            return None
+        from onnx import helper
+
+        map_type = helper.make_map_type_proto(onnx.TensorProto.INT64, helper.make_tensor_type_proto(onnx.TensorProto.STRING, []))
+        graph = helper.make_graph(
+            [helper.make_node("DictVectorizer", ["x"], ["y"], domain="ai.onnx.ml", int64_vocabulary=[3, 1, 5, 2])],
+            "dict_vectorizer_strings",
+            [helper.make_value_info("x", map_type)],
+            [helper.make_tensor_value_info("y", onnx.TensorProto.STRING, [1, 4])],
+        )
+        opsets = [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 1)]
+        feed = {1: "a", 2: "bb", 3: "", 5: "c d", 9: "unused"}
+        return helper.make_model(graph, opset_imports=opsets, ir_version=8), {"x": feed}, "reference"
+
+    return build
+
+
+def reference_outputs(onx, feeds):
+    """ONNX's reference evaluator's outputs, in ONNX Runtime's shapes ([1, V] for DictVectorizer)."""
+    from onnx.reference import ReferenceEvaluator
+
+    results = ReferenceEvaluator(onx).run(None, feeds)
+    shaped = [np.asarray(r).reshape(1, -1) if np.asarray(r).ndim == 1 else np.asarray(r) for r in results]
+    return [r.astype(object) if r.dtype.kind == "U" else r for r in shaped]
 
 
 def cast_map(values, attrs):
@@ -613,18 +651,20 @@ def make_case(out_dir, name, build):
     built = build()
     if built is None:
         return None, None
-    onx, feeds = built
+    onx, feeds, *oracle = built
     # The converters list the opsets in set order (it changes with Python's hash seed).
     opsets = sorted(onx.opset_import, key=lambda o: (o.domain, o.version))
     del onx.opset_import[:]
     onx.opset_import.extend(opsets)
     model_bytes = onx.SerializeToString()
     try:
-        sess = ort.InferenceSession(model_bytes, providers=["CPUExecutionProvider"])
-        results = sess.run(None, feeds)
+        if oracle == ["reference"]:
+            results, outputs = reference_outputs(onx, feeds), onx.graph.output
+        else:
+            sess = ort.InferenceSession(model_bytes, providers=["CPUExecutionProvider"])
+            results, outputs = sess.run(None, feeds), sess.get_outputs()
     except Exception as e:  # noqa: BLE001
         return None, "onnxruntime failed: " + str(e).splitlines()[0][:300]
-    outputs = sess.get_outputs()
     for o, r in zip(outputs, results):
         if not isinstance(r, np.ndarray) and not (isinstance(r, list) and r and isinstance(r[0], dict)):
             return None, f"output {o.name} is neither a tensor nor ZipMap's maps ({type(r).__name__})"

@@ -13,51 +13,68 @@ use core::borrow::Borrow;
 pub type FeatureMap<K, V> = BTreeMap<K, V>;
 
 /// A map value DictVectorizer gathers into a tensor of its own type.
-pub trait MapNumber: Copy {
+pub trait MapValue: Clone {
     /// The `[1, V]` tensor of such values.
     type Tensor;
     /// The tensor of `values`.
     fn tensor(values: Vec<Self>, device: &Device) -> Self::Tensor;
-    /// The value of a key the map lacks.
-    const ZERO: Self;
+    /// The value of a key the map lacks (ONNX Runtime's: 0, or the empty string).
+    fn missing() -> Self;
 }
 
-impl MapNumber for f32 {
+impl MapValue for f32 {
     type Tensor = Tensor<2>;
     fn tensor(values: Vec<f32>, device: &Device) -> Tensor<2> {
         let columns = values.len();
         Tensor::from_data(TensorData::new(values, [1, columns]), device)
     }
-    const ZERO: f32 = 0.0;
+    fn missing() -> f32 {
+        0.0
+    }
 }
 
-impl MapNumber for f64 {
+impl MapValue for f64 {
     type Tensor = Tensor<2>;
     fn tensor(values: Vec<f64>, device: &Device) -> Tensor<2> {
         let columns = values.len();
         Tensor::from_data(TensorData::new(values, [1, columns]), (device, DType::F64))
     }
-    const ZERO: f64 = 0.0;
+    fn missing() -> f64 {
+        0.0
+    }
 }
 
-impl MapNumber for i64 {
+impl MapValue for i64 {
     type Tensor = Tensor<2, Int>;
     fn tensor(values: Vec<i64>, device: &Device) -> Tensor<2, Int> {
         let columns = values.len();
         Tensor::from_data(TensorData::new(values, [1, columns]), device)
     }
-    const ZERO: i64 = 0;
+    fn missing() -> i64 {
+        0
+    }
 }
 
-/// DictVectorizer: the map's value at each key of `vocabulary`, 0 where it has none, `[1, V]`;
-/// keys outside the vocabulary are ignored.
+impl MapValue for String {
+    type Tensor = StringTensor<2>;
+    fn tensor(values: Vec<String>, _device: &Device) -> StringTensor<2> {
+        let columns = values.len();
+        StringTensor::new(values, [1, columns])
+    }
+    fn missing() -> String {
+        String::new()
+    }
+}
+
+/// DictVectorizer: the map's value at each key of `vocabulary`, `V::missing()` where it has none,
+/// `[1, V]`; keys outside the vocabulary are ignored.
 pub fn dict_vectorize<K, Q, V>(map: &FeatureMap<K, V>, vocabulary: &[&Q], device: &Device) -> V::Tensor
 where
     K: Ord + Borrow<Q>,
     Q: Ord + ?Sized,
-    V: MapNumber,
+    V: MapValue,
 {
-    let values = vocabulary.iter().map(|&key| map.get(key).copied().unwrap_or(V::ZERO)).collect();
+    let values = vocabulary.iter().map(|&key| map.get(key).cloned().unwrap_or_else(V::missing)).collect();
     V::tensor(values, device)
 }
 
@@ -155,6 +172,16 @@ pub fn cast_map_to_string<V: CastMapValue>(map: &FeatureMap<i64, V>, max_map: Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "flex")]
+    #[test]
+    fn a_missing_string_value_is_empty_as_in_onnx_runtime() {
+        // ONNX Runtime's DictVectorizer of map(int64, string) writes `""` for a vocabulary key the
+        // map lacks (dictvectorizer.cc: `ComputeWithType<int64_t, std::string>(.., "")`).
+        let map: FeatureMap<i64, String> = [(1, "a".to_string()), (7, "z".to_string())].into_iter().collect();
+        let out = dict_vectorize(&map, &[&7i64, &3, &1], &crate::test_util::device());
+        assert_eq!(out.values(), ["z", "", "a"]);
+    }
 
     #[test]
     fn strings_parse_as_c_does() {

@@ -1,5 +1,5 @@
 use super::{align_rank, EmitOp};
-use crate::emitter::{float_as, float_literal, lit, scalar_literal, Emitter};
+use crate::emitter::{float_as, float_dtype_tokens, float_literal, lit, scalar_literal, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::{
     BinaryConfig, BinaryOp, BitCastConfig, Bound, CastConfig, ClipConfig, DropoutConfig, E8M0Rounding, IdentityConfig,
@@ -140,6 +140,19 @@ pub fn swiglu(e: &mut Emitter, node: &Node, alpha: f64) -> Result<TokenStream> {
     Ok(quote! { #gate.mul(#value) })
 }
 
+/// `body` of a half-precision `x` computed in f32 and rounded to the half type once at the end:
+/// a rounding after each step of a composite (Celu's exp, less one, times alpha) drifts an ulp
+/// from ONNX's expected values (ml_dtypes' `expm1` rounds once).
+fn half_in_f32(x: TokenStream, dtype: DType, body: impl FnOnce(TokenStream) -> TokenStream) -> TokenStream {
+    match float_dtype_tokens(dtype) {
+        Some(half) if matches!(dtype.carrier(), DType::F16 | DType::BF16) => {
+            let y = body(quote! { #x.cast(burn::tensor::FloatDType::F32) });
+            quote! { #y.cast(#half) }
+        }
+        _ => body(x),
+    }
+}
+
 pub fn unary(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenStream> {
     let value = unary_in_storage(e, node, op)?;
     Ok(if matches!(op, UnaryOp::Neg | UnaryOp::Abs) { wrapped_to_output_type(e, node, value) } else { value })
@@ -207,11 +220,13 @@ fn unary_in_storage(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenSt
         }
         UnaryOp::Celu { alpha } => {
             let alpha = f(alpha);
-            quote! {{
-                let x = #x;
-                let negative = x.clone().div_scalar(#alpha).exp().sub_scalar(1.0).mul_scalar(#alpha);
-                x.clamp_min(0.0).add(negative.clamp_max(0.0))
-            }}
+            half_in_f32(x, dtype, |x| {
+                quote! {{
+                    let x = #x;
+                    let negative = x.clone().div_scalar(#alpha).exp().sub_scalar(1.0).mul_scalar(#alpha);
+                    x.clamp_min(0.0).add(negative.clamp_max(0.0))
+                }}
+            })
         }
         UnaryOp::HardSigmoid { alpha, beta } => {
             let (alpha, beta) = (f(alpha), f(beta));

@@ -91,7 +91,7 @@ pub enum Labels {
 }
 
 impl Labels {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Labels::Strings(v) => v.len(),
             Labels::Ints(v) => v.len(),
@@ -101,7 +101,7 @@ impl Labels {
 }
 
 /// Whether `op` may read or produce string tensors: the text ops, Equal, Identity and
-/// ai.onnx.ml's CastMap.
+/// ai.onnx.ml's CastMap and DictVectorizer.
 pub fn reads_strings(op: &Op) -> bool {
     matches!(
         op,
@@ -109,6 +109,7 @@ pub fn reads_strings(op: &Op) -> bool {
             | Op::Identity(IdentityConfig)
             | Op::Binary(BinaryConfig { op: BinaryOp::Equal, .. })
             | Op::CastMap(_)
+            | Op::DictVectorizer(_)
     )
 }
 

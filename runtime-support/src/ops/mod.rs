@@ -31,7 +31,7 @@ pub use crate::deform_conv::deform_conv2d;
 pub use crate::detection::non_max_suppression;
 pub use crate::dtype::{default_int, select};
 pub use crate::feature_maps::{
-    cast_map_to_float, cast_map_to_int, cast_map_to_string, dict_vectorize, CastMapValue, MapNumber,
+    cast_map_to_float, cast_map_to_int, cast_map_to_string, dict_vectorize, CastMapValue, MapValue,
 };
 pub use crate::grid_sample::{grid_sample, GridMode, GridPadding, GridSampleOptions};
 pub use crate::kernels::{

@@ -8,8 +8,8 @@ use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{DType, Dim, Holder, TensorType};
 
-/// DictVectorizer: the value at each key of the vocabulary (0 where the map lacks it) as
-/// `[1, V]` of the values' type; keys outside the vocabulary are ignored.
+/// DictVectorizer: the value at each key of the vocabulary (0, or `""` for strings, where the map
+/// lacks it) as `[1, V]` of the values' type; keys outside the vocabulary are ignored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DictVectorizerConfig {
     /// `string_vocabulary` or `int64_vocabulary`, of the map's key type.
@@ -27,6 +27,19 @@ fn map_input(ctx: &NodeCtx) -> Result<(bool, DType)> {
 
 pub(super) fn dict_vectorizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
     let (string_keys, values) = map_input(ctx)?;
+    // The spec's (and ONNX Runtime's) maps: string keys to numbers, int64 keys to numbers or strings.
+    let typed = match values {
+        DType::F32 | DType::F64 => true,
+        DType::I64 => string_keys,
+        DType::String => !string_keys,
+        _ => false,
+    };
+    if !typed {
+        return Err(ctx.error(format!(
+            "input X must map string to int64, float or double, or int64 to string, float or double, got {}",
+            ctx.input_type(0)?
+        )));
+    }
     let strings = ctx.attrs.strings_or_none("string_vocabulary")?.filter(|v| !v.is_empty());
     let ints = ctx.attrs.ints("int64_vocabulary")?.filter(|v| !v.is_empty());
     let vocabulary = match (string_keys, strings, ints) {
@@ -39,21 +52,13 @@ pub(super) fn dict_vectorizer(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowere
             )))
         }
     };
-    if values == DType::String {
-        return Err(ctx.error("a map of string values (a string tensor out) is not supported yet"));
-    }
     let y = plan.op(Op::DictVectorizer(DictVectorizerConfig { vocabulary }), &[Src::Input(0)]);
     Ok(plan.done(vec![Some(y)]))
 }
 
 impl InferOp for DictVectorizerConfig {
     fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
-        let count = match &self.vocabulary {
-            Labels::Strings(v) => v.len(),
-            Labels::Ints(v) => v.len(),
-            Labels::Floats(v) => v.len(),
-        };
-        one(TensorType::new(inputs[0].dtype, vec![Dim::Static(1), Dim::Static(count)]))
+        one(TensorType::new(inputs[0].dtype, vec![Dim::Static(1), Dim::Static(self.vocabulary.len())]))
     }
 }
 

@@ -136,15 +136,10 @@ fn floats(ctx: &NodeCtx, name: &str) -> Result<Vec<f32>> {
 
 /// SVMRegressor: `Σ coefficient · kernel + rho` over the support vectors, or in liblinear mode
 /// (`n_supports` 0) `X · coefficients + rho`; `[N, 1]` f32 (`one_class`: 1 where positive, else -1).
-/// ONNX Runtime ignores `post_transform` and ONNX's reference evaluator refuses it: refused too.
+/// `post_transform` is read (an unknown spelling is refused) and not applied, as ONNX Runtime does
+/// (svmregressor.cc; ONNX's reference evaluator computes no transform at all: it raises).
 pub(super) fn svm_regressor(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
-    let transform = scores::post_transform(ctx)?;
-    if transform != PostTransform::None {
-        return Err(ctx.error(format!(
-            "post_transform `{}`: ONNX Runtime ignores it and ONNX's reference evaluator refuses it",
-            transform.spelling()
-        )));
-    }
+    scores::post_transform(ctx)?;
     let vectors = ctx.attrs.int_or("n_supports", 0)?;
     let vectors =
         usize::try_from(vectors).map_err(|_| ctx.error(format!("attribute `n_supports` = {vectors} is negative")))?;
