@@ -119,11 +119,52 @@ impl CastMapValue for String {
 }
 
 /// The number at the start of `text` (leading whitespace skipped) as `stof` reads it: the longest
-/// prefix that is a number; `None` where none is (`stof` throws, the value is then NaN).
+/// prefix that is a number, hexadecimal floats (`0x1.8p3`) included; `None` where none is (`stof`
+/// throws, the value is then NaN).
 fn longest_number_prefix(text: &str) -> Option<f32> {
     let text = text.trim_start();
+    if let Some(value) = hex_float_prefix(text) {
+        return Some(value);
+    }
     let ends = text.char_indices().map(|(i, c)| i + c.len_utf8()).collect::<Vec<_>>();
     ends.into_iter().rev().find_map(|end| text[..end].parse::<f32>().ok())
+}
+
+/// A C hexadecimal float at the start of `text`: sign, `0x`, hex digits with an optional point
+/// (at least one digit), then an optional binary exponent `p[+-]digits`.
+fn hex_float_prefix(text: &str) -> Option<f32> {
+    let (negative, rest) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let digits = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X"))?;
+    let (mut mantissa, mut scale, mut seen, mut point) = (0f64, 0i32, false, false);
+    let mut used = 0;
+    for c in digits.chars() {
+        match (c, c.to_digit(16)) {
+            ('.', _) if !point => point = true,
+            (_, Some(d)) => {
+                mantissa = mantissa * 16.0 + f64::from(d);
+                scale -= if point { 4 } else { 0 };
+                seen = true;
+            }
+            _ => break,
+        }
+        used += c.len_utf8();
+    }
+    if !seen {
+        return None;
+    }
+    let exponent = digits[used..].strip_prefix(['p', 'P']).and_then(|e| {
+        let sign = usize::from(e.starts_with(['+', '-']));
+        let count = e[sign..].bytes().take_while(u8::is_ascii_digit).count();
+        (count > 0)
+            .then(|| e[..sign + count].parse::<i32>().unwrap_or(if e.starts_with('-') { i32::MIN } else { i32::MAX }))
+    });
+    let magnitude = mantissa * 2f64.powi(scale.saturating_add(exponent.unwrap_or(0)));
+    let value = if negative { -magnitude } else { magnitude };
+    Some(value as f32)
 }
 
 /// The map's values cast by `cast`: in key order (`max_map` None, DENSE), or at column k the value
@@ -187,6 +228,11 @@ mod tests {
     fn strings_parse_as_c_does() {
         assert_eq!(" 1.5abc".to_string().to_float(), 1.5);
         assert!("abc".to_string().to_float().is_nan());
+        // Hexadecimal floats, as strtof reads them: 0x1p3 = 8, -0x.8 = -0.5, 0x1.8p-1 = 0.75.
+        assert_eq!("0x1p3".to_string().to_float(), 8.0);
+        assert_eq!(" -0x.8z".to_string().to_float(), -0.5);
+        assert_eq!("0X1.8p-1".to_string().to_float(), 0.75);
+        assert_eq!("0x".to_string().to_float(), 0.0);
         assert_eq!("-42x".to_string().to_int(), -42);
         assert_eq!(1.5f32.to_text(), "1.500000");
     }
