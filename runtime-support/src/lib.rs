@@ -127,6 +127,9 @@ fn load_from_store<M: ModuleSnapshot>(mut module: M, store: BurnpackStore) -> Re
     Ok(module)
 }
 
+// The loaders and parameter constructors below are the generated code's API (users call the
+// generated `from_embedded`, `from_bytes` and `from_file`): hidden from the front page.
+
 /// Loads weights embedded in the binary (zero-copy where the backend allows).
 #[doc(hidden)]
 pub fn load_static<M: ModuleSnapshot>(module: M, bytes: &'static [u8]) -> Result<M, LoadError> {
