@@ -1,11 +1,19 @@
-//! The book's examples as doc-tests: each chapter of `src/`, and the README, is the documentation
-//! of a module here, so `cargo test --workspace` compiles every Rust block in them and runs those
-//! not marked `no_run` (each such block says why). The chapters import the repository's example
-//! models through `model/`, links to them, with the paths a user's crate would write.
+//! The book's examples as doc-tests: each chapter of `src/`, the README and the macros'
+//! reference (`onnx-macro/src/*.md`) is the documentation of a module here, so
+//! `cargo test --workspace` compiles every Rust block in them and runs those not marked `no_run`
+//! (each such block says why). They import the repository's example models through `model/`,
+//! links to them, with the paths a user's crate would write.
 #![forbid(unsafe_code)]
 
 #[doc = include_str!("../README.md")]
 mod readme {}
+
+// The macros' reference (their rustdoc, rendered in burn-onnx's docs): tested here, where
+// `burn_onnx` is a dependency, rather than in the proc-macro crate (see onnx-macro/src/lib.rs).
+#[doc = include_str!("../onnx-macro/src/onnx_model.md")]
+mod onnx_model_reference {}
+#[doc = include_str!("../onnx-macro/src/onnx_custom_op.md")]
+mod onnx_custom_op_reference {}
 
 /// A module per chapter, and the list of their files for the test below.
 macro_rules! chapters {
