@@ -5,7 +5,7 @@ by the error that backend gives, from the checked-in expectations files
 
     scripts/backend_gaps.py [ndarray]
 
-Prints a markdown list (the README's "Other backends" section is this output).
+Prints a markdown list (the "Other Burn backends" section of book/src/backends.md is this output).
 """
 
 import re

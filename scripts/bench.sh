@@ -6,7 +6,8 @@
 #
 #   scripts/bench.sh                                  # all models, 6 rounds, 1 and 2 threads
 #   scripts/bench.sh --filter 'light_*' --rounds 3    # some models
-#   scripts/bench.sh --bench-report README.md         # also rewrite the README's table
+#   scripts/bench.sh --bench-report book/src/performance.md   # also rewrite the book's table
+#   scripts/bench.sh --report book/src/real-models.md         # ... and the real models' (release times)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CACHE="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}"

@@ -6,13 +6,13 @@
 # interleaved rounds at 1 and 2 threads.
 #
 #   scripts/bench_sklearn.sh                                  # prints the table
-#   scripts/bench_sklearn.sh --bench-report README.md         # also rewrites the README's table
+#   scripts/bench_sklearn.sh --bench-report book/src/performance.md   # also rewrites the book's table
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CACHE="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}"
 scripts/setup-python.sh
 "$CACHE/venv/bin/python" scripts/make_sklearn_zoo.py --bench --out "$CACHE/sklearn-bench"
-# The README's table of these has its own markers.
+# The book's table of these has its own markers.
 named=()
 [[ " $* " == *" --bench-report "* ]] && named=(--report-name sklearn)
 cargo run --release -q -p onnx-backend -- --dir "$CACHE/sklearn-bench" --macro \

@@ -8,12 +8,12 @@
 #
 #   scripts/bench_zoo.sh                                # every zoo model, 3 rounds
 #   scripts/bench_zoo.sh --filter 'mobilenet*'          # some
-#   scripts/bench_zoo.sh --bench-report README.md       # also rewrite the README's zoo table
+#   scripts/bench_zoo.sh --bench-report book/src/performance.md   # also rewrite the book's zoo table
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CACHE="${BURN_ONNX_CACHE:-$HOME/.cache/burn-onnx}"
 scripts/setup-python.sh
-# The README's table of these has its own markers.
+# The book's table of these has its own markers.
 named=()
 [[ " $* " == *" --bench-report "* ]] && named=(--report-name zoo)
 cargo run --release -q -p onnx-backend -- --dir tests/onnx-backend/zoo --macro \

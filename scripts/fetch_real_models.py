@@ -8,7 +8,7 @@ reference outputs:
 
 Inputs are seeded and of realistic shapes; models with symbolic dims get two data sets of
 different sizes. Reruns reuse the downloads. Beside the data sets each model folder gets
-`ort_ms.txt` (ORT's median time for data set 0, for the README table) and, where the runner
+`ort_ms.txt` (ORT's median time for data set 0, for the table of book/src/real-models.md) and, where the runner
 must do more than compare outputs, `case.txt`: `top1` (a classifier: the arg-max of output 0
 must equal ORT's) or `feed <output> <input>` (a stateful stream: from data set 1 on, that
 input is the model's own previous output, as `silero_vad_stream`'s 10 chunks of audio). `cargo run -p onnx-backend -- --dir <suite>`

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check (README: Beyond one machine): on a machine with an NVIDIA GPU, the real models
+# The GPU check (book/src/beyond-one-machine.md, "GPUs"): on a machine with an NVIDIA GPU, the real models
 # (SPEC 5) and the PyTorch zoo on Burn's CUDA backend, and the real models on Burn's wgpu backend
 # through the NVIDIA Vulkan driver, against ONNX Runtime's outputs at rtol/atol 1e-3, each
 # checked against its expectations file under tests/onnx-backend/cuda/; then the real models'

@@ -5,7 +5,7 @@ Each architecture (Hugging Face transformers built from shrunk configs; torchvis
 video, segmentation and detection models at reduced width) is exported with random weights (fixed
 seed, nothing downloaded) through both of PyTorch's ONNX exporters where they can (the dynamo
 exporter cannot export the detectors' post-processing: those come from TorchScript only). The
-whole zoo stays under 80 MB (README.md, "Models from PyTorch"):
+whole zoo stays under 80 MB (book/src/pytorch.md):
   * `<case>_ts`:     the TorchScript exporter, `torch.onnx.export(..., dynamo=False, opset_version=17)`;
   * `<case>_dynamo`: the torch.export-based exporter, `dynamo=True, opset_version=18`, saved as one
                      file (no external data).

@@ -7,7 +7,7 @@
 #
 #   scripts/wgpu_models.sh            every real model; checks tests/onnx-backend/wgpu/real-models.toml
 #   scripts/wgpu_models.sh --smoke    the openwakeword models only (what the test command runs)
-#   scripts/wgpu_models.sh --report   every model, and rewrites the README's wgpu table
+#   scripts/wgpu_models.sh --report   every model, and rewrites the wgpu table of book/src/backends.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,7 +26,7 @@ ARGS=(--dir "$REAL_MODELS" --macro --backend wgpu --rtol 1e-3 --atol 1e-3
       --expectations tests/onnx-backend/wgpu/real-models.toml)
 case "${1:-}" in
     --smoke) ARGS+=(--filter 'oww_*') ;;
-    --report) ARGS+=(--report README.md) ;;
+    --report) ARGS+=(--report book/src/backends.md) ;;
     "") ;;
     *) echo "usage: scripts/wgpu_models.sh [--smoke | --report]"; exit 2 ;;
 esac

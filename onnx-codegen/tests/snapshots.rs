@@ -333,7 +333,7 @@ fn model_metadata_in_the_doc_comment() {
 }
 
 /// The run-time helpers that read tensor data back to the host (a device sync on GPU backends;
-/// README, "Host readbacks").
+/// book/src/backends.md, "Host readbacks").
 const READBACKS: &[&str] = &["host_ints(", "host_floats(", "runtime_axes(", "range_float(", "range_int(", "into_data("];
 
 /// Shape arithmetic on symbolic dims, as exporters write it (the per-operator pattern models:

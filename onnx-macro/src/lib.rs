@@ -135,7 +135,10 @@ impl Parse for Args {
     }
 }
 
-/// Imports an ONNX model as a Burn module. See the `burn-onnx` crate docs.
+// The examples expand into code that names `burn_onnx` (which re-exports this crate): they are
+// doc-tests of the book's crate (book/lib.rs), which depends on it. A dev-dependency here would
+// make cargo build burn a second time, for the host, as a proc macro's dependencies are.
+#[cfg_attr(not(doctest), doc = include_str!("onnx_model.md"))]
 #[proc_macro_attribute]
 pub fn onnx_model(attr: TokenStream, item: TokenStream) -> TokenStream {
     match expand(attr.into(), item.into()) {
@@ -193,9 +196,8 @@ fn expand(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> syn
     }
 }
 
-/// Declares a hook for an ONNX op: `fn(tensors..., &burn_onnx::hook::NodeAttributes) -> outputs`.
-/// The model names it with `custom_ops = ["domain::OpType" => hook]`; its declared signature is
-/// checked against each node at compile time.
+// Its example is a doc-test of the book's crate, as `onnx_model`'s are.
+#[cfg_attr(not(doctest), doc = include_str!("onnx_custom_op.md"))]
 #[proc_macro_attribute]
 pub fn onnx_custom_op(_attr: TokenStream, item: TokenStream) -> TokenStream {
     match custom_op::expand(item.into()) {

@@ -42,7 +42,7 @@ pub(crate) fn int_range(dtype: burn::tensor::IntDType) -> (i128, i128) {
     }
 }
 
-/// Burn's `select`, its result of the data's dtype (see [`of_dtype`]).
+/// Burn's `select`, its result of the data's dtype (see `of_dtype`).
 pub fn select<const D: usize, K: Basic>(data: Tensor<D, K>, axis: usize, indices: Tensor<1, Int>) -> Tensor<D, K> {
     let dtype = data.dtype();
     of_dtype(data.select(axis, indices), dtype)

@@ -1,20 +1,51 @@
-//! Burn ONNX: import ONNX models into Burn at compile time.
+//! Burn ONNX: import ONNX models into [Burn](https://burn.dev) at compile time.
 //!
-//! ```ignore
+//! ```
+//! use burn_onnx::burn::tensor::{Device, Tensor};
 //! use burn_onnx::onnx_model;
 //!
-//! #[onnx_model("models/mnist.onnx")]
-//! pub struct Mnist;
+//! #[onnx_model("model/digits.onnx")] // relative to CARGO_MANIFEST_DIR
+//! pub struct Digits;
 //!
-//! let model = Mnist::default();
-//! let logits = model.forward(images);
+//! let model = Digits::default(); // weights embedded at compile time
+//! let logits = model.forward(Tensor::<4>::zeros([1, 1, 8, 8], &Device::flex()));
+//! assert_eq!(logits.dims(), [1, 10]);
 //! ```
 //!
-//! This crate re-exports the macro and everything generated code needs, so a user depends on
-//! it alone.
+//! A program depends on this crate alone (and a Burn backend): it re-exports the macros and
+//! everything the generated code needs.
 //!
-//! Without the default feature `std` it is `#![no_std]` + `alloc`: models with embedded weights
-//! (and `from_bytes`) work; reading weights from files needs `std`.
+//! # Entry points
+//!
+//! - [`onnx_model`]: the attribute that imports a model. Its documentation lists what the
+//!   struct gets and every option (`weights`, `simplify`, `partition`, `dump`, `input_shapes`,
+//!   `dims`, `custom_ops`), each with an example.
+//! - [`onnx_custom_op`]: a function of yours that computes an op the importer does not know, or
+//!   replaces a built-in one; it receives the node's [`hook::NodeAttributes`].
+//! - What generated models take and return: [`LoadError`] (weights that cannot be loaded),
+//!   [`WeightsPath`] (`from_file`'s path), [`StringTensor`] (ONNX string tensors),
+//!   [`FeatureMap`] (map inputs of `ai.onnx.ml` models), [`ScoreMap`] (a classifier's ZipMap
+//!   output) and [`Boxed`] (the submodules of a large model).
+//! - `set_flex_kernels` (feature `flex`): Burn's own flex ops instead of this crate's kernels.
+//! - [`burn`] and [`burn_store`], re-exported: the versions the generated code is written for
+//!   (`burn_onnx::burn_store::BurnpackStore` saves a fine-tuned model).
+//! - The same code as files, from the same generator: the `onnx2burn` CLI and `ModelGen` for
+//!   build scripts (the `onnx2burn` and `onnx-codegen` crates of this repository).
+//!
+//! # Features
+//!
+//! - `std` (default): weights read from files (`from_file`, `weights = "file"`). Without it the
+//!   crate is `#![no_std]` + `alloc`: models with embedded weights (and `from_bytes`) work.
+//! - `flex` (default, needs `std`): hand-written CPU kernels for Burn's flex backend; tensors of
+//!   every other backend, or tracked by autodiff, take Burn's own ops.
+//!
+//! # The book
+//!
+//! The guide is the book in the repository's `book/` folder (`book/src/SUMMARY.md`; `mdbook
+//! serve book` renders it): using the macro, custom ops, the CLI and build scripts, backends
+//! and `no_std`, fine-tuning, export to ONNX, models from PyTorch and scikit-learn, symbolic
+//! dims, remote devices and GPUs, performance beside ONNX Runtime, the supported operators and
+//! the tests. Its examples are compiled and run by the test command.
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
@@ -27,6 +58,7 @@ use alloc::vec::Vec;
 
 pub use burn;
 pub use burn_store;
+#[doc(hidden)]
 pub use include_bytes_aligned::include_bytes_aligned;
 pub use onnx_macro::{onnx_custom_op, onnx_model};
 
@@ -95,18 +127,24 @@ fn load_from_store<M: ModuleSnapshot>(mut module: M, store: BurnpackStore) -> Re
     Ok(module)
 }
 
+// The loaders and parameter constructors below are the generated code's API (users call the
+// generated `from_embedded`, `from_bytes` and `from_file`): hidden from the front page.
+
 /// Loads weights embedded in the binary (zero-copy where the backend allows).
+#[doc(hidden)]
 pub fn load_static<M: ModuleSnapshot>(module: M, bytes: &'static [u8]) -> Result<M, LoadError> {
     load_from_store(module, BurnpackStore::from_static(bytes))
 }
 
 /// Loads weights from Burnpack bytes.
+#[doc(hidden)]
 pub fn load_bytes<M: ModuleSnapshot>(module: M, bytes: Vec<u8>) -> Result<M, LoadError> {
     let bytes = burn_store::burn_pack::Bytes::from_bytes_vec(bytes);
     load_from_store(module, BurnpackStore::from_bytes(Some(bytes)))
 }
 
 /// Loads weights from a `.bpk` file (`from_file` of generated models).
+#[doc(hidden)]
 pub fn load_file<M: ModuleSnapshot>(module: M, path: impl WeightsPath) -> Result<M, LoadError> {
     path.load(module)
 }
@@ -139,6 +177,7 @@ impl<P: AsRef<std::path::Path>> WeightsPath for P {
 }
 
 /// A float parameter of `shape`, allocated lazily (weights usually overwrite it first).
+#[doc(hidden)]
 pub fn float_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Tensor<D>> {
     Param::uninitialized(
         ParamId::new(),
@@ -150,6 +189,7 @@ pub fn float_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<
 }
 
 /// An integer parameter of `shape`, allocated lazily.
+#[doc(hidden)]
 pub fn int_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Tensor<D, Int>> {
     Param::uninitialized(
         ParamId::new(),
@@ -161,6 +201,7 @@ pub fn int_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Te
 }
 
 /// A boolean parameter of `shape`, allocated lazily.
+#[doc(hidden)]
 pub fn bool_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Tensor<D, Bool>> {
     Param::uninitialized(
         ParamId::new(),

@@ -155,7 +155,7 @@ pub fn recurrent(
 /// [`recurrent`] for com.microsoft's DynamicQuantizeLSTM, as ONNX Runtime computes it: `w` and
 /// `r` hold integer weights less their zero point, `scales` their scale per output column
 /// (`[dirs, gates * hidden]`, W's then R's); `x`, then `h` before each step, are quantized to
-/// uint8 from their own range ([`quantize_u8_integers`]); each product is exact in integers,
+/// uint8 from their own range (`quantize_u8_integers`); each product is exact in integers,
 /// then scaled once per column by `scale_x * scale_w`; a step's gates are `(x part + h part) +
 /// (Wb + Rb)`, in ONNX Runtime's order. So `h` is bit for bit ONNX Runtime's where the kernels
 /// are (a last-bit difference would move a later step's quantization by a whole level).

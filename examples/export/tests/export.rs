@@ -349,25 +349,30 @@ fn symbolic_sizes_case() -> Vec<String> {
 const EXPORT_OPS_START: &str = "<!-- export ops: start -->";
 const EXPORT_OPS_END: &str = "<!-- export ops: end -->";
 
-/// The README's list of exported ONNX op kinds is this test's: every kind some per-op case
-/// emits (each case checked against ONNX Runtime by scripts/check_export.py).
-fn check_readme_op_list(ops: &BTreeSet<String>) {
+/// The export chapter's list of exported ONNX op kinds (book/src/export.md) is this test's:
+/// every kind some per-op case emits (each case checked against ONNX Runtime by
+/// scripts/check_export.py).
+fn check_book_op_list(ops: &BTreeSet<String>) {
     let list = format!(
         "{EXPORT_OPS_START}\n**{} ONNX op kinds** (written by `examples/export`'s per-op test; \
          `UPDATE_EXPORT_OPS=1 cargo test --workspace --test export` rewrites it): {}.\n{EXPORT_OPS_END}",
         ops.len(),
         ops.iter().map(|op| format!("`{op}`")).collect::<Vec<_>>().join(", ")
     );
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let (start, end) = (readme.find(EXPORT_OPS_START).unwrap(), readme.find(EXPORT_OPS_END).unwrap());
-    let current = &readme[start..end + EXPORT_OPS_END.len()];
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../book/src/export.md");
+    let chapter = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    // Rewritten only between the markers: a chapter without them is an error, never a file replaced.
+    let (start, end) = match (chapter.find(EXPORT_OPS_START), chapter.find(EXPORT_OPS_END)) {
+        (Some(start), Some(end)) if start < end => (start, end),
+        _ => panic!("{} has no `{EXPORT_OPS_START}` and `{EXPORT_OPS_END}` lines, in that order", path.display()),
+    };
+    let current = &chapter[start..end + EXPORT_OPS_END.len()];
     if std::env::var_os("UPDATE_EXPORT_OPS").is_some() {
-        std::fs::write(&path, readme.replace(current, &list)).unwrap();
+        std::fs::write(&path, chapter.replace(current, &list)).unwrap();
     } else {
         assert_eq!(
             current, list,
-            "README.md's export op list is stale: run UPDATE_EXPORT_OPS=1 cargo test --workspace --test export"
+            "book/src/export.md's export op list is stale: run UPDATE_EXPORT_OPS=1 cargo test --workspace --test export"
         );
     }
 }
@@ -395,7 +400,7 @@ fn modules_and_operations_export() {
     ops.remove("Identity");
     println!("{} ONNX op kinds in the per-op cases: {:?}", ops.len(), ops);
     assert!(ops.len() >= 40, "only {} op kinds: {ops:?}", ops.len());
-    check_readme_op_list(&ops);
+    check_book_op_list(&ops);
 }
 
 #[test]

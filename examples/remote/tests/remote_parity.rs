@@ -46,7 +46,7 @@ fn digits_on_a_remote_device_equal_the_local_run() {
     let (to_local, to_ort) = (max_diff(&remote_logits, &local), max_diff(&remote_logits, &ort));
     assert!(to_local <= 1e-4 && to_ort <= 1e-4, "remote vs local {to_local:e}, vs ONNX Runtime {to_ort:e}");
 
-    // Time per forward of the 450 images, outputs read back (README: Beyond one machine).
+    // Time per forward of the 450 images, outputs read back (book/src/beyond-one-machine.md).
     let local_ms = median_ms(5, || values(local_model.forward(test_images(&flex))));
     let remote_ms = median_ms(5, || values(remote_model.forward(test_images(&remote))));
     println!(

@@ -146,7 +146,7 @@ fn indexed_corner<const D: usize, K: Basic>(
     Some(core::array::from_fn(|a| if a == axis { 0..dims[a] } else { 0..covered[a] }))
 }
 
-/// ONNX GatherElements (see [`indexed_corner`]).
+/// ONNX GatherElements (see `indexed_corner`).
 pub fn gather_elements<const D: usize, K: Basic>(
     data: Tensor<D, K>,
     axis: usize,
@@ -160,7 +160,7 @@ pub fn gather_elements<const D: usize, K: Basic>(
     of_dtype(gathered, dtype)
 }
 
-/// ONNX ScatterElements: the corner `indices` address (see [`indexed_corner`]) is scattered
+/// ONNX ScatterElements: the corner `indices` address (see `indexed_corner`) is scattered
 /// into, then put back.
 pub fn scatter_elements<const D: usize, K: Basic>(
     data: Tensor<D, K>,

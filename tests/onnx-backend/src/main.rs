@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! cargo run -p onnx-backend -- --data <onnx/backend/test/data> [--suite node] [--filter PATTERN] [--update]
-//! cargo run -p onnx-backend -- --dir <folder> [--macro] [--no-simplify] [--report README.md]
+//! cargo run -p onnx-backend -- --dir <folder> [--macro] [--no-simplify] [--report book/src/real-models.md]
 //! ```
 //! Exits 1 when a test listed as `pass` does not pass (or, for `--dir` without expectations,
 //! when any test fails).
@@ -16,10 +16,12 @@ mod bench;
 mod cases;
 mod compile;
 mod expectations;
+mod report_file;
 mod suite;
 
 use clap::Parser;
 use expectations::Outcome;
+use report_file::{ReportFile, REPORT_START};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -40,9 +42,7 @@ struct Args {
     /// `(rtol, atol)`; ONNX's backend runner uses 1e-3 and 1e-7.
     tolerance: (f64, f64),
     /// A markdown table of the results is written here.
-    report: Option<PathBuf>,
-    /// The name in the report's markers (`--report-name`), for a file holding several tables.
-    report_name: Option<String>,
+    report: Option<ReportFile>,
     /// Import through `#[onnx_model]` rather than the code generator's output.
     via_macro: bool,
     simplify: bool,
@@ -51,7 +51,7 @@ struct Args {
     bench: Option<bench::BenchOptions>,
     /// Build the suite in release (the default with `--bench`) or the dev profile.
     release: bool,
-    bench_report: Option<PathBuf>,
+    bench_report: Option<ReportFile>,
     backend: suite::Backend,
     int64: bool,
     grad_check: bool,
@@ -63,7 +63,8 @@ struct Args {
 /// the suite's expectations file.
 #[derive(Parser)]
 #[command(version, after_help = format!(
-    "--report FILE writes only between the `{REPORT_START}` and `{REPORT_END}` lines if FILE has them."
+    "--report FILE writes between the `{REPORT_START}` line and its end line (with --report-name NAME, \
+     `<!-- onnx-backend report (NAME): start -->`; likewise --bench-report), and refuses a FILE without them."
 ), group(clap::ArgGroup::new("reports").multiple(true)))]
 struct Cli {
     /// The onnx wheel's backend/test/data folder
@@ -94,8 +95,8 @@ struct Cli {
     #[arg(long, value_name = "FILE", group = "reports")]
     report: Option<PathBuf>,
     /// Write the report between `<!-- onnx-backend report (NAME): start -->` and its end line
-    /// (README.md's PyTorch zoo table), instead of the backend's markers; likewise the
-    /// benchmark's table between `<!-- onnx-backend bench (NAME): start -->` and its end
+    /// (the book's PyTorch zoo table, book/src/pytorch.md), instead of the backend's markers;
+    /// likewise the benchmark's table between `<!-- onnx-backend bench (NAME): start -->` and its end
     #[arg(long, value_name = "NAME", requires = "reports")]
     report_name: Option<String>,
     /// Import each model with #[onnx_model] (as users do) instead of writing its code
@@ -217,6 +218,15 @@ fn parse_args() -> Result<Args, String> {
             (data.join(&suite), Some(suite), cli.expectations.or(Some(folder.join(file))))
         }
     };
+    // Each backend's results table has its own markers (flex's are the plain ones), unless named.
+    let results_name = match (&cli.report_name, cli.backend) {
+        (Some(name), _) => Some(name.clone()),
+        (None, suite::Backend::Flex) => None,
+        (None, other) => Some(other.device_name().to_string()),
+    };
+    // A file without the markers is refused now, not after the suite ran.
+    let report = cli.report.map(|path| ReportFile::results(path, results_name.as_deref())).transpose()?;
+    let bench_report = cli.bench_report.map(|path| ReportFile::bench(path, cli.report_name.as_deref())).transpose()?;
     Ok(Args {
         folder,
         suite,
@@ -224,14 +234,13 @@ fn parse_args() -> Result<Args, String> {
         update: cli.update,
         expectations,
         tolerance: (cli.rtol, cli.atol),
-        report: cli.report,
-        report_name: cli.report_name,
+        report,
         via_macro: cli.via_macro,
         simplify: !cli.no_simplify,
         part_nodes: cli.part_nodes,
         bench,
         release: cli.bench && !cli.dev_profile,
-        bench_report: cli.bench_report,
+        bench_report,
         backend: cli.backend,
         // The remote backend runs with 64-bit integers (see `suite::Backend::Remote`).
         int64: cli.int64 || cli.backend == suite::Backend::Remote,
@@ -353,22 +362,9 @@ fn run() -> Result<i32, String> {
             }
         }
     }
-    if let Some(path) = &args.report {
+    if let Some(report) = &args.report {
         let table = markdown(&cases, &generated, &outcomes, args.tolerance, compile_time.as_secs_f64(), args.backend);
-        // Each backend's table has its own markers (flex's are the plain ones), unless named.
-        let name = match (&args.report_name, args.backend) {
-            (Some(name), _) => Some(name.clone()),
-            (None, suite::Backend::Flex) => None,
-            (None, other) => Some(other.device_name().to_string()),
-        };
-        let (start, end) = match name {
-            None => (REPORT_START.to_string(), REPORT_END.to_string()),
-            Some(name) => (
-                format!("<!-- onnx-backend report ({name}): start -->"),
-                format!("<!-- onnx-backend report ({name}): end -->"),
-            ),
-        };
-        write_report(path, &table, &start, &end)?;
+        report.write(&table)?;
     }
     if let Some(options) = &args.bench {
         let passing: Vec<&cases::Case> =
@@ -377,15 +373,8 @@ fn run() -> Result<i32, String> {
         let import_ms = |name: &str| generated.get(name).map(|g| g.import_ms);
         let table = bench::markdown(&timings, &import_ms, options, suite::BURN_FEATURES);
         println!("{table}");
-        if let Some(path) = &args.bench_report {
-            let (start, end) = match &args.report_name {
-                None => (BENCH_START.to_string(), BENCH_END.to_string()),
-                Some(name) => (
-                    format!("<!-- onnx-backend bench ({name}): start -->"),
-                    format!("<!-- onnx-backend bench ({name}): end -->"),
-                ),
-            };
-            write_report(path, &table, &start, &end)?;
+        if let Some(report) = &args.bench_report {
+            report.write(&table)?;
         }
     }
     Ok(report(&args, &outcomes, [import_time, compile_time, run_time]))
@@ -403,23 +392,6 @@ fn write_export_sources(dir: &Path, compiled: &[(&cases::Case, String)]) -> Resu
         std::fs::write(folder.join("source.txt"), source).map_err(|e| e.to_string())?;
     }
     Ok(())
-}
-
-const REPORT_START: &str = "<!-- onnx-backend report: start -->";
-const REPORT_END: &str = "<!-- onnx-backend report: end -->";
-const BENCH_START: &str = "<!-- onnx-backend bench: start -->";
-const BENCH_END: &str = "<!-- onnx-backend bench: end -->";
-
-/// Writes the report: between the markers when the file has them, else the whole file.
-fn write_report(path: &Path, table: &str, start_marker: &str, end_marker: &str) -> Result<(), String> {
-    let existing = std::fs::read_to_string(path).unwrap_or_default();
-    let text = match (existing.find(start_marker), existing.find(end_marker)) {
-        (Some(start), Some(end)) if start < end => {
-            format!("{}{start_marker}\n{table}{}", &existing[..start], &existing[end..])
-        }
-        _ => table.to_string(),
-    };
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 fn ms(value: Option<f64>) -> String {

@@ -36,3 +36,27 @@ fn a_folder_without_tests_is_an_error_not_an_empty_pass() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("no tests in"), "{stderr}");
 }
+
+#[test]
+fn a_report_file_without_its_markers_is_refused_before_the_suite_runs() {
+    let chapter = std::env::temp_dir().join(format!("onnx-backend-cli-test-chapter-{}.md", std::process::id()));
+    std::fs::write(&chapter, "# A chapter\n\n<!-- onnx-backend report: start -->\n<!-- onnx-backend report: end -->\n")
+        .unwrap();
+    let missing = std::env::temp_dir().join("onnx-backend-cli-test-no-such-folder");
+    // The plain markers are there; the zoo table's and the benchmark's are not. The folder of
+    // tests does not exist: the refusal comes first.
+    let chapter_arg = chapter.to_str().unwrap();
+    let zoo = ["--dir", missing.to_str().unwrap(), "--report", chapter_arg, "--report-name", "zoo"];
+    let bench = ["--dir", missing.to_str().unwrap(), "--bench", "--bench-report", chapter_arg];
+    let refusals = [runner(&zoo), runner(&bench)];
+    let unchanged = std::fs::read_to_string(&chapter).unwrap();
+    std::fs::remove_file(&chapter).unwrap();
+    for (code, stderr) in refusals {
+        assert_eq!(code, 2, "{stderr}");
+        assert!(
+            stderr.contains("has no `<!-- onnx-backend") && stderr.contains("add them where the table belongs"),
+            "{stderr}"
+        );
+    }
+    assert!(unchanged.ends_with("<!-- onnx-backend report: end -->\n"));
+}
