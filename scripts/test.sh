@@ -17,7 +17,7 @@
 #      passing that fails fails this script;
 #   5. real models shipped in PyPI packages, the PyTorch zoo and the scikit-learn/LightGBM/XGBoost
 #      exports, imported with #[onnx_model], against ONNX Runtime
-#      (tests/onnx-backend/real-models.toml; `--report README.md` rewrites the README table, by hand),
+#      (tests/onnx-backend/real-models.toml; `--report book/src/real-models.md` rewrites the book's table, by hand),
 #      each one's module exported back to ONNX and run by ONNX Runtime against the original;
 #      the PyTorch zoo (tests/onnx-backend/zoo) and the symbolic-dims suite (tests/onnx-backend/symbolic:
 #      SAME padding, If merges, PaddleOCR-style models, each at two sizes), committed with ORT's outputs;
@@ -193,10 +193,10 @@ step "fine-tuning MiniLM: one backward pass on Autodiff over flex gives every fl
 step "Burn backend gaps: tests that pass on flex and not on ndarray (scripts/backend_gaps.py)"
 "$PY" scripts/backend_gaps.py ndarray
 step "the openwakeword models on Burn's wgpu backend through Mesa's software Vulkan driver"
-echo "   (scripts/wgpu_models.sh without --smoke runs all 33; README: Other Burn backends)"
+echo "   (scripts/wgpu_models.sh without --smoke runs all 33; book/src/backends.md)"
 scripts/wgpu_models.sh --smoke
 step "MiniLM on a Burn remote device: a flex device served on 127.0.0.1 by a second process, outputs"
-echo "   equal to the local run of the same kernels bit for bit, and within 1e-4 of ONNX Runtime (README: Beyond one machine)"
+echo "   equal to the local run of the same kernels bit for bit, and within 1e-4 of ONNX Runtime (book/src/beyond-one-machine.md)"
 "$RUNNER" --dir "$REAL_MODELS" --macro --filter minilm_l3_v2 --backend remote --rtol 1e-4 --atol 1e-4 \
     --expectations tests/onnx-backend/remote/real-models.toml
 step "node suite and real models again, split into submodules of 2 and 5 nodes (partition boundaries everywhere)"
