@@ -155,40 +155,9 @@ impl<'a> Attributes<'a> {
     }
 }
 
-/// An enum that a model spells as a string attribute; onnx-ir declares them with `spelled_enum!`.
-pub trait Spelled: Copy + PartialEq + 'static {
-    /// Every accepted spelling and its value, in the order an error message lists them.
-    const SPELLINGS: &'static [(&'static str, Self)];
-
-    /// The variant's Rust name: the runtime's enums name their variants the same, so the code
-    /// generator names them from this closed set, never from a model's string.
-    fn variant_name(self) -> &'static str;
-
-    /// The value's first spelling, as messages quote it (`spelled_enum!` gives every variant one).
-    fn spelling(self) -> &'static str {
-        Self::SPELLINGS.iter().find(|(_, v)| *v == self).map_or("", |(s, _)| s)
-    }
-}
-
-/// Declares a fieldless enum and its [`Spelled`] table: `Variant = "spelling" | "alias"`.
-macro_rules! spelled_enum {
-    ($(#[$meta:meta])* $vis:vis enum $name:ident {
-        $($(#[$vmeta:meta])* $variant:ident = $($spelling:literal)|+),+ $(,)?
-    }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        $vis enum $name { $($(#[$vmeta])* #[doc = concat!("\n\nONNX spelling: ", $("`", $spelling, "` "),+)] $variant),+ }
-
-        impl $crate::attributes::Spelled for $name {
-            const SPELLINGS: &'static [(&'static str, Self)] = &[$($(($spelling, Self::$variant)),+),+];
-
-            fn variant_name(self) -> &'static str {
-                match self { $(Self::$variant => stringify!($variant)),+ }
-            }
-        }
-    };
-}
-pub(crate) use spelled_enum;
+// The spelled enums' trait and macro live with the types the runtime shares.
+pub(crate) use onnx_op_types::spelled_enum;
+pub use onnx_op_types::Spelled;
 
 fn type_name(code: i32) -> &'static str {
     match code {

@@ -3,79 +3,56 @@
 //! (every one exactly representable in f32), one byte per element for the narrow integers.
 
 use crate::types::DType;
+use onnx_op_types::{MiniFloat, MiniFloatLayout, Specials};
 
-/// Layout of a narrow float: field widths, exponent bias, and which bit patterns are special.
-#[derive(Debug, Clone, Copy)]
-struct MiniFloat {
-    exponent_bits: u32,
-    mantissa_bits: u32,
-    bias: i32,
-    specials: Specials,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Specials {
-    /// IEEE 754 style: an all-ones exponent is ±inf (mantissa 0) or NaN (FLOAT8E5M2).
-    Ieee,
-    /// "Finite": no infinities; all ones (either sign) is NaN (FLOAT8E4M3FN).
-    AllOnesNan,
-    /// "Finite, unsigned zero": no infinities and no -0; the pattern of -0 (0x80) is the only
-    /// NaN (the FNUZ types).
-    NegativeZeroNan,
-    /// No infinities and no NaN (FLOAT4E2M1).
-    None,
-}
-
-fn mini_float(dtype: DType) -> Option<MiniFloat> {
-    let (exponent_bits, mantissa_bits, bias, specials) = match dtype {
-        DType::F8E4M3FN => (4, 3, 7, Specials::AllOnesNan),
-        DType::F8E4M3FNUZ => (4, 3, 8, Specials::NegativeZeroNan),
-        DType::F8E5M2 => (5, 2, 15, Specials::Ieee),
-        DType::F8E5M2FNUZ => (5, 2, 16, Specials::NegativeZeroNan),
-        DType::F4E2M1 => (2, 1, 1, Specials::None),
+/// The encoding of a narrow float type (none for the others).
+fn mini_float(dtype: DType) -> Option<MiniFloatLayout> {
+    let format = match dtype {
+        DType::F8E4M3FN => MiniFloat::E4M3FN,
+        DType::F8E4M3FNUZ => MiniFloat::E4M3FNUZ,
+        DType::F8E5M2 => MiniFloat::E5M2,
+        DType::F8E5M2FNUZ => MiniFloat::E5M2FNUZ,
+        DType::F4E2M1 => MiniFloat::E2M1,
         _ => return None,
     };
-    Some(MiniFloat { exponent_bits, mantissa_bits, bias, specials })
+    Some(format.layout())
 }
 
-impl MiniFloat {
-    /// The value of one bit pattern (in the low `1 + exponent_bits + mantissa_bits` bits).
-    fn value(&self, bits: u8) -> f32 {
-        let width = 1 + self.exponent_bits + self.mantissa_bits;
-        let bits = u32::from(bits) & ((1 << width) - 1);
-        let negative = bits >> (width - 1) == 1;
-        let magnitude = bits & ((1 << (width - 1)) - 1);
-        let exponent = magnitude >> self.mantissa_bits;
-        let mantissa = magnitude & ((1 << self.mantissa_bits) - 1);
-        let all_ones = (1 << self.exponent_bits) - 1;
-        match self.specials {
-            Specials::NegativeZeroNan if negative && magnitude == 0 => return f32::NAN,
-            Specials::AllOnesNan if exponent == all_ones && mantissa == (1 << self.mantissa_bits) - 1 => {
-                return f32::NAN
-            }
-            Specials::Ieee if exponent == all_ones => {
-                return match (mantissa, negative) {
-                    (0, false) => f32::INFINITY,
-                    (0, true) => f32::NEG_INFINITY,
-                    _ => f32::NAN,
-                };
-            }
-            _ => {}
+/// The value of one bit pattern (in the low `1 + exponent_bits + mantissa_bits` bits) of a narrow
+/// float.
+fn pattern_value(layout: &MiniFloatLayout, bits: u8) -> f32 {
+    let width = 1 + layout.exponent_bits + layout.mantissa_bits;
+    let bits = u32::from(bits) & ((1 << width) - 1);
+    let negative = bits >> (width - 1) == 1;
+    let magnitude = bits & ((1 << (width - 1)) - 1);
+    let exponent = magnitude >> layout.mantissa_bits;
+    let mantissa = magnitude & ((1 << layout.mantissa_bits) - 1);
+    let all_ones = (1 << layout.exponent_bits) - 1;
+    match layout.specials {
+        Specials::NegativeZeroNan if negative && magnitude == 0 => return f32::NAN,
+        Specials::AllOnesNan if exponent == all_ones && mantissa == (1 << layout.mantissa_bits) - 1 => return f32::NAN,
+        Specials::Ieee if exponent == all_ones => {
+            return match (mantissa, negative) {
+                (0, false) => f32::INFINITY,
+                (0, true) => f32::NEG_INFINITY,
+                _ => f32::NAN,
+            };
         }
-        let m = self.mantissa_bits as i32;
-        // Subnormals (exponent 0) have no implicit leading one and the smallest exponent.
-        let (significand, scale) = if exponent == 0 {
-            (mantissa, 1 - self.bias - m)
-        } else {
-            (mantissa | (1 << self.mantissa_bits), exponent as i32 - self.bias - m)
-        };
-        // Exact: at most 4 significant bits and exponents well inside f32's range.
-        let value = significand as f32 * 2f32.powi(scale);
-        if negative {
-            -value
-        } else {
-            value
-        }
+        _ => {}
+    }
+    let m = layout.mantissa_bits as i32;
+    // Subnormals (exponent 0) have no implicit leading one and the smallest exponent.
+    let (significand, scale) = if exponent == 0 {
+        (mantissa, 1 - layout.bias - m)
+    } else {
+        (mantissa | (1 << layout.mantissa_bits), exponent as i32 - layout.bias - m)
+    };
+    // Exact: at most 4 significant bits and exponents well inside f32's range.
+    let value = significand as f32 * 2f32.powi(scale);
+    if negative {
+        -value
+    } else {
+        value
     }
 }
 
@@ -105,7 +82,7 @@ pub fn unpack(dtype: DType, packed: &[u8], count: usize) -> Option<Vec<u8>> {
         (byte >> ((i % per_byte) * bits)) & ((1u16 << bits) - 1) as u8
     };
     if let Some(format) = mini_float(dtype) {
-        return Some((0..count).flat_map(|i| format.value(field(i)).to_le_bytes()).collect());
+        return Some((0..count).flat_map(|i| pattern_value(&format, field(i)).to_le_bytes()).collect());
     }
     if dtype == DType::F8E8M0 {
         return Some((0..count).flat_map(|i| e8m0_value(field(i)).to_le_bytes()).collect());

@@ -14,6 +14,7 @@ use crate::resize::cubic_weights;
 use alloc::vec;
 use alloc::vec::Vec;
 use burn::tensor::{Tensor, TensorData};
+pub use onnx_op_types::GridPadding;
 
 /// GridSample's cubic coefficient (Keys' a; ONNX Runtime's and PyTorch's too).
 const KEYS_A: f64 = -0.75;
@@ -27,17 +28,6 @@ pub enum GridMode {
     Linear,
     /// Cubic convolution along each axis (4 taps).
     Cubic,
-}
-
-/// `padding_mode`: what a tap outside X reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GridPadding {
-    /// Zero.
-    Zeros,
-    /// The nearest border element.
-    Border,
-    /// The element mirrored at the border.
-    Reflection,
 }
 
 /// The node's attributes.

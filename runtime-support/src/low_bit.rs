@@ -8,145 +8,58 @@
 use crate::float::{exp2i, round_ties_even};
 use alloc::vec::Vec;
 use burn::tensor::{DType, Int, IntDType, Tensor, TensorData};
+pub use onnx_op_types::{E8M0Rounding, MiniFloat};
 
-/// One of the narrow float types.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MiniFloat {
-    /// FLOAT8E4M3FN: no infinities, NaN, largest 448.
-    E4M3FN,
-    /// FLOAT8E4M3FNUZ: no infinities, no -0, NaN, largest 240.
-    E4M3FNUZ,
-    /// FLOAT8E5M2: infinities and NaN as IEEE 754, largest 57344.
-    E5M2,
-    /// FLOAT8E5M2FNUZ: no infinities, no -0, NaN, largest 57344.
-    E5M2FNUZ,
-    /// FLOAT4E2M1: no infinities, no NaN, largest 6.
-    E2M1,
-}
-
-struct Layout {
-    mantissa_bits: i32,
-    /// Exponent of the smallest normal value (the subnormals' spacing is
-    /// `2^(min_exponent - mantissa_bits)`).
-    min_exponent: i32,
-    max: f64,
-    infinities: bool,
-    negative_zero: bool,
-    nan: bool,
-}
-
-impl MiniFloat {
-    fn layout(self) -> Layout {
-        let (mantissa_bits, bias, max, infinities, negative_zero, nan) = match self {
-            Self::E4M3FN => (3, 7, 448.0, false, true, true),
-            Self::E4M3FNUZ => (3, 8, 240.0, false, false, true),
-            Self::E5M2 => (2, 15, 57344.0, true, true, true),
-            Self::E5M2FNUZ => (2, 16, 57344.0, false, false, true),
-            Self::E2M1 => (1, 1, 6.0, false, true, false),
+/// `x` rounded to the narrow float `format`, as ONNX's Cast: ties to even; a magnitude beyond
+/// the largest value (infinities included) becomes the largest value with `saturate`, else
+/// infinity where the type has one and NaN where it has not. FLOAT4E2M1, with neither, always
+/// saturates, and takes NaN to a zero of the opposite sign, as ONNX's reference (ml_dtypes)
+/// does.
+fn round_to(format: MiniFloat, x: f32, saturate: bool) -> f32 {
+    let layout = format.layout();
+    let (min_exponent, mantissa_bits) = (1 - layout.bias, layout.mantissa_bits as i32);
+    if x.is_nan() {
+        return match (layout.nan(), x.is_sign_negative()) {
+            (true, _) => f32::NAN,
+            (false, true) => 0.0,
+            (false, false) => -0.0,
         };
-        Layout { mantissa_bits, min_exponent: 1 - bias, max, infinities, negative_zero, nan }
     }
-
-    /// `x` rounded to this type, as ONNX's Cast: ties to even; a magnitude beyond the largest
-    /// value (infinities included) becomes the largest value with `saturate`, else infinity
-    /// where the type has one and NaN where it has not. FLOAT4E2M1, with neither, always
-    /// saturates, and takes NaN to a zero of the opposite sign, as ONNX's reference (ml_dtypes)
-    /// does.
-    pub fn round(self, x: f32, saturate: bool) -> f32 {
-        let layout = self.layout();
-        if x.is_nan() {
-            return match (layout.nan, x.is_sign_negative()) {
-                (true, _) => f32::NAN,
-                (false, true) => 0.0,
-                (false, false) => -0.0,
-            };
-        }
-        let negative = x.is_sign_negative();
-        let magnitude = f64::from(x).abs();
-        let rounded = if magnitude.is_infinite() {
-            magnitude
+    let negative = x.is_sign_negative();
+    let magnitude = f64::from(x).abs();
+    let rounded = if magnitude.is_infinite() {
+        magnitude
+    } else {
+        // The spacing of the narrow type's values around `magnitude` (exact powers of two;
+        // an f32 is always a normal f64, so its exponent field is its binary exponent).
+        let exponent = ((magnitude.to_bits() >> 52) as i32 - 1023).max(min_exponent);
+        let spacing = exp2i(exponent - mantissa_bits);
+        round_ties_even(magnitude / spacing) * spacing
+    };
+    let value = if rounded > layout.max {
+        if saturate || !(layout.nan() || layout.infinities()) {
+            layout.max
+        } else if layout.infinities() {
+            f64::INFINITY
         } else {
-            // The spacing of the narrow type's values around `magnitude` (exact powers of two;
-            // an f32 is always a normal f64, so its exponent field is its binary exponent).
-            let exponent = ((magnitude.to_bits() >> 52) as i32 - 1023).max(layout.min_exponent);
-            let spacing = exp2i(exponent - layout.mantissa_bits);
-            round_ties_even(magnitude / spacing) * spacing
-        };
-        let value = if rounded > layout.max {
-            if saturate || !(layout.nan || layout.infinities) {
-                layout.max
-            } else if layout.infinities {
-                f64::INFINITY
-            } else {
-                return f32::NAN;
-            }
-        } else if rounded == 0.0 && !layout.negative_zero {
-            return 0.0;
-        } else {
-            rounded
-        };
-        let value = value as f32;
-        if negative {
-            -value
-        } else {
-            value
-        }
-    }
-}
-
-/// ONNX `Cast` to a narrow float: every element rounded (see [`MiniFloat::round`]).
-pub fn cast_to_mini_float<const D: usize>(x: Tensor<D>, format: MiniFloat, saturate: bool) -> Tensor<D> {
-    map_on_host(x, |v| format.round(v, saturate))
-}
-
-/// How a cast to FLOAT8E8M0 rounds (Cast's `round_mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum E8M0Rounding {
-    /// To the power of two at or above the magnitude (the default).
-    Up,
-    /// To the power of two at or below it.
-    Down,
-    /// To the nearer of the two, ties up.
-    Nearest,
-}
-
-impl E8M0Rounding {
-    /// `x` as FLOAT8E8M0 (the powers of two 2^-127 ..= 2^127, and NaN), as the spec's table
-    /// and ONNX Runtime have it: a value in that range rounds to a power of two (`Nearest`: up
-    /// from 1.5 times the one below); one outside it, infinities, zero and negative values
-    /// (which the spec leaves unspecified) included, becomes the nearer end with `saturate` and
-    /// NaN without. ONNX's reference instead rounds the f32 exponent bits of any value (zero
-    /// and the f32 subnormals to 2^-127 or 2^-126, infinities to NaN, the sign ignored); its
-    /// backend tests hold only values where the two agree.
-    pub fn round(self, x: f32, saturate: bool) -> f32 {
-        let (smallest, largest) = (f32::from_bits(1 << 22), f32::from_bits(254 << 23));
-        if x.is_nan() {
             return f32::NAN;
         }
-        if x < smallest || x > largest {
-            return match (saturate, x < smallest) {
-                (false, _) => f32::NAN,
-                (true, true) => smallest,
-                (true, false) => largest,
-            };
-        }
-        // The power of two at or below x: its exponent field, or 2^-127 for an f32 subnormal.
-        let below = match x.to_bits() >> 23 {
-            0 => smallest,
-            exponent => f32::from_bits(exponent << 23),
-        };
-        let fraction = x / below;
-        let up = match self {
-            Self::Up => fraction > 1.0,
-            Self::Down => false,
-            Self::Nearest => fraction >= 1.5,
-        };
-        if up {
-            2.0 * below
-        } else {
-            below
-        }
+    } else if rounded == 0.0 && !layout.negative_zero() {
+        return 0.0;
+    } else {
+        rounded
+    };
+    let value = value as f32;
+    if negative {
+        -value
+    } else {
+        value
     }
+}
+
+/// ONNX `Cast` to a narrow float: every element rounded as ONNX says (ties to even, `saturate`).
+pub fn cast_to_mini_float<const D: usize>(x: Tensor<D>, format: MiniFloat, saturate: bool) -> Tensor<D> {
+    map_on_host(x, |v| round_to(format, v, saturate))
 }
 
 /// ONNX `Cast` to FLOAT8E8M0: every element rounded (see [`E8M0Rounding::round`]).
@@ -309,7 +222,7 @@ mod tests {
         let mut rows = 0;
         for Row { x, floats, .. } in reference() {
             for (&(format, saturate), &want) in columns.iter().zip(&floats) {
-                let got = format.round(x, saturate);
+                let got = round_to(format, x, saturate);
                 assert!(
                     same(got, want),
                     "{format:?} saturate={saturate}: {x:e} ({:#x}) -> {got:e}, ONNX {want:e}",

@@ -8,6 +8,7 @@ use crate::float::{floor, fract};
 use alloc::vec;
 use alloc::vec::Vec;
 use burn::tensor::{Tensor, TensorData};
+pub use onnx_op_types::{AspectPolicy, CoordinateMode, NearestMode};
 
 /// How output values are interpolated (ONNX Resize `mode`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -18,47 +19,6 @@ pub enum ResizeMode {
     Linear,
     /// With the cubic coefficient `a`.
     Cubic(f64),
-}
-
-/// How `nearest` rounds a source coordinate (ONNX `nearest_mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NearestMode {
-    /// To the nearest index, halves down.
-    RoundPreferFloor,
-    /// To the nearest index, halves up.
-    RoundPreferCeil,
-    /// Down.
-    Floor,
-    /// Up.
-    Ceil,
-}
-
-/// How an output coordinate maps to the input's (ONNX `coordinate_transformation_mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CoordinateMode {
-    /// `(x + 0.5) / scale - 0.5`.
-    HalfPixel,
-    /// Half-pixel, centred so the output is symmetric about the input's centre (opset 19).
-    HalfPixelSymmetric,
-    /// Half-pixel, except 0 for an output of length 1 (PyTorch's).
-    PytorchHalfPixel,
-    /// The first and last pixels' centres aligned: `x · (in - 1) / (out - 1)`.
-    AlignCorners,
-    /// `x / scale`.
-    Asymmetric,
-    /// TensorFlow's crop-and-resize: coordinates within the `roi` box, outside it `extrapolation_value`.
-    TfCropAndResize,
-}
-
-/// How `sizes` over several axes keep the aspect ratio (ONNX `keep_aspect_ratio_policy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AspectPolicy {
-    /// Each axis to its size (the ratio may change).
-    Stretch,
-    /// One scale for all axes, the largest that fits inside every size.
-    NotLarger,
-    /// One scale for all axes, the smallest that covers every size.
-    NotSmaller,
 }
 
 /// The attributes of an ONNX Resize node.

@@ -5,6 +5,7 @@ use alloc::collections::BTreeMap;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+pub use onnx_op_types::CaseChange;
 
 /// A tensor of strings: `shape` and its elements in row-major order. A model's string inputs
 /// and outputs are of this type (rank-0 ones are `String`s).
@@ -176,17 +177,6 @@ pub fn string_split<const D: usize, const E: usize>(
     shape[..D].copy_from_slice(&x.shape);
     let counts: Vec<i64> = parts.iter().map(|p| p.len() as i64).collect();
     (StringTensor::new(values, shape), Tensor::from_data(TensorData::new(counts, x.shape), device))
-}
-
-/// StringNormalizer's case change (ONNX `case_change_action`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CaseChange {
-    /// `LOWER`.
-    Lower,
-    /// `UPPER`.
-    Upper,
-    /// `NONE`.
-    Keep,
 }
 
 /// `s` in one case, character by character as a locale's `towlower`/`towupper` do: only ASCII

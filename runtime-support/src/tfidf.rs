@@ -5,17 +5,7 @@ use alloc::collections::BTreeMap;
 use alloc::vec;
 use alloc::vec::Vec;
 use burn::tensor::{Int, Tensor, TensorData};
-
-/// `mode`: what each occurrence of an n-gram adds to its output coordinate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TfIdfMode {
-    /// 1: the count.
-    Tf,
-    /// Sets the coordinate to the n-gram's weight: its weight where it occurs, else 0.
-    Idf,
-    /// The n-gram's weight: the count times the weight.
-    TfIdf,
-}
+pub use onnx_op_types::TfIdfMode;
 
 /// The node's attributes, checked at import: `ngram_counts` ascending within the pool, each
 /// n-gram size's items a whole number of n-grams, no n-gram twice, `ngram_indexes` one per

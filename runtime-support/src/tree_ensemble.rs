@@ -7,50 +7,10 @@
 use alloc::vec;
 use alloc::vec::Vec;
 use burn::tensor::{DType, Device, Tensor, TensorData};
+pub use onnx_op_types::{TreeAggregate, TreeChild, TreeMode};
 
 mod tensor_walk;
 pub use tensor_walk::tree_ensemble_in_tensor_ops;
-
-/// `aggregate_function`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TreeAggregate {
-    /// The mean of the trees' values.
-    Average,
-    /// The sum of the trees' values.
-    Sum,
-    /// The smallest of the trees' values.
-    Min,
-    /// The largest of the trees' values.
-    Max,
-}
-
-/// A branch's comparison of its feature with its split (`nodes_modes`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TreeMode {
-    /// `x <= split` (`BRANCH_LEQ`).
-    Leq,
-    /// `x < split` (`BRANCH_LT`).
-    Lt,
-    /// `x >= split` (`BRANCH_GTE`).
-    Gte,
-    /// `x > split` (`BRANCH_GT`).
-    Gt,
-    /// `x == split` (`BRANCH_EQ`).
-    Eq,
-    /// `x != split` (`BRANCH_NEQ`).
-    Neq,
-    /// `x` is one of `members` (`BRANCH_MEMBER`, opset 5).
-    Member,
-}
-
-/// Where a branch leads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TreeChild {
-    /// Another branch node, by index into [`TreeEnsemble::nodes`].
-    Node(usize),
-    /// A leaf, by index into the leaves' weights.
-    Leaf(usize),
-}
 
 /// One branch node (checked at import: indices in range, no cycles).
 #[derive(Debug, Clone, Copy)]

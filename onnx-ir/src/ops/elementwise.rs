@@ -7,6 +7,7 @@ use super::{NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{DType, Dim, Kind, TensorType};
+pub use onnx_op_types::E8M0Rounding;
 
 /// An elementwise op of two tensors (numpy broadcasting), named after its ONNX op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -526,16 +527,6 @@ pub fn infer_where(inputs: &[&TensorType]) -> Result<TensorType, String> {
     }
     let shape = broadcast_shapes(&broadcast_shapes(&c.shape, &x.shape)?, &y.shape)?;
     Ok(TensorType::new(x.dtype, shape))
-}
-
-spelled_enum! {
-    /// How Cast rounds a value into FLOAT8E8M0 (`round_mode`, opset 24 on; `up` before and by
-    /// default): to the power of two above, the one below, or the nearer one (ties up).
-    pub enum E8M0Rounding {
-        Up = "up",
-        Down = "down",
-        Nearest = "nearest",
-    }
 }
 
 /// Cast (target from the `to` attribute) and CastLike (target from the second input's type).

@@ -8,6 +8,7 @@ use super::{IntsInput, NodeCtx, Op, Parsed};
 use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{Dim, Kind, TensorType};
+pub use onnx_op_types::{AspectPolicy, CoordinateMode, GridPadding, NearestMode};
 
 /// A float-list input known now, read at run time (input index), or absent.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,37 +34,6 @@ spelled_enum! {
         Nearest = "nearest",
         Linear = "linear" | "bilinear",
         Cubic = "cubic" | "bicubic",
-    }
-}
-
-spelled_enum! {
-    /// How `nearest` rounds a source coordinate.
-    pub enum NearestMode {
-        RoundPreferFloor = "round_prefer_floor",
-        RoundPreferCeil = "round_prefer_ceil",
-        Floor = "floor",
-        Ceil = "ceil",
-    }
-}
-
-spelled_enum! {
-    /// `coordinate_transformation_mode`: how an output coordinate maps to the input.
-    pub enum CoordinateMode {
-        HalfPixel = "half_pixel",
-        HalfPixelSymmetric = "half_pixel_symmetric",
-        PytorchHalfPixel = "pytorch_half_pixel",
-        AlignCorners = "align_corners",
-        Asymmetric = "asymmetric",
-        TfCropAndResize = "tf_crop_and_resize",
-    }
-}
-
-spelled_enum! {
-    /// `keep_aspect_ratio_policy` for `sizes` over a subset of axes.
-    pub enum AspectPolicy {
-        Stretch = "stretch",
-        NotLarger = "not_larger",
-        NotSmaller = "not_smaller",
     }
 }
 
@@ -196,15 +166,6 @@ fn check_targets(c: &ResizeConfig, rank: usize) -> Result<(), String> {
 /// Resize's output: the input's dtype and rank, dims known only at run time.
 pub fn infer(x: &TensorType) -> TensorType {
     TensorType::new(x.dtype, vec![Dim::Unknown; x.rank()])
-}
-
-spelled_enum! {
-    /// GridSample's `padding_mode`: the value sampled outside the input.
-    pub enum GridPadding {
-        Zeros = "zeros",
-        Border = "border",
-        Reflection = "reflection",
-    }
 }
 
 /// GridSample (opsets 16, 20, 22): 2-D at opset 16, any number of spatial axes from 20.

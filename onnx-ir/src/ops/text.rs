@@ -7,10 +7,10 @@ use super::elementwise::{BinaryConfig, BinaryOp};
 use super::lowered::{Lowered, Src};
 use super::InferOp;
 use super::{IdentityConfig, NodeCtx, Op, Parsed};
-use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::proto::TensorProto;
 use crate::types::{DType, Dim, TensorType};
+pub use onnx_op_types::CaseChange;
 
 /// A text op, its attributes parsed.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,15 +55,6 @@ pub struct NormalizeConfig {
     /// Only ASCII letters change case (`locale` C or POSIX); otherwise each character maps to
     /// its one-character Unicode counterpart (English locales).
     pub ascii_case: bool,
-}
-
-spelled_enum! {
-    /// StringNormalizer's `case_change_action`.
-    pub enum CaseChange {
-        Lower = "LOWER",
-        Upper = "UPPER",
-        Keep = "NONE",
-    }
 }
 
 /// A LabelEncoder table: keys, values and the default, one type each.

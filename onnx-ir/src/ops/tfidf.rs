@@ -2,18 +2,9 @@
 
 use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
-use crate::attributes::spelled_enum;
 use crate::error::Result;
 use crate::types::{DType, Dim, TensorType};
-
-spelled_enum! {
-    /// TfIdfVectorizer's `mode`: what each occurrence of an n-gram adds to its coordinate.
-    pub enum TfIdfMode {
-        Tf = "TF",
-        Idf = "IDF",
-        TfIdf = "TFIDF",
-    }
-}
+pub use onnx_op_types::TfIdfMode;
 
 /// TfIdfVectorizer's attributes, checked: the pool holds whole n-grams of each size, no
 /// n-gram twice (ONNX Runtime refuses a repeat), one output coordinate per n-gram, and

@@ -11,48 +11,8 @@ use super::scores::{self, PostTransform};
 use crate::error::Result;
 use crate::tensor::TensorData;
 use crate::types::{DType, Dim, TensorType};
+pub use onnx_op_types::{TreeAggregate, TreeChild, TreeMode};
 use std::collections::{BTreeSet, HashMap};
-
-/// TreeEnsemble's `aggregate_function`: how the trees' leaf weights for a target combine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TreeAggregate {
-    /// 0: the sum over the trees, each weight divided by the number of trees.
-    Average,
-    /// 1 (the default).
-    Sum,
-    /// 2: the smallest (the type's largest value where no tree reaches the target).
-    Min,
-    /// 3: the largest (the type's lowest value where no tree reaches the target).
-    Max,
-}
-
-/// A branch's comparison of its feature with its split (`nodes_modes`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TreeMode {
-    /// 0: feature <= split.
-    Leq,
-    /// 1: feature < split.
-    Lt,
-    /// 2: feature >= split.
-    Gte,
-    /// 3: feature > split.
-    Gt,
-    /// 4: feature == split.
-    Eq,
-    /// 5: feature != split.
-    Neq,
-    /// 6: the feature is one of the node's set members.
-    Member,
-}
-
-/// Where a branch leads: another branch node or a leaf (indices into the node's lists).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TreeChild {
-    /// A branch node (`nodes_*leafs` 0).
-    Node(usize),
-    /// A leaf (`nodes_*leafs` 1).
-    Leaf(usize),
-}
 
 /// One branch node.
 #[derive(Debug, Clone, PartialEq)]
