@@ -22,7 +22,7 @@ pub fn integer_matmul(a: &Tensor<2>, b: &Tensor<2>) -> Option<Tensor<2>> {
 /// `a · b` for a `b` that stays the same from call to call (a model's weight less its zero
 /// point): packed on the first call and kept for as long as that tensor's storage lives.
 pub fn integer_matmul_constant(a: &Tensor<2>, b: &Tensor<2>) -> Option<Tensor<2>> {
-    let packed = packed_constant(b)?;
+    let packed = packed_constant(b, false)?;
     product(a, &packed)
 }
 
@@ -45,8 +45,9 @@ fn product(a: &Tensor<2>, b: &PackedB) -> Option<Tensor<2>> {
 /// weak reference exists, and `Arc::make_mut` detaches weak references before it writes).
 struct Packed {
     storage: Weak<Bytes>,
-    /// The tensor's view of that storage: its first element and dims.
-    view: (usize, [usize; 2]),
+    /// The tensor's view of that storage: its first element and dims, and whether it was packed
+    /// as B or as Bᵀ.
+    view: (usize, [usize; 2], bool),
     packed: Arc<PackedB>,
 }
 
@@ -56,13 +57,13 @@ static PACKED: Mutex<Vec<Packed>> = Mutex::new(Vec::new());
 /// Live packings kept at most (a model's quantized weights; the oldest is dropped first).
 const MAX_PACKED: usize = 256;
 
-/// B's packing: found by its storage, or made and remembered (a strided B is copied first, and
-/// its entry dies with the copy). `None` for a B that is not a flex f32 tensor or does not fit
-/// the product.
-fn packed_constant(b: &Tensor<2>) -> Option<Arc<PackedB>> {
+/// B's packing (Bᵀ's where `transposed`): found by its storage, or made and remembered (a
+/// strided B is copied first, and its entry dies with the copy). `None` for a B that is not a
+/// flex f32 tensor or does not fit the product.
+fn packed_constant(b: &Tensor<2>, transposed: bool) -> Option<Arc<PackedB>> {
     let t = take(b.clone()).ok()?;
     let storage = t.data_arc();
-    let view = (t.layout().start_offset(), b.dims());
+    let view = (t.layout().start_offset(), b.dims(), transposed);
     let mut cache = PACKED.lock().ok()?;
     cache.retain(|entry| entry.storage.strong_count() > 0);
     let found = cache
@@ -74,9 +75,13 @@ fn packed_constant(b: &Tensor<2>) -> Option<Arc<PackedB>> {
         cache.insert(0, entry);
         return Some(packed);
     }
-    let [k, n] = view.1;
+    let [rows, columns] = view.1;
     let values = t.as_slice::<f32>()?;
-    let packed = Arc::new(PackedB::pack(k, n, |p, j| values[p * n + j])?);
+    let packed = Arc::new(if transposed {
+        PackedB::pack(columns, rows, |p, j| values[j * columns + p])?
+    } else {
+        PackedB::pack(rows, columns, |p, j| values[p * columns + j])?
+    });
     cache.insert(0, Packed { storage: Arc::downgrade(&storage), view, packed: Arc::clone(&packed) });
     cache.truncate(MAX_PACKED);
     Some(packed)
@@ -86,16 +91,16 @@ fn packed_constant(b: &Tensor<2>) -> Option<Arc<PackedB>> {
 /// batch entry together) quantized to uint8 from its range, multiplied by R's integers in
 /// 32 bits (exact), each column then scaled by `scale_h * scale_r`.
 pub(super) struct QuantizedState {
-    r: PackedB,
+    r: Arc<PackedB>,
     batch: usize,
 }
 
 impl QuantizedState {
-    /// R (`[gates, hidden]`, integer values) packed as the product's right side; `None` when
-    /// its values do not fit the u8 × s8 product.
-    pub(super) fn new(r: &[f32], hidden: usize, gates: usize, batch: usize) -> Option<Self> {
-        let packed = PackedB::pack(hidden, gates, |p, j| r[j * hidden + p])?;
-        Some(QuantizedState { r: packed, batch })
+    /// R (`[gates, hidden]`, integer values, a model's constant) packed as the product's right
+    /// side, once while its storage lives (see [`packed_constant`]); `None` when its values do
+    /// not fit the u8 × s8 product.
+    pub(super) fn new(r: &Tensor<2>, batch: usize) -> Option<Self> {
+        Some(QuantizedState { r: packed_constant(r, true)?, batch })
     }
 
     /// The integer sums `[batch, gates]` of `h`'s quantized values with R, and each column's

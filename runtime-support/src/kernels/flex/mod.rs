@@ -404,14 +404,14 @@ pub fn lstm_sequence(
     let hidden = gates / 4;
     let (xw, bias) = (values(projected)?, values(bias)?);
     let r_tensor = take(r.clone()).ok()?;
-    let r = r_tensor.as_slice::<f32>()?;
+    let r_values = r_tensor.as_slice::<f32>()?;
     let (mut h, mut c) = (values(h0)?, values(c0)?);
-    if r.len() != gates * hidden || bias.len() != gates || h.len() != batch * hidden || c.len() != h.len() {
+    if r_values.len() != gates * hidden || bias.len() != gates || h.len() != batch * hidden || c.len() != h.len() {
         return None;
     }
     // DynamicQuantizeLSTM: R's integers packed once for the u8 × s8 product, and its column scales.
     let quantized = match r_scales {
-        Some(scales) => Some((QuantizedState::new(r, hidden, gates, batch)?, values(scales)?)),
+        Some(scales) => Some((QuantizedState::new(r, batch)?, values(scales)?)),
         None => None,
     };
     let mut ys = vec![0.0f32; steps * batch * hidden];
@@ -434,7 +434,7 @@ pub fn lstm_sequence(
                     let hb = &h[b * hidden..(b + 1) * hidden];
                     // Gates four at a time (there are 4 × hidden).
                     for (quad, g) in g.chunks_exact_mut(4).enumerate() {
-                        let rows = std::array::from_fn(|q| &r[(4 * quad + q) * hidden..][..hidden]);
+                        let rows = std::array::from_fn(|q| &r_values[(4 * quad + q) * hidden..][..hidden]);
                         let sums = crate::kernels::gemm::dot4(rows, hb);
                         for (q, g) in g.iter_mut().enumerate() {
                             let j = 4 * quad + q;
