@@ -294,7 +294,9 @@ fn direction(
         // The bias comes after the state's product, as ONNX Runtime adds it.
         Some((w_scales, _)) => {
             let (x_int, x_scale) = quantize_u8_integers(x_rows);
-            crate::kernels::integer_matmul(x_int, w.clone().transpose()).mul(w_scales.clone().mul_scalar(x_scale))
+            crate::kernels::integer_matmul_constant_transposed(x_int.clone(), &w)
+                .unwrap_or_else(|| crate::kernels::integer_matmul(x_int, w.clone().transpose()))
+                .mul(w_scales.clone().mul_scalar(x_scale))
         }
         None => x_rows.matmul(w.clone().transpose()).add(input_bias.clone()),
     }

@@ -336,6 +336,19 @@ pub(crate) fn integer_matmul(a: Tensor<2>, b: Tensor<2>) -> Tensor<2> {
     a.matmul(b)
 }
 
+/// `a · wᵀ` as [`integer_matmul`] for a `w` that is the same from call to call (an RNN's input
+/// weights): wᵀ packed once, kept while its storage lives. `None` off flex or for values the
+/// product cannot hold.
+pub(crate) fn integer_matmul_constant_transposed(a: Tensor<2>, w: &Tensor<2>) -> Option<Tensor<2>> {
+    #[cfg(feature = "flex")]
+    return flex::integer_matmul_constant_transposed(&a, w);
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (a, w);
+        None
+    }
+}
+
 /// [`integer_matmul`] for a `b` that is the same from call to call (a model's weight): packed
 /// once, kept while its storage lives. `None` off flex or for values the product cannot hold.
 pub(crate) fn integer_matmul_constant(a: Tensor<2>, b: &Tensor<2>) -> Option<Tensor<2>> {

@@ -26,6 +26,13 @@ pub fn integer_matmul_constant(a: &Tensor<2>, b: &Tensor<2>) -> Option<Tensor<2>
     product(a, &packed)
 }
 
+/// `a · wᵀ` for a `w` (`[n, k]`) that stays the same from call to call (an RNN's input
+/// weights): wᵀ packed on the first call and kept as [`integer_matmul_constant`] keeps B.
+pub fn integer_matmul_constant_transposed(a: &Tensor<2>, w: &Tensor<2>) -> Option<Tensor<2>> {
+    let packed = packed_constant(w, true)?;
+    product(a, &packed)
+}
+
 /// `a` (`[m, k]`) times packed B, as f32.
 fn product(a: &Tensor<2>, b: &PackedB) -> Option<Tensor<2>> {
     let [m, k] = a.dims();
@@ -239,5 +246,18 @@ mod tests {
         let other = b.clone().neg();
         assert_eq!(data(integer_matmul_constant(&a, &other).expect("fits")), data(a.clone().matmul(other)));
         assert_eq!(data(integer_matmul(&a, &b).expect("fits")), expected);
+        // The same storage read as Bᵀ is another packing, not the one above.
+        let w = b.clone().transpose().into_data();
+        let w = Tensor::<2>::from_data(w, &crate::test_util::device());
+        for _ in 0..2 {
+            assert_eq!(data(integer_matmul_constant_transposed(&a, &w).expect("fits")), expected);
+        }
+        let square = floats(&integers(10 * 10, -128, 127, 5), [10, 10]);
+        let a10 = a.clone().narrow(1, 0, 10);
+        assert_eq!(
+            data(integer_matmul_constant_transposed(&a10, &square).expect("fits")),
+            data(a10.clone().matmul(square.clone().transpose()))
+        );
+        assert_eq!(data(integer_matmul_constant(&a10, &square).expect("fits")), data(a10.matmul(square)));
     }
 }

@@ -384,7 +384,7 @@ pub use conv::conv2d;
 mod integer;
 use conv::finish_outputs;
 use integer::QuantizedState;
-pub use integer::{integer_conv2d, integer_matmul, integer_matmul_constant};
+pub use integer::{integer_conv2d, integer_matmul, integer_matmul_constant, integer_matmul_constant_transposed};
 
 /// A copy of the elements of an f32 flex tensor (views included), row-major.
 pub(super) fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {
