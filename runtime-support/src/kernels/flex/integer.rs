@@ -46,52 +46,87 @@ fn product(a: &Tensor<2>, b: &PackedB) -> Option<Tensor<2>> {
     Some(from_vec(sums.into_iter().map(|s| s as f32).collect(), [m, n]))
 }
 
-/// A packing of a constant B and the storage it was read from. The reference is weak: the
-/// entry dies with the weight. While it can be upgraded the bytes are those that were packed:
+/// What was made from a constant tensor and the storage it was read from. The reference is weak:
+/// the entry dies with the weight. While it can be upgraded the bytes are those that were read:
 /// flex writes in place only into storage no one else references (`Arc::get_mut` fails while a
 /// weak reference exists, and `Arc::make_mut` detaches weak references before it writes).
-struct Packed {
+struct Made<T> {
     storage: Weak<Bytes>,
-    /// The tensor's view of that storage: its first element and dims, and whether it was packed
-    /// as B or as Bᵀ.
-    view: (usize, [usize; 2], bool),
-    packed: Arc<PackedB>,
+    /// The tensor's view of that storage (its first element and dims) and what was made of it.
+    view: (usize, Vec<usize>, Making),
+    made: Arc<T>,
 }
 
-/// Packings of the weights in use, most recent first.
-static PACKED: Mutex<Vec<Packed>> = Mutex::new(Vec::new());
+/// What a cache entry made of its tensor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Making {
+    /// The product's packed right side B.
+    B,
+    /// Bᵀ packed as the right side.
+    TransposedB,
+    /// A convolution's weight rows, per group (the group count).
+    ConvRows(usize),
+}
 
-/// Live packings kept at most (a model's quantized weights; the oldest is dropped first).
-const MAX_PACKED: usize = 256;
+/// Things made from the weights in use, most recent first.
+struct ConstantCache<T>(Mutex<Vec<Made<T>>>);
 
-/// B's packing (Bᵀ's where `transposed`): found by its storage, or made and remembered (a
-/// strided B is copied first, and its entry dies with the copy). `None` for a B that is not a
-/// flex f32 tensor or does not fit the product.
-fn packed_constant(b: &Tensor<2>, transposed: bool) -> Option<Arc<PackedB>> {
-    let t = take(b.clone()).ok()?;
-    let storage = t.data_arc();
-    let view = (t.layout().start_offset(), b.dims(), transposed);
-    let mut cache = PACKED.lock().ok()?;
-    cache.retain(|entry| entry.storage.strong_count() > 0);
-    let found = cache
-        .iter()
-        .position(|entry| entry.view == view && entry.storage.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &storage)));
-    if let Some(index) = found {
-        let entry = cache.remove(index);
-        let packed = Arc::clone(&entry.packed);
-        cache.insert(0, entry);
-        return Some(packed);
+/// Entries kept at most per cache (a model's quantized weights; the oldest is dropped first).
+const MAX_MADE: usize = 256;
+
+impl<T> ConstantCache<T> {
+    const fn new() -> Self {
+        Self(Mutex::new(Vec::new()))
     }
-    let [rows, columns] = view.1;
-    let values = t.as_slice::<f32>()?;
-    let packed = Arc::new(if transposed {
-        PackedB::pack(columns, rows, |p, j| values[j * columns + p])?
-    } else {
-        PackedB::pack(rows, columns, |p, j| values[p * columns + j])?
-    });
-    cache.insert(0, Packed { storage: Arc::downgrade(&storage), view, packed: Arc::clone(&packed) });
-    cache.truncate(MAX_PACKED);
-    Some(packed)
+
+    /// What `make` gives for `x`'s values, found by `x`'s storage or made and remembered (a
+    /// strided `x` is copied first, and its entry dies with the copy). `None` for an `x` that is
+    /// not a flex f32 tensor or where `make` gives none.
+    fn get<const D: usize>(
+        &self,
+        x: &Tensor<D>,
+        making: Making,
+        make: impl FnOnce(&[f32]) -> Option<T>,
+    ) -> Option<Arc<T>> {
+        let t = take(x.clone()).ok()?;
+        let storage = t.data_arc();
+        let view = (t.layout().start_offset(), x.dims().to_vec(), making);
+        let mut cache = self.0.lock().ok()?;
+        cache.retain(|entry| entry.storage.strong_count() > 0);
+        let found = cache
+            .iter()
+            .position(|entry| entry.view == view && entry.storage.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &storage)));
+        if let Some(index) = found {
+            let entry = cache.remove(index);
+            let made = Arc::clone(&entry.made);
+            cache.insert(0, entry);
+            return Some(made);
+        }
+        let made = Arc::new(make(t.as_slice::<f32>()?)?);
+        cache.insert(0, Made { storage: Arc::downgrade(&storage), view, made: Arc::clone(&made) });
+        cache.truncate(MAX_MADE);
+        Some(made)
+    }
+}
+
+/// Packings of the constant right sides in use.
+static PACKED: ConstantCache<PackedB> = ConstantCache::new();
+
+/// Convolution weights read into rows in use.
+static CONV_ROWS: ConstantCache<Vec<RowsOfA>> = ConstantCache::new();
+
+/// B's packing (Bᵀ's where `transposed`), made once while B's storage lives. `None` for a B that
+/// is not a flex f32 tensor or does not fit the product.
+fn packed_constant(b: &Tensor<2>, transposed: bool) -> Option<Arc<PackedB>> {
+    let [rows, columns] = b.dims();
+    let making = if transposed { Making::TransposedB } else { Making::B };
+    PACKED.get(b, making, |values| {
+        if transposed {
+            PackedB::pack(columns, rows, |p, j| values[j * columns + p])
+        } else {
+            PackedB::pack(rows, columns, |p, j| values[p * columns + j])
+        }
+    })
 }
 
 /// The state product of DynamicQuantizeLSTM's step, as ONNX Runtime computes it: `h` (every
@@ -138,14 +173,15 @@ pub fn integer_conv2d(x: &Tensor<4>, w: &Tensor<4>, options: &ConvOptions<2>) ->
     let window =
         Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
     let (oh, ow) = (window.out_dim(height, 0)?, window.out_dim(width, 1)?);
-    let (x, w) = (values(x)?, values(w)?);
+    let x = values(x)?;
     // The input's values and the padding's 0 in one signed byte each.
     let (low, high) = integer_range(x.iter().copied().chain([0.0]))?;
     let offset = signed_offset(low, high);
     let (depth, per_group, pixels) = (group_channels * kh * kw, out_channels / groups, oh * ow);
-    let weights: Vec<RowsOfA> = (0..groups)
-        .map(|g| RowsOfA::new(&w[g * per_group * depth..][..per_group * depth], per_group, depth))
-        .collect::<Option<_>>()?;
+    // The weight (a model's constant) read into rows once while its storage lives.
+    let weights = CONV_ROWS.get(w, Making::ConvRows(groups), |w| {
+        (0..groups).map(|g| RowsOfA::new(&w[g * per_group * depth..][..per_group * depth], per_group, depth)).collect()
+    })?;
     let mut out = vec![0f32; batch * out_channels * pixels];
     let mut sums = vec![0i32; per_group * pixels];
     for image in 0..batch {
