@@ -27,7 +27,7 @@ pub use error::{Error, Result, UnsupportedOp};
 pub use input_shapes::{DimSize, FixedDim, InputShape};
 pub use ops::{Graph, ModelInfo, Node, Op, Value, ValueId};
 pub use tensor::{decode_strings, Storage, TensorData};
-pub use types::{DType, Dim, Holder, Kind, TensorType};
+pub use types::{DType, Dim, Holder, Kind, MiniFloat, TensorType};
 
 use prost::Message;
 use std::path::PathBuf;

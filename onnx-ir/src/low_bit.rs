@@ -5,19 +5,6 @@
 use crate::types::DType;
 use onnx_op_types::{MiniFloat, MiniFloatLayout, Specials};
 
-/// The encoding of a narrow float type (none for the others).
-fn mini_float(dtype: DType) -> Option<MiniFloatLayout> {
-    let format = match dtype {
-        DType::F8E4M3FN => MiniFloat::E4M3FN,
-        DType::F8E4M3FNUZ => MiniFloat::E4M3FNUZ,
-        DType::F8E5M2 => MiniFloat::E5M2,
-        DType::F8E5M2FNUZ => MiniFloat::E5M2FNUZ,
-        DType::F4E2M1 => MiniFloat::E2M1,
-        _ => return None,
-    };
-    Some(format.layout())
-}
-
 /// The value of one bit pattern (in the low `1 + exponent_bits + mantissa_bits` bits) of a narrow
 /// float.
 fn pattern_value(layout: &MiniFloatLayout, bits: u8) -> f32 {
@@ -81,7 +68,7 @@ pub fn unpack(dtype: DType, packed: &[u8], count: usize) -> Option<Vec<u8>> {
         let byte = packed[i / per_byte];
         (byte >> ((i % per_byte) * bits)) & ((1u16 << bits) - 1) as u8
     };
-    if let Some(format) = mini_float(dtype) {
+    if let Some(format) = dtype.mini_float().map(MiniFloat::layout) {
         return Some((0..count).flat_map(|i| pattern_value(&format, field(i)).to_le_bytes()).collect());
     }
     if dtype == DType::F8E8M0 {

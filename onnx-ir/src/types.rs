@@ -2,6 +2,7 @@
 
 use crate::proto::tensor_shape_proto::{dimension::Value as DimValue, Dimension};
 use crate::proto::TypeProto;
+pub use onnx_op_types::MiniFloat;
 use std::fmt;
 
 /// Element type of a tensor, restricted to the ONNX types the importer can represent.
@@ -79,6 +80,18 @@ pub enum Kind {
 }
 
 impl DType {
+    /// The narrow float this type is (the 8- and 4-bit floats), `None` for every other type.
+    pub fn mini_float(self) -> Option<MiniFloat> {
+        Some(match self {
+            Self::F8E4M3FN => MiniFloat::E4M3FN,
+            Self::F8E4M3FNUZ => MiniFloat::E4M3FNUZ,
+            Self::F8E5M2 => MiniFloat::E5M2,
+            Self::F8E5M2FNUZ => MiniFloat::E5M2FNUZ,
+            Self::F4E2M1 => MiniFloat::E2M1,
+            _ => return None,
+        })
+    }
+
     /// Maps `TensorProto.DataType`; `None` for types we cannot hold (complex).
     pub fn from_onnx(code: i32) -> Option<Self> {
         Some(match code {

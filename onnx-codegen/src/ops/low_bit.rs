@@ -9,16 +9,11 @@ use onnx_ir::{DType, Kind};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-/// The `burn_onnx::ops::MiniFloat` variant of a narrow float type.
+/// The `burn_onnx::ops::MiniFloat` variant of a narrow float type: the IR's own value (one type,
+/// `onnx-op-types`, on both sides), named by its variant.
 pub fn mini_float(dtype: DType) -> Option<TokenStream> {
-    Some(match dtype {
-        DType::F8E4M3FN => quote! { E4M3FN },
-        DType::F8E4M3FNUZ => quote! { E4M3FNUZ },
-        DType::F8E5M2 => quote! { E5M2 },
-        DType::F8E5M2FNUZ => quote! { E5M2FNUZ },
-        DType::F4E2M1 => quote! { E2M1 },
-        _ => return None,
-    })
+    let format = proc_macro2::Ident::new(&format!("{:?}", dtype.mini_float()?), proc_macro2::Span::call_site());
+    Some(quote! { #format })
 }
 
 fn narrow_int(dtype: DType) -> Option<TokenStream> {
