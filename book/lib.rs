@@ -8,7 +8,7 @@
 #[doc = include_str!("../README.md")]
 mod readme {}
 
-// The macros' reference (their rustdoc, rendered in burn-onnx's docs): tested here, where
+// The macros' reference (their rustdoc, rendered in burn_onnx's docs): tested here, where
 // `burn_onnx` is a dependency, rather than in the proc-macro crate (see onnx-macro/src/lib.rs).
 #[doc = include_str!("../onnx-macro/src/onnx_model.md")]
 mod onnx_model_reference {}

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Proves, as far as this toolchain allows, that burn-onnx without its default features (`std`,
+# Proves, as far as this toolchain allows, that onnx-burn (burn_onnx) without its default features (`std`,
 # `flex`) and the code #[onnx_model] generates with embedded weights build for `#![no_std]` +
 # alloc, and that the result is right, on examples/no-std (its own workspace and Cargo.lock):
 #   1. `cargo tree -e features` over the no_std library's dependency graph (normal dependencies;
 #      proc macros and build scripts run on the host), for the host and for a bare-metal target
 #      (thumbv7em-none-eabihf: cargo tree only reads its cfg, nothing is built for it): no crate
 #      may have its `std` (or `use_std`/`use-std`) feature enabled;
-#   2. builds the `#![no_std]` library (model/) for the host: the generated code and burn-onnx
+#   2. builds the `#![no_std]` library (model/) for the host: the generated code and burn_onnx
 #      resolve with `core` and `alloc` alone (a `std::` path or an unimported `Vec` fails here);
 #   3. runs the harness: the library's logits on examples/digits's test split against ONNX
 #      Runtime's (examples/digits/data/ort_logits.pb), max |diff| <= 1e-4, same top-1 classes.
@@ -33,9 +33,9 @@ for target in host thumbv7em-none-eabihf; do
     [[ $target == host ]] || args+=(--target "$target")
     tree="$(cargo tree "${args[@]}")"
     crates="$(grep -v ' feature "' <<<"$tree" | sed 's/ (\*)$//' | sort -u)"
-    # The graph must be the real one (burn-onnx on Burn's flex backend), or finding no std
+    # The graph must be the real one (onnx-burn on Burn's flex backend), or finding no std
     # proves nothing.
-    for crate in burn-onnx burn-flex burn-store burn-core; do
+    for crate in onnx-burn burn-flex burn-store burn-core; do
         grep -q "^$crate v" <<<"$crates" || { echo "$crate is not in the no_std graph:"; echo "$crates"; exit 1; }
     done
     if leaks="$(grep -E ' feature "(std|use_std|use-std)"' <<<"$tree")"; then
@@ -46,7 +46,7 @@ for target in host thumbv7em-none-eabihf; do
     echo "none of its $(wc -l <<<"$crates") crates has std enabled"
 done
 
-echo "== no_std: the #![no_std] library (and burn-onnx without std) builds without a warning"
+echo "== no_std: the #![no_std] library (and onnx-burn without std) builds without a warning"
 build="$(cargo build --locked -p no-std-harness 2>&1)" || { echo "$build"; exit 1; }
 if grep -q '^warning' <<<"$build"; then
     echo "$build"

@@ -2,7 +2,7 @@
 # Round trip of imports (issue 16, item 3): every real model (scripts/fetch_real_models.py) that
 # imports is exported again from its generated module with burn_onnx_export, on its first data
 # set's inputs, and ONNX Runtime on the re-export must match ONNX Runtime on the original (1e-4).
-# The runner's suite crate always has burn-onnx's `export` feature (the workspace's burn has
+# The runner's suite crate always has the runtime crate's `export` feature (the workspace's burn has
 # `capture`), so this compiles only the suite.
 #   scripts/reexport_real_models.sh [--require N]   (N: fail unless at least N re-exports match)
 set -euo pipefail

@@ -36,7 +36,7 @@
 #      against Burn's outputs, and the files imported back with #[onnx_model];
 #   9. the no_std build (scripts/check_no_std.sh): examples/no-std, its own workspace, has no
 #      `std` feature in its graph, links as a #![no_std] staticlib, and matches ONNX Runtime.
-# It starts with `cargo fmt --check`; clippy's lints (`[workspace.lints]`, warnings denied) are applied by the test build
+# It starts with `cargo fmt --check` and `cargo package` of the publishable crates; clippy's lints (`[workspace.lints]`, warnings denied) are applied by the test build
 # itself (see below). Each step's start is printed with the time since the start and the disk
 # space left ([mm:ss, disk 38G free]).
 set -euo pipefail
@@ -52,6 +52,16 @@ step() {
 # House rules first: formatting (rustfmt.toml).
 step "cargo fmt --check"
 cargo fmt --all --check
+
+# The crates that can be published (every member without `publish = false`; CHANGELOG.md) package
+# as crates.io would take them: names, metadata, and path dependencies that carry versions.
+# `--no-verify`: building each packaged crate apart would build burn again; `--allow-dirty` so that
+# a working tree with changes can run this script too.
+step "cargo package --no-verify: the publishable crates"
+mapfile -t publishable < <(cargo metadata --no-deps --format-version 1 |
+    python3 -c 'import json, sys; [print(p["name"]) for p in json.load(sys.stdin)["packages"] if p["publish"] != []]')
+echo "   ${publishable[*]}"
+cargo package --no-verify --allow-dirty -q "${publishable[@]/#/-p=}"
 
 # `background NAME CMD...` runs CMD beside what follows (its output kept; NAME without a `/`),
 # `finish NAME` waits for it, prints its output and fails if it failed. Two cores: what runs beside the workspace's
@@ -95,7 +105,7 @@ python_side() {
     done
 }
 background "the Python side" python_side
-# The no_std library (burn-onnx without default features, embedded weights): its own workspace
+# The no_std library (onnx-burn without default features, embedded weights): its own workspace
 # and target folder, and its checks compare with ONNX Runtime outputs that are committed.
 background "the no_std build" scripts/check_no_std.sh
 

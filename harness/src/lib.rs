@@ -1,5 +1,5 @@
 //! A throwaway crate that builds generated Burn code against this workspace's runtime crate
-//! (`runtime-support`, the `burn-onnx` users depend on) and the test helpers (`tests/`, the
+//! (`runtime-support`, the crate users depend on, `burn_onnx`) and the test helpers (`tests/`, the
 //! `onnx-tests` crate: inputs read from `.pb` files, outputs compared), into the workspace's
 //! target folder so that burn is compiled once for the workspace and every such crate.
 //!
@@ -167,7 +167,7 @@ publish = false
 
 [dependencies]
 burn = {{ version = "=0.22.1", default-features = false, features = [{BURN_FEATURES}, {SHARED_FEATURES}{cuda}] }}
-burn-onnx = {{ path = "{repo}/runtime-support" }}
+onnx-burn = {{ path = "{repo}/runtime-support" }}
 burn-onnx-export = {{ path = "{repo}/onnx-export" }}
 onnx-tests = {{ path = "{repo}/tests" }}
 {WORKSPACE_FEATURES}

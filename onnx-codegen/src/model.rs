@@ -238,7 +238,7 @@ impl Lowered {
                 /// Builds the module structure; parameters are uninitialised until weights load.
                 #new
 
-                /// Loads the weights from a Burnpack (`.bpk`) file (a path; needs burn-onnx's `std`).
+                /// Loads the weights from a Burnpack (`.bpk`) file (a path; needs onnx-burn's `std`).
                 pub fn from_file(path: impl burn_onnx::WeightsPath, device: &Device) -> Result<Self, burn_onnx::LoadError> {
                     burn_onnx::load_file(Self::new(device), path)
                 }

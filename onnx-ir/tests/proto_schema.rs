@@ -1,7 +1,7 @@
 //! `src/proto/onnx.rs` is prost-build's output for the vendored `proto/onnx.proto`, checked in
 //! so that building needs no protoc and no build script: this test regenerates it (protox
 //! parses the schema, no protoc) and compares the two byte for byte.
-//! `REGENERATE_PROTO=1 cargo test -p onnx-ir --test proto_schema` rewrites the checked-in file.
+//! `REGENERATE_PROTO=1 cargo test -p onnx-graph-ir --test proto_schema` rewrites the checked-in file.
 
 use std::path::Path;
 
@@ -24,6 +24,6 @@ fn checked_in_messages_match_the_vendored_schema() {
     assert!(
         current == generated,
         "src/proto/onnx.rs is not prost-build's output for proto/onnx.proto; regenerate it with \
-         `REGENERATE_PROTO=1 cargo test -p onnx-ir --test proto_schema`"
+         `REGENERATE_PROTO=1 cargo test -p onnx-graph-ir --test proto_schema`"
     );
 }

@@ -1,7 +1,7 @@
 //! SUPPORTED-OPS.md is generated from the registry: this test renders it from
 //! `ops::is_supported` and the op lists of `onnx.defs` (onnx-ops.txt and onnx-ml-ops.txt, written by
 //! scripts/list_onnx_ops.py) and fails when the committed file differs.
-//! `UPDATE_SUPPORTED_OPS=1 cargo test -p onnx-ir --test supported_ops` rewrites it.
+//! `UPDATE_SUPPORTED_OPS=1 cargo test -p onnx-graph-ir --test supported_ops` rewrites it.
 
 use onnx_ir::ops::is_supported;
 use std::fmt::Write as _;
@@ -154,6 +154,6 @@ fn supported_ops_doc_is_current() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == doc,
-        "SUPPORTED-OPS.md is stale: run UPDATE_SUPPORTED_OPS=1 cargo test -p onnx-ir --test supported_ops"
+        "SUPPORTED-OPS.md is stale: run UPDATE_SUPPORTED_OPS=1 cargo test -p onnx-graph-ir --test supported_ops"
     );
 }

@@ -1,5 +1,5 @@
 //! The option types of ONNX operators that both sides of Burn ONNX name: the importer's IR
-//! (`onnx-ir`, which reads them from a model's attributes) and the runtime (`burn-onnx`, whose
+//! (`onnx-ir`, which reads them from a model's attributes) and the runtime (`burn_onnx`, whose
 //! functions the generated code calls with them). One definition each, so that the two cannot
 //! drift apart; `no_std`, no dependencies. The code generator names a value by its variant
 //! ([`Spelled::variant_name`]), which is the same on both sides because the type is.

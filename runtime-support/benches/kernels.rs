@@ -1,7 +1,7 @@
 //! Micro-benchmark of the flex kernels of `burn_onnx::ops` against Burn's own ops on the same
 //! inputs, at the shapes of the real models' layers. Run by hand, in release:
 //!
-//!   RAYON_NUM_THREADS=1 cargo bench -p burn-onnx --bench kernels [-- NAME-SUBSTRING]
+//!   RAYON_NUM_THREADS=1 cargo bench -p onnx-burn --bench kernels [-- NAME-SUBSTRING]
 //!
 //! Each case runs both versions interleaved and prints the best time of each and their ratio
 //! (the machine is noisy: read the ratio). `cargo test` (or `-- --smoke`) runs every case once.

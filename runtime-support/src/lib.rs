@@ -153,8 +153,8 @@ pub fn load_file<M: ModuleSnapshot>(module: M, path: impl WeightsPath) -> Result
 /// code names this trait rather than `std::path::Path` so that it also compiles in `#![no_std]`
 /// crates, where no type implements it: there is no file system to read from.
 #[diagnostic::on_unimplemented(
-    message = "`from_file` reads weights from a file path: it needs burn-onnx's `std` feature",
-    label = "not a path burn-onnx can read (`AsRef<std::path::Path>` with the `std` feature)"
+    message = "`from_file` reads weights from a file path: it needs onnx-burn's `std` feature",
+    label = "not a path burn_onnx can read (`AsRef<std::path::Path>` with the `std` feature)"
 )]
 pub trait WeightsPath {
     /// Loads the Burnpack weights at this path into `module`.

@@ -28,7 +28,7 @@ impl Digits {
             linear1: burn::nn::LinearConfig::new(128, 10).with_bias(true).init(device),
         }
     }
-    /// Loads the weights from a Burnpack (`.bpk`) file (a path; needs burn-onnx's `std`).
+    /// Loads the weights from a Burnpack (`.bpk`) file (a path; needs onnx-burn's `std`).
     pub fn from_file(
         path: impl burn_onnx::WeightsPath,
         device: &Device,

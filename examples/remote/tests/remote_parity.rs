@@ -1,7 +1,7 @@
 //! The digits classifier run on a Burn remote device: a `remote-server` process on 127.0.0.1
 //! (one flex device), the weights loaded onto it, the 450 test images classified there. Its
 //! logits equal, bit for bit, a local run through the same Burn flex ops (the server runs Burn's
-//! ops; burn-onnx's own flex kernels, switched off for that run, take only local flex tensors),
+//! ops; burn_onnx's own flex kernels, switched off for that run, take only local flex tensors),
 //! agree with the default local run and with ONNX Runtime within 1e-4, and the server stops
 //! when the test closes its stdin. An unreachable server is an error, not a skipped check.
 
@@ -24,7 +24,7 @@ fn digits_on_a_remote_device_equal_the_local_run() {
     let remote_model = Digits::from_embedded(&remote);
     let remote_logits = values(remote_model.forward(test_images(&remote)));
 
-    // Locally with Burn's own flex ops, as the server runs them (burn-onnx's flex kernels off).
+    // Locally with Burn's own flex ops, as the server runs them (burn_onnx's flex kernels off).
     let flex = Device::flex();
     let local_model = Digits::from_embedded(&flex);
     burn_onnx::set_flex_kernels(false);
@@ -50,7 +50,7 @@ fn digits_on_a_remote_device_equal_the_local_run() {
     let local_ms = median_ms(5, || values(local_model.forward(test_images(&flex))));
     let remote_ms = median_ms(5, || values(remote_model.forward(test_images(&remote))));
     println!(
-        "digits, 450 images, per forward: local flex {local_ms:.2} ms (burn-onnx's kernels), {burn_ops_ms:.2} ms \
+        "digits, 450 images, per forward: local flex {local_ms:.2} ms (burn_onnx's kernels), {burn_ops_ms:.2} ms \
          (Burn's ops), remote on the loopback {remote_ms:.2} ms; remote = local Burn ops bit for bit, \
          {to_ort:e} from ONNX Runtime"
     );

@@ -455,7 +455,7 @@ impl Window {
 
 /// The flex fast paths: the tensor's f32 buffer is used directly (in place when not shared).
 /// Their `Err` hands the caller's tensors back unchanged for Burn's op.
-/// Whether burn-onnx's flex kernels run (the default). Off, every op takes Burn's own flex op,
+/// Whether burn_onnx's flex kernels run (the default). Off, every op takes Burn's own flex op,
 /// as it does on any other backend: what a Burn remote server hosting a flex device runs, so a
 /// local run can be compared with a remote one bit for bit (`examples/remote`). Process-wide.
 #[cfg(feature = "flex")]

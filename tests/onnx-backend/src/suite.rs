@@ -261,10 +261,10 @@ impl Suite {
     }
 
     /// `--backend remote`: the pieces `run` adds. Setup: the model on a local flex device. Per
-    /// data set: the same forward there (its own fed-back value) with burn-onnx's flex kernels
+    /// data set: the same forward there (its own fed-back value) with burn_onnx's flex kernels
     /// off, so that every op is Burn's own flex op as on the server; its outputs must equal the
     /// remote ones bit for bit. After: data set 0's forward timed on a local flex device, with
-    /// and without burn-onnx's kernels, printed beside the remote time.
+    /// and without burn_onnx's kernels, printed beside the remote time.
     fn remote_check(
         case: &Case,
         graph: &onnx_ir::Graph,
@@ -329,7 +329,7 @@ impl Suite {
                 let burn_ops_ms = onnx_tests::median_ms(3, || load(sets[0]), #forward);
                 burn_onnx::set_flex_kernels(true);
                 println!(
-                    "NOTE\t{}: forward of data set 0, median of 3: local flex {local_ms:.2} ms (burn-onnx's kernels), {burn_ops_ms:.2} ms (Burn's ops), remote {remote_ms:.2} ms",
+                    "NOTE\t{}: forward of data set 0, median of 3: local flex {local_ms:.2} ms (burn_onnx's kernels), {burn_ops_ms:.2} ms (Burn's ops), remote {remote_ms:.2} ms",
                     #name
                 );
             }
