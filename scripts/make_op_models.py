@@ -1929,7 +1929,7 @@ def gen_rotary():
 def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
-        + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + gen_if_scalar_or_single()
+        + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + gen_static_quantized_cnn() + gen_if_scalar_or_single()
         + gen_text_ops() + gen_grid_sample() + gen_float_dtypes() + gen_e8m0() + gen_flex_attention() + vendor_cases()
     )
 
@@ -2169,6 +2169,60 @@ def gen_quantized_chain():
         x = f"act{k}"
         c.node("Mul", [f"pre{k}", f"sig{k}"], [x])
     return [c.output(x)]
+
+
+def gen_static_quantized_cnn():
+    """A small MobileNet-style CNN (a convolution, depthwise and pointwise ones with ReLU, max
+    pooling, a classifier MatMul) through ONNX Runtime's static quantizer in its QOperator format
+    (`quantize_static`, uint8 activations, int8 weights per output channel, calibrated on seeded
+    random images): QuantizeLinear, five QLinearConv (ReLU folded into their output ranges, one
+    strided), MaxPool and Flatten on uint8, QLinearMatMul, DequantizeLinear, Add, as its tools
+    write a quantized model. ONNX Runtime and the reference evaluator are both run."""
+    c = Case("QLinearConv", 10, "static_quantized_cnn")
+    c.name, c.opset = "qlinear_conv_v10_static_quantized_cnn", 13
+    x = c.input("x", (1, 3, 64, 64))
+    layers = [  # (out channels, kernel, group, stride)
+        (32, 3, 1, 1), (32, 3, 32, 1), (64, 1, 1, 2), (64, 3, 64, 1), (64, 1, 1, 1)]
+    channels = 3
+    for k, (out, kernel, group, stride) in enumerate(layers):
+        w = c.weight(f"w{k}", (out, channels // group, kernel, kernel), -0.5, 0.5)
+        b = c.weight(f"b{k}", (out,), -0.1, 0.1)
+        pad = kernel // 2
+        c.node("Conv", [x, w, b], [f"conv{k}"], group=group, strides=[stride, stride], pads=[pad] * 4)
+        c.node("Relu", [f"conv{k}"], [f"relu{k}"])
+        x, channels = f"relu{k}", out
+    c.node("MaxPool", [x], ["pool"], kernel_shape=[2, 2], strides=[2, 2])
+    c.node("Flatten", ["pool"], ["flat"])
+    c.node("MatMul", ["flat", c.weight("wm", (channels * 16 * 16, 10), -0.02, 0.02)], ["logits"])
+    c.node("Add", ["logits", c.weight("bm", (10,), -0.1, 0.1)], ["y"])
+    calibration = [{"x": c.rand((1, 3, 64, 64))} for _ in range(8)]
+    c.model = statically_quantized_by_ort(c.model, calibration, ["Conv", "Relu", "MaxPool", "Flatten", "MatMul"])
+    return [c.output("y")]
+
+
+def statically_quantized_by_ort(float_model, calibration, op_types):
+    """`Case.model` through onnxruntime's `quantize_static` (QOperator, uint8 activations, int8
+    weights per channel) in a temporary folder: the same bytes for the same float model."""
+    import tempfile
+
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Feeds(CalibrationDataReader):
+        def __init__(self):
+            self.feeds = iter(calibration)
+
+        def get_next(self):
+            return next(self.feeds, None)
+
+    def model(out_shapes=None):
+        with tempfile.TemporaryDirectory() as tmp:
+            src, dst = Path(tmp) / "float.onnx", Path(tmp) / "int8.onnx"
+            onnx.save(float_model(out_shapes), src)
+            quantize_static(src, dst, Feeds(), quant_format=QuantFormat.QOperator, per_channel=True,
+                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, op_types_to_quantize=op_types)
+            return onnx.load(dst)
+
+    return model
 
 
 def vendor_cases():

@@ -493,3 +493,76 @@ fn attention_of_views_and_fully_masked_rows() {
     let out = ops::scaled_dot_product_attention(q, key_t, v, Some(mask), 1.0).into_data().try_to_vec::<f32>().unwrap();
     assert!(out.iter().all(|&v| (v - 1.0).abs() < 1e-6), "{out:?}");
 }
+
+/// `ops::integer_conv2d` on 8-bit operands less their zero points at their extremes (±255, so
+/// each product is ±255²) equals the convolution summed in 64-bit integers, on both sides of
+/// the number of terms up to which it takes the f32 convolution (258 per output) and past it
+/// (the integer product): a depthwise, two pointwise and a 3×3 convolution. Past 2^24 the sum
+/// is the int32 one converted to f32, as ONNX Runtime converts it.
+#[test]
+fn integer_conv2d_is_exact_at_the_extremes_of_eight_bit_operands() {
+    let device = Device::default();
+    // (channels, groups, kernel): 9, 258, 259 and 576 terms per output.
+    for (channels, groups, k) in [(4, 4, 3), (258, 1, 1), (259, 1, 1), (64, 1, 3)] {
+        let (out_channels, size) = (if groups > 1 { groups } else { 4 }, 5);
+        let x_shape = [1, channels, size, size];
+        let w_shape = [out_channels, channels / groups, k, k];
+        // Near the extremes, every product negative: the sums reach their largest magnitudes,
+        // with low bits that an f32 sum past 2^24 would lose.
+        let x: Vec<f32> = (0..x_shape.iter().product()).map(|i| (255 - i * 7 % 6) as f32).collect();
+        let w: Vec<f32> = (0..w_shape.iter().product()).map(|i| -((255 - i * 11 % 5) as f32)).collect();
+        let options = burn::tensor::ops::ConvOptions::new_with_padding([1, 1], [(1, 1), (1, 1)], [1, 1], groups);
+        let ours = ops::integer_conv2d(
+            Tensor::<4>::from_data(TensorData::new(x.clone(), x_shape), &device),
+            Tensor::<4>::from_data(TensorData::new(w.clone(), w_shape), &device),
+            options,
+        );
+        let [_, _, oh, ow] = ours.dims();
+        let ours = ours.into_data().try_to_vec::<f32>().expect("f32");
+        let per_group = channels / groups;
+        for o in 0..out_channels {
+            let g = o / (out_channels / groups);
+            for (oy, ox) in (0..oh).flat_map(|oy| (0..ow).map(move |ox| (oy, ox))) {
+                let mut sum = 0i64;
+                for (c, ky, kx) in
+                    (0..per_group).flat_map(|c| (0..k).flat_map(move |ky| (0..k).map(move |kx| (c, ky, kx))))
+                {
+                    let (iy, ix) = ((oy + ky) as isize - 1, (ox + kx) as isize - 1);
+                    if iy < 0 || ix < 0 || iy >= size as isize || ix >= size as isize {
+                        continue;
+                    }
+                    let xv = x[((g * per_group + c) * size + iy as usize) * size + ix as usize] as i64;
+                    sum += xv * w[((o * per_group + c) * k + ky) * k + kx] as i64;
+                }
+                assert_eq!(ours[(o * oh + oy) * ow + ox], sum as f32, "{channels} channels, {groups} groups, {k}x{k}");
+            }
+        }
+    }
+}
+
+/// `ops::requantize` (one pass on flex) gives Burn's ops' answer: per-tensor, per-channel (dim 1)
+/// and per-column (last dim) scales, halves that round to even, and sums past either end of
+/// the output range (uint8 and int8).
+#[test]
+fn requantize_matches_burns_ops_on_ties_saturation_and_per_channel_scales() {
+    let device = Device::default();
+    let shape = [2, 3, 4, 5];
+    // Integer sums whose products with the scales below land on halves and far outside 0..=255.
+    let sums: Vec<f32> = (0..120).map(|i| ((i * 37) % 121) as f32 * if i % 3 == 0 { -9.0 } else { 5.0 }).collect();
+    let acc = Tensor::<4>::from_data(TensorData::new(sums, shape), &device);
+    let scales: [(&[f32], [usize; 4]); 3] =
+        [(&[0.5], [1, 1, 1, 1]), (&[0.5, 0.25, 1.5], [1, 3, 1, 1]), (&[0.1, 0.5, 2.5, 0.3, 0.7], [1, 1, 1, 5])];
+    for (values, scale_shape) in scales {
+        let scale = Tensor::<4>::from_data(TensorData::new(values.to_vec(), scale_shape), &device);
+        for (zero, range) in [(128.0, (0.0, 255.0)), (-3.0, (-128.0, 127.0))] {
+            let zero = Tensor::<4>::from_data(TensorData::new(vec![zero], [1, 1, 1, 1]), &device);
+            let ours = ops::requantize(acc.clone(), scale.clone(), zero.clone(), range);
+            let burn = acc.clone().mul(scale.clone()).round().add(zero).clamp(range.0, range.1).int();
+            assert_eq!(
+                ours.into_data().convert::<i64>(),
+                burn.into_data().convert::<i64>(),
+                "scale {scale_shape:?} range {range:?}"
+            );
+        }
+    }
+}

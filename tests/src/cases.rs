@@ -468,6 +468,7 @@ op_case!(neg_v13_int8_wraps, "models/neg_v13_int8_wraps/model.onnx", [0]);
 op_case!(non_zero_v13_float_int, "models/non_zero_v13_float_int/model.onnx", [0, 1]);
 op_case!(one_hot_v11_out_of_range, "models/one_hot_v11_out_of_range/model.onnx", [0]);
 op_case!(pad_v18_double_value, "models/pad_v18_double_value/model.onnx", [0]);
+op_case!(qlinear_conv_v10_static_quantized_cnn, "models/qlinear_conv_v10_static_quantized_cnn/model.onnx", [0]);
 op_case!(reduce_max_v20_empty_axis, "models/reduce_max_v20_empty_axis/model.onnx", [0, 1, 2]);
 op_case!(reduce_min_v20_empty_axis, "models/reduce_min_v20_empty_axis/model.onnx", [0, 1, 2]);
 op_case!(regex_full_match_v20_ascii_classes, "models/regex_full_match_v20_ascii_classes/model.onnx", [0]);

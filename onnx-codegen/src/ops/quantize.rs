@@ -93,6 +93,8 @@ enum Axis {
     Columns,
     /// Output channels of a convolution weight of this rank.
     Channels(usize),
+    /// Dim `dim` of a product's output of rank `rank` (its channels or columns).
+    Output { dim: usize, rank: usize },
 }
 
 /// A scale or zero point as a float tensor of IR type `float` broadcastable to its operand of
@@ -106,6 +108,10 @@ fn parameter(e: &mut Emitter, id: ValueId, rank: usize, axis: Axis, float: DType
         (true, Axis::Columns) => quote! { #v.unsqueeze_dim::<2>(0) },
         (true, Axis::Channels(r)) => {
             let (axes, r) = ((1..r).map(lit), lit(r));
+            quote! { #v.unsqueeze_dims::<#r>(&[#(#axes),*]) }
+        }
+        (true, Axis::Output { dim, rank }) => {
+            let (axes, r) = ((0..rank).filter(|&a| a != dim).map(lit), lit(rank));
             quote! { #v.unsqueeze_dims::<#r>(&[#(#axes),*]) }
         }
         _ => align_rank(v, 1, rank),
@@ -175,25 +181,22 @@ fn constant_difference(e: &Emitter, x: ValueId, zero: Option<ValueId>, axis: Axi
     TensorData::from_f64s(DType::F32, data.shape.clone(), &difference)
 }
 
-/// MatMulInteger / ConvInteger (exact int32 accumulation, computed in f32 for the small
-/// integer ranges quantized models use) and QLinearMatMul / QLinearConv (requantized).
+/// MatMulInteger / ConvInteger and QLinearMatMul / QLinearConv: `(a - a_zero) · (b - b_zero)`
+/// summed exactly (small integers in f32; in 32-bit integers through the u8 × s8 product on
+/// flex), the weight less its zero point made once at import. QLinear* then requantize as ONNX
+/// Runtime does: the sum plus the int32 bias, times `a_scale · b_scale / y_scale` (per output
+/// channel or column), rounded to even, plus y's zero point, saturated.
 pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig) -> Result<TokenStream> {
     let q = c.requantize.is_some();
-    // Input positions: (a, a_scale, a_zero, b, b_scale, b_zero).
-    let (a, b) =
-        if q { ((0, Some(1), Some(2)), (3, Some(4), Some(5))) } else { ((0, None, Some(2)), (1, None, Some(3))) };
+    // Input positions: (a, a_zero, b, b_zero); QLinear* have each scale before its zero point.
+    let (a, a_zero, b, b_zero) = if q { (0, 2, 3, 5) } else { (0, 2, 1, 3) };
     let rank = e.rank(node.outputs[0]).max(1);
-    let (a_axis, b_axis) = match &c.conv {
-        Some(_) => (Axis::Rows, Axis::Channels(rank)),
-        None => (Axis::Rows, Axis::Columns),
+    let (b_axis, out_axis) = match &c.conv {
+        Some(_) => (Axis::Channels(rank), Axis::Output { dim: 1, rank }),
+        None => (Axis::Columns, Axis::Output { dim: rank - 1, rank }),
     };
-    // QLinearMatMul / QLinearConv compute in their scales' float type; the integer ops in f32.
-    let float = match a.1 {
-        Some(s) => e.ty(e.input_id(&node.inputs, s)?).dtype,
-        None => DType::F32,
-    };
-    let lhs = dequantized(e, node, a.0, a.1, a.2, a_axis, float)?.value;
-    let rhs = dequantized(e, node, b.0, b.1, b.2, b_axis, float)?;
+    let lhs = dequantized(e, node, a, None, Some(a_zero), Axis::Rows, DType::F32)?.value;
+    let rhs = dequantized(e, node, b, None, Some(b_zero), b_axis, DType::F32)?;
     let mut acc = match &c.conv {
         Some((w, groups)) => {
             let n = w.kernel.len();
@@ -202,11 +205,8 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
             let (lhs, pads, rhs) = (&padded.input, &padded.pads, &rhs.value);
             let options =
                 quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, #pads, #dilations, #groups) };
-            padded.wrap(if n == 2 && q {
-                // The 2-D kernel of `burn_onnx::ops` (exact too: f32 sums of small integers).
-                quote! { burn_onnx::ops::conv2d(#lhs, #rhs, None, #options, burn_onnx::ops::ConvActivation::None) }
-            } else if n == 2 {
-                // ConvInteger: the integer product (exact in 32 bits on flex).
+            padded.wrap(if n == 2 {
+                // The integer product (exact in 32 bits on flex).
                 quote! { burn_onnx::ops::integer_conv2d(#lhs, #rhs, #options) }
             } else {
                 let func = quote::format_ident!("conv{n}d");
@@ -214,7 +214,7 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
             })
         }
         None => {
-            let (ra, rb) = (e.rank(e.input_id(&node.inputs, a.0)?), e.rank(e.input_id(&node.inputs, b.0)?));
+            let (ra, rb) = (e.rank(e.input_id(&node.inputs, a)?), e.rank(e.input_id(&node.inputs, b)?));
             let lhs = align_rank(lhs, ra, rank);
             if rhs.constant && rb == 2 {
                 // A constant weight: the integer product, the weight packed once (exact in 32
@@ -230,18 +230,24 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
     let Some(out_type) = c.requantize else {
         return Ok(quote! { #acc.round().int() });
     };
-    // QLinearConv's int32 bias is in units of x_scale * w_scale.
+    // QLinearConv's int32 bias, in units of x_scale * w_scale: added to the sum.
     if let (Some(_), Some(bias)) = (&c.conv, node.inputs.get(8).copied().flatten()) {
-        let bias = parameter(e, bias, rank, Axis::Channels(rank), float)?;
-        let x_scale = parameter(e, e.input_id(&node.inputs, 1)?, rank, Axis::Rows, float)?;
-        let w_scale = parameter(e, e.input_id(&node.inputs, 4)?, rank, Axis::Channels(rank), float)?;
-        acc = quote! { #acc.add(#bias.unsqueeze_dim::<#rank>(0).squeeze_dim::<#rank>(0).mul(#x_scale).mul(#w_scale)) };
+        let bias = parameter(e, bias, rank, out_axis, DType::F32)?;
+        acc = quote! { #acc.add(#bias) };
     }
-    let y_scale = parameter(e, e.input_id(&node.inputs, 6)?, rank, Axis::Rows, float)?;
-    let y_zero = parameter(e, e.input_id(&node.inputs, 7)?, rank, Axis::Rows, float)?;
+    // The combined scale in the scales' float type (as ONNX Runtime and the reference compute
+    // it), applied to the f32 sum.
+    let float = e.ty(e.input_id(&node.inputs, 1)?).dtype;
+    let param = |e: &mut Emitter, index: usize, axis: Axis, float: DType| -> Result<TokenStream> {
+        parameter(e, e.input_id(&node.inputs, index)?, rank, axis, float)
+    };
+    let (a_scale, b_scale) = (param(e, 1, Axis::Rows, float)?, param(e, 4, out_axis, float)?);
+    let y_scale = param(e, 6, Axis::Rows, float)?;
+    let scale = float_as(quote! { #a_scale.mul(#b_scale).div(#y_scale) }, float, DType::F32);
+    let y_zero = param(e, 7, Axis::Rows, DType::F32)?;
     let (lo, hi) = int_range(out_type).unwrap_or((0.0, 255.0));
     let (lo, hi) = (float_literal(lo), float_literal(hi));
-    Ok(quote! { #acc.div(#y_scale).round().add(#y_zero).clamp(#lo, #hi).int() })
+    Ok(quote! { burn_onnx::ops::requantize(#acc, #scale, #y_zero, (#lo, #hi)) })
 }
 
 /// DynamicQuantizeLinear: uint8 values with a scale and zero point from the data range.

@@ -361,16 +361,62 @@ pub(crate) fn integer_matmul_constant(a: Tensor<2>, b: &Tensor<2>) -> Option<Ten
     }
 }
 
-/// ConvInteger's 2-D convolution of integer-valued f32 tensors (the input and the weight less
-/// their zero points): exact in 32-bit integers through the u8 × s8 product on flex; the f32
-/// convolution elsewhere or for values outside that product's range.
+/// ConvInteger's and QLinearConv's 2-D convolution of integer-valued f32 tensors (8-bit inputs
+/// and weights less their zero points, so each product is at most 255² in magnitude): the f32
+/// convolution where every partial sum stays under 2^24 and is therefore exact (at most
+/// 258 terms per output: depthwise, pointwise and first layers, where it is
+/// also faster than reading bytes into packed rows); otherwise exact in 32-bit integers through
+/// the u8 × s8 product on flex, and the f32 convolution elsewhere or for values outside that
+/// product's range.
 pub fn integer_conv2d(x: Tensor<4>, weight: Tensor<4>, options: ConvOptions<2>) -> Tensor<4> {
     #[cfg(feature = "flex")]
-    if let Some(y) = flex::integer_conv2d(&x, &weight, &options) {
-        return y;
+    {
+        let [_, group_channels, kh, kw] = weight.dims();
+        if group_channels * kh * kw > F32_EXACT_TERMS {
+            if let Some(y) = flex::integer_conv2d(&x, &weight, &options) {
+                return y;
+            }
+        }
     }
     conv2d(x, weight, None, options, ConvActivation::None)
 }
+
+/// QLinear*'s requantization on flex (see `flex::requantize`): `scale` broadcasts along one
+/// dim of `acc` at most, `zero` is one value. `None` for other tensors or shapes.
+pub(crate) fn requantize<const D: usize>(
+    acc: &Tensor<D>,
+    scale: &Tensor<D>,
+    zero: &Tensor<D>,
+    range: (f32, f32),
+) -> Option<Tensor<D, burn::tensor::Int>> {
+    #[cfg(feature = "flex")]
+    {
+        let (dims, scale_dims) = (acc.dims(), scale.dims());
+        let mut wide = (0..D).filter(|&d| scale_dims[d] != 1);
+        let channel = wide.next().unwrap_or(0);
+        if wide.next().is_some() || scale_dims[channel] != 1 && scale_dims[channel] != dims[channel] {
+            return None;
+        }
+        let scales = scale.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?;
+        let zero = match zero.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?.as_slice() {
+            [z] => *z,
+            _ => return None,
+        };
+        let values = flex::requantize(acc, &scales, channel, zero, range)?;
+        let data = burn::tensor::TensorData::new(values, acc.shape());
+        Some(Tensor::from_data(data, &acc.device()))
+    }
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (acc, scale, zero, range);
+        None
+    }
+}
+
+/// How many products of 8-bit values less their zero points (each at most 255² in magnitude)
+/// an f32 sum holds exactly: every partial sum is an integer under 2^24.
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+pub(crate) const F32_EXACT_TERMS: usize = (1 << 24) / (255 * 255);
 
 /// The operands of [`attention`]: `q [b, h, q_len, d]`, `key_t [b, h, d, kv_len]` (K already
 /// transposed, as the fused pattern has it), `v [b, h, kv_len, dv]`, an additive `mask`.

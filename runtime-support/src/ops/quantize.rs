@@ -27,6 +27,22 @@ pub fn integer_matmul<const D: usize>(a: Tensor<D>, b: Tensor<2>) -> Tensor<D> {
     a.matmul(b.unsqueeze::<D>())
 }
 
+/// QLinearConv's and QLinearMatMul's requantization: the f32 integer sums `acc` times `scale`
+/// (one value, or one per output channel or column), rounded to even, plus `zero`, saturated to
+/// `range` (the output type's), as ONNX Runtime computes it. One vectorised pass on flex;
+/// Burn's ops elsewhere.
+pub fn requantize<const D: usize>(
+    acc: Tensor<D>,
+    scale: Tensor<D>,
+    zero: Tensor<D>,
+    range: (f32, f32),
+) -> Tensor<D, Int> {
+    if let Some(y) = crate::kernels::requantize(&acc, &scale, &zero, range) {
+        return y;
+    }
+    acc.mul(scale).round().add(zero).clamp(range.0, range.1).int()
+}
+
 /// DynamicQuantizeLinear: `x` as uint8 values (`Int`), with the scale and zero point made from
 /// its range as ONNX Runtime makes them (the range widened to hold 0, over 255; 1 for an
 /// empty range; the zero point `-min / scale` rounded to even, the values `round(x / scale) +

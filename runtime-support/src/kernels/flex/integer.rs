@@ -158,6 +158,48 @@ impl QuantizedState {
     }
 }
 
+/// QLinear*'s requantization of the f32 sums in `acc` (a flex tensor): each times its scale
+/// (`scales` has one value, or one per index of dim `channel`), clamped to `lo - zero ..= hi -
+/// zero` (the same integers as clamping after the rounding, since both bounds are integers),
+/// rounded to even and offset by `zero`, as ONNX Runtime's requantization computes it: one pass,
+/// vectorised, where Burn's ops made five.
+pub fn requantize<const D: usize>(
+    acc: &Tensor<D>,
+    scales: &[f32],
+    channel: usize,
+    zero: f32,
+    (lo, hi): (f32, f32),
+) -> Option<Vec<i32>> {
+    const EXACT: f32 = (1 << 24) as f32;
+    if !(-EXACT..=EXACT).contains(&lo) || !(-EXACT..=EXACT).contains(&hi) || !(-EXACT..=EXACT).contains(&zero) {
+        return None;
+    }
+    let dims = acc.dims();
+    let inner: usize = dims.get(channel + 1..)?.iter().product();
+    if scales.len() != 1 && dims[channel] != scales.len() {
+        return None;
+    }
+    let t = take(acc.clone()).ok()?;
+    let sums = t.as_slice::<f32>()?;
+    let mut out = vec![0i32; sums.len()];
+    let (low, high) = (lo - zero, hi - zero);
+    super::vectorised(
+        #[inline(always)]
+        || {
+            for (c, (sums, out)) in sums.chunks(inner.max(1)).zip(out.chunks_mut(inner.max(1))).enumerate() {
+                let scale = scales[c % scales.len()];
+                for (o, &s) in out.iter_mut().zip(sums) {
+                    // `max` then `min` (NaN gives `low`): always a finite value in range.
+                    let v = (s * scale).max(low).min(high).round_ties_even() + zero;
+                    // SAFETY: `v` is an integer within `lo..=hi`, which lie in ±2^24 (checked above).
+                    *o = unsafe { v.to_int_unchecked::<i32>() };
+                }
+            }
+        },
+    );
+    Some(out)
+}
+
 /// ConvInteger's 2-D convolution: `x` (`[n, c, h, w]`, the input less its zero point) with `w`
 /// (`[o, c / groups, kh, kw]`, the weight less its zero point), exact in 32 bits, as f32. Per
 /// image and group one integer product: the weight's rows on the left, the input's im2col

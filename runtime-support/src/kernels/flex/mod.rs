@@ -384,7 +384,9 @@ pub use conv::conv2d;
 mod integer;
 use conv::finish_outputs;
 use integer::QuantizedState;
-pub use integer::{integer_conv2d, integer_matmul, integer_matmul_constant, integer_matmul_constant_transposed};
+pub use integer::{
+    integer_conv2d, integer_matmul, integer_matmul_constant, integer_matmul_constant_transposed, requantize,
+};
 
 /// A copy of the elements of an f32 flex tensor (views included), row-major.
 pub(super) fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {
