@@ -447,9 +447,24 @@ pub(crate) fn attention(operands: AttentionOperands, scale: f32) -> Result<Tenso
 pub(crate) fn quantize_u8_bytes(values: &[f32], out: &mut [u8]) -> (f32, f32) {
     let (low, high) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
     let (scale, zero) = u8_quantization(low, high);
-    for (o, &v) in out.iter_mut().zip(values) {
-        *o = ((v / scale).round_ties_even() + zero).clamp(0.0, 255.0) as u8;
+    // `max` then `min` where `clamp` kept a NaN (then cast to 0): the same bytes, and a loop the
+    // compiler vectorises (rounding in `vroundps` where AVX2 is there, not a `rintf` call per
+    // value: a fifth of ddddocr's quantized model).
+    #[inline(always)]
+    fn quantize(values: &[f32], out: &mut [u8], scale: f32, zero: f32) {
+        for (o, &v) in out.iter_mut().zip(values) {
+            let q = ((v / scale).round_ties_even() + zero).max(0.0).min(255.0);
+            // SAFETY: `q` is an integer in 0..=255 (a NaN became 0 above).
+            *o = unsafe { q.to_int_unchecked::<u8>() };
+        }
     }
+    #[cfg(feature = "flex")]
+    flex::vectorised(
+        #[inline(always)]
+        || quantize(values, out, scale, zero),
+    );
+    #[cfg(not(feature = "flex"))]
+    quantize(values, out, scale, zero);
     (scale, zero)
 }
 

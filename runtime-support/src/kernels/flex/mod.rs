@@ -43,7 +43,7 @@ fn from_vec<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> Tensor<D> {
 /// closure left out of line is compiled on its own, without the features (and `mul_add`
 /// becomes a call to a software `fmaf`).
 #[inline(always)]
-fn vectorised<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn vectorised<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     if crate::kernels::gemm::available() {
         /// # Safety
