@@ -566,3 +566,20 @@ fn requantize_matches_burns_ops_on_ties_saturation_and_per_channel_scales() {
         }
     }
 }
+
+/// `ops::minus_zero_point` (one pass on flex for a single zero point) gives Burn's conversion and
+/// subtraction, for a row-major tensor, a transposed view, and a zero point per row.
+#[test]
+fn minus_zero_point_matches_burns_ops() {
+    let device = Device::default();
+    let x = Tensor::<2, burn::tensor::Int>::from_data(
+        TensorData::new((0..12).map(|i| i * 23 % 256).collect::<Vec<i32>>(), [3, 4]),
+        &device,
+    );
+    let single = Tensor::<2>::from_data(TensorData::new(vec![128.0f32], [1, 1]), &device);
+    let per_row = Tensor::<2>::from_data(TensorData::new(vec![1.0f32, 100.0, 255.0], [3, 1]), &device);
+    for (x, zero) in [(x.clone(), single.clone()), (x.clone().transpose(), single), (x.clone(), per_row)] {
+        let ours = ops::minus_zero_point(x.clone(), zero.clone());
+        assert_eq!(ours.into_data(), x.float().sub(zero).into_data());
+    }
+}

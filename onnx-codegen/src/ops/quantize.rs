@@ -146,11 +146,20 @@ fn dequantized(
     }
     let rank = e.rank(id).max(1);
     let from = e.ty(id).dtype;
-    let mut v = float_as(e.use_value(id)?, from, float);
-    if let Some(z) = zero_id {
-        let z = parameter(e, z, rank, axis, float)?;
-        v = quote! { #v.sub(#z) };
-    }
+    let x = e.use_value(id)?;
+    let mut v = match zero_id {
+        // Int values less their zero point in one pass (the f32 operands of the products).
+        Some(z) if from.kind() == Kind::Int && float == DType::F32 => {
+            let z = parameter(e, z, rank, axis, float)?;
+            quote! { burn_onnx::ops::minus_zero_point(#x, #z) }
+        }
+        Some(z) => {
+            let z = parameter(e, z, rank, axis, float)?;
+            let x = float_as(x, from, float);
+            quote! { #x.sub(#z) }
+        }
+        None => float_as(x, from, float),
+    };
     if let Some(s) = scale {
         let s = parameter(e, e.input_id(&node.inputs, s)?, rank, axis, float)?;
         v = quote! { #v.mul(#s) };
@@ -227,8 +236,10 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
             }
         }
     };
+    // f32 sums of integer products are integers whatever their rounding (past 2^24 every f32
+    // is one), so the int32 result needs no rounding.
     let Some(out_type) = c.requantize else {
-        return Ok(quote! { #acc.round().int() });
+        return Ok(quote! { #acc.int() });
     };
     // QLinearConv's int32 bias, in units of x_scale * w_scale: added to the sum.
     if let (Some(_), Some(bias)) = (&c.conv, node.inputs.get(8).copied().flatten()) {

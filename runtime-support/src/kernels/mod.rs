@@ -381,6 +381,24 @@ pub fn integer_conv2d(x: Tensor<4>, weight: Tensor<4>, options: ConvOptions<2>) 
     conv2d(x, weight, None, options, ConvActivation::None)
 }
 
+/// `x - zero` as f32 for an int flex tensor and a single zero point (see `flex::int_minus`);
+/// `None` otherwise.
+pub(crate) fn int_minus<const D: usize>(x: &Tensor<D, burn::tensor::Int>, zero: &Tensor<D>) -> Option<Tensor<D>> {
+    #[cfg(feature = "flex")]
+    {
+        if zero.shape().num_elements() != 1 {
+            return None;
+        }
+        let zero = zero.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?;
+        flex::int_minus(x, zero[0])
+    }
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (x, zero);
+        None
+    }
+}
+
 /// QLinear*'s requantization on flex (see `flex::requantize`): `scale` broadcasts along one
 /// dim of `acc` at most, `zero` is one value. `None` for other tensors or shapes.
 pub(crate) fn requantize<const D: usize>(

@@ -27,6 +27,15 @@ pub fn integer_matmul<const D: usize>(a: Tensor<D>, b: Tensor<2>) -> Tensor<D> {
     a.matmul(b.unsqueeze::<D>())
 }
 
+/// A quantized product's operand: the int values `x` less their zero point, as f32 (one pass on
+/// flex for a single zero point; Burn's conversion and subtraction otherwise).
+pub fn minus_zero_point<const D: usize>(x: Tensor<D, Int>, zero: Tensor<D>) -> Tensor<D> {
+    if let Some(y) = crate::kernels::int_minus(&x, &zero) {
+        return y;
+    }
+    x.float().sub(zero)
+}
+
 /// QLinearConv's and QLinearMatMul's requantization: the f32 integer sums `acc` times `scale`
 /// (one value, or one per output channel or column), rounded to even, plus `zero`, saturated to
 /// `range` (the output type's), as ONNX Runtime computes it. One vectorised pass on flex;

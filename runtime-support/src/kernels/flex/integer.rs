@@ -6,8 +6,9 @@
 use super::{from_vec, take, values};
 use crate::kernels::igemm::{gemm, integer_range, signed_offset, PackedB, RowsOfA};
 use crate::kernels::Window;
+use burn::backend::{BackendTensor, DispatchTensor, DispatchTensorKind};
 use burn::tensor::ops::ConvOptions;
-use burn::tensor::{Bytes, Tensor};
+use burn::tensor::{Bytes, DType, Int, Tensor};
 use std::sync::{Arc, Mutex, Weak};
 
 /// `a · b` through the exact u8 × s8 product, as f32 (`None` when the values do not fit it or
@@ -156,6 +157,24 @@ impl QuantizedState {
         gemm(&rows, &self.r, &mut sums);
         (sums, r_scales.iter().map(|&s| h_scale * s).collect())
     }
+}
+
+/// An i32 or i64 flex tensor of quantized values less one zero point, as f32 (`v as f32 - zero`,
+/// what Burn's conversion then subtraction compute): one pass where those ops made two. `None`
+/// for other tensors (a strided view included).
+pub fn int_minus<const D: usize>(x: &Tensor<D, Int>, zero: f32) -> Option<Tensor<D>> {
+    if !super::ENABLED.load(core::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    let DispatchTensor { kind: DispatchTensorKind::Flex(BackendTensor::Int(t)), .. } = x.clone().into_dispatch() else {
+        return None;
+    };
+    let values: Vec<f32> = match t.dtype() {
+        DType::I32 => t.as_slice::<i32>()?.iter().map(|&v| v as f32 - zero).collect(),
+        DType::I64 => t.as_slice::<i64>()?.iter().map(|&v| v as f32 - zero).collect(),
+        _ => return None,
+    };
+    Some(from_vec(values, x.dims()))
 }
 
 /// QLinear*'s requantization of the f32 sums in `acc` (a flex tensor): each times its scale

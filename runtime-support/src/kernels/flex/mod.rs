@@ -385,7 +385,7 @@ mod integer;
 use conv::finish_outputs;
 use integer::QuantizedState;
 pub use integer::{
-    integer_conv2d, integer_matmul, integer_matmul_constant, integer_matmul_constant_transposed, requantize,
+    int_minus, integer_conv2d, integer_matmul, integer_matmul_constant, integer_matmul_constant_transposed, requantize,
 };
 
 /// A copy of the elements of an f32 flex tensor (views included), row-major.
