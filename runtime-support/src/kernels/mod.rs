@@ -469,6 +469,7 @@ pub(crate) fn quantize_u8_bytes(values: &[f32], out: &mut [u8]) -> (f32, f32) {
     // compiler vectorises (rounding in `vroundps` where AVX2 is there, not a `rintf` call per
     // value: a fifth of ddddocr's quantized model).
     #[inline(always)]
+    #[allow(clippy::manual_clamp)] // `clamp` keeps a NaN, which `to_int_unchecked` must not see
     fn quantize(values: &[f32], out: &mut [u8], scale: f32, zero: f32) {
         for (o, &v) in out.iter_mut().zip(values) {
             let q = ((v / scale).round_ties_even() + zero).max(0.0).min(255.0);
