@@ -43,37 +43,54 @@ impl PackedB {
     /// Packs `value(p, j)` (row `p` of `k`, column `j` of `n`) when every value is an integer
     /// in -255..=255, their range spans at most 255 (then one offset brings it into i8) and
     /// `k` is at most [`MAX_DEPTH`]; `None` otherwise.
-    pub(crate) fn pack(k: usize, n: usize, value: impl Fn(usize, usize) -> f32) -> Option<Self> {
+    pub(crate) fn pack(k: usize, n: usize, value: impl Fn(usize, usize) -> f32 + Sync) -> Option<Self> {
         if k > MAX_DEPTH {
             return None;
         }
         let (low, high) = integer_range((0..k).flat_map(|p| (0..n).map(move |j| (p, j))).map(|(p, j)| value(p, j)))?;
         let offset = signed_offset(low, high);
-        Self::from_rows(k, n, offset, |p, row| {
-            for (j, packed) in row.iter_mut().enumerate() {
-                *packed = (value(p, j) as i32 - offset) as i8;
+        Self::from_rows(k, n, offset, |p, first, segment| {
+            for (j, packed) in segment.iter_mut().enumerate() {
+                *packed = (value(p, first + j) as i32 - offset) as i8;
             }
         })
     }
 
-    /// Packs `k` rows of `n` bytes, row `p` written by `fill(p, row)`, each byte standing for
-    /// `byte + offset`, with `offset` in -255..=255; `None` for `k` over [`MAX_DEPTH`].
-    pub(crate) fn from_rows(k: usize, n: usize, offset: i32, mut fill: impl FnMut(usize, &mut [i8])) -> Option<Self> {
+    /// Packs `k` rows of `n` bytes, each byte standing for `byte + offset`, with `offset` in
+    /// -255..=255; `fill(p, first, segment)` writes columns `first..first + segment.len()` of
+    /// row `p`. Blocks of whole panels are packed side by side on the pool when there is enough
+    /// work (an im2col of a large convolution was a serial stretch of every forward). `None`
+    /// for `k` over [`MAX_DEPTH`].
+    pub(crate) fn from_rows(
+        k: usize,
+        n: usize,
+        offset: i32,
+        fill: impl Fn(usize, usize, &mut [i8]) + Sync,
+    ) -> Option<Self> {
+        use rayon::prelude::*;
         if k > MAX_DEPTH || offset.abs() > LIMIT as i32 {
             return None;
         }
         let quads = k.div_ceil(QUAD);
         let mut data = vec![0i8; n.div_ceil(PANEL) * quads * PANEL_QUAD];
         let mut column_sums = vec![0i32; n];
-        let mut row = vec![0i8; n];
-        for p in 0..k {
-            fill(p, &mut row);
-            let (quad, lane) = (p / QUAD, p % QUAD);
-            for (j, &packed) in row.iter().enumerate() {
-                data[((j / PANEL) * quads + quad) * PANEL_QUAD + (j % PANEL) * QUAD + lane] = packed;
-                column_sums[j] += packed as i32;
+        let per_job = crate::parallel::job_len(n.div_ceil(PANEL), k * PANEL, crate::parallel::PARALLEL_MIN_ELEMENTS);
+        let pack_block = |(block, (data, sums)): (usize, (&mut [i8], &mut [i32]))| {
+            let mut row = vec![0i8; sums.len()];
+            for p in 0..k {
+                fill(p, block * per_job * PANEL, &mut row);
+                let (quad, lane) = (p / QUAD, p % QUAD);
+                for (j, &packed) in row.iter().enumerate() {
+                    data[((j / PANEL) * quads + quad) * PANEL_QUAD + (j % PANEL) * QUAD + lane] = packed;
+                    sums[j] += packed as i32;
+                }
             }
-        }
+        };
+        // (`max(1)`: a depth of 0 packs nothing, and chunks must not be empty.)
+        data.par_chunks_mut((per_job * quads * PANEL_QUAD).max(1))
+            .zip(column_sums.par_chunks_mut(per_job * PANEL))
+            .enumerate()
+            .for_each(pack_block);
         Some(PackedB { k, n, quads, data, column_sums, offset })
     }
 

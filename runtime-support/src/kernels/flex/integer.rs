@@ -248,10 +248,10 @@ pub fn integer_conv2d(x: &Tensor<4>, w: &Tensor<4>, options: &ConvOptions<2>) ->
     for image in 0..batch {
         for (g, weights) in weights.iter().enumerate() {
             let first_plane = image * channels + g * group_channels;
-            let columns = PackedB::from_rows(depth, pixels, offset, |p, row| {
+            let columns = PackedB::from_rows(depth, pixels, offset, |p, first, segment| {
                 let (c, ky, kx) = (p / (kh * kw), p / kw % kh, p % kw);
                 let plane = &x[(first_plane + c) * height * width..][..height * width];
-                im2col_row(plane, (height, width), (ky, kx), &window, offset, (oh, ow), row);
+                im2col_segment(plane, (height, width), (ky, kx), &window, offset, (ow, first), segment);
             })?;
             gemm(weights, &columns, &mut sums);
             let planes = &mut out[(image * out_channels + g * per_group) * pixels..][..per_group * pixels];
@@ -263,32 +263,41 @@ pub fn integer_conv2d(x: &Tensor<4>, w: &Tensor<4>, options: &ConvOptions<2>) ->
     Some(from_vec(out, [batch, out_channels, oh, ow]))
 }
 
-/// One row of the im2col matrix: kernel tap `(ky, kx)` of `plane` under every output position,
-/// as bytes less `offset` (padding reads 0).
-fn im2col_row(
+/// Columns `first..first + out.len()` of one row of the im2col matrix: kernel tap `(ky, kx)` of
+/// `plane` under those output positions (`ow` per output row), as bytes less `offset`
+/// (padding reads 0).
+fn im2col_segment(
     plane: &[f32],
     (height, width): (usize, usize),
     (ky, kx): (usize, usize),
     window: &Window,
     offset: i32,
-    (oh, ow): (usize, usize),
-    row: &mut [i8],
+    (ow, first): (usize, usize),
+    out: &mut [i8],
 ) {
     let padding = (-offset) as i8;
     let ([sy, sx], [dy, dx]) = (window.strides, window.dilations);
     let ((top, _), (left, _)) = (window.pads[0], window.pads[1]);
-    for (oy, out) in row.chunks_exact_mut(ow).take(oh).enumerate() {
-        let Some(iy) = (oy * sy + ky * dy).checked_sub(top).filter(|&iy| iy < height) else {
-            out.fill(padding);
-            continue;
-        };
-        let source = &plane[iy * width..][..width];
-        for (ox, byte) in out.iter_mut().enumerate() {
-            *byte = match (ox * sx + kx * dx).checked_sub(left).filter(|&ix| ix < width) {
-                Some(ix) => (source[ix] as i32 - offset) as i8,
-                None => padding,
-            };
+    let (mut position, mut out) = (first, out);
+    while !out.is_empty() {
+        // The part of output row `oy` in the segment, from column `ox0`.
+        let (oy, ox0) = (position / ow, position % ow);
+        let len = (ow - ox0).min(out.len());
+        let (part, rest) = std::mem::take(&mut out).split_at_mut(len);
+        match (oy * sy + ky * dy).checked_sub(top).filter(|&iy| iy < height) {
+            None => part.fill(padding),
+            Some(iy) => {
+                let source = &plane[iy * width..][..width];
+                for (ox, byte) in (ox0..).zip(part.iter_mut()) {
+                    *byte = match (ox * sx + kx * dx).checked_sub(left).filter(|&ix| ix < width) {
+                        Some(ix) => (source[ix] as i32 - offset) as i8,
+                        None => padding,
+                    };
+                }
+            }
         }
+        position += part.len();
+        out = rest;
     }
 }
 
@@ -308,12 +317,14 @@ mod tests {
     }
 
     /// The integer convolution gives Burn's f32 convolution's values (exact there: the sums
-    /// stay under 2^24) for strides, dilations, asymmetric pads, groups and zero-point-like
-    /// ranges on either side of 0.
+    /// stay under 2^24) for strides, dilations, asymmetric pads, groups, an im2col packed in
+    /// several blocks, and zero-point-like ranges on either side of 0.
     #[test]
     fn integer_convolution_matches_the_float_one() {
-        let cases: [([usize; 4], [usize; 4], ConvOptions<2>); 4] = [
+        let cases: [([usize; 4], [usize; 4], ConvOptions<2>); 5] = [
             ([1, 3, 9, 11], [8, 3, 3, 3], ConvOptions::new_with_padding([1, 1], [(1, 1), (1, 1)], [1, 1], 1)),
+            // 3,720 output positions: the im2col is packed in two blocks, split inside a row.
+            ([1, 3, 62, 60], [4, 3, 3, 3], ConvOptions::new_with_padding([1, 1], [(1, 1), (1, 1)], [1, 1], 1)),
             ([2, 4, 10, 7], [6, 2, 3, 2], ConvOptions::new_with_padding([2, 1], [(0, 2), (1, 0)], [1, 2], 2)),
             ([1, 5, 6, 6], [17, 5, 1, 1], ConvOptions::new_with_padding([1, 1], [(0, 0), (0, 0)], [1, 1], 1)),
             ([1, 4, 8, 8], [4, 1, 3, 3], ConvOptions::new_with_padding([2, 2], [(1, 1), (1, 1)], [1, 1], 4)),
