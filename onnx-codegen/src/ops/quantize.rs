@@ -91,10 +91,9 @@ enum Axis {
     Rows,
     /// Columns of a matrix: `[N]` to `[1, N]`.
     Columns,
-    /// Output channels of a convolution weight of this rank.
-    Channels(usize),
-    /// Dim `dim` of a product's output of rank `rank` (its channels or columns).
-    Output { dim: usize, rank: usize },
+    /// Dim `dim` of an operand of rank `rank`: a convolution weight's output channels (dim 0),
+    /// a product's output channels or columns.
+    Dim { dim: usize, rank: usize },
 }
 
 /// A scale or zero point as a float tensor of IR type `float` broadcastable to its operand of
@@ -106,11 +105,7 @@ fn parameter(e: &mut Emitter, id: ValueId, rank: usize, axis: Axis, float: DType
     Ok(match (vector, axis) {
         (true, Axis::Rows) => quote! { #v.unsqueeze_dim::<2>(1) },
         (true, Axis::Columns) => quote! { #v.unsqueeze_dim::<2>(0) },
-        (true, Axis::Channels(r)) => {
-            let (axes, r) = ((1..r).map(lit), lit(r));
-            quote! { #v.unsqueeze_dims::<#r>(&[#(#axes),*]) }
-        }
-        (true, Axis::Output { dim, rank }) => {
+        (true, Axis::Dim { dim, rank }) => {
             let (axes, r) = ((0..rank).filter(|&a| a != dim).map(lit), lit(rank));
             quote! { #v.unsqueeze_dims::<#r>(&[#(#axes),*]) }
         }
@@ -170,7 +165,7 @@ fn dequantized(
 /// `x - zero` made at import when both are constants (a quantized weight and its zero point),
 /// as f32: exact for the 8-bit integers these ops take. Computing it in every forward cost
 /// ddddocr's quantized model 40 ms of its 70 (an 8.4 M-element weight converted each time).
-/// `zero` is one value or one per column (`Axis::Columns`) or output channel (`Channels`).
+/// `zero` is one value or one per column (`Axis::Columns`) or output channel (dim 0).
 fn constant_difference(e: &Emitter, x: ValueId, zero: Option<ValueId>, axis: Axis) -> Option<TensorData> {
     let data = e.constant(x)?;
     let values = data.to_f64s()?;
@@ -183,7 +178,7 @@ fn constant_difference(e: &Emitter, x: ValueId, zero: Option<ValueId>, axis: Axi
     let run = match (zeros.len(), axis) {
         (1, _) => 1,
         (n, Axis::Columns) if data.shape.len() == 2 && data.shape[1] == n => 1,
-        (n, Axis::Channels(_)) if n > 0 && data.shape.first() == Some(&n) => (values.len() / n).max(1),
+        (n, Axis::Dim { dim: 0, .. }) if n > 0 && data.shape.first() == Some(&n) => (values.len() / n).max(1),
         _ => return None,
     };
     let difference: Vec<f64> = values.iter().enumerate().map(|(i, &v)| v - zeros[(i / run) % zeros.len()]).collect();
@@ -201,8 +196,8 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
     let (a, a_zero, b, b_zero) = if q { (0, 2, 3, 5) } else { (0, 2, 1, 3) };
     let rank = e.rank(node.outputs[0]).max(1);
     let (b_axis, out_axis) = match &c.conv {
-        Some(_) => (Axis::Channels(rank), Axis::Output { dim: 1, rank }),
-        None => (Axis::Columns, Axis::Output { dim: rank - 1, rank }),
+        Some(_) => (Axis::Dim { dim: 0, rank }, Axis::Dim { dim: 1, rank }),
+        None => (Axis::Columns, Axis::Dim { dim: rank - 1, rank }),
     };
     let lhs = dequantized(e, node, a, None, Some(a_zero), Axis::Rows, DType::F32)?.value;
     let rhs = dequantized(e, node, b, None, Some(b_zero), b_axis, DType::F32)?;
