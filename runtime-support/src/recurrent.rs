@@ -96,10 +96,6 @@ pub struct RecurrentOptions {
     pub clip: Option<f64>,
     /// Inputs and outputs batch-major (`layout = 1`).
     pub batch_first: bool,
-    /// com.microsoft's DynamicQuantizeLSTM ([`recurrent_quantized`]): `x` (all steps at once)
-    /// and each step's `h` are quantized to uint8 from their range before they meet the
-    /// integer weights, as ONNX Runtime's integer products see them.
-    pub quantize_inputs: bool,
 }
 
 /// `x` through ONNX Runtime's dynamic uint8 quantization, as integers less the zero point
@@ -200,6 +196,18 @@ fn run(
         initial_c: &initial_c,
         peepholes: &peepholes,
     };
+    let (y, y_h, y_c) = quantized_kernel(&inputs, options).unwrap_or_else(|| each_direction(&inputs, options));
+    if options.batch_first {
+        (y.permute([2, 0, 1, 3]), y_h.swap_dims(0, 1), y_c.swap_dims(0, 1))
+    } else {
+        (y, y_h, y_c)
+    }
+}
+
+/// Every direction of the recurrence, one after the other or side by side: `(Y [seq, dirs,
+/// batch, hidden], Y_h, Y_c)`.
+fn each_direction(inputs: &Inputs, options: &RecurrentOptions) -> (Tensor<4>, Tensor<3>, Tensor<3>) {
+    let x = inputs.x;
     // The two directions of a bidirectional layer are independent recurrences: on two threads
     // they run side by side (each step is too small to split).
     let per_direction: Vec<(Tensor<3>, Tensor<2>, Tensor<2>)> = match options.directions[..] {
@@ -209,8 +217,8 @@ fn run(
             let per_step = batch * options.cell.gates() * options.hidden * (input + options.hidden);
             let (first, second) = crate::parallel::join(
                 steps.saturating_mul(per_step),
-                || direction(&inputs, options, 0, first_reversed),
-                || direction(&inputs, options, 1, second_reversed),
+                || direction(inputs, options, 0, first_reversed),
+                || direction(inputs, options, 1, second_reversed),
             );
             vec![first, second]
         }
@@ -218,7 +226,7 @@ fn run(
             .directions
             .iter()
             .enumerate()
-            .map(|(d, &reversed)| direction(&inputs, options, d, reversed))
+            .map(|(d, &reversed)| direction(inputs, options, d, reversed))
             .collect(),
     };
     let (mut ys, mut hs, mut cs) = (vec![], vec![], vec![]);
@@ -227,13 +235,24 @@ fn run(
         hs.push(h);
         cs.push(c);
     }
-    let y = Tensor::stack::<4>(ys, 1);
-    let (y_h, y_c) = (Tensor::stack::<3>(hs, 0), Tensor::stack::<3>(cs, 0));
-    if options.batch_first {
-        (y.permute([2, 0, 1, 3]), y_h.swap_dims(0, 1), y_c.swap_dims(0, 1))
-    } else {
-        (y, y_h, y_c)
-    }
+    (Tensor::stack::<4>(ys, 1), Tensor::stack::<3>(hs, 0), Tensor::stack::<3>(cs, 0))
+}
+
+/// DynamicQuantizeLSTM with ONNX's default activations and no clip, peepholes or sequence
+/// lengths, every direction in one kernel (`None` where there is none for these tensors).
+fn quantized_kernel(inputs: &Inputs, options: &RecurrentOptions) -> Option<(Tensor<4>, Tensor<3>, Tensor<3>)> {
+    let Inputs { x, w, r, b, lengths, initial_h, initial_c, peepholes, scales } = *inputs;
+    let defaults = [Activation::Sigmoid, Activation::Tanh, Activation::Tanh];
+    let plain = options.cell == (Cell::Lstm { input_forget: false })
+        && options.activations.chunks(3).all(|act| act == defaults)
+        && options.clip.is_none()
+        && peepholes.is_none()
+        && lengths.is_none();
+    let (w_scales, r_scales) = scales.filter(|_| plain)?;
+    let time_major = |s: &Option<Tensor<3>>| s.clone().map(|s| if options.batch_first { s.swap_dims(0, 1) } else { s });
+    let (h0, c0) = (time_major(initial_h), time_major(initial_c));
+    let state = (h0.as_ref(), c0.as_ref());
+    crate::kernels::quantized_lstm(x, ((w, r), (w_scales, r_scales), b.as_ref(), state), &options.directions)
 }
 
 /// One direction of the recurrence: `Y [seq, batch, hidden]` and the last `h`, `c`.
@@ -325,7 +344,8 @@ fn direction(
     // product is one integer matrix product for the whole batch, and its sums are in ONNX
     // Runtime's order: it always runs.
     let default_lstm = options.cell == (Cell::Lstm { input_forget: false })
-        && (hidden <= 128 || batch == 1 || state_scales.is_some())
+        && state_scales.is_none()
+        && (hidden <= 128 || batch == 1)
         && act == [Activation::Sigmoid, Activation::Tanh, Activation::Tanh]
         && options.clip.is_none()
         && peepholes.is_none()
@@ -334,8 +354,7 @@ fn direction(
         // An LSTM: the state product covers every gate, so `step_bias` is all of Rb (and Wb
         // when quantized), and `state_scales` R's every column.
         let state = (&h, &c);
-        let scales = state_scales.as_ref();
-        if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &step_bias, state, reverse, scales) {
+        if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &step_bias, state, reverse) {
             return done;
         }
     }
@@ -441,7 +460,6 @@ mod tests {
             activations: activations.to_vec(),
             clip,
             batch_first: false,
-            quantize_inputs: false,
         }
     }
 

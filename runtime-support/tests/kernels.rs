@@ -255,39 +255,54 @@ fn conv2d_with_taps_entirely_in_the_padding_matches_burn() {
 fn the_lstm_fast_path_matches_the_general_recurrence() {
     // States shorter than a vector, with a tail, and a whole number of vectors.
     for hidden in [4, 21, 64] {
-        for quantize_inputs in [false, true] {
-            lstm_fast_path_matches_the_general_recurrence(hidden, quantize_inputs);
+        for quantized in [false, true] {
+            for batch_first in [false, true] {
+                lstm_fast_path_matches_the_general_recurrence(hidden, quantized, batch_first);
+            }
         }
     }
 }
 
-/// `quantize_inputs`: DynamicQuantizeLSTM's uint8 round trip of the input and of the state
-/// each step multiplies.
-fn lstm_fast_path_matches_the_general_recurrence(hidden: usize, quantize_inputs: bool) {
+/// `quantized`: DynamicQuantizeLSTM (`recurrent_quantized`: integer weights with column
+/// scales, the input and each step's state quantized to uint8), whose kernel runs every
+/// direction at once.
+fn lstm_fast_path_matches_the_general_recurrence(hidden: usize, quantized: bool, batch_first: bool) {
     use ops::{Activation, Cell, RecurrentOptions};
     let (steps, batch, input) = (5, 2, 3);
-    let x = tensor([steps, batch, input], 900, 1.0);
-    let w = tensor([2, 4 * hidden, input], 901, 0.5);
-    let r = tensor([2, 4 * hidden, hidden], 902, 0.5);
+    let time_major = |t: Tensor<3>| if batch_first { t.swap_dims(0, 1) } else { t };
+    let x = time_major(tensor([steps, batch, input], 900, 1.0));
+    let (h0, c0) = (tensor([2, batch, hidden], 904, 0.5), tensor([2, batch, hidden], 905, 0.5));
+    let (h0, c0) = (time_major(h0), time_major(c0));
     let b = tensor([2, 8 * hidden], 903, 0.5);
-    let h0 = tensor([2, batch, hidden], 904, 0.5);
-    let c0 = tensor([2, batch, hidden], 905, 0.5);
+    // Quantized weights are integers less a zero point, each column with a scale.
+    let weights = |shape: [usize; 3], seed| match quantized {
+        true => tensor(shape, seed, 127.0).round(),
+        false => tensor(shape, seed, 0.5),
+    };
+    let (w, r) = (weights([2, 4 * hidden, input], 901), weights([2, 4 * hidden, hidden], 902));
+    let scales = |seed| tensor([2, 4 * hidden], seed, 0.004).abs().add_scalar(0.001);
+    let (w_scales, r_scales) = (scales(906), scales(907));
     let options = |clip| RecurrentOptions {
         cell: Cell::Lstm { input_forget: false },
         hidden,
         directions: vec![false, true],
         activations: [Activation::Sigmoid, Activation::Tanh, Activation::Tanh].repeat(2),
         clip,
-        batch_first: false,
-        quantize_inputs,
+        batch_first,
     };
     let run = |clip| {
-        let (w, r, b, h0, c0) = (w.clone(), r.clone(), b.clone(), h0.clone(), c0.clone());
-        ops::recurrent(x.clone(), w, r, Some(b), None, Some(h0), Some(c0), None, &options(clip))
+        let (w, r, b, h0, c0) = (w.clone(), r.clone(), Some(b.clone()), Some(h0.clone()), Some(c0.clone()));
+        match quantized {
+            true => {
+                let scales = (w_scales.clone(), r_scales.clone());
+                ops::recurrent_quantized(x.clone(), w, r, scales, b, None, h0, c0, None, &options(clip))
+            }
+            false => ops::recurrent(x.clone(), w, r, b, None, h0, c0, None, &options(clip)),
+        }
     };
     // A clip no value reaches takes the general path.
     let ((y, h, c), (y_ref, h_ref, c_ref)) = (run(None), run(Some(1e30)));
-    let what = |name| format!("{name}, hidden {hidden}, quantized {quantize_inputs}");
+    let what = |name| format!("{name}, hidden {hidden}, quantized {quantized}, batch first {batch_first}");
     assert_close(y, y_ref, 1e-5, &what("Y"));
     assert_close(h, h_ref, 1e-5, &what("Y_h"));
     assert_close(c, c_ref, 1e-5, &what("Y_c"));

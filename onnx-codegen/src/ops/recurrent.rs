@@ -38,7 +38,7 @@ pub fn recurrent(e: &mut Emitter, node: &Node, c: &RecurrentConfig) -> Result<To
         }
         None => quote! { None },
     };
-    let (hidden, reverse, batch_first, quantize_inputs) = (lit(c.hidden), &c.reverse, c.batch_first, c.quantize_inputs);
+    let (hidden, reverse, batch_first) = (lit(c.hidden), &c.reverse, c.batch_first);
     let (x, w, r) = (&args[0], &args[1], &args[2]);
     let (b, lens, initial_h) = (&optional[0], &optional[1], &optional[2]);
     let call = if c.quantize_inputs {
@@ -61,7 +61,6 @@ pub fn recurrent(e: &mut Emitter, node: &Node, c: &RecurrentConfig) -> Result<To
             activations: vec![#(#activations),*],
             clip: #clip,
             batch_first: #batch_first,
-            quantize_inputs: #quantize_inputs,
         };
         let (y, y_h, y_c) = #call;
         let _ = &y_c;

@@ -143,6 +143,36 @@ impl RowsOfA {
         Some(Self::from_bytes(rows, k, offset, |i, p| (values[i * k + p] as i32 - offset) as u8))
     }
 
+    /// `rows × k` values (row-major) quantized to uint8 together, as ONNX Runtime's dynamic
+    /// quantization does it ([`crate::kernels::quantize_u8_bytes`]), each byte standing for its
+    /// value less the zero point, into this buffer (a recurrence's state, every step); returns
+    /// the scale.
+    ///
+    /// # Panics
+    /// If `values` does not hold `rows × k` values.
+    pub(crate) fn quantize(&mut self, values: &[f32], rows: usize, k: usize) -> f32 {
+        assert_eq!(values.len(), rows * k, "igemm: values are not rows × k");
+        let (scale, zero) = crate::kernels::u8_quantization_of(values);
+        self.rows = rows;
+        self.stride = k.div_ceil(QUAD) * QUAD;
+        // Zeros in the padding of each row's last group, which the product reads.
+        self.data.clear();
+        self.data.resize(rows * self.stride, 0);
+        self.row_sums.clear();
+        for (row, bytes) in values.chunks_exact(k.max(1)).zip(self.data.chunks_exact_mut(self.stride.max(1))) {
+            crate::kernels::quantize_u8_into(row, &mut bytes[..k], scale, zero);
+            self.row_sums.push(bytes.iter().map(|&b| b as i32).sum());
+        }
+        self.row_sums.resize(rows, 0);
+        self.offset = -(zero as i32);
+        scale
+    }
+
+    /// No rows: a buffer for [`RowsOfA::quantize`].
+    pub(crate) fn empty() -> Self {
+        RowsOfA { rows: 0, stride: 0, data: Vec::new(), row_sums: Vec::new(), offset: 0 }
+    }
+
     /// Rows of `byte(i, p)`, each standing for `byte + offset`.
     pub(crate) fn from_bytes(rows: usize, k: usize, offset: i32, byte: impl Fn(usize, usize) -> u8) -> Self {
         let stride = k.div_ceil(QUAD) * QUAD;
@@ -228,7 +258,12 @@ unsafe fn products(a: &RowsOfA, b: &PackedB, panels: std::ops::Range<usize>, out
     let mut sums = [[0i32; PANEL]; TILE_ROWS];
     for panel in panels {
         let packed = &b.data[panel * b.quads * PANEL_QUAD..][..b.quads * PANEL_QUAD];
-        let columns = panel * PANEL..(panel * PANEL + PANEL).min(b.n);
+        let first = panel * PANEL;
+        let width = PANEL.min(b.n - first);
+        let mut column_terms = [0i32; PANEL];
+        for (term, &sum) in column_terms.iter_mut().zip(&b.column_sums[first..first + width]) {
+            *term = a.offset.wrapping_mul(sum);
+        }
         for i0 in (0..a.rows).step_by(TILE_ROWS) {
             let rows = TILE_ROWS.min(a.rows - i0);
             let a_rows = &a.data[i0 * a.stride..][..rows * a.stride];
@@ -236,11 +271,11 @@ unsafe fn products(a: &RowsOfA, b: &PackedB, panels: std::ops::Range<usize>, out
             for (r, sums) in sums.iter().enumerate().take(rows) {
                 let i = i0 + r;
                 let row_term = b.offset.wrapping_mul(a.row_sums[i]).wrapping_add(both_offsets);
-                for (jj, j) in columns.clone().enumerate() {
-                    let column_term = a.offset.wrapping_mul(b.column_sums[j]);
-                    let exact = sums[jj].wrapping_add(row_term).wrapping_add(column_term);
-                    // SAFETY: (i, j) lies inside C and in this task's columns.
-                    unsafe { *out.0.add(i * b.n + j) = exact };
+                // SAFETY: columns `first..first + width` of row i lie inside C and in this
+                // task's panels, which no other task writes.
+                let row = unsafe { std::slice::from_raw_parts_mut(out.0.add(i * b.n + first), width) };
+                for ((c, &sum), &column_term) in row.iter_mut().zip(sums).zip(&column_terms) {
+                    *c = sum.wrapping_add(row_term).wrapping_add(column_term);
                 }
             }
         }
@@ -422,6 +457,25 @@ mod tests {
                     assert_eq!(sums[..rows_here], portable_sums[..rows_here], "{} kernel", name(kernel));
                 }
             }
+        }
+    }
+
+    /// A reused buffer of quantized rows (depths that are not whole groups, a larger then a
+    /// smaller matrix) multiplies as the values `quantize_u8_bytes` gives less the zero point.
+    #[test]
+    fn quantized_rows_multiply_as_their_bytes_less_the_zero_point() {
+        let mut rows = RowsOfA::empty();
+        for (seed, &(m, k, n)) in [(7, 33, 20), (1, 6, 5), (3, 4, 17)].iter().enumerate() {
+            let x: Vec<f32> = values(m * k, seed as u64 + 7, -300, 200).iter().map(|v| v / 97.0).collect();
+            let w = values(k * n, seed as u64 + 70, -128, 127);
+            let scale = rows.quantize(&x, m, k);
+            let mut bytes = vec![0u8; m * k];
+            let (expected_scale, zero) = crate::kernels::quantize_u8_bytes(&x, &mut bytes);
+            assert_eq!(scale, expected_scale);
+            let a: Vec<f32> = bytes.iter().map(|&b| b as f32 - zero).collect();
+            let mut c = vec![0i32; m * n];
+            gemm(&rows, &PackedB::pack(k, n, |p, j| w[p * n + j]).unwrap(), &mut c);
+            assert_eq!(c, reference(&a, &w, m, k, n), "{m}x{k}x{n}");
         }
     }
 

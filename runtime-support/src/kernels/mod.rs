@@ -303,23 +303,49 @@ pub fn conv1d(
 /// clip, peepholes or sequence lengths: `projected [steps, batch, 4 * hidden]` is `X·Wᵀ + Wb`
 /// (gates i, o, f, c), `r [4 * hidden, hidden]`, `bias [1, 4 * hidden]` is Rb. Returns
 /// `(Y [steps, batch, hidden], Y_h, Y_c)` in plain loops on flex data, where Burn would run
-/// about twenty small tensor ops per step; `None` when the tensors are not on flex. With
-/// `r_scales` (DynamicQuantizeLSTM: `r` holds integer weights, these their column scales, and
-/// `bias` is `Wb + Rb`) the state each step multiplies is first quantized to integer values, as
-/// `recurrent::quantize_u8_integers` does, and each exact product scaled by `scale_h * scale_r`.
+/// about twenty small tensor ops per step; `None` when the tensors are not on flex.
 pub(crate) fn lstm_sequence(
     projected: &Tensor<3>,
     r: &Tensor<2>,
     bias: &Tensor<2>,
     initial: (&Tensor<2>, &Tensor<2>),
     reverse: bool,
-    r_scales: Option<&Tensor<2>>,
 ) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
     #[cfg(feature = "flex")]
-    return flex::lstm_sequence(projected, r, bias, initial, reverse, r_scales);
+    return flex::lstm_sequence(projected, r, bias, initial, reverse);
     #[cfg(not(feature = "flex"))]
     {
-        let _ = (projected, r, bias, initial, reverse, r_scales);
+        let _ = (projected, r, bias, initial, reverse);
+        None
+    }
+}
+
+/// The weights, column scales, bias and initial state of [`quantized_lstm`].
+pub(crate) type QuantizedLstmInputs<'a> = (
+    (&'a Tensor<3>, &'a Tensor<3>),
+    (&'a Tensor<2>, &'a Tensor<2>),
+    Option<&'a Tensor<2>>,
+    (Option<&'a Tensor<3>>, Option<&'a Tensor<3>>),
+);
+
+/// com.microsoft's DynamicQuantizeLSTM with the default activations, no clip, peepholes or
+/// sequence lengths, every direction at once as ONNX Runtime computes it (see
+/// `recurrent::recurrent_quantized`): `(Y [steps, dirs, batch, hidden], Y_h, Y_c)` from
+/// time-major `x`, in plain loops on flex data with the u8 × s8 products; `None` off flex or
+/// for weights that product cannot hold.
+pub(crate) fn quantized_lstm(
+    x: &Tensor<3>,
+    inputs: QuantizedLstmInputs,
+    reversed: &[bool],
+) -> Option<(Tensor<4>, Tensor<3>, Tensor<3>)> {
+    #[cfg(feature = "flex")]
+    {
+        let (weights, scales, bias, initial) = inputs;
+        flex::quantized_lstm(x, weights, scales, bias, initial, reversed)
+    }
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (x, inputs, reversed);
         None
     }
 }
@@ -463,8 +489,21 @@ pub(crate) fn attention(operands: AttentionOperands, scale: f32) -> Result<Tenso
 /// state, in memory); returns the scale and the zero point.
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]
 pub(crate) fn quantize_u8_bytes(values: &[f32], out: &mut [u8]) -> (f32, f32) {
+    let (scale, zero) = u8_quantization_of(values);
+    quantize_u8_into(values, out, scale, zero);
+    (scale, zero)
+}
+
+/// The scale and zero point of [`u8_quantization`] over `values`' range.
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+pub(crate) fn u8_quantization_of(values: &[f32]) -> (f32, f32) {
     let (low, high) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
-    let (scale, zero) = u8_quantization(low, high);
+    u8_quantization(low, high)
+}
+
+/// `round(v / scale) + zero` clamped to 0..=255 for each of `values`, into `out`.
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+pub(crate) fn quantize_u8_into(values: &[f32], out: &mut [u8], scale: f32, zero: f32) {
     // `max` then `min` where `clamp` kept a NaN (then cast to 0): the same bytes, and a loop the
     // compiler vectorises (rounding in `vroundps` where AVX2 is there, not a `rintf` call per
     // value: a fifth of ddddocr's quantized model).
@@ -484,7 +523,6 @@ pub(crate) fn quantize_u8_bytes(values: &[f32], out: &mut [u8]) -> (f32, f32) {
     );
     #[cfg(not(feature = "flex"))]
     quantize(values, out, scale, zero);
-    (scale, zero)
 }
 
 /// An f32 flex tensor's values quantized by [`quantize_u8_bytes`]: the bytes, the scale and the

@@ -1,6 +1,6 @@
 //! Integer products of quantized models on flex tensors: MatMulInteger's product with a constant
-//! weight (packed once, kept while the weight lives), a product of two run-time matrices, and
-//! DynamicQuantizeLSTM's state product. The values arrive as integer-valued f32 (quantized
+//! weight (packed once, kept while the weight lives), a product of two run-time matrices, the
+//! integer convolution and QLinear's requantization. The values arrive as integer-valued f32 (quantized
 //! values less their zero points) and leave as f32 of the exact 32-bit sums.
 
 use super::{from_vec, take, values};
@@ -65,6 +65,8 @@ enum Making {
     B,
     /// Bᵀ packed as the right side.
     TransposedB,
+    /// The transpose of matrix `d` of a stack of matrices (a recurrence's direction).
+    TransposedBOf(usize),
     /// A convolution's weight rows, per group (the group count).
     ConvRows(usize),
 }
@@ -130,33 +132,18 @@ fn packed_constant(b: &Tensor<2>, transposed: bool) -> Option<Arc<PackedB>> {
     })
 }
 
-/// The state product of DynamicQuantizeLSTM's step, as ONNX Runtime computes it: `h` (every
-/// batch entry together) quantized to uint8 from its range, multiplied by R's integers in
-/// 32 bits (exact), each column then scaled by `scale_h * scale_r`.
-pub(super) struct QuantizedState {
-    r: Arc<PackedB>,
-    batch: usize,
-}
-
-impl QuantizedState {
-    /// R (`[gates, hidden]`, integer values, a model's constant) packed as the product's right
-    /// side, once while its storage lives (see [`packed_constant`]); `None` when its values do
-    /// not fit the u8 × s8 product.
-    pub(super) fn new(r: &Tensor<2>, batch: usize) -> Option<Self> {
-        Some(QuantizedState { r: packed_constant(r, true)?, batch })
+/// The packing of `stack[d]ᵀ` for `stack` `[dirs, n, k]` (a recurrence's weights), as
+/// [`packed_constant`] makes it, read in place where narrowing to matrix `d` cost a few tensor
+/// ops on every call.
+pub(super) fn packed_constant_of(stack: &Tensor<3>, d: usize) -> Option<Arc<PackedB>> {
+    let [dirs, n, k] = stack.dims();
+    if d >= dirs {
+        return None;
     }
-
-    /// The integer sums `[batch, gates]` of `h`'s quantized values with R, and each column's
-    /// multiplier `scale_h * scale_r`.
-    pub(super) fn products(&self, h: &[f32], r_scales: &[f32]) -> (Vec<i32>, Vec<f32>) {
-        let (hidden, gates) = self.r.dims();
-        let mut bytes = vec![0u8; h.len()];
-        let (h_scale, zero) = crate::kernels::quantize_u8_bytes(h, &mut bytes);
-        let rows = RowsOfA::from_bytes(self.batch, hidden, -(zero as i32), |b, p| bytes[b * hidden + p]);
-        let mut sums = vec![0i32; self.batch * gates];
-        gemm(&rows, &self.r, &mut sums);
-        (sums, r_scales.iter().map(|&s| h_scale * s).collect())
-    }
+    PACKED.get(stack, Making::TransposedBOf(d), |values| {
+        let matrix = &values[d * n * k..][..n * k];
+        PackedB::pack(k, n, |p, j| matrix[j * k + p])
+    })
 }
 
 /// An i32 or i64 flex tensor of quantized values less one zero point, as f32 (`v as f32 - zero`,

@@ -382,8 +382,9 @@ fn add_bias(bias: Option<&[f32]>, row: &mut [f32]) {
 mod conv;
 pub use conv::conv2d;
 mod integer;
+mod lstm;
+pub use lstm::{lstm_sequence, quantized_lstm};
 use conv::finish_outputs;
-use integer::QuantizedState;
 pub use integer::{
     int_minus, integer_conv2d, integer_matmul, integer_matmul_constant, integer_matmul_constant_transposed, requantize,
 };
@@ -392,78 +393,6 @@ pub use integer::{
 pub(super) fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {
     let t = take(x.clone()).ok()?;
     t.as_slice::<f32>().map(<[f32]>::to_vec)
-}
-
-pub fn lstm_sequence(
-    projected: &Tensor<3>,
-    r: &Tensor<2>,
-    bias: &Tensor<2>,
-    (h0, c0): (&Tensor<2>, &Tensor<2>),
-    reverse: bool,
-    r_scales: Option<&Tensor<2>>,
-) -> Option<(Tensor<3>, Tensor<2>, Tensor<2>)> {
-    let [steps, batch, gates] = projected.dims();
-    let hidden = gates / 4;
-    let (xw, bias) = (values(projected)?, values(bias)?);
-    let r_tensor = take(r.clone()).ok()?;
-    let r_values = r_tensor.as_slice::<f32>()?;
-    let (mut h, mut c) = (values(h0)?, values(c0)?);
-    if r_values.len() != gates * hidden || bias.len() != gates || h.len() != batch * hidden || c.len() != h.len() {
-        return None;
-    }
-    // DynamicQuantizeLSTM: R's integers packed once for the u8 × s8 product, and its column scales.
-    let quantized = match r_scales {
-        Some(scales) => Some((QuantizedState::new(r, batch)?, values(scales)?)),
-        None => None,
-    };
-    let mut ys = vec![0.0f32; steps * batch * hidden];
-    let mut g = vec![0.0f32; gates];
-    let mut tanh_c = vec![0.0f32; hidden];
-    for step in 0..steps {
-        let t = if reverse { steps - 1 - step } else { step };
-        let products = quantized.as_ref().map(|(state, scales)| state.products(&h, scales));
-        for b in 0..batch {
-            let base = (t * batch + b) * gates;
-            match &products {
-                // Quantized: the exact integer sum scaled, after the x part, then the bias
-                // (`Wb + Rb`), in ONNX Runtime's order.
-                Some((sums, multipliers)) => {
-                    for (j, g) in g.iter_mut().enumerate() {
-                        *g = (xw[base + j] + sums[b * gates + j] as f32 * multipliers[j]) + bias[j];
-                    }
-                }
-                None => {
-                    let hb = &h[b * hidden..(b + 1) * hidden];
-                    // Gates four at a time (there are 4 × hidden).
-                    for (quad, g) in g.chunks_exact_mut(4).enumerate() {
-                        let rows = std::array::from_fn(|q| &r_values[(4 * quad + q) * hidden..][..hidden]);
-                        let sums = crate::kernels::gemm::dot4(rows, hb);
-                        for (q, g) in g.iter_mut().enumerate() {
-                            let j = 4 * quad + q;
-                            *g = xw[base + j] + bias[j] + sums[q];
-                        }
-                    }
-                }
-            }
-            super::simd::sigmoid(&mut g[..3 * hidden]);
-            super::simd::tanh(&mut g[3 * hidden..]);
-            let (i, rest) = g.split_at(hidden);
-            let (o, rest) = rest.split_at(hidden);
-            let (f, cand) = rest.split_at(hidden);
-            let cb = &mut c[b * hidden..(b + 1) * hidden];
-            for k in 0..hidden {
-                cb[k] = f[k] * cb[k] + i[k] * cand[k];
-            }
-            tanh_c.copy_from_slice(cb);
-            super::simd::tanh(&mut tanh_c);
-            let hb = &mut h[b * hidden..(b + 1) * hidden];
-            for k in 0..hidden {
-                hb[k] = o[k] * tanh_c[k];
-            }
-            ys[(t * batch + b) * hidden..][..hidden].copy_from_slice(hb);
-        }
-    }
-    Some((from_vec(ys, [steps, batch, hidden]), from_vec(h, [batch, hidden]), from_vec(c, [batch, hidden])))
 }
 
 /// Output columns `first..end` whose input column `x * stride + shift - pad` lies in `0..w`
