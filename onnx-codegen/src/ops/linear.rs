@@ -33,21 +33,10 @@ pub fn gemm(e: &mut Emitter, node: &Node, c: &GemmConfig) -> Result<TokenStream>
         let alpha = float_literal(c.alpha);
         y = quote! { #y.mul_scalar(#alpha) };
     }
-    let Some(bias) = bias else { return Ok(y) };
-    if c.beta == 0.0 {
-        return Ok(y);
+    match bias {
+        Some(bias) if c.beta != 0.0 => add_scaled(e, y, bias, c.beta),
+        _ => Ok(y),
     }
-    if let Some(v) = e.scalar(bias) {
-        let v = float_literal(v * c.beta);
-        return Ok(quote! { #y.add_scalar(#v) });
-    }
-    let rank = e.rank(bias).max(1);
-    let mut bias = align_rank(e.use_value(bias)?, rank, 2);
-    if c.beta != 1.0 {
-        let beta = float_literal(c.beta);
-        bias = quote! { #bias.mul_scalar(#beta) };
-    }
-    Ok(quote! { #y.add(#bias) })
 }
 
 fn try_linear(
@@ -61,19 +50,34 @@ fn try_linear(
     let weight = if c.trans_b { weight.transposed_2d() } else { Some(weight.clone()) };
     let Some(weight) = weight else { return Ok(None) };
     let (k, n) = (weight.shape[0], weight.shape[1]);
-    let bias_data = match bias {
-        None => None,
-        Some(_) if c.beta == 0.0 => None,
-        Some(id) => match e.constant(id) {
-            Some(data) => match bias_vector(data, n, c.beta) {
-                Some(v) => Some(v),
-                None => return Ok(None),
-            },
-            None => return Ok(None),
+    // A constant row of C joins the layer; any other C is added to its output.
+    let (bias_data, added) = match bias {
+        None => (None, None),
+        Some(_) if c.beta == 0.0 => (None, None),
+        Some(id) => match e.constant(id).map(|data| bias_vector(data, n, c.beta)) {
+            Some(Some(v)) => (Some(v), None),
+            _ => (None, Some(id)),
         },
     };
     let Some(weight) = scaled(&weight, c.alpha) else { return Ok(None) };
-    Ok(Some(linear_layer(e, a, weight, bias_data, k, n)?))
+    let y = linear_layer(e, a, weight, bias_data, k, n)?;
+    let Some(added) = added else { return Ok(Some(y)) };
+    Ok(Some(add_scaled(e, y, added, c.beta)?))
+}
+
+/// `y + beta · C`, C broadcast to `y`'s rank 2.
+fn add_scaled(e: &mut Emitter, y: TokenStream, bias: ValueId, beta: f64) -> Result<TokenStream> {
+    if let Some(v) = e.scalar(bias) {
+        let v = float_literal(v * beta);
+        return Ok(quote! { #y.add_scalar(#v) });
+    }
+    let rank = e.rank(bias).max(1);
+    let mut bias = align_rank(e.use_value(bias)?, rank, 2);
+    if beta != 1.0 {
+        let beta = float_literal(beta);
+        bias = quote! { #bias.mul_scalar(#beta) };
+    }
+    Ok(quote! { #y.add(#bias) })
 }
 
 /// C as an `[n]` vector times beta, when it broadcasts along rows only.

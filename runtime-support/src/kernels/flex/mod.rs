@@ -383,11 +383,11 @@ mod conv;
 pub use conv::conv2d;
 mod integer;
 mod lstm;
-pub use lstm::{lstm_sequence, quantized_lstm};
 use conv::finish_outputs;
 pub use integer::{
     int_minus, integer_conv2d, integer_matmul, integer_matmul_constant, integer_matmul_constant_transposed, requantize,
 };
+pub use lstm::{lstm_sequence, quantized_lstm};
 
 /// A copy of the elements of an f32 flex tensor (views included), row-major.
 pub(super) fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {

@@ -335,8 +335,21 @@ unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
         let sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
         let mut lanes = [0.0f32; 8];
         _mm256_storeu_ps(lanes.as_mut_ptr(), sum);
-        lanes.iter().sum::<f32>() + a[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum::<f32>()
+        fma_chain(lanes.iter().sum::<f32>(), &a[i..n], &b[i..n])
     }
+}
+
+/// `acc + Σ a[i] · b[i]` as one fused multiply-add per term in order: below a vector's
+/// length, the same sum as ONNX Runtime's matrix product (MLAS accumulates each element of C
+/// along the depth with FMAs), so that a product of depth under 8 (a k-means distance on 4
+/// features) gives its bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn fma_chain(mut acc: f32, a: &[f32], b: &[f32]) -> f32 {
+    for (x, y) in a.iter().zip(b) {
+        acc = x.mul_add(*y, acc);
+    }
+    acc
 }
 
 /// `[a[0] · b, a[1] · b, a[2] · b, a[3] · b]` (each row at least as long as `b`): four dot
@@ -377,7 +390,7 @@ unsafe fn dot4_avx2(a: [&[f32]; 4], b: &[f32]) -> [f32; 4] {
         let mut out = [0.0f32; 4];
         _mm_storeu_ps(out.as_mut_ptr(), sums);
         for (out, row) in out.iter_mut().zip(a) {
-            *out += row[i..n].iter().zip(&b[i..n]).map(|(x, y)| x * y).sum::<f32>();
+            *out = fma_chain(*out, &row[i..n], &b[i..n]);
         }
         out
     }

@@ -62,6 +62,33 @@ fn four_dot_products_match_one_at_a_time() {
     }
 }
 
+/// Below eight terms a product of few columns (each a dot product) sums as MLAS does: one
+/// fused multiply-add per term in depth order, which non-integer values tell apart from
+/// products rounded before they are added.
+#[test]
+fn short_narrow_products_are_fma_chains_in_depth_order() {
+    if skipped_without_avx2("short_narrow_products_are_fma_chains_in_depth_order") {
+        return;
+    }
+    let (m, n) = (24, 3);
+    for k in 1..8 {
+        let a: Vec<f32> = (0..m * k).map(|i| 4.0 + ((i * 7919) % 97) as f32 / 31.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| 1.0 + ((i * 104729) % 89) as f32 / 37.0).collect();
+        let mut c = vec![f32::NAN; m * n];
+        let (am, bm) =
+            (Matrix { data: &a, rows: m, cols: k, stride: k }, Matrix { data: &b, rows: k, cols: n, stride: n });
+        sgemm(am, &bm, &mut c, &|_, _, _| {});
+        let chain = |i: usize, j: usize| (0..k).fold(0.0f32, |acc, p| a[i * k + p].mul_add(b[p * n + j], acc));
+        let want: Vec<f32> = (0..m * n).map(|e| chain(e / n, e % n)).collect();
+        assert_eq!(c, want, "depth {k}");
+        let rounded_first = (0..m * n).any(|e| {
+            let (i, j) = (e / n, e % n);
+            (0..k).fold(0.0f32, |acc, p| acc + a[i * k + p] * b[p * n + j]) != want[e]
+        });
+        assert!(k == 1 || rounded_first, "depth {k}: the values do not tell the two sums apart");
+    }
+}
+
 /// Whether a test of the AVX2 paths cannot run here (the CPU lacks them, or
 /// `BURN_ONNX_KERNELS` leaves them out); it says so in the test's output.
 fn skipped_without_avx2(test: &str) -> bool {
