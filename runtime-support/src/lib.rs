@@ -221,6 +221,7 @@ mod grid_sample;
 mod kernels;
 mod linalg;
 mod low_bit;
+mod malloc;
 mod parallel;
 mod pool;
 mod random;

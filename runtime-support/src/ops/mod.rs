@@ -79,8 +79,11 @@ pub use crate::zip_map::{zip_map, ScoreLabel};
 /// keep polling for work instead of going to sleep between ops (as ONNX Runtime's threads
 /// spin): waking a sleeping thread for each op costs more than many ops take. Inside a pool
 /// already, `forward` runs there: a program calling models from many threads at once shares
-/// one pool by calling them in `pool.install(..)`.
+/// one pool by calling them in `pool.install(..)`. On Linux with glibc the first call also
+/// keeps malloc from handing freed tensors back to the system between ops (the mmap and trim
+/// thresholds raised once; `BURN_ONNX_MALLOC=system` leaves them).
 pub fn on_pool<R: Send>(forward: impl FnOnce() -> R + Send) -> R {
+    crate::malloc::keep_freed_memory();
     #[cfg(feature = "flex")]
     {
         if rayon::current_thread_index().is_none() {
