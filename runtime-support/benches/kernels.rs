@@ -101,7 +101,7 @@ fn main() {
     bench.conv("depthwise 3×3, 32, 160×160 (PP-OCR)", [1, 32, 160, 160], [32, 1, 3, 3], 1, 1, 32);
 
     let x = tensor([1, 64, 112, 112], 4);
-    let pool = |x: Tensor<4>| ops::max_pool2d(x, [3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1]);
+    let pool = |x: Tensor<4>| ops::max_pool2d(x, [3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1], false);
     let burn_pool = |x: Tensor<4>| {
         let options =
             burn::tensor::ops::MaxPoolOptions::new([3, 3]).with_stride([2, 2]).with_padding_pairs([(1, 1), (1, 1)]);

@@ -56,20 +56,43 @@ fn pool_cases(dilations: &[[usize; 2]]) -> Vec<PoolCase> {
     cases
 }
 
+/// Floor and ceil mode (ceil: the end padding widened to the windows rounding up brings in).
 #[test]
 fn max_pool2d_matches_burn_on_odd_sizes_padding_strides_and_dilations() {
     for (seed, (h, w, kernel, strides, pads, dilations)) in pool_cases(&[[1, 1], [2, 1]]).into_iter().enumerate() {
-        let x = tensor([2, 3, h, w], seed as u64 + 1, 4.0);
-        let ours = ops::max_pool2d(x.clone(), kernel, strides, pads, dilations);
+        for ceil in [false, true] {
+            let x = tensor([2, 3, h, w], seed as u64 + 1, 4.0);
+            let ours = ops::max_pool2d(x.clone(), kernel, strides, pads, dilations, ceil);
+            let burn = burn::tensor::module::max_pool2d(
+                x,
+                burn::tensor::ops::MaxPoolOptions::new(kernel)
+                    .with_stride(strides)
+                    .with_padding_pairs(pads)
+                    .with_dilation(dilations)
+                    .with_ceil_mode(ceil),
+            );
+            let what =
+                format!("{h}x{w} kernel {kernel:?} strides {strides:?} pads {pads:?} dil {dilations:?} ceil {ceil}");
+            assert_close(ours, burn, 0.0, &what);
+        }
+    }
+}
+
+/// NaN wins a window wherever it stands in it, infinities and signed zeros as Burn's.
+#[test]
+fn max_pool2d_propagates_nan_as_burn() {
+    let values = [f32::NAN, 1.0, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, 3.0, f32::NAN, -2.0];
+    let x = Tensor::<4>::from_data(
+        TensorData::new((0..2 * 81).map(|i| values[(i * 7 + i / 9) % 9]).collect::<Vec<f32>>(), [1, 2, 9, 9]),
+        &Device::flex(),
+    );
+    for (strides, pads) in [([1, 1], [(0, 0), (0, 0)]), ([2, 2], [(1, 1), (1, 1)]), ([2, 1], [(0, 1), (1, 0)])] {
+        let ours = ops::max_pool2d(x.clone(), [3, 3], strides, pads, [1, 1], false);
         let burn = burn::tensor::module::max_pool2d(
-            x,
-            burn::tensor::ops::MaxPoolOptions::new(kernel)
-                .with_stride(strides)
-                .with_padding_pairs(pads)
-                .with_dilation(dilations),
+            x.clone(),
+            burn::tensor::ops::MaxPoolOptions::new([3, 3]).with_stride(strides).with_padding_pairs(pads),
         );
-        let what = format!("{h}x{w} kernel {kernel:?} strides {strides:?} pads {pads:?} dil {dilations:?}");
-        assert_close(ours, burn, 0.0, &what);
+        assert_close(ours, burn, 0.0, &format!("strides {strides:?} pads {pads:?}"));
     }
 }
 
@@ -98,7 +121,7 @@ fn avg_pool2d_matches_burn_with_and_without_the_padding_counted() {
 #[test]
 fn max_pool2d_of_a_strided_view_matches_burn() {
     let x = tensor([1, 2, 6, 9], 7, 1.0).swap_dims(2, 3);
-    let ours = ops::max_pool2d(x.clone(), [2, 2], [2, 2], [(0, 0), (0, 0)], [1, 1]);
+    let ours = ops::max_pool2d(x.clone(), [2, 2], [2, 2], [(0, 0), (0, 0)], [1, 1], false);
     let burn = burn::tensor::module::max_pool2d(x, burn::tensor::ops::MaxPoolOptions::new([2, 2]).with_stride([2, 2]));
     assert_close(ours, burn, 0.0, "transposed input");
 }

@@ -69,6 +69,7 @@ impl Digits {
                 [2, 2],
                 [(0, 0), (0, 0)],
                 [1, 1],
+                false,
             );
             let flat = {
                 let input = pool;

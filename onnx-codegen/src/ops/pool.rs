@@ -136,10 +136,10 @@ fn pool_float(x: &TokenStream, c: &PoolConfig, pads: &TokenStream) -> TokenStrea
             let window = window_tokens(c, pads);
             quote! { burn_onnx::ops::pool(#x, burn_onnx::ops::PoolReduce::#reduce, #window) }
         }
-        // Floor-mode 2-D max pooling without the indices Burn's flex kernel computes.
-        PoolKind::Max if n == 2 && !ceil => {
+        // 2-D max pooling without the indices Burn's flex kernel computes.
+        PoolKind::Max if n == 2 => {
             let dilations = dims_literal(&w.dilations);
-            quote! { burn_onnx::ops::max_pool2d(#x, #kernel, #strides, #pads, #dilations) }
+            quote! { burn_onnx::ops::max_pool2d(#x, #kernel, #strides, #pads, #dilations, #ceil) }
         }
         PoolKind::Max => {
             let func = format_ident!("max_pool{n}d");

@@ -53,19 +53,31 @@ fn elementwise<const D: usize>(
     fallback(x)
 }
 
-/// 2-D max pooling over NCHW (floor mode), without computing the argmax indices. NaN wins,
-/// as in flex's own kernel.
+/// 2-D max pooling over NCHW, without computing the argmax indices. NaN wins, as in flex's
+/// own kernel. In ceil mode (output sizes rounded up, a window that would start in the end
+/// padding left out) it is floor mode over an end padding widened to those windows, since
+/// padding never wins a max (Burn's flex kernel took the path that also computes the indices).
 pub fn max_pool2d(
     x: Tensor<4>,
     kernel: [usize; 2],
     strides: [usize; 2],
     pads: [(usize, usize); 2],
     dilations: [usize; 2],
+    ceil_mode: bool,
 ) -> Tensor<4> {
+    let window = Window { kernel, strides, pads, dilations };
     #[cfg(feature = "flex")]
-    let x = match flex::max_pool2d(x, Window { kernel, strides, pads, dilations }) {
-        Ok(y) => return y,
-        Err(x) => x,
+    let x = {
+        let [_, _, h, w] = x.dims();
+        let mut floor = window;
+        if ceil_mode {
+            floor.pads =
+                [0, 1].map(|axis| (window.pads[axis].0, window.pads[axis].1 + window.ceil_extra([h, w][axis], axis)));
+        }
+        match flex::max_pool2d(x, floor) {
+            Ok(y) => return y,
+            Err(x) => x,
+        }
     };
     burn::tensor::module::max_pool2d(
         x,
@@ -73,7 +85,7 @@ pub fn max_pool2d(
             .with_stride(strides)
             .with_padding_pairs(pads)
             .with_dilation(dilations)
-            .with_ceil_mode(false),
+            .with_ceil_mode(ceil_mode),
     )
 }
 
@@ -568,6 +580,23 @@ impl Window {
         let span = self.dilations[axis].checked_mul(self.kernel[axis].checked_sub(1)?)? + 1;
         let padded = size + self.pads[axis].0 + self.pads[axis].1;
         Some(padded.checked_sub(span)? / self.strides[axis].max(1) + 1)
+    }
+
+    /// The end padding that ceil mode adds along `axis` for an input of `size`: room for the
+    /// windows that rounding the output size up brings in, less one that would start past the
+    /// input and its start padding (ONNX Runtime's rule); 0 where no window fits.
+    #[cfg_attr(not(feature = "flex"), allow(dead_code))]
+    fn ceil_extra(&self, size: usize, axis: usize) -> usize {
+        let stride = self.strides[axis].max(1);
+        let span = self.dilations[axis].saturating_mul(self.kernel[axis].saturating_sub(1)).saturating_add(1);
+        let (start, end) = self.pads[axis];
+        let padded = size + start + end;
+        let Some(room) = padded.checked_sub(span) else { return 0 };
+        let mut windows = room.div_ceil(stride) + 1;
+        if (windows - 1) * stride >= size + start {
+            windows -= 1;
+        }
+        ((windows - 1) * stride + span).saturating_sub(padded)
     }
 }
 
