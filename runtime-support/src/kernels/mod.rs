@@ -65,14 +65,13 @@ pub fn max_pool2d(
     dilations: [usize; 2],
     ceil_mode: bool,
 ) -> Tensor<4> {
-    let window = Window { kernel, strides, pads, dilations };
     #[cfg(feature = "flex")]
     let x = {
         let [_, _, h, w] = x.dims();
+        let window = Window { kernel, strides, pads, dilations };
         let mut floor = window;
         if ceil_mode {
-            floor.pads =
-                [0, 1].map(|axis| (window.pads[axis].0, window.pads[axis].1 + window.ceil_extra([h, w][axis], axis)));
+            floor.pads = [0, 1].map(|axis| (pads[axis].0, pads[axis].1 + window.ceil_extra([h, w][axis], axis)));
         }
         match flex::max_pool2d(x, floor) {
             Ok(y) => return y,
