@@ -170,6 +170,31 @@ fn per_channel_mul_and_add_after_a_batch_norm_and_its_relu_join_it() {
     assert_eq!(graph.outputs, bn.outputs);
 }
 
+/// Conv, then ReLU6 as PyTorch exports it: `Clip(y, 0, 6)`, the bounds constants, or the upper
+/// bound a graph input.
+fn conv_relu6(runtime_bound: bool) -> Vec<u8> {
+    let nodes = vec![node("Conv", &["x", "w"], &["y"], vec![]), node("Clip", &["y", "zero", "six"], &["out"], vec![])];
+    let mut inits = vec![floats_init("w", &[2, 1, 1, 1], &[1.0, -1.0]), floats_init("zero", &[], &[0.0])];
+    let mut inputs = vec![input("x", &[1, 1, 3, 3])];
+    match runtime_bound {
+        true => inputs.push(input("six", &[])),
+        false => inits.push(floats_init("six", &[], &[6.0])),
+    }
+    model(13, nodes, inputs, inits)
+}
+
+#[test]
+fn a_clip_of_constant_bounds_is_fused_into_the_conv() {
+    use onnx_ir::ops::ConvConfig;
+    let graph = simplified(&conv_relu6(false));
+    assert_eq!(op_names(&graph), ["Conv"]);
+    let relu6 = Some(UnaryOp::Clamp { min: 0.0, max: 6.0 });
+    assert!(matches!(&graph.nodes[0].op, Op::Conv(ConvConfig { activation, .. }) if *activation == relu6));
+    assert_eq!(graph.outputs, graph.nodes[0].outputs);
+    // A bound read at run time: left as it is.
+    assert_eq!(op_names(&simplified(&conv_relu6(true))), ["Conv", "Clip"]);
+}
+
 /// Conv, then hard-swish as PaddlePaddle writes it: `Div(Mul(y, Clip(Add(y, 3), 0, 6)), 6)`.
 fn conv_hard_swish(three: f32, extra_use: bool) -> Vec<u8> {
     let mut nodes = vec![

@@ -252,6 +252,8 @@ fn fused_activations_match_burns_after_the_convolution() {
         (ops::ConvActivation::Sigmoid, activation::sigmoid(plain.clone())),
         (ops::ConvActivation::Silu, activation::silu(plain.clone())),
         (ops::ConvActivation::HardSigmoid(0.3, 0.4), plain.clone().mul_scalar(0.3).add_scalar(0.4).clamp(0.0, 1.0)),
+        (ops::ConvActivation::Clamp(0.0, 6.0), plain.clone().clamp_min(0.0).clamp_max(6.0)),
+        (ops::ConvActivation::Clamp(-1.5, 0.5), plain.clone().clamp_min(-1.5).clamp_max(0.5)),
         (
             ops::ConvActivation::HardSwish,
             plain.clone().mul(plain.mul_scalar(1.0 / 6.0).add_scalar(0.5).clamp(0.0, 1.0)),

@@ -143,6 +143,11 @@ pub(crate) fn activation(fused: Option<UnaryOp>) -> Result<TokenStream> {
             quote! { HardSigmoid(#alpha, #beta) }
         }
         Some(UnaryOp::HardSwish) => quote! { HardSwish },
+        Some(UnaryOp::Clamp { min, max }) => {
+            let (min, max) =
+                (proc_macro2::Literal::f32_unsuffixed(min as f32), proc_macro2::Literal::f32_unsuffixed(max as f32));
+            quote! { Clamp(#min, #max) }
+        }
         Some(other) => {
             return Err(CodegenError::Unsupported(format!("activation {other:?} fused into a Conv or BatchNorm")))
         }

@@ -200,6 +200,10 @@ fn unary_in_storage(e: &mut Emitter, node: &Node, op: UnaryOp) -> Result<TokenSt
         UnaryOp::Erf => quote! { burn_onnx::ops::erf(#x) },
         UnaryOp::Softplus => quote! { #act::softplus(#x, 1.0) },
         UnaryOp::Softsign => quote! { #act::softsign(#x) },
+        UnaryOp::Clamp { min, max } => {
+            let (min, max) = (f(min), f(max));
+            quote! { #x.clamp_min(#min).clamp_max(#max) }
+        }
         UnaryOp::Mish => quote! { #act::mish(#x) },
         UnaryOp::Gelu { tanh: false } => quote! { burn_onnx::ops::gelu(#x) },
         UnaryOp::Gelu { tanh: true } => quote! { #act::gelu_approximate(#x) },

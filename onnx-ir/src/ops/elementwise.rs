@@ -315,6 +315,14 @@ pub enum UnaryOp {
     },
     /// `x * clamp(x / 6 + 1/2, 0, 1)` (opset 14).
     HardSwish,
+    /// `x` raised to `min`, then lowered to `max` (numpy's order): a Clip of constant bounds,
+    /// made by the `fuse_conv_activation` pass when it joins a Conv (ReLU6 is 0 and 6).
+    Clamp {
+        /// The lower bound.
+        min: f64,
+        /// The upper bound.
+        max: f64,
+    },
     /// `x * tanh(ln(1 + e^x))` (opset 18).
     Mish,
     /// `x * Φ(x)`, Φ the standard normal CDF (opset 20).

@@ -168,6 +168,9 @@ pub enum ConvActivation {
     HardSigmoid(f32, f32),
     /// `x · clamp(x / 6 + 1/2, 0, 1)`.
     HardSwish,
+    /// `x` raised to the first bound, then lowered to the second (a Clip of constant bounds;
+    /// ReLU6 is `Clamp(0.0, 6.0)`); NaN stays NaN.
+    Clamp(f32, f32),
 }
 
 impl ConvActivation {
@@ -181,6 +184,7 @@ impl ConvActivation {
             Self::Silu => silu(x),
             Self::HardSigmoid(alpha, beta) => x.mul_scalar(alpha).add_scalar(beta).clamp(0.0, 1.0),
             Self::HardSwish => x.clone().mul(x.mul_scalar(1.0 / 6.0).add_scalar(0.5).clamp(0.0, 1.0)),
+            Self::Clamp(min, max) => x.clamp_min(min).clamp_max(max),
         }
     }
 
@@ -196,6 +200,7 @@ impl ConvActivation {
             Self::Silu => simd::silu(values),
             Self::HardSigmoid(alpha, beta) => values.iter_mut().for_each(|v| *v = hard_sigmoid(*v, alpha, beta)),
             Self::HardSwish => values.iter_mut().for_each(|v| *v *= hard_sigmoid(*v, 1.0 / 6.0, 0.5)),
+            Self::Clamp(min, max) => values.iter_mut().for_each(|v| *v = clamp(*v, min, max)),
         }
     }
 }
@@ -622,6 +627,19 @@ pub(crate) mod gemm;
 /// The u8 × s8 integer matrix product of quantized models (AVX-512 VNNI / AVX2 / portable).
 #[cfg(feature = "flex")]
 pub(crate) mod igemm;
+
+/// `x` raised to `min`, then lowered to `max`, as Burn's `clamp_min` then `clamp_max` (NaN
+/// stays NaN).
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+#[inline(always)]
+fn clamp(x: f32, min: f32, max: f32) -> f32 {
+    let x = if x < min { min } else { x };
+    if x > max {
+        max
+    } else {
+        x
+    }
+}
 
 /// `clamp(alpha · x + beta, 0, 1)` as Burn computes it (a product, a sum, then the bounds).
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]

@@ -119,6 +119,7 @@ pub(super) fn finish_outputs(
             add_then(values, bias, residual, |x| crate::kernels::hard_sigmoid(x, alpha, beta))
         }
         A::HardSwish => add_then(values, bias, residual, |x| x * crate::kernels::hard_sigmoid(x, 1.0 / 6.0, 0.5)),
+        A::Clamp(min, max) => add_then(values, bias, residual, |x| crate::kernels::clamp(x, min, max)),
         A::Sigmoid | A::Silu => {
             add_then(values, bias, residual, |x| x);
             activation.apply_slice(values)
