@@ -340,9 +340,8 @@ fn direction(
     let mut c = state(initial_c);
     // Small states, or one sequence: there Burn's per-op cost dominates, or the step is a
     // matrix-vector product that reads each row of R once; larger batches are matrix products
-    // that Burn's matmul does better than per-row dot products. Quantized, the kernel's state
-    // product is one integer matrix product for the whole batch, and its sums are in ONNX
-    // Runtime's order: it always runs.
+    // that Burn's matmul does better than per-row dot products. (A quantized LSTM this kernel
+    // could run took `quantized_kernel` before it got here.)
     let default_lstm = options.cell == (Cell::Lstm { input_forget: false })
         && state_scales.is_none()
         && (hidden <= 128 || batch == 1)
@@ -351,8 +350,7 @@ fn direction(
         && peepholes.is_none()
         && lengths.is_none();
     if default_lstm {
-        // An LSTM: the state product covers every gate, so `step_bias` is all of Rb (and Wb
-        // when quantized), and `state_scales` R's every column.
+        // An LSTM: the state product covers every gate, so `step_bias` is all of Rb.
         let state = (&h, &c);
         if let Some(done) = crate::kernels::lstm_sequence(&projected, &r, &step_bias, state, reverse) {
             return done;
