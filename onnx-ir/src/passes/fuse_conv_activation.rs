@@ -1,7 +1,8 @@
 //! Fuses the activation that follows a Conv or a BatchNormalization (Relu, LeakyRelu, Sigmoid,
-//! SiLU, HardSigmoid, HardSwish, a Clip of constant bounds such as ReLU6) into it, as ONNX Runtime does for a Conv: the kernel applies
-//! it while each row of the result is still in cache, instead of a second pass over the whole
-//! tensor. The Conv's (BatchNorm's) output must feed only it.
+//! SiLU, HardSigmoid, HardSwish, a Clip of constant bounds such as ReLU6) into it, as ONNX
+//! Runtime does for a Conv: the kernel applies it while each row of the result is still in
+//! cache, instead of a second pass over the whole tensor. The Conv's (BatchNorm's) output must
+//! feed only it.
 
 use super::{remove_nodes, single_use, use_counts};
 use crate::ops::{Bound, ClipConfig, Op, UnaryOp};

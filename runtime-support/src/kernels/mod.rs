@@ -581,8 +581,7 @@ impl Window {
     /// Output size along `axis` for an input of `size` (floor mode), `None` if no window fits.
     #[cfg_attr(not(feature = "flex"), allow(dead_code))]
     fn out_dim(&self, size: usize, axis: usize) -> Option<usize> {
-        let span = self.dilations[axis].checked_mul(self.kernel[axis].checked_sub(1)?)? + 1;
-        let padded = size + self.pads[axis].0 + self.pads[axis].1;
+        let (span, padded) = self.span_and_padded(size, axis)?;
         Some(padded.checked_sub(span)? / self.strides[axis].max(1) + 1)
     }
 
@@ -591,16 +590,24 @@ impl Window {
     /// input and its start padding (ONNX Runtime's rule); 0 where no window fits.
     #[cfg_attr(not(feature = "flex"), allow(dead_code))]
     fn ceil_extra(&self, size: usize, axis: usize) -> usize {
-        let stride = self.strides[axis].max(1);
-        let span = self.dilations[axis].saturating_mul(self.kernel[axis].saturating_sub(1)).saturating_add(1);
-        let (start, end) = self.pads[axis];
-        let padded = size + start + end;
+        let Some((span, padded)) = self.span_and_padded(size, axis) else { return 0 };
         let Some(room) = padded.checked_sub(span) else { return 0 };
+        let stride = self.strides[axis].max(1);
         let mut windows = room.div_ceil(stride) + 1;
-        if (windows - 1) * stride >= size + start {
+        if (windows - 1) * stride >= size + self.pads[axis].0 {
             windows -= 1;
         }
-        ((windows - 1) * stride + span).saturating_sub(padded)
+        // No window left (an empty input without start padding): nothing to add.
+        let Some(last) = windows.checked_sub(1) else { return 0 };
+        (last * stride + span).saturating_sub(padded)
+    }
+
+    /// The dilated window's extent along `axis` and the padded size of an input of `size`;
+    /// `None` for a window of no taps or an extent past `usize`.
+    #[cfg_attr(not(feature = "flex"), allow(dead_code))]
+    fn span_and_padded(&self, size: usize, axis: usize) -> Option<(usize, usize)> {
+        let span = self.dilations[axis].checked_mul(self.kernel[axis].checked_sub(1)?)? + 1;
+        Some((span, size + self.pads[axis].0 + self.pads[axis].1))
     }
 }
 
@@ -646,4 +653,26 @@ fn clamp(x: f32, min: f32, max: f32) -> f32 {
 #[inline(always)]
 fn hard_sigmoid(x: f32, alpha: f32, beta: f32) -> f32 {
     (x * alpha + beta).clamp(0.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Window;
+
+    fn window(kernel: usize, stride: usize, pads: (usize, usize)) -> Window {
+        Window { kernel: [kernel; 2], strides: [stride; 2], pads: [pads; 2], dilations: [1; 2] }
+    }
+
+    /// Ceil mode's extra end padding: room for the window rounding up brings in, none where
+    /// the windows fit exactly, none for a window that would start past the input (ONNX
+    /// Runtime's reduce-by-one), and none for an empty input left with no window at all.
+    #[test]
+    fn ceil_mode_widens_the_end_padding_by_onnx_runtimes_rule() {
+        assert_eq!(window(2, 2, (0, 0)).ceil_extra(5, 0), 1);
+        assert_eq!(window(3, 2, (0, 0)).ceil_extra(6, 0), 1);
+        assert_eq!(window(3, 2, (0, 0)).ceil_extra(7, 0), 0);
+        assert_eq!(window(1, 2, (0, 0)).ceil_extra(2, 0), 0);
+        assert_eq!(window(1, 1, (0, 1)).ceil_extra(0, 0), 0);
+        assert_eq!(window(2, 2, (0, 0)).ceil_extra(0, 0), 0);
+    }
 }
