@@ -190,6 +190,8 @@ step "symbolic dims: SAME padding, If merges and PaddleOCR-style models at two s
 "$RUNNER" --dir tests/onnx-backend/symbolic --macro --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/symbolic.toml
 step "the real models' modules exported back to ONNX, against ONNX Runtime on the originals"
 "$PY" scripts/check_reexport.py "$REEXPORTED" --require 24
+# 1.4 GB of re-exported weights, checked: not kept on the disk the later steps build on.
+rm -rf "$REEXPORTED"
 step "the scikit-learn/LightGBM/XGBoost exports on Burn's ndarray backend (the trees walked in tensor ops, as on a GPU)"
 "$RUNNER" --dir tests/onnx-backend/sklearn --macro --rtol 1e-5 --atol 1e-5 --backend ndarray \
     --expectations tests/onnx-backend/ndarray/sklearn.toml
