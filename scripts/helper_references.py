@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Expected values of the runtime helpers' unit tests (runtime-support/src/*.rs `mod tests`,
-runtime-support/tests/helpers.rs): each case one ONNX node run by ONNX's reference evaluator
+runtime-support/tests/ops/helpers.rs): each case one ONNX node run by ONNX's reference evaluator
 (`onnx.reference.ReferenceEvaluator`) or, for the recurrent ops, ONNX Runtime, on small inputs.
 
 Run (after scripts/setup-python.sh) and compare with the literals in the tests, which name
