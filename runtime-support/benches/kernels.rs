@@ -99,6 +99,13 @@ fn main() {
     bench.conv("depthwise 3×3/2, 112, 56×56 (ShuffleNet)", [1, 112, 56, 56], [112, 1, 3, 3], 2, 1, 112);
     bench.conv("depthwise 5×5, 192, 40×40 (PP-OCR)", [1, 192, 40, 40], [192, 1, 5, 5], 1, 2, 192);
     bench.conv("depthwise 3×3, 32, 160×160 (PP-OCR)", [1, 32, 160, 160], [32, 1, 3, 3], 1, 1, 32);
+    // A mobile network's last planes (MNASNet at 64×64: 2×2 to 16×16).
+    bench.conv("depthwise 3×3, 480, 2×2 (MNASNet)", [1, 480, 2, 2], [480, 1, 3, 3], 1, 1, 480);
+    bench.conv("depthwise 5×5, 240, 4×4 (MNASNet)", [1, 240, 4, 4], [240, 1, 5, 5], 1, 2, 240);
+    bench.conv("depthwise 3×3/2, 144, 16×16 (MNASNet)", [1, 144, 16, 16], [144, 1, 3, 3], 2, 1, 144);
+    bench.conv("depthwise 3×3, 96, 8×8 (MNASNet)", [1, 96, 8, 8], [96, 1, 3, 3], 1, 1, 96);
+    bench.conv("depthwise 3×3, 48, 12×12", [1, 48, 12, 12], [48, 1, 3, 3], 1, 1, 48);
+    bench.conv("depthwise 3×3, 48, 16×16 (MNASNet)", [1, 48, 16, 16], [48, 1, 3, 3], 1, 1, 48);
 
     let x = tensor([1, 64, 112, 112], 4);
     let pool = |x: Tensor<4>| ops::max_pool2d(x, [3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1], false);

@@ -205,13 +205,30 @@ struct Phases {
 
 impl Geometry<'_> {
     /// A depthwise convolution (`multiplier` output channels per input channel) as shifted
-    /// multiply-adds over whole planes. The padded input is split into stride phases
+    /// multiply-adds: channel by channel over whole planes, or on small planes several
+    /// channels at a time in the lanes of a vector. The padded input is split into stride phases
     /// (`phase (ry, rx)` holds the padded pixels `(qy·sy + ry, qx·sx + rx)`), so every
     /// kernel tap reads one phase at a fixed offset from the output pixel: output `(y, x)`
     /// of tap `(ky, kx)` is phase `(ky·dy mod sy, kx·dx mod sx)` at `(y + ky·dy / sy,
     /// x + kx·dx / sx)`. Outputs are computed on the phase width (columns past the output
     /// width are discarded), REGISTER_BLOCK at a time with all taps in registers.
     fn depthwise(
+        &self,
+        input: &[f32],
+        weights: &[f32],
+        [channels, multiplier]: [usize; 2],
+        output: &mut [f32],
+        finish: &Finish,
+    ) {
+        if multiplier == 1 && self.oh * self.ow <= LANES_MAX_OUTPUTS {
+            self.depthwise_in_lanes(input, weights, channels, output, finish)
+        } else {
+            self.depthwise_in_phases(input, weights, [channels, multiplier], output, finish)
+        }
+    }
+
+    /// [`Self::depthwise`] over the stride phases of each plane.
+    fn depthwise_in_phases(
         &self,
         input: &[f32],
         weights: &[f32],
@@ -302,6 +319,125 @@ impl Geometry<'_> {
     }
 }
 
+/// Channels the depthwise kernel for small planes computes at once, one per lane of a vector.
+const LANES: usize = 8;
+
+/// Output planes up to this size take [`Geometry::depthwise_in_lanes`]: the phase kernel computes
+/// its sums a register block (64 outputs) at a time along rows of the padded width, so on a
+/// mobile network's last planes (2×2 to 8×8) it discards most of what it computes, and its
+/// per-plane copies and calls outweigh the sums.
+const LANES_MAX_OUTPUTS: usize = 64;
+
+impl Geometry<'_> {
+    /// A depthwise convolution of one output channel per input channel, [`LANES`] channels at a
+    /// time: their padded planes interleaved (pixel-major, a channel per lane), each output
+    /// pixel the sum over the taps of a weight vector times the pixel vector under the tap,
+    /// then written back plane by plane. The taps are summed in the order of the phase kernel,
+    /// with the same fused multiply-adds: the same bits.
+    fn depthwise_in_lanes(&self, input: &[f32], weights: &[f32], channels: usize, output: &mut [f32], finish: &Finish) {
+        let o = self.options;
+        let wp = self.w + o.padding[1].0 + o.padding[1].1;
+        let offsets: Vec<usize> = (0..self.kh * self.kw)
+            .map(|t| ((t / self.kw) * o.dilation[0] * wp + (t % self.kw) * o.dilation[1]) * LANES)
+            .collect();
+        let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
+        let per_block = LANES * out_plane * offsets.len();
+        let jobs = job_len(channels.div_ceil(LANES), per_block, PARALLEL_MIN_ELEMENTS);
+        let images = input.par_chunks(channels * plane).zip(output.par_chunks_mut(channels * out_plane)).enumerate();
+        images.for_each(|(image, (input, output))| {
+            let blocks = input.par_chunks(LANES * plane).zip(output.par_chunks_mut(LANES * out_plane)).enumerate();
+            blocks.with_min_len(jobs).for_each(|(block, (planes, out))| {
+                let first = block * LANES;
+                let kernels = &weights[first * offsets.len()..][..out.len() / out_plane * offsets.len()];
+                let offset = (image * channels + first) * out_plane;
+                let finish = |lane: usize, out: &mut [f32]| finish(first + lane, offset + lane * out_plane, out);
+                DEPTHWISE.with_borrow_mut(|buffers| {
+                    vectorised(
+                        #[inline(always)]
+                        || self.depthwise_lanes(planes, kernels, &offsets, buffers, out, &finish),
+                    )
+                })
+            })
+        });
+    }
+
+    /// The outputs of the planes `planes` (at most [`LANES`]), one plane of `out` per plane.
+    #[inline(always)]
+    fn depthwise_lanes(
+        &self,
+        planes: &[f32],
+        kernels: &[f32],
+        offsets: &[usize],
+        (padded, sums): &mut (Vec<f32>, Vec<f32>),
+        out: &mut [f32],
+        finish: &dyn Fn(usize, &mut [f32]),
+    ) {
+        let o = self.options;
+        let ([sy, sx], (pt, pl)) = (o.stride, (o.padding[0].0, o.padding[1].0));
+        let (hp, wp) = (self.h + pt + o.padding[0].1, self.w + pl + o.padding[1].1);
+        let (plane, out_plane, taps) = (self.h * self.w, self.oh * self.ow, offsets.len());
+        padded.clear();
+        padded.resize(hp * wp * LANES, 0.0);
+        for (lane, image) in planes.chunks(plane).enumerate() {
+            for (y, line) in image.chunks(self.w).enumerate() {
+                let row = &mut padded[((y + pt) * wp + pl) * LANES..][..self.w * LANES];
+                row.chunks_exact_mut(LANES).zip(line).for_each(|(pixel, &v)| pixel[lane] = v);
+            }
+        }
+        // The weights tap-major, a lane per channel (0 in lanes past the last channel), then
+        // the sums pixel-major.
+        sums.clear();
+        sums.resize((taps + out_plane) * LANES, 0.0);
+        let (weights, pixels) = sums.split_at_mut(taps * LANES);
+        for (lane, kernel) in kernels.chunks(taps).enumerate() {
+            kernel.iter().enumerate().for_each(|(t, &w)| weights[t * LANES + lane] = w);
+        }
+        // Four pixels of a row at a time share each weight's load.
+        let step = sx * LANES;
+        for (oy, row) in pixels.chunks_exact_mut(self.ow * LANES).enumerate() {
+            let corner = oy * sy * wp * LANES;
+            let mut quads = row.chunks_exact_mut(4 * LANES);
+            for (q, quad) in (&mut quads).enumerate() {
+                let first = corner + 4 * q * step;
+                quad.copy_from_slice(lane_sums::<4>(padded, first, step, offsets, weights).as_flattened());
+            }
+            let done = self.ow / 4 * 4;
+            for (x, pixel) in quads.into_remainder().chunks_exact_mut(LANES).enumerate() {
+                let first = corner + (done + x) * step;
+                pixel.copy_from_slice(lane_sums::<1>(padded, first, step, offsets, weights).as_flattened());
+            }
+        }
+        for (lane, out) in out.chunks_mut(out_plane).enumerate() {
+            out.iter_mut().zip(pixels.chunks_exact(LANES)).for_each(|(v, pixel)| *v = pixel[lane]);
+            finish(lane, out);
+        }
+    }
+}
+
+/// The sums of `P` pixels `step` apart from `first` in the channel-interleaved `padded`: for
+/// each, `Σ_t weights[t] · padded[pixel + offsets[t]]` in every lane, taps in order.
+#[inline(always)]
+fn lane_sums<const P: usize>(
+    padded: &[f32],
+    first: usize,
+    step: usize,
+    offsets: &[usize],
+    weights: &[f32],
+) -> [[f32; LANES]; P] {
+    let mut acc = [[0.0f32; LANES]; P];
+    for (&offset, w) in offsets.iter().zip(weights.chunks_exact(LANES)) {
+        let w: &[f32; LANES] = w.try_into().expect("a lane per channel");
+        for (p, acc) in acc.iter_mut().enumerate() {
+            let source: &[f32; LANES] =
+                padded[first + p * step + offset..][..LANES].try_into().expect("a lane per channel");
+            for ((a, &v), &w) in acc.iter_mut().zip(source).zip(w) {
+                *a = v.mul_add(w, *a);
+            }
+        }
+    }
+    acc
+}
+
 /// `sums[i] = Σ_t kernel[t] · phases[i + offsets[t]]`, a register block at a time.
 #[inline(always)]
 fn shifted_sums(phases: &[f32], offsets: &[usize], kernel: &[f32], sums: &mut [f32]) {
@@ -384,6 +520,61 @@ impl crate::kernels::gemm::Right for Im2col<'_> {
                 _ => line.fill(0.0),
             }
             (y, x, out) = (y + 1, 0, rest);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic values in [-1, 1).
+    fn values(n: usize, seed: u64) -> Vec<f32> {
+        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (0..n)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+            })
+            .collect()
+    }
+
+    /// The depthwise kernel in lanes gives the phase kernel's bits (the same multiply-adds in
+    /// the same order), bias and activation included: channels short of a whole vector and
+    /// across several, strides, dilations, uneven padding, 5×5 and 1×1 kernels, two images.
+    #[test]
+    fn depthwise_in_lanes_gives_the_phase_kernels_bits() {
+        if !crate::kernels::gemm::available() {
+            return;
+        }
+        // (n, c, h, w), (kh, kw), strides, pads, dilations.
+        type Case = ([usize; 4], [usize; 2], [usize; 2], [(usize, usize); 2], [usize; 2]);
+        let cases: &[Case] = &[
+            ([1, 13, 4, 4], [3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1]),
+            ([2, 8, 8, 8], [3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1]),
+            ([1, 20, 7, 5], [5, 5], [1, 1], [(2, 2), (2, 2)], [1, 1]),
+            ([1, 3, 9, 6], [3, 3], [2, 1], [(0, 2), (1, 0)], [2, 1]),
+            ([1, 17, 2, 2], [3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1]),
+            ([2, 9, 3, 3], [1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1]),
+            ([1, 5, 6, 7], [3, 2], [3, 2], [(1, 0), (0, 1)], [1, 2]),
+        ];
+        for (seed, &([n, c, h, w], [kh, kw], stride, padding, dilation)) in cases.iter().enumerate() {
+            let options = ConvOptions { stride, padding, dilation, groups: c };
+            let window = Window { kernel: [kh, kw], strides: stride, pads: padding, dilations: dilation };
+            let (oh, ow) = (window.out_dim(h, 0).unwrap(), window.out_dim(w, 1).unwrap());
+            let g = Geometry { h, w, kh, kw, oh, ow, options: &options };
+            let input = values(n * c * h * w, seed as u64);
+            let weights = values(c * kh * kw, 100 + seed as u64);
+            let bias = values(c, 200 + seed as u64);
+            let finish = |row: usize, _: usize, values: &mut [f32]| {
+                finish_outputs(values, Some(bias[row]), None, crate::kernels::ConvActivation::Relu)
+            };
+            let (mut lanes, mut phases) = (vec![0.0; n * c * oh * ow], vec![0.0; n * c * oh * ow]);
+            g.depthwise_in_lanes(&input, &weights, c, &mut lanes, &finish);
+            g.depthwise_in_phases(&input, &weights, [c, 1], &mut phases, &finish);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&lanes), bits(&phases), "case {seed}");
+            assert!(lanes.iter().any(|&v| v > 0.0), "case {seed}: all zero");
         }
     }
 }
