@@ -104,9 +104,17 @@ fn matches_the_naive_product_on_edge_sizes() {
     if skipped_without_avx2("matches_the_naive_product_on_edge_sizes") {
         return;
     }
-    for (m, k, n) in
-        [(1, 1, 1), (7, 3, 17), (6, 256, 16), (13, 300, 530), (73, 513, 33), (2, 1000, 1), (40, 77, 3), (9, 5, 7)]
-    {
+    for (m, k, n) in [
+        (1, 1, 1),
+        (7, 3, 17),
+        (6, 256, 16),
+        (13, 300, 530),
+        (73, 513, 33),
+        (2, 1000, 1),
+        (40, 77, 3),
+        (9, 5, 7),
+        (7, 37, 6),
+    ] {
         let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
         let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();
         let mut c = vec![f32::NAN; m * n];
