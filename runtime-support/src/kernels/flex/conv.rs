@@ -205,13 +205,8 @@ struct Phases {
 
 impl Geometry<'_> {
     /// A depthwise convolution (`multiplier` output channels per input channel) as shifted
-    /// multiply-adds: channel by channel over whole planes, or on small planes several
-    /// channels at a time in the lanes of a vector. The padded input is split into stride phases
-    /// (`phase (ry, rx)` holds the padded pixels `(qy·sy + ry, qx·sx + rx)`), so every
-    /// kernel tap reads one phase at a fixed offset from the output pixel: output `(y, x)`
-    /// of tap `(ky, kx)` is phase `(ky·dy mod sy, kx·dx mod sx)` at `(y + ky·dy / sy,
-    /// x + kx·dx / sx)`. Outputs are computed on the phase width (columns past the output
-    /// width are discarded), REGISTER_BLOCK at a time with all taps in registers.
+    /// multiply-adds: on small planes several channels at a time in the lanes of a vector,
+    /// else channel by channel over whole planes.
     fn depthwise(
         &self,
         input: &[f32],
@@ -227,7 +222,12 @@ impl Geometry<'_> {
         }
     }
 
-    /// [`Self::depthwise`] over the stride phases of each plane.
+    /// [`Self::depthwise`] plane by plane. The padded input is split into stride phases
+    /// (`phase (ry, rx)` holds the padded pixels `(qy·sy + ry, qx·sx + rx)`), so every
+    /// kernel tap reads one phase at a fixed offset from the output pixel: output `(y, x)`
+    /// of tap `(ky, kx)` is phase `(ky·dy mod sy, kx·dx mod sx)` at `(y + ky·dy / sy,
+    /// x + kx·dx / sx)`. Outputs are computed on the phase width (columns past the output
+    /// width are discarded), REGISTER_BLOCK at a time with all taps in registers.
     fn depthwise_in_phases(
         &self,
         input: &[f32],
