@@ -341,10 +341,12 @@ impl Geometry<'_> {
             .map(|t| ((t / self.kw) * o.dilation[0] * wp + (t % self.kw) * o.dilation[1]) * LANES)
             .collect();
         let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
-        let per_block = LANES * out_plane * offsets.len();
-        let jobs = job_len(channels.div_ceil(LANES), per_block, PARALLEL_MIN_ELEMENTS);
+        let (per_block, blocks) = (LANES * out_plane * offsets.len(), channels.div_ceil(LANES));
+        let jobs = job_len(blocks, per_block, PARALLEL_MIN_ELEMENTS);
         let images = input.par_chunks(channels * plane).zip(output.par_chunks_mut(channels * out_plane)).enumerate();
-        images.for_each(|(image, (input, output))| {
+        // Images split across threads only when each one is a job's worth of work.
+        let image_jobs = job_len(images.len(), blocks * per_block, PARALLEL_MIN_ELEMENTS);
+        images.with_min_len(image_jobs).for_each(|(image, (input, output))| {
             let blocks = input.par_chunks(LANES * plane).zip(output.par_chunks_mut(LANES * out_plane)).enumerate();
             blocks.with_min_len(jobs).for_each(|(block, (planes, out))| {
                 let first = block * LANES;
