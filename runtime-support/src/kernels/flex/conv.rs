@@ -163,6 +163,12 @@ impl Geometry<'_> {
             .filter(|&i| i < [self.h, self.w][axis])
     }
 
+    /// The padded plane's height and width.
+    fn padded(&self) -> (usize, usize) {
+        let pads = self.options.padding;
+        (self.h + pads[0].0 + pads[0].1, self.w + pads[1].0 + pads[1].1)
+    }
+
     /// A 1×1 kernel with unit stride and no padding: the image itself is the right operand.
     fn is_pointwise(&self) -> bool {
         let o = self.options;
@@ -238,7 +244,7 @@ impl Geometry<'_> {
     ) {
         let o = self.options;
         let ([sy, sx], [dy, dx]) = (o.stride, o.dilation);
-        let (hp, wp) = (self.h + o.padding[0].0 + o.padding[0].1, self.w + o.padding[1].0 + o.padding[1].1);
+        let (hp, wp) = self.padded();
         let (hq, wq) = (hp.div_ceil(sy), wp.div_ceil(sx));
         // Blocks past the last output read past the last phase row: one block of slack.
         let phase_len = hq * wq + wq + REGISTER_BLOCK;
@@ -336,7 +342,7 @@ impl Geometry<'_> {
     /// with the same fused multiply-adds: the same bits.
     fn depthwise_in_lanes(&self, input: &[f32], weights: &[f32], channels: usize, output: &mut [f32], finish: &Finish) {
         let o = self.options;
-        let wp = self.w + o.padding[1].0 + o.padding[1].1;
+        let wp = self.padded().1;
         let offsets: Vec<usize> = (0..self.kh * self.kw)
             .map(|t| ((t / self.kw) * o.dilation[0] * wp + (t % self.kw) * o.dilation[1]) * LANES)
             .collect();
@@ -376,7 +382,7 @@ impl Geometry<'_> {
     ) {
         let o = self.options;
         let ([sy, sx], (pt, pl)) = (o.stride, (o.padding[0].0, o.padding[1].0));
-        let (hp, wp) = (self.h + pt + o.padding[0].1, self.w + pl + o.padding[1].1);
+        let (hp, wp) = self.padded();
         let (plane, out_plane, taps) = (self.h * self.w, self.oh * self.ow, offsets.len());
         padded.clear();
         padded.resize(hp * wp * LANES, 0.0);
@@ -530,15 +536,9 @@ impl crate::kernels::gemm::Right for Im2col<'_> {
 mod tests {
     use super::*;
 
-    /// Deterministic values in [-1, 1).
-    fn values(n: usize, seed: u64) -> Vec<f32> {
-        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (0..n)
-            .map(|_| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-            })
-            .collect()
+    /// `n` deterministic values in [-0.5, 0.5].
+    fn values(n: usize, seed: u32) -> Vec<f32> {
+        crate::test_util::wave([n], seed).into_data().try_to_vec::<f32>().expect("f32 values")
     }
 
     /// The depthwise kernel in lanes gives the phase kernel's bits (the same multiply-adds in
@@ -565,9 +565,9 @@ mod tests {
             let window = Window { kernel: [kh, kw], strides: stride, pads: padding, dilations: dilation };
             let (oh, ow) = (window.out_dim(h, 0).unwrap(), window.out_dim(w, 1).unwrap());
             let g = Geometry { h, w, kh, kw, oh, ow, options: &options };
-            let input = values(n * c * h * w, seed as u64);
-            let weights = values(c * kh * kw, 100 + seed as u64);
-            let bias = values(c, 200 + seed as u64);
+            let input = values(n * c * h * w, seed as u32);
+            let weights = values(c * kh * kw, 100 + seed as u32);
+            let bias = values(c, 200 + seed as u32);
             let finish = |row: usize, _: usize, values: &mut [f32]| {
                 finish_outputs(values, Some(bias[row]), None, crate::kernels::ConvActivation::Relu)
             };
