@@ -106,6 +106,12 @@ fn main() {
     bench.conv("depthwise 3×3, 96, 8×8 (MNASNet)", [1, 96, 8, 8], [96, 1, 3, 3], 1, 1, 96);
     bench.conv("depthwise 3×3, 48, 12×12", [1, 48, 12, 12], [48, 1, 3, 3], 1, 1, 48);
     bench.conv("depthwise 3×3, 48, 16×16 (MNASNet)", [1, 48, 16, 16], [48, 1, 3, 3], 1, 1, 48);
+    // Narrow networks at 64×64 (the zoo's ResNet-18 ×0.25, SqueezeNet 1.1): few rows per product.
+    bench.conv("conv 7×7/2, 3→64, 2 × 64×64 (ResNet-18 ×0.25)", [2, 3, 64, 64], [64, 3, 7, 7], 2, 3, 1);
+    bench.conv("conv 3×3, 16→16, 2 × 16×16 (ResNet-18 ×0.25)", [2, 16, 16, 16], [16, 16, 3, 3], 1, 1, 1);
+    bench.conv("conv 3×3, 32→32, 2 × 8×8 (ResNet-18 ×0.25)", [2, 32, 8, 8], [32, 32, 3, 3], 1, 1, 1);
+    bench.conv("conv 3×3/2, 3→64, 2 × 64×64 (SqueezeNet 1.1)", [2, 3, 64, 64], [64, 3, 3, 3], 2, 0, 1);
+    bench.conv("conv 3×3, 16→64, 2 × 15×15 (SqueezeNet 1.1)", [2, 16, 15, 15], [64, 16, 3, 3], 1, 1, 1);
 
     let x = tensor([1, 64, 112, 112], 4);
     let pool = |x: Tensor<4>| ops::max_pool2d(x, [3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1], false);
@@ -116,6 +122,18 @@ fn main() {
     };
     bench.case(
         "max pool 3×3/2, 64, 112×112",
+        || drop(std::hint::black_box(pool(x.clone()))),
+        || drop(std::hint::black_box(burn_pool(x.clone()))),
+    );
+
+    let x = tensor([2, 64, 31, 31], 5);
+    let pool = |x: Tensor<4>| ops::max_pool2d(x, [3, 3], [2, 2], [(0, 0), (0, 0)], [1, 1], true);
+    let burn_pool = |x: Tensor<4>| {
+        let options = burn::tensor::ops::MaxPoolOptions::new([3, 3]).with_stride([2, 2]).with_ceil_mode(true);
+        burn::tensor::module::max_pool2d(x, options)
+    };
+    bench.case(
+        "max pool 3×3/2 ceil, 2 × 64, 31×31 (SqueezeNet 1.1)",
         || drop(std::hint::black_box(pool(x.clone()))),
         || drop(std::hint::black_box(burn_pool(x.clone()))),
     );
