@@ -167,6 +167,10 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edg
         ([1, 3, 23, 29], [13, 3, 7, 7], [2, 2], [(3, 3), (3, 3)], [1, 1], 1, true),
         ([1, 40, 12, 12], [17, 40, 3, 3], [1, 1], [(1, 1), (1, 1)], [2, 2], 1, true),
         ([1, 8, 30, 40], [20, 8, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 1, false),
+        // On the stride phases' grid, B read in place: more terms than a depth block, a
+        // partial last panel; fewer than 8 grid columns (dot products).
+        ([1, 40, 10, 12], [24, 40, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 1, true),
+        ([1, 16, 1, 6], [4, 16, 1, 2], [1, 1], [(0, 0), (0, 0)], [1, 1], 1, true),
         // Column-vector images (magika's 1-D convolution along H): computed transposed.
         ([1, 6, 31, 1], [9, 6, 5, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 1, true),
         ([2, 4, 40, 1], [7, 4, 3, 1], [2, 1], [(2, 1), (0, 0)], [3, 1], 1, false),

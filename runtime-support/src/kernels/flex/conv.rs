@@ -3,6 +3,7 @@
 //! residual and activation applied to each finished row.
 
 use super::*;
+use crate::kernels::gemm::Matrix;
 
 type ConvOperands = (Tensor<4>, Tensor<4>, Option<Tensor<1>>, Option<Tensor<4>>);
 
@@ -178,7 +179,6 @@ impl Geometry<'_> {
     /// Every image as one matrix product of the weights with its im2col columns (the image
     /// itself for a pointwise kernel), the weights read in place.
     fn gemm(&self, input: &[f32], weights: &[f32], [ci, co]: [usize; 2], output: &mut [f32], finish: &Finish) {
-        use crate::kernels::gemm::Matrix;
         let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
         let k = ci * self.kh * self.kw;
         let a = Matrix { data: weights, rows: co, cols: k, stride: k };
@@ -189,10 +189,83 @@ impl Geometry<'_> {
             if self.is_pointwise() {
                 let b = Matrix { data: image, rows: ci, cols: plane, stride: plane };
                 crate::kernels::gemm::sgemm(a, &b, out, &finish);
+            } else if self.phase_grid_pays(k, co) {
+                self.gemm_on_phases(a, image, ci, out, &finish);
             } else {
                 crate::kernels::gemm::sgemm(a, &Im2col { geometry: self, image, rows: k }, out, &finish);
             }
         }
+    }
+
+    /// Whether [`Self::gemm_on_phases`] pays for a product of `depth` terms and `rows` rows: it
+    /// saves packing B (`depth` values per output pixel) for a pass over C (`rows` values per
+    /// pixel), and computes its grid's extra columns, so at least as many terms as rows and at
+    /// most a quarter more columns than outputs (SqueezeNet's 3×3/2 stem, 27 terms for 64
+    /// rows, took 1.3× the time of im2col on the grid; kernels bench).
+    fn phase_grid_pays(&self, depth: usize, rows: usize) -> bool {
+        let width = self.padded().1.div_ceil(self.options.stride[1]);
+        depth >= rows && 4 * width <= 5 * self.ow
+    }
+
+    /// One image's product with B the im2col matrix over the image's stride phases (see
+    /// [`Self::depthwise_in_phases`]): its row `(c, ky, kx)` is the phase of tap `(ky, kx)` of
+    /// channel `c` from the tap's offset on, contiguous over a grid of `oh` rows of the phase
+    /// width, whose first `ow` columns are the outputs. Packing such a row is one copy, where
+    /// the im2col rows' are a copy per output row and a gather with a stride: narrow networks,
+    /// whose products have few rows of A to spread the packing over, spent a third of their
+    /// time packing. The grid's extra columns are computed and dropped.
+    fn gemm_on_phases(&self, a: Matrix, image: &[f32], ci: usize, out: &mut [f32], finish: &Finish) {
+        let phases = self.phases();
+        let per_plane = phases.strides[0] * phases.strides[1] * phases.len;
+        let mut split = vec![0.0f32; ci * per_plane];
+        for (plane, split) in image.chunks(self.h * self.w).zip(split.chunks_mut(per_plane)) {
+            vectorised(
+                #[inline(always)]
+                || self.split_phases(plane, &phases, split),
+            );
+        }
+        let taps = phases.offsets.len();
+        let rows = (0..ci * taps).map(|p| (p / taps) * per_plane + phases.offsets[p % taps]).collect();
+        let b = PhaseGrid { split: &split, rows, cols: self.oh * phases.width };
+        let mut grid = vec![0.0f32; a.rows * b.cols];
+        crate::kernels::gemm::sgemm(a, &b, &mut grid, &|_, _, _| {});
+        let out_plane = self.oh * self.ow;
+        let planes = out.par_chunks_mut(out_plane).zip(grid.par_chunks(b.cols)).enumerate();
+        planes.with_min_len(job_len(a.rows, out_plane, PARALLEL_MIN_ELEMENTS)).for_each(|(row, (out, sums))| {
+            for (out, sums) in out.chunks_exact_mut(self.ow).zip(sums.chunks_exact(phases.width)) {
+                out.copy_from_slice(&sums[..self.ow]);
+            }
+            finish(row, 0, out)
+        });
+    }
+}
+
+/// The im2col matrix of [`Geometry::gemm_on_phases`]: row `p` is `split` from `rows[p]` on.
+struct PhaseGrid<'a> {
+    split: &'a [f32],
+    rows: Vec<usize>,
+    cols: usize,
+}
+
+impl crate::kernels::gemm::Right for PhaseGrid<'_> {
+    fn rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn cols(&self) -> usize {
+        self.cols
+    }
+
+    fn segment(&self, p: usize, j0: usize, out: &mut [f32]) {
+        out.copy_from_slice(&self.split[self.rows[p] + j0..][..out.len()]);
+    }
+
+    fn column(&self, j: usize, out: &mut [f32]) {
+        out.iter_mut().zip(&self.rows).for_each(|(v, &row)| *v = self.split[row + j]);
+    }
+
+    fn rows_in_place(&self) -> Option<(&[f32], &[usize])> {
+        Some((self.split, &self.rows))
     }
 }
 
@@ -203,8 +276,6 @@ struct Phases {
     width: usize,
     /// Elements of a phase, slack included.
     len: usize,
-    /// Elements of the grid of sums, whole register blocks.
-    grid: usize,
     /// Where each kernel tap reads, relative to the output's grid position.
     offsets: Vec<usize>,
 }
@@ -242,21 +313,8 @@ impl Geometry<'_> {
         output: &mut [f32],
         finish: &Finish,
     ) {
-        let o = self.options;
-        let ([sy, sx], [dy, dx]) = (o.stride, o.dilation);
-        let (hp, wp) = self.padded();
-        let (hq, wq) = (hp.div_ceil(sy), wp.div_ceil(sx));
-        // Blocks past the last output read past the last phase row: one block of slack.
-        let phase_len = hq * wq + wq + REGISTER_BLOCK;
-        let offsets: Vec<usize> = (0..self.kh * self.kw)
-            .map(|t| {
-                let (oy, ox) = ((t / self.kw) * dy, (t % self.kw) * dx);
-                ((oy % sy) * sx + ox % sx) * phase_len + (oy / sy) * wq + ox / sx
-            })
-            .collect();
-        let grid = (self.oh * wq).div_ceil(REGISTER_BLOCK) * REGISTER_BLOCK;
+        let phases = self.phases();
         let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
-        let phases = Phases { strides: [sy, sx], width: wq, len: phase_len, grid, offsets };
         // A tap costs about what an element visit of a memory-bound op does (it reloads the
         // shifted phase), far more than a multiply-add of the matrix product.
         let per_plane = multiplier * out_plane * phases.offsets.len();
@@ -287,8 +345,11 @@ impl Geometry<'_> {
         out: &mut [f32],
         finish: &dyn Fn(usize, &mut [f32]),
     ) {
+        split.clear();
+        split.resize(phases.strides[0] * phases.strides[1] * phases.len, 0.0);
         self.split_phases(image, phases, split);
-        sums.resize(phases.grid, 0.0);
+        // Whole register blocks.
+        sums.resize((self.oh * phases.width).div_ceil(REGISTER_BLOCK) * REGISTER_BLOCK, 0.0);
         let taps = phases.offsets.len();
         for (j, (out, kernel)) in out.chunks_mut(self.oh * self.ow).zip(kernels.chunks(taps)).enumerate() {
             shifted_sums(split, &phases.offsets, kernel, sums);
@@ -299,13 +360,30 @@ impl Geometry<'_> {
         }
     }
 
-    /// The padded plane `image`, split into its stride phases (see [`Self::depthwise`]).
+    /// How [`Self::split_phases`] lays out a padded input plane: the phase grid's width, each
+    /// phase's length, and where each kernel tap reads relative to an output's grid position.
+    fn phases(&self) -> Phases {
+        let o = self.options;
+        let ([sy, sx], [dy, dx]) = (o.stride, o.dilation);
+        let (hp, wp) = self.padded();
+        let (hq, wq) = (hp.div_ceil(sy), wp.div_ceil(sx));
+        // Sums past the last output read past the last phase row: a row and a block of slack.
+        let phase_len = hq * wq + wq + REGISTER_BLOCK;
+        let offsets: Vec<usize> = (0..self.kh * self.kw)
+            .map(|t| {
+                let (oy, ox) = ((t / self.kw) * dy, (t % self.kw) * dx);
+                ((oy % sy) * sx + ox % sx) * phase_len + (oy / sy) * wq + ox / sx
+            })
+            .collect();
+        Phases { strides: [sy, sx], width: wq, len: phase_len, offsets }
+    }
+
+    /// The padded plane `image`, split into its stride phases (see
+    /// [`Self::depthwise_in_phases`]) in `phases`, zeroed, of the layout's size.
     #[inline(always)]
-    fn split_phases(&self, image: &[f32], layout: &Phases, phases: &mut Vec<f32>) {
+    fn split_phases(&self, image: &[f32], layout: &Phases, phases: &mut [f32]) {
         let Phases { strides: [sy, sx], width: wq, len: phase_len, .. } = *layout;
         let (pt, pl) = (self.options.padding[0].0, self.options.padding[1].0);
-        phases.clear();
-        phases.resize(sy * sx * phase_len, 0.0);
         for (y, line) in image.chunks(self.w).enumerate() {
             let py = y + pt;
             // Where phase (py mod sy, 0) holds padded row py.

@@ -52,6 +52,39 @@ pub trait Right: Sync {
     fn matrix(&self) -> Option<Matrix<'_>> {
         None
     }
+    /// The operand's rows in memory, when they are though not evenly spaced: row `p` is
+    /// `data[starts[p]..][..cols]`. Read in place by products of any number of rows.
+    fn rows_in_place(&self) -> Option<(&[f32], &[usize])> {
+        None
+    }
+}
+
+/// Where the register tiles find row `p` of a panel of B, from the panel's first element.
+pub(super) trait PanelRows: Copy {
+    /// # Safety
+    ///
+    /// `p` must be a row of the panel.
+    unsafe fn at(self, p: usize) -> usize;
+}
+
+/// Rows a fixed number of floats apart (a packed panel: NR; a matrix read in place: its stride).
+impl PanelRows for usize {
+    #[inline(always)]
+    unsafe fn at(self, p: usize) -> usize {
+        p * self
+    }
+}
+
+/// Rows where a list of starts puts them ([`Right::rows_in_place`]).
+#[derive(Clone, Copy)]
+pub(super) struct Listed(*const usize);
+
+impl PanelRows for Listed {
+    #[inline(always)]
+    unsafe fn at(self, p: usize) -> usize {
+        // SAFETY: the list has an entry for each row of the panel (this method's contract).
+        unsafe { *self.0.add(p) }
+    }
 }
 
 impl Right for Matrix<'_> {
@@ -110,7 +143,8 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
         (0..n).step_by(width_per_task).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
     // Tasks that share columns read one packing of B, made once by all threads, instead of
     // each packing the same panels (YOLO's and ResNet's late layers: many rows, few columns).
-    let shared = (rows_per_task < m).then(|| SharedPanels::pack(b, width_per_task));
+    // (B's rows read in place need no packing.)
+    let shared = (rows_per_task < m && b.rows_in_place().is_none()).then(|| SharedPanels::pack(b, width_per_task));
     let task = move |&(j0, i0): &(usize, usize)| {
         let (width, rows) = (width_per_task.min(n - j0), rows_per_task.min(m - i0));
         // SAFETY: AVX2 and FMA were checked; the task's rows i0..i0 + rows and columns
@@ -247,7 +281,10 @@ pub const LINEAR_MIN_ROWS: usize = 16;
 
 /// Whether a matrix operand lies inside its slice (computed operands always do).
 fn fits(b: &impl Right) -> bool {
-    b.matrix().is_none_or(|m| m.fits())
+    let listed = b.rows_in_place().is_none_or(|(data, starts)| {
+        starts.len() == b.rows() && starts.iter().all(|&s| s.checked_add(b.cols()).is_some_and(|end| end <= data.len()))
+    });
+    listed && b.matrix().is_none_or(|m| m.fits())
 }
 
 /// Products with fewer columns than this are dot products of A's rows with B's columns: a
@@ -526,6 +563,24 @@ const DIRECT_B_ROWS: usize = 4 * MR;
 /// in place, 1.6× packed).
 const DIRECT_B_STRIDE: usize = 4096;
 
+/// How a panel's rows lie: evenly apart, or where a list of starts puts them.
+#[derive(Clone, Copy)]
+enum Rows {
+    Apart(usize),
+    Listed(Listed),
+}
+
+/// `$call` with `$rows` bound to the panel rows `$of` as their own type, so that each register
+/// tile is compiled for both (an even stride stays a multiplication, not a load per row).
+macro_rules! with_rows {
+    ($of:expr, |$rows:ident| $call:expr) => {
+        match $of {
+            Rows::Apart($rows) => $call,
+            Rows::Listed($rows) => $call,
+        }
+    };
+}
+
 thread_local! {
     /// Each thread's packed block of B, kept between products (packing overwrites what it reads).
     static PACKED_B: std::cell::RefCell<Aligned> = const { std::cell::RefCell::new(Aligned(Vec::new())) };
@@ -556,18 +611,19 @@ unsafe fn block(
     unsafe {
         let k = a.cols;
         let panels_b = width.div_ceil(NR);
-        let direct = b
-            .matrix()
-            .filter(|m| a.rows <= DIRECT_B_ROWS && m.stride <= DIRECT_B_STRIDE && matches!(source, PanelsOfB::Pack(_)));
+        let in_place = matches!(source, PanelsOfB::Pack(_));
+        let direct = b.matrix().filter(|m| in_place && a.rows <= DIRECT_B_ROWS && m.stride <= DIRECT_B_STRIDE);
+        let listed = b.rows_in_place().filter(|_| in_place);
+        let read_in_place = direct.is_some() || listed.is_some();
         if let PanelsOfB::Pack(packed_b) = &mut source {
-            packed_b.reserve(if direct.is_some() { NR * KC } else { panels_b * NR * KC });
+            packed_b.reserve(if read_in_place { NR * KC } else { panels_b * NR * KC });
         }
         for p0 in (0..k).step_by(KC) {
             let depth = KC.min(k - p0);
             // This depth block's panels, packed here or by `SharedPanels`.
             let packed: *const f32 = match &mut source {
                 PanelsOfB::Pack(packed_b) => {
-                    if direct.is_none() {
+                    if !read_in_place {
                         pack_b(b, p0, depth, j0, width, packed_b.as_mut_slice());
                     }
                     packed_b.as_slice().as_ptr()
@@ -576,17 +632,22 @@ unsafe fn block(
             };
             for i0 in rows.clone().step_by(MC) {
                 let rows = MC.min(rows.end - i0);
-                // The panel `jp` of B: in place (row stride of B) or packed (stride NR).
-                let mut panel = |jp: usize| -> (*const f32, usize) {
-                    let cols = NR.min(width - jp * NR);
-                    match (direct, &mut source) {
-                        (Some(m), _) if cols == NR => (m.data.as_ptr().add(p0 * m.stride + j0 + jp * NR), m.stride),
-                        (Some(_), PanelsOfB::Pack(packed_b)) => {
-                            // The last, partial panel is packed (zero-padded) so no read passes B's end.
-                            pack_b(b, p0, depth, j0 + jp * NR, cols, packed_b.as_mut_slice());
-                            (packed_b.as_slice().as_ptr(), NR)
+                // The panel `jp` of B: in place (B's rows) or packed (NR apart).
+                let mut panel = |jp: usize| -> (*const f32, Rows) {
+                    let (column, cols) = (j0 + jp * NR, NR.min(width - jp * NR));
+                    match (direct, listed, &mut source) {
+                        (Some(m), _, _) if cols == NR => {
+                            (m.data.as_ptr().add(p0 * m.stride + column), Rows::Apart(m.stride))
                         }
-                        _ => (packed.add(jp * NR * depth), NR),
+                        (_, Some((data, starts)), _) if cols == NR => {
+                            (data.as_ptr().add(column), Rows::Listed(Listed(starts.as_ptr().add(p0))))
+                        }
+                        (_, _, PanelsOfB::Pack(packed_b)) if read_in_place => {
+                            // The last, partial panel is packed (zero-padded) so no read passes B's end.
+                            pack_b(b, p0, depth, column, cols, packed_b.as_mut_slice());
+                            (packed_b.as_slice().as_ptr(), Rows::Apart(NR))
+                        }
+                        _ => (packed.add(jp * NR * depth), Rows::Apart(NR)),
                     }
                 };
                 let tiles = Tiles { a, depth, p0, first_row: i0, rows, c, ldc, accumulate: p0 > 0 };
@@ -601,18 +662,21 @@ unsafe fn block(
                         let ldb = panel(jp).1;
                         if whole >= 3 {
                             let b = [panel(jp).0, panel(jp + 1).0, panel(jp + 2).0];
-                            tiles.wide(wide_rows, b, ldb, dst_column);
+                            with_rows!(ldb, |ldb| tiles.wide(wide_rows, b, ldb, dst_column));
                         } else {
-                            tiles.wide(wide_rows, [panel(jp).0, panel(jp + 1).0], ldb, dst_column);
+                            let b = [panel(jp).0, panel(jp + 1).0];
+                            with_rows!(ldb, |ldb| tiles.wide(wide_rows, b, ldb, dst_column));
                         }
                         let panels = whole.min(3);
                         for k in 0..panels {
-                            tiles.narrow(wide_rows, panel(jp + k).0, ldb, dst_column + k * NR, NR);
+                            let pb = panel(jp + k).0;
+                            with_rows!(ldb, |ldb| tiles.narrow(wide_rows, pb, ldb, dst_column + k * NR, NR));
                         }
                         jp += panels;
                     } else {
                         let (pb, ldb) = panel(jp);
-                        tiles.narrow(0, pb, ldb, dst_column, NR.min(width - jp * NR));
+                        let cols = NR.min(width - jp * NR);
+                        with_rows!(ldb, |ldb| tiles.narrow(0, pb, ldb, dst_column, cols));
                         jp += 1;
                     }
                 }
@@ -659,15 +723,16 @@ impl Tiles<'_> {
     /// # Safety
     ///
     /// The CPU must have AVX2 and FMA; `pb` must point to `depth` rows of `cols` floats
-    /// `ldb` apart, and the tile's rows of C from `row` on (at `column`) must be writable.
+    /// where `ldb` puts them, and the tile's rows of C from `row` on (at `column`) must be
+    /// writable.
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn thin(&self, row: usize, pb: *const f32, ldb: usize, column: usize, cols: usize) {
+    unsafe fn thin(&self, row: usize, pb: *const f32, ldb: impl PanelRows, column: usize, cols: usize) {
         // SAFETY: this function's own contract (# Safety above) is the caller's.
         unsafe {
             let mut columns = [[0.0f32; KC]; THIN_COLS];
             for (c, values) in columns.iter_mut().enumerate().take(cols) {
                 for (p, v) in values[..self.depth].iter_mut().enumerate() {
-                    *v = *pb.add(p * ldb + c);
+                    *v = *pb.add(ldb.at(p) + c);
                 }
             }
             let columns: [&[f32]; THIN_COLS] = std::array::from_fn(|c| &columns[c][..self.depth]);
@@ -687,9 +752,10 @@ impl Tiles<'_> {
     /// # Safety
     ///
     /// The CPU must have AVX-512F; each pointer of `b` must point to `depth` rows of 16
-    /// floats `ldb` apart, and the first `rows` rows of C (at `column`) must be writable.
+    /// floats where `ldb` puts them, and the first `rows` rows of C (at `column`) must be
+    /// writable.
     #[target_feature(enable = "avx512f")]
-    unsafe fn wide<const P: usize>(&self, rows: usize, b: [*const f32; P], ldb: usize, column: usize) {
+    unsafe fn wide<const P: usize>(&self, rows: usize, b: [*const f32; P], ldb: impl PanelRows, column: usize) {
         // SAFETY: this function's own contract (# Safety above) is the caller's.
         unsafe {
             for row in (0..rows).step_by(WIDE_ROWS) {
@@ -704,9 +770,10 @@ impl Tiles<'_> {
     /// # Safety
     ///
     /// The CPU must have AVX2 and FMA; `pb` must point to `depth` rows of `cols` floats
-    /// `ldb` apart, and the tile's rows of C from `row` on (at `column`) must be writable.
+    /// where `ldb` puts them, and the tile's rows of C from `row` on (at `column`) must be
+    /// writable.
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn narrow(&self, mut row: usize, pb: *const f32, ldb: usize, column: usize, cols: usize) {
+    unsafe fn narrow(&self, mut row: usize, pb: *const f32, ldb: impl PanelRows, column: usize, cols: usize) {
         // SAFETY: this function's own contract (# Safety above) is the caller's.
         unsafe {
             let (depth, ldc, accumulate) = (self.depth, self.ldc, self.accumulate);

@@ -15,7 +15,7 @@ pub(super) unsafe fn tile_kernel(
     depth: usize,
     a: (*const f32, [usize; MR]),
     b: *const f32,
-    ldb: usize,
+    ldb: impl PanelRows,
     c: *mut f32,
     ldc: usize,
     accumulate: bool,
@@ -42,15 +42,15 @@ pub(super) fn avx512() -> bool {
 /// # Safety
 ///
 /// The CPU must have AVX-512F; `a` plus each row offset must point to `depth` floats,
-/// `b` to `depth` rows of 16 floats `ldb` apart, and `c` to R rows of 16 writable floats `ldc`
-/// apart.
+/// `b` to `depth` rows of 16 floats where `ldb` puts them, and `c` to R rows of 16 writable
+/// floats `ldc` apart.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn kernel_avx512<const R: usize>(
     depth: usize,
     (a, row_offsets): (*const f32, [usize; R]),
     b: *const f32,
-    ldb: usize,
+    ldb: impl PanelRows,
     c: *mut f32,
     ldc: usize,
     accumulate: bool,
@@ -59,7 +59,7 @@ pub(super) unsafe fn kernel_avx512<const R: usize>(
     unsafe {
         let mut acc = [_mm512_setzero_ps(); R];
         for p in 0..depth {
-            let bv = _mm512_loadu_ps(b.add(p * ldb));
+            let bv = _mm512_loadu_ps(b.add(ldb.at(p)));
             for (r, row) in acc.iter_mut().enumerate() {
                 *row = _mm512_fmadd_ps(_mm512_set1_ps(*a.add(row_offsets[r] + p)), bv, *row);
             }
@@ -72,7 +72,7 @@ pub(super) unsafe fn kernel_avx512<const R: usize>(
     }
 }
 
-/// An 8×16P tile (P = 2 or 3 adjacent panels of B, `ldb` apart row to row): each of A's eight
+/// An 8×16P tile (P = 2 or 3 adjacent panels of B, rows where `ldb` puts them): each of A's eight
 /// rows broadcast once for P multiply-adds, 24 FMAs for 11 loads at P = 3, where the 12×16 tile
 /// makes 12 for 13 and waits on the load ports. Eight row pointers and 8P accumulators fit the
 /// registers (twelve rows spilled row pointers to the stack).
@@ -80,15 +80,15 @@ pub(super) unsafe fn kernel_avx512<const R: usize>(
 /// # Safety
 ///
 /// The CPU must have AVX-512F; `a` plus each row offset must point to `depth` floats,
-/// each pointer of `b` to `depth` rows of 16 floats `ldb` apart, and `c` to 8 rows of 16P
-/// writable floats `ldc` apart.
+/// each pointer of `b` to `depth` rows of 16 floats where `ldb` puts them, and `c` to 8 rows
+/// of 16P writable floats `ldc` apart.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn kernel_avx512_wide<const P: usize>(
     depth: usize,
     (a, row_offsets): (*const f32, [usize; WIDE_ROWS]),
     b: [*const f32; P],
-    ldb: usize,
+    ldb: impl PanelRows,
     c: *mut f32,
     ldc: usize,
     accumulate: bool,
@@ -97,7 +97,7 @@ pub(super) unsafe fn kernel_avx512_wide<const P: usize>(
     unsafe {
         let mut acc = [[_mm512_setzero_ps(); P]; WIDE_ROWS];
         for p in 0..depth {
-            let bv: [__m512; P] = std::array::from_fn(|k| _mm512_loadu_ps(b[k].add(p * ldb)));
+            let bv: [__m512; P] = std::array::from_fn(|k| _mm512_loadu_ps(b[k].add(ldb.at(p))));
             for (r, row) in acc.iter_mut().enumerate() {
                 let av = _mm512_set1_ps(*a.add(row_offsets[r] + p));
                 for (acc, &b) in row.iter_mut().zip(&bv) {
@@ -116,14 +116,15 @@ pub(super) unsafe fn kernel_avx512_wide<const P: usize>(
     }
 }
 
-/// The 6×16 register tile: `c (+)= a_rows · b_panel` over `depth`, B's rows `ldb` apart. Each
-/// of A's six rows is a sequential stream, as cheap for the prefetcher as a packed panel.
+/// The 6×16 register tile: `c (+)= a_rows · b_panel` over `depth`, B's rows where `ldb` puts
+/// them. Each of A's six rows is a sequential stream, as cheap for the prefetcher as a packed
+/// panel.
 ///
 /// # Safety
 ///
 /// The CPU must have AVX2 and FMA; `a` plus each row offset must point to `depth`
-/// floats, `b` to `depth` rows of 16 floats `ldb` apart, and `c` to 6 rows of 16 writable
-/// floats `ldc` apart.
+/// floats, `b` to `depth` rows of 16 floats where `ldb` puts them, and `c` to 6 rows of 16
+/// writable floats `ldc` apart.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 #[inline]
@@ -131,7 +132,7 @@ pub(super) unsafe fn kernel(
     depth: usize,
     (a, row_offsets): (*const f32, [usize; MR]),
     b: *const f32,
-    ldb: usize,
+    ldb: impl PanelRows,
     c: *mut f32,
     ldc: usize,
     accumulate: bool,
@@ -140,8 +141,8 @@ pub(super) unsafe fn kernel(
     unsafe {
         let mut acc = [[_mm256_setzero_ps(); 2]; MR];
         for p in 0..depth {
-            let b0 = _mm256_loadu_ps(b.add(p * ldb));
-            let b1 = _mm256_loadu_ps(b.add(p * ldb + 8));
+            let b0 = _mm256_loadu_ps(b.add(ldb.at(p)));
+            let b1 = _mm256_loadu_ps(b.add(ldb.at(p) + 8));
             for (r, row) in acc.iter_mut().enumerate() {
                 let av = _mm256_broadcast_ss(&*a.add(row_offsets[r] + p));
                 row[0] = _mm256_fmadd_ps(av, b0, row[0]);
