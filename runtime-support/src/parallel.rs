@@ -8,11 +8,13 @@
 //! falling asleep between ops, as ONNX Runtime's threads spin (`start_polling`). A model whose
 //! ops are all small never wakes a thread.
 
-/// Multiply-adds below which a product stays on the calling thread: 2^20 take about 20–40 µs
+/// Multiply-adds below which a product stays on the calling thread: 2^19 take about 10–20 µs
 /// on one core. Silero's convolutions (~200k multiply-adds each) ran slower on two threads than
-/// on one.
+/// on one, and so did Silero at 2^18; at 2^20 narrow networks ran most of their convolutions
+/// on one thread of two (the zoo's ResNet-18 ×0.25, SqueezeNet 1.1 and MNASNet 0.5 at two
+/// threads, 2^20 → 2^19: 1.44 → 1.16, 1.34 → 1.22, 1.43 → 1.14 ms; Silero 0.090 → 0.091 ms).
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]
-pub(crate) const PARALLEL_MIN_FMAS: usize = 1 << 20;
+pub(crate) const PARALLEL_MIN_FMAS: usize = 1 << 19;
 
 /// Element visits (a load, a little arithmetic, a store) below which a memory-bound op stays on
 /// the calling thread: 2^16 take about 20–60 µs.

@@ -171,6 +171,8 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edg
         // partial last panel; fewer than 8 grid columns (dot products).
         ([1, 40, 10, 12], [24, 40, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 1, true),
         ([1, 16, 1, 6], [4, 16, 1, 2], [1, 1], [(0, 0), (0, 0)], [1, 1], 1, true),
+        // Three images, each enough work for a job of its own on the pool.
+        ([3, 16, 20, 20], [24, 16, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 1, true),
         // Column-vector images (magika's 1-D convolution along H): computed transposed.
         ([1, 6, 31, 1], [9, 6, 5, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 1, true),
         ([2, 4, 40, 1], [7, 4, 3, 1], [2, 1], [(2, 1), (0, 0)], [3, 1], 1, false),
