@@ -114,6 +114,9 @@ fn matches_the_naive_product_on_edge_sizes() {
         (40, 77, 3),
         (9, 5, 7),
         (7, 37, 6),
+        // Fewer than 16 columns, many terms: dot products.
+        (5, 200, 9),
+        (7, 130, 15),
     ] {
         let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
         let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();

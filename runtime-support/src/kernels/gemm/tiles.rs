@@ -97,7 +97,11 @@ pub(super) unsafe fn kernel_avx512_wide<const P: usize>(
     unsafe {
         let mut acc = [[_mm512_setzero_ps(); P]; WIDE_ROWS];
         for p in 0..depth {
-            let bv: [__m512; P] = std::array::from_fn(|k| _mm512_loadu_ps(b[k].add(ldb.at(p))));
+            // A loop, not `array::from_fn`: see `dots_avx512` on closures around intrinsics.
+            let mut bv = [_mm512_setzero_ps(); P];
+            for (bv, b) in bv.iter_mut().zip(b) {
+                *bv = _mm512_loadu_ps(b.add(ldb.at(p)));
+            }
             for (r, row) in acc.iter_mut().enumerate() {
                 let av = _mm512_set1_ps(*a.add(row_offsets[r] + p));
                 for (acc, &b) in row.iter_mut().zip(&bv) {
