@@ -219,7 +219,7 @@ impl Geometry<'_> {
     /// time packing. The grid's extra columns are computed and dropped.
     fn gemm_on_phases(&self, a: Matrix, image: &[f32], ci: usize, out: &mut [f32], finish: &Finish) {
         let phases = self.phases();
-        let per_plane = phases.strides[0] * phases.strides[1] * phases.len;
+        let per_plane = phases.plane_len();
         let mut split = vec![0.0f32; ci * per_plane];
         for (plane, split) in image.chunks(self.h * self.w).zip(split.chunks_mut(per_plane)) {
             vectorised(
@@ -281,6 +281,13 @@ struct Phases {
     len: usize,
     /// Where each kernel tap reads, relative to the output's grid position.
     offsets: Vec<usize>,
+}
+
+impl Phases {
+    /// Elements of one plane split into its phases.
+    fn plane_len(&self) -> usize {
+        self.strides[0] * self.strides[1] * self.len
+    }
 }
 
 impl Geometry<'_> {
@@ -349,7 +356,7 @@ impl Geometry<'_> {
         finish: &dyn Fn(usize, &mut [f32]),
     ) {
         split.clear();
-        split.resize(phases.strides[0] * phases.strides[1] * phases.len, 0.0);
+        split.resize(phases.plane_len(), 0.0);
         self.split_phases(image, phases, split);
         // Whole register blocks.
         sums.resize((self.oh * phases.width).div_ceil(REGISTER_BLOCK) * REGISTER_BLOCK, 0.0);
