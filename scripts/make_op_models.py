@@ -307,6 +307,31 @@ def gen_Conv(v):
     c.weight("w", (3, 2, 4, 4))
     c.node("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER", strides=[2, 2]).output()
     cases.append(c)
+    if v < 22:
+        return cases
+    # (The earlier versions' variants are trimmed from 22 on: TRIM.)
+    # 3-D: per-side pads (more at one end of an axis), strides, dilation, a fused Relu
+    c = Case("Conv", v, "3d_asymmetric_pads_relu")
+    c.input("x", (2, 3, 5, 7, 6))
+    c.weight("w", (4, 3, 3, 2, 3))
+    c.weight("bias", (4,))
+    c.node("Conv", ["x", "w", "bias"], ["conv"], strides=[2, 1, 2], dilations=[1, 2, 1], pads=[0, 1, 0, 1, 0, 2])
+    c.node("Relu", ["conv"], ["y"]).output()
+    cases.append(c)
+    # 3-D residual block (ResNet-3D's): the sum with the input and the Relu fused into the Conv
+    c = Case("Conv", v, "3d_residual")
+    c.input("x", (1, 4, 4, 6, 5))
+    c.weight("w", (4, 4, 3, 3, 3))
+    c.node("Conv", ["x", "w"], ["conv"], pads=[1, 1, 1, 1, 1, 1])
+    c.node("Add", ["conv", "x"], ["sum"])
+    c.node("Relu", ["sum"], ["y"]).output()
+    cases.append(c)
+    # 3-D with a weight given at run time and SAME_UPPER pads (uneven at stride 2)
+    c = Case("Conv", v, "3d_runtime_weight_same_upper")
+    c.input("x", (1, 2, 5, 4, 5))
+    c.input("w", (3, 2, 2, 3, 2))
+    c.node("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER", strides=[2, 2, 2]).output()
+    cases.append(c)
     return cases
 
 
@@ -2269,7 +2294,7 @@ GENERATORS = {
 # Versions that changed nothing the cases exercise (new types, doc fixes) keep
 # only these variants ("" is the base case), to bound the test crate's build.
 TRIM = {
-    "Conv": {22: {"", "1d"}},
+    "Conv": {22: {"", "1d", "3d_asymmetric_pads_relu", "3d_residual", "3d_runtime_weight_same_upper"}},
     "Gemm": {9: {""}},
     "MatMul": {9: {""}},
     **{

@@ -170,12 +170,6 @@ def main():
     )
     save(model17(graph), "cycle.onnx")
 
-    # A 3-D convolution padded more at the end than at the start, which Burn cannot express.
-    weight = numpy_helper.from_array(np.ones((1, 1, 2, 2, 2), np.float32), "w")
-    conv = helper.make_node("Conv", ["x", "w"], ["y"], name="conv3d", pads=[0, 0, 0, 1, 1, 1])
-    graph = helper.make_graph([conv], "conv3d", [io("x", [1, 1, 4, 4, 4])], [io("y", [1, 1, 4, 4, 4])], [weight])
-    save(model17(graph), "conv3d_asymmetric_padding.onnx")
-
     # A model that imports, for errors of the options (a dump folder that is a file).
     graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "relu", [io("x", [2])], [io("y", [2])])
     save(model17(graph), "relu.onnx")

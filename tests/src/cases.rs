@@ -161,6 +161,9 @@ op_case!(conv_v1_group_dilations_strides, "models/conv_v1_group_dilations_stride
 op_case!(conv_v1_same_upper, "models/conv_v1_same_upper/model.onnx", [0]);
 op_case!(conv_v22, "models/conv_v22/model.onnx", [0]);
 op_case!(conv_v22_1d, "models/conv_v22_1d/model.onnx", [0]);
+op_case!(conv_v22_3d_asymmetric_pads_relu, "models/conv_v22_3d_asymmetric_pads_relu/model.onnx", [0]);
+op_case!(conv_v22_3d_residual, "models/conv_v22_3d_residual/model.onnx", [0]);
+op_case!(conv_v22_3d_runtime_weight_same_upper, "models/conv_v22_3d_runtime_weight_same_upper/model.onnx", [0, 1]);
 op_case!(cum_sum_v14_exclusive_len1, "models/cum_sum_v14_exclusive_len1/model.onnx", [0]);
 op_case!(div_v1, "models/div_v1/model.onnx", [0, 1]);
 op_case!(div_v13, "models/div_v13/model.onnx", [0, 1]);

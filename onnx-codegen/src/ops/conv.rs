@@ -8,19 +8,15 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 /// Conv with constant weights as a `Conv1d`/`Conv2d`/`Conv3d` layer (ONNX and Burn share the
-/// `[out, in / groups, kernel...]` weight layout); 3-D only with fixed symmetric pads, which is
-/// all `Conv3d` pads. Pads computed at run time (SAME over symbolic spatial dims) are given to
-/// each call; the layer's own padding is then `Valid`.
+/// `[out, in / groups, kernel...]` weight layout), run by `burn_onnx::ops::convNd` with the
+/// node's per-side pads: the layer holds the (trainable) parameters, and its own padding is
+/// `Valid` where it cannot express the node's (pads computed at run time, SAME over symbolic
+/// spatial dims; a `Conv3d`'s are equal on both sides of an axis).
 pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream> {
     let win = &c.window;
     let n = win.kernel.len();
     let fixed = win.fixed_pads();
-    let fits = match n {
-        1 | 2 => true,
-        3 => fixed.is_some_and(|p| p.iter().all(|(a, b)| a == b)) && c.activation.is_none() && !c.residual,
-        _ => false,
-    };
-    let weights = if fits { e.layer_weights(node, &[(1, "weight"), (2, "bias")]) } else { None };
+    let weights = if (1..=3).contains(&n) { e.layer_weights(node, &[(1, "weight"), (2, "bias")]) } else { None };
     let Some(weights) = weights else { return functional(e, node, c) };
     let has_bias = weights.iter().any(|w| w.0 == "bias");
     let (cin, cout, groups) = (lit(c.in_channels), lit(c.out_channels), lit(c.groups));
@@ -71,8 +67,13 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
             )
         }
         _ => {
-            let pads = fixed.unwrap_or_default();
-            let [depth, height, width] = [0, 1, 2].map(|i| lit(pads[i].0));
+            let padding = match fixed {
+                Some(pads) if pads.iter().all(|(a, b)| a == b) => {
+                    let [depth, height, width] = [0, 1, 2].map(|i| lit(pads[i].0));
+                    quote! { burn::nn::PaddingConfig3d::Explicit(#depth, #height, #width) }
+                }
+                _ => quote! { burn::nn::PaddingConfig3d::Valid },
+            };
             (
                 quote! { burn::nn::conv::Conv3d },
                 quote! {
@@ -80,7 +81,7 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
                         .with_stride(#strides)
                         .with_dilation(#dilations)
                         .with_groups(#groups)
-                        .with_padding(burn::nn::PaddingConfig3d::Explicit(#depth, #height, #width))
+                        .with_padding(#padding)
                         .with_bias(#has_bias)
                         .init(device)
                 },
@@ -89,9 +90,6 @@ pub fn conv(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream>
     };
     let field = e.add_layer(&format!("conv{n}d"), ty, init, weights);
     let x = e.input(&node.inputs, 0)?;
-    if n == 3 {
-        return Ok(quote! { self.#field.forward(#x) });
-    }
     // The layer holds the (trainable) parameters; burn_onnx's kernel runs them on flex.
     let w = quote! { self.#field.weight.val() };
     let b = quote! { self.#field.bias.as_ref().map(|b| b.val()) };
@@ -119,11 +117,12 @@ fn kernel_call(
         let func = quote::format_ident!("conv{n}d");
         return Ok(quote! { burn_onnx::ops::#func(#x, #w, #b, #options, #activation) });
     }
-    if n != 2 {
-        return Err(CodegenError::Unsupported(format!("a residual sum fused into a {n}-D Conv")));
+    if n == 1 {
+        return Err(CodegenError::Unsupported("a residual sum fused into a 1-D Conv".into()));
     }
     let residual = e.input(&node.inputs, 3)?;
-    Ok(quote! { burn_onnx::ops::conv2d_residual(#x, #w, #b, #options, #residual, #activation) })
+    let func = quote::format_ident!("conv{n}d_residual");
+    Ok(quote! { burn_onnx::ops::#func(#x, #w, #b, #options, #residual, #activation) })
 }
 
 /// `burn_onnx::ops::ConvActivation::..` for an activation fused into a Conv or BatchNorm.
@@ -162,43 +161,17 @@ fn conv_options(c: &ConvConfig, pads: &TokenStream) -> TokenStream {
     quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, #pads, #dilations, #groups) }
 }
 
-/// Convolution with weights computed at run time (or 3-D): Burn's functional `convNd`.
+/// Convolution with weights computed at run time: `burn_onnx::ops::convNd` on its inputs.
 fn functional(e: &mut Emitter, node: &Node, c: &ConvConfig) -> Result<TokenStream> {
-    let win = &c.window;
-    let n = win.kernel.len();
-    if let (3, Some(pads)) = (n, win.fixed_pads()) {
-        if pads.iter().any(|(a, b)| a != b) {
-            return Err(e.error(format!(
-                "3-D convolution with asymmetric padding (begin, end per axis: {pads:?}) is not supported by Burn; \
-                 give each axis equal pads, or pad the input with a Pad node instead"
-            )));
-        }
+    if !(1..=3).contains(&c.window.kernel.len()) {
+        return Err(e.error(format!("a {}-D convolution (1-D to 3-D are supported)", c.window.kernel.len())));
     }
     let x = e.input(&node.inputs, 0)?;
     let w = e.input(&node.inputs, 1)?;
     let bias = e.optional_input(&node.inputs, 2)?;
-    let padded = WindowPads::new(e, win, x);
-    if n <= 2 {
-        let y = kernel_call(e, node, &padded, w, bias, c)?;
-        return Ok(padded.wrap(y));
-    }
-    if c.activation.is_some() || c.residual {
-        return Err(CodegenError::Unsupported("an activation or residual sum fused into a 3-D Conv".into()));
-    }
-    let x = &padded.input;
-    if win.fixed_pads().is_some() {
-        let options = conv_options(c, &padded.pads);
-        return Ok(quote! { burn::tensor::module::conv3d(#x, #w, #bias, #options) });
-    }
-    // SAME over symbolic dims: Burn's conv3d pads both sides of an axis alike, so what one side
-    // pads beyond the other is padded onto the input first.
-    let (input, pads) = (e.names.fresh("symmetric_padded_input"), e.names.fresh("symmetric_pads"));
-    let options = conv_options(c, &quote! { #pads });
-    let pads_given = &padded.pads;
-    Ok(padded.wrap(quote! {{
-        let (#input, #pads) = burn_onnx::ops::symmetric_padding(#x, #pads_given);
-        burn::tensor::module::conv3d(#input, #w, #bias, #options)
-    }}))
+    let padded = WindowPads::new(e, &c.window, x);
+    let y = kernel_call(e, node, &padded, w, bias, c)?;
+    Ok(padded.wrap(y))
 }
 
 /// ConvTranspose through Burn's `conv_transposeNd`, which pads symmetrically: the smaller

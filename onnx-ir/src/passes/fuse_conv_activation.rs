@@ -40,7 +40,7 @@ pub fn fuse_conv_activation(graph: &mut Graph) {
         .iter()
         .enumerate()
         .filter(|(_, n)| match &n.op {
-            Op::Conv(c) => c.activation.is_none() && c.window.kernel.len() <= 2,
+            Op::Conv(c) => c.activation.is_none() && c.window.kernel.len() <= 3,
             Op::BatchNorm(c) => c.activation.is_none() && n.outputs.len() == 1,
             _ => false,
         })

@@ -20,7 +20,7 @@ pub fn fuse_conv_residual(graph: &mut Graph) {
             let Op::Conv(c) = &node.op else { return None };
             let (sum, other) = (&graph.values[graph.nodes[index].outputs[0]].ty, &graph.values[residual].ty);
             let same_shape = *sum == graph.values[conv_output].ty && *other == *sum && sum.dtype == DType::F32;
-            let fusable = c.activation.is_none() && !c.residual && c.window.kernel.len() == 2;
+            let fusable = c.activation.is_none() && !c.residual && matches!(c.window.kernel.len(), 2 | 3);
             if !(same_shape && fusable) {
                 return None;
             }

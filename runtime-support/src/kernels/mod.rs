@@ -216,7 +216,7 @@ pub fn conv2d(
     options: ConvOptions<2>,
     activation: ConvActivation,
 ) -> Tensor<4> {
-    conv2d_then(x, weight, bias, options, None, activation)
+    conv_then((x, weight, bias, None), options, activation, &CONV2D)
 }
 
 /// `activation(conv2d(x, weight, bias) + residual)`: a residual connection (ResNet's sum of a
@@ -231,31 +231,86 @@ pub fn conv2d_residual(
     residual: Tensor<4>,
     activation: ConvActivation,
 ) -> Tensor<4> {
-    conv2d_then(x, weight, bias, options, Some(residual), activation)
+    conv_then((x, weight, bias, Some(residual)), options, activation, &CONV2D)
 }
 
-fn conv2d_then(
-    x: Tensor<4>,
-    weight: Tensor<4>,
+/// 3-D convolution (NCDHW input, `[out, in, kd, kh, kw]` weight, ONNX's per-side pads), then
+/// `activation`: on flex as 2-D convolutions of the planes under each output depth, with the
+/// 2-D kernel's products; grouped ones and other backends take Burn's `conv3d`, the input
+/// padded first by what one side of an axis pads beyond the other (Burn pads both alike).
+pub fn conv3d(
+    x: Tensor<5>,
+    weight: Tensor<5>,
     bias: Option<Tensor<1>>,
-    options: ConvOptions<2>,
-    residual: Option<Tensor<4>>,
+    options: ConvOptions<3>,
     activation: ConvActivation,
-) -> Tensor<4> {
+) -> Tensor<5> {
+    conv_then((x, weight, bias, None), options, activation, &CONV3D)
+}
+
+/// `activation(conv3d(x, weight, bias) + residual)`, the residual sum fused as in
+/// [`conv2d_residual`] (ResNet-3D's blocks).
+pub fn conv3d_residual(
+    x: Tensor<5>,
+    weight: Tensor<5>,
+    bias: Option<Tensor<1>>,
+    options: ConvOptions<3>,
+    residual: Tensor<5>,
+    activation: ConvActivation,
+) -> Tensor<5> {
+    conv_then((x, weight, bias, Some(residual)), options, activation, &CONV3D)
+}
+
+/// A convolution's input, weight, bias and residual (`D`: the input's rank).
+pub type ConvOperands<const D: usize> = (Tensor<D>, Tensor<D>, Option<Tensor<1>>, Option<Tensor<D>>);
+
+/// The two ways to run an `N`-D convolution: our kernel (flex f32 tensors, else its operands
+/// back) and Burn's op.
+struct Convolution<const D: usize, const N: usize> {
+    kernel: fn(ConvOperands<D>, &ConvOptions<N>, ConvActivation) -> Result<Tensor<D>, ConvOperands<D>>,
+    burn: fn(Tensor<D>, Tensor<D>, Option<Tensor<1>>, ConvOptions<N>) -> Tensor<D>,
+}
+
+const CONV2D: Convolution<4, 2> = Convolution {
+    #[cfg(feature = "flex")]
+    kernel: flex::conv2d,
+    #[cfg(not(feature = "flex"))]
+    kernel: |operands, _, _| Err(operands),
+    burn: burn::tensor::module::conv2d,
+};
+
+const CONV3D: Convolution<5, 3> = Convolution {
+    #[cfg(feature = "flex")]
+    kernel: flex::conv3d,
+    #[cfg(not(feature = "flex"))]
+    kernel: |operands, _, _| Err(operands),
+    burn: |x, weight, bias, options| {
+        let (x, padding) = crate::pool::symmetric_padding(x, options.padding);
+        let options = ConvOptions::new_with_padding(options.stride, padding, options.dilation, options.groups);
+        burn::tensor::module::conv3d(x, weight, bias, options)
+    },
+};
+
+fn conv_then<const D: usize, const N: usize>(
+    (x, weight, bias, residual): ConvOperands<D>,
+    options: ConvOptions<N>,
+    activation: ConvActivation,
+    convolution: &Convolution<D, N>,
+) -> Tensor<D> {
     let dtype = x.dtype();
     if matches!(dtype, burn::tensor::DType::F16 | burn::tensor::DType::BF16) {
         // Half floats accumulate in f32 and are rounded once, as ONNX Runtime and ONNX's
         // reference compute them.
-        let f32 = |t: Tensor<4>| t.cast(burn::tensor::FloatDType::F32);
+        let f32 = |t: Tensor<D>| t.cast(burn::tensor::FloatDType::F32);
         let bias = bias.map(|b| b.cast(burn::tensor::FloatDType::F32));
-        return conv2d_then(f32(x), f32(weight), bias, options, residual.map(f32), activation).cast(dtype);
+        let operands = (f32(x), f32(weight), bias, residual.map(f32));
+        return conv_then(operands, options, activation, convolution).cast(dtype);
     }
-    #[cfg(feature = "flex")]
-    let (x, weight, bias, residual) = match flex::conv2d(x, weight, bias, &options, residual, activation) {
+    let (x, weight, bias, residual) = match (convolution.kernel)((x, weight, bias, residual), &options, activation) {
         Ok(y) => return y,
         Err(back) => back,
     };
-    let y = burn::tensor::module::conv2d(x, weight, bias, options);
+    let y = (convolution.burn)(x, weight, bias, options);
     activation.apply(match residual {
         Some(r) => y + r,
         None => y,

@@ -214,6 +214,49 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edg
     }
 }
 
+/// 3-D convolutions, as 2-D ones over the planes under each output depth, against Burn's
+/// `conv3d` (which pads both sides of an axis alike: per-side pads are compared against Burn's
+/// on the input padded by hand): depth padding, strides and dilation, 1×1×1 kernels, several
+/// images and output depths on the pool, grouped ones (Burn's), a fused residual and Relu.
+#[test]
+fn conv3d_matches_burn_on_depth_windows_strides_padding_and_dilations() {
+    use burn::tensor::ops::ConvOptions;
+    /// x `[n, c, d, h, w]`, weight `[co, ci / groups, kd, kh, kw]`, strides, pads, dilations,
+    /// groups, bias.
+    type Case = ([usize; 5], [usize; 5], [usize; 3], [(usize, usize); 3], [usize; 3], usize, bool);
+    let cases: &[Case] = &[
+        ([1, 3, 4, 9, 9], [8, 3, 3, 3, 3], [1, 1, 1], [(1, 1), (1, 1), (1, 1)], [1, 1, 1], 1, true),
+        ([2, 3, 4, 16, 16], [16, 3, 3, 7, 7], [1, 2, 2], [(1, 1), (3, 3), (3, 3)], [1, 1, 1], 1, true),
+        ([1, 4, 7, 8, 6], [6, 4, 3, 3, 3], [2, 2, 2], [(1, 1), (1, 1), (1, 1)], [1, 1, 1], 1, false),
+        ([2, 8, 4, 6, 6], [5, 8, 1, 1, 1], [2, 2, 2], [(0, 0), (0, 0), (0, 0)], [1, 1, 1], 1, true),
+        ([1, 5, 3, 5, 5], [7, 5, 1, 1, 1], [1, 1, 1], [(0, 0), (0, 0), (0, 0)], [1, 1, 1], 1, false),
+        ([1, 2, 9, 7, 8], [3, 2, 3, 2, 3], [2, 1, 2], [(0, 1), (1, 0), (2, 1)], [2, 2, 1], 1, true),
+        ([2, 16, 6, 10, 10], [24, 16, 3, 3, 3], [1, 1, 1], [(1, 1), (1, 1), (1, 1)], [1, 1, 1], 1, true),
+        // Grouped: Burn's.
+        ([1, 6, 4, 5, 5], [4, 3, 3, 3, 3], [1, 1, 1], [(1, 1), (1, 1), (1, 1)], [1, 1, 1], 2, true),
+    ];
+    for (seed, &(xs, ws, strides, pads, dilations, groups, with_bias)) in cases.iter().enumerate() {
+        let x = tensor(xs, 900 + seed as u64, 1.0);
+        let w = tensor(ws, 920 + seed as u64, 1.0);
+        let b = with_bias.then(|| tensor([ws[0]], 940 + seed as u64, 1.0));
+        let options = ConvOptions::new_with_padding(strides, pads, dilations, groups);
+        let ours = ops::conv3d(x.clone(), w.clone(), b.clone(), options.clone(), ops::ConvActivation::None);
+        // Burn's, the excess of one side's padding over the other's padded on by hand.
+        let excess = pads.map(|(begin, end)| (begin - begin.min(end), end - begin.min(end)));
+        let [(d0, d1), (h0, h1), (w0, w1)] = excess;
+        let padded = Tensor::<5>::zeros([xs[0], xs[1], xs[2] + d0 + d1, xs[3] + h0 + h1, xs[4] + w0 + w1], &x.device())
+            .slice_assign([0..xs[0], 0..xs[1], d0..d0 + xs[2], h0..h0 + xs[3], w0..w0 + xs[4]], x.clone());
+        let common = pads.map(|(begin, end)| (begin.min(end), begin.min(end)));
+        let burn_options = ConvOptions::new_with_padding(strides, common, dilations, groups);
+        let burn = burn::tensor::module::conv3d(padded, w.clone(), b.clone(), burn_options);
+        let case = format!("conv3d case {seed}: x {xs:?} w {ws:?} pads {pads:?} groups {groups}");
+        assert_close(ours, burn.clone(), 1e-5, &case);
+        let residual = tensor(burn.dims(), 960 + seed as u64, 1.0);
+        let fused = ops::conv3d_residual(x, w, b, options, residual.clone(), ops::ConvActivation::Relu);
+        assert_close(fused, activation::relu(burn + residual), 1e-5, &format!("{case}, residual"));
+    }
+}
+
 #[test]
 fn a_residual_of_another_shape_broadcasts_as_burns_add() {
     use burn::tensor::ops::ConvOptions;

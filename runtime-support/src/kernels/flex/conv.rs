@@ -5,12 +5,14 @@
 use super::*;
 use crate::kernels::gemm::Matrix;
 
-type ConvOperands = (Tensor<4>, Tensor<4>, Option<Tensor<1>>, Option<Tensor<4>>);
+use crate::kernels::ConvOperands;
+
+type FlexOperands = (FlexTensor, FlexTensor, Option<FlexTensor>, Option<FlexTensor>);
 
 /// The convolution's operands as flex tensors, or all of them back unchanged.
-fn take_operands(
-    (x, weight, bias, residual): ConvOperands,
-) -> Result<(FlexTensor, FlexTensor, Option<FlexTensor>, Option<FlexTensor>), ConvOperands> {
+fn take_operands<const D: usize>(
+    (x, weight, bias, residual): ConvOperands<D>,
+) -> Result<FlexOperands, ConvOperands<D>> {
     let tx = match take(x) {
         Ok(t) => t,
         Err(x) => return Err((x, weight, bias, residual)),
@@ -30,13 +32,10 @@ fn take_operands(
 }
 
 pub fn conv2d(
-    x: Tensor<4>,
-    weight: Tensor<4>,
-    bias: Option<Tensor<1>>,
+    (x, weight, bias, residual): ConvOperands<4>,
     options: &ConvOptions<2>,
-    residual: Option<Tensor<4>>,
     activation: crate::kernels::ConvActivation,
-) -> Result<Tensor<4>, ConvOperands> {
+) -> Result<Tensor<4>, ConvOperands<4>> {
     // Grouped convolutions other than depthwise ones stay with flex: its per-group products
     // measured as fast as ours or faster on ShuffleNet's shapes (benches/kernels.rs).
     let (groups, [ci, wci]) = (options.groups, [x.dims()[1], weight.dims()[1]]);
@@ -52,19 +51,18 @@ pub fn conv2d(
     let window =
         Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
     let (Some(oh), Some(ow)) = (window.out_dim(h, 0), window.out_dim(w, 1)) else { return back(tx, tw, tb, tr) };
-    let bias_ok = tb.as_ref().is_none_or(|b| b.as_slice::<f32>().is_some_and(|v| v.len() == co));
-    let residual_ok =
-        tr.as_ref().is_none_or(|r| r.layout().shape().dims::<4>() == [n, co, oh, ow] && r.as_slice::<f32>().is_some());
-    let channels_ok = wci * groups == ci && co % groups == 0;
+    // Empty images go to flex (the products cut the input into images).
+    let channels_ok = wci * groups == ci && co % groups == 0 && ci * h * w > 0;
     // The depthwise kernel splits planes: empty ones (and zero strides) go to flex.
     let planes_ok = !depthwise || h * w * oh * ow > 0 && options.stride.iter().all(|&s| s > 0);
-    let (Some(input), Some(weights), true, true) =
-        (tx.as_slice::<f32>(), tw.as_slice::<f32>(), bias_ok && residual_ok, channels_ok && planes_ok)
-    else {
+    let (Some(input), Some(weights), Some(finish), true) = (
+        tx.as_slice::<f32>(),
+        tw.as_slice::<f32>(),
+        finisher(&tb, &tr, [n, co, oh, ow], activation),
+        channels_ok && planes_ok,
+    ) else {
         return back(tx, tw, tb, tr);
     };
-    let bias = tb.as_ref().and_then(|b| b.as_slice::<f32>());
-    let residual = tr.as_ref().and_then(|r| r.as_slice::<f32>());
     // A column-vector image (a 1-D convolution along H: w = kw = ow = 1) is, in memory, the
     // row-vector image of the transposed convolution, whose im2col rows are contiguous runs
     // rather than one pixel per output row.
@@ -74,14 +72,6 @@ pub fn conv2d(
         None => Geometry { h, w, kh, kw, oh, ow, options },
     };
     let mut output = vec![0.0f32; n * co * oh * ow];
-    // `values` are the outputs of channel `row` from `offset` in the whole output on.
-    let finish = |row: usize, offset: usize, values: &mut [f32]| {
-        let residual = residual.map(|r| &r[offset..][..values.len()]);
-        vectorised(
-            #[inline(always)]
-            || finish_outputs(values, bias.map(|b| b[row]), residual, activation),
-        )
-    };
     if depthwise {
         // One input channel per group: a product per channel would have a single row.
         geometry.depthwise(input, weights, [ci, co / ci], &mut output, &finish);
@@ -89,6 +79,93 @@ pub fn conv2d(
         geometry.gemm(input, weights, [ci, co], &mut output, &finish);
     }
     Ok(from_vec(output, [n, co, oh, ow]))
+}
+
+/// What finishes a convolution's outputs (see [`Finish`]): the bias (one per output channel)
+/// and residual (the output's `shape`) read from their flex tensors, then the activation.
+/// `None` when either does not fit.
+fn finisher<'a, const D: usize>(
+    bias: &'a Option<FlexTensor>,
+    residual: &'a Option<FlexTensor>,
+    shape: [usize; D],
+    activation: crate::kernels::ConvActivation,
+) -> Option<impl Fn(usize, usize, &mut [f32]) + Sync + 'a> {
+    let bias = match bias {
+        Some(b) => Some(b.as_slice::<f32>().filter(|v| v.len() == shape[1])?),
+        None => None,
+    };
+    let residual = match residual {
+        Some(r) => Some(r.as_slice::<f32>().filter(|_| r.layout().shape().dims::<D>() == shape)?),
+        None => None,
+    };
+    Some(move |row: usize, offset: usize, values: &mut [f32]| {
+        let residual = residual.map(|r| &r[offset..][..values.len()]);
+        vectorised(
+            #[inline(always)]
+            || finish_outputs(values, bias.map(|b| b[row]), residual, activation),
+        )
+    })
+}
+
+/// 3-D convolution (`[n, c, d, h, w]`, weight `[o, c, kd, kh, kw]`, one group) as 2-D ones:
+/// output depth `z` of an image is the 2-D convolution of the planes under its depth window,
+/// `(c, kz)` taken as channels, so the weight is read as `[o, c·kd, kh, kw]`, its own layout.
+/// Those planes are gathered into one image per output depth (zero planes in the depth
+/// padding), all of them convolved by [`Geometry::gemm`] (images side by side, or each product
+/// split), and each output plane then moved to its depth, where it is finished.
+pub fn conv3d(
+    (x, weight, bias, residual): ConvOperands<5>,
+    options: &ConvOptions<3>,
+    activation: crate::kernels::ConvActivation,
+) -> Result<Tensor<5>, ConvOperands<5>> {
+    if options.groups != 1 || !crate::kernels::gemm::available() {
+        return Err((x, weight, bias, residual));
+    }
+    let (tx, tw, tb, tr) = take_operands((x, weight, bias, residual))?;
+    let back =
+        |tx, tw, tb: Option<FlexTensor>, tr: Option<FlexTensor>| Err((give(tx), give(tw), tb.map(give), tr.map(give)));
+    let [n, ci, d, h, w]: [usize; 5] = tx.layout().shape().dims();
+    let [co, wci, kd, kh, kw]: [usize; 5] = tw.layout().shape().dims();
+    let ([sd, sh, sw], [pd, ph, pw], [dd, dh, dw]) = (options.stride, options.padding, options.dilation);
+    let depth = Window { kernel: [kd, 1], strides: [sd, 1], pads: [pd, (0, 0)], dilations: [dd, 1] };
+    let planar = ConvOptions { stride: [sh, sw], padding: [ph, pw], dilation: [dh, dw], groups: 1 };
+    let window = Window { kernel: [kh, kw], strides: planar.stride, pads: planar.padding, dilations: planar.dilation };
+    let (Some(od), Some(oh), Some(ow)) = (depth.out_dim(d, 0), window.out_dim(h, 0), window.out_dim(w, 1)) else {
+        return back(tx, tw, tb, tr);
+    };
+    let (Some(input), Some(weights), Some(finish), true) = (
+        tx.as_slice::<f32>(),
+        tw.as_slice::<f32>(),
+        finisher(&tb, &tr, [n, co, od, oh, ow], activation),
+        wci == ci && ci * kd * h * w > 0,
+    ) else {
+        return back(tx, tw, tb, tr);
+    };
+    let (plane, out_plane, image_len) = (h * w, oh * ow, ci * kd * h * w);
+    let mut images = vec![0.0f32; n * od * image_len];
+    let gathers = images.par_chunks_mut(image_len).enumerate();
+    gathers.with_min_len(job_len(n * od, image_len, PARALLEL_MIN_ELEMENTS)).for_each(|(index, image)| {
+        let (b, z) = (index / od, index % od);
+        for (p, plane_out) in image.chunks_mut(plane).enumerate() {
+            let (c, kz) = (p / kd, p % kd);
+            if let Some(iz) = (z * sd + kz * dd).checked_sub(pd.0).filter(|&iz| iz < d) {
+                plane_out.copy_from_slice(&input[((b * ci + c) * d + iz) * plane..][..plane]);
+            }
+        }
+    });
+    let geometry = Geometry { h, w, kh, kw, oh, ow, options: &planar };
+    let mut by_depth = vec![0.0f32; n * od * co * out_plane];
+    geometry.gemm(&images, weights, [ci * kd, co], &mut by_depth, &|_, _, _| {});
+    let mut output = vec![0.0f32; n * co * od * out_plane];
+    let volumes = output.par_chunks_mut((od * out_plane).max(1)).enumerate();
+    volumes.with_min_len(job_len(n * co, od * out_plane, PARALLEL_MIN_ELEMENTS)).for_each(|(index, volume)| {
+        let (b, o) = (index / co, index % co);
+        for (z, out) in volume.chunks_mut(out_plane.max(1)).enumerate() {
+            out.copy_from_slice(&by_depth[((b * od + z) * co + o) * out_plane..][..out_plane]);
+            finish(o, (index * od + z) * out_plane, out);
+        }
+    });
+    Ok(from_vec(output, [n, co, od, oh, ow]))
 }
 
 /// The options of the convolution with H and W swapped.

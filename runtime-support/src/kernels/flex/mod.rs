@@ -380,7 +380,7 @@ fn add_bias(bias: Option<&[f32]>, row: &mut [f32]) {
 }
 
 mod conv;
-pub use conv::conv2d;
+pub use conv::{conv2d, conv3d};
 mod integer;
 mod lstm;
 use conv::finish_outputs;

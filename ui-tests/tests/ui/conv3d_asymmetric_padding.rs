@@ -1,4 +1,0 @@
-#[onnx_macro::onnx_model("models/conv3d_asymmetric_padding.onnx")]
-pub struct Model;
-
-fn main() {}
