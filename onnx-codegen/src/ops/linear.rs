@@ -18,17 +18,13 @@ pub fn gemm(e: &mut Emitter, node: &Node, c: &GemmConfig) -> Result<TokenStream>
     }
     let lhs = e.use_value(a)?;
     let rhs = e.use_value(b)?;
-    let lhs = if c.trans_a {
-        quote! { #lhs.transpose() }
-    } else {
-        lhs
+    let mut y = match (c.trans_a, c.trans_b) {
+        // B's rows read in place by burn_onnx's product where that pays.
+        (false, true) => quote! { burn_onnx::ops::matmul_transposed(#lhs, #rhs) },
+        (true, true) => quote! { #lhs.transpose().matmul(#rhs.transpose()) },
+        (true, false) => quote! { #lhs.transpose().matmul(#rhs) },
+        (false, false) => quote! { #lhs.matmul(#rhs) },
     };
-    let rhs = if c.trans_b {
-        quote! { #rhs.transpose() }
-    } else {
-        rhs
-    };
-    let mut y = quote! { #lhs.matmul(#rhs) };
     if c.alpha != 1.0 {
         let alpha = float_literal(c.alpha);
         y = quote! { #y.mul_scalar(#alpha) };

@@ -291,6 +291,8 @@ const CONV3D: Convolution<5, 3> = Convolution {
     },
 };
 
+/// `activation(convolution(x, weight, bias) + residual)`: half floats in f32, rounded once;
+/// our kernel where it takes the operands, else Burn's op and ops.
 fn conv_then<const D: usize, const N: usize>(
     (x, weight, bias, residual): ConvOperands<D>,
     options: ConvOptions<N>,
@@ -340,6 +342,18 @@ pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Tensor<
         Err(x) => x,
     };
     layer.forward(x)
+}
+
+/// `a.matmul(b.transpose())` (Gemm's `transB` with a B computed at run time, such as the fully
+/// connected layers of ONNX's light models, whose weights are ConstantOfShape fills): on flex,
+/// for a few rows of `a`, B read in place by our product; Burn's matmul elsewhere.
+pub fn matmul_transposed(a: Tensor<2>, b: Tensor<2>) -> Tensor<2> {
+    #[cfg(feature = "flex")]
+    let (a, b) = match flex::matmul_transposed(a, b) {
+        Ok(y) => return y,
+        Err(operands) => operands,
+    };
+    a.matmul(b.transpose())
 }
 
 /// `Tensor::cat` of float tensors; on flex the copies are split across rayon's pool (flex

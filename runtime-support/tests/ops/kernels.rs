@@ -257,6 +257,19 @@ fn conv3d_matches_burn_on_depth_windows_strides_padding_and_dilations() {
     }
 }
 
+/// `a · bᵀ` with B's rows read in place (few rows of A) against Burn's matmul of the transposed
+/// view: one row and several, depths under and over a dot-product block, and Burn's own path
+/// from 16 rows on.
+#[test]
+fn matmul_transposed_matches_burn() {
+    for (seed, &(m, k, n)) in [(1, 9, 7), (1, 300, 33), (3, 130, 17), (15, 64, 40), (20, 50, 9)].iter().enumerate() {
+        let a = tensor([m, k], 980 + seed as u64, 1.0);
+        let b = tensor([n, k], 990 + seed as u64, 1.0);
+        let ours = ops::matmul_transposed(a.clone(), b.clone());
+        assert_close(ours, a.matmul(b.transpose()), 1e-5, &format!("matmul_transposed {m}×{k} · ({n}×{k})ᵀ"));
+    }
+}
+
 #[test]
 fn a_residual_of_another_shape_broadcasts_as_burns_add() {
     use burn::tensor::ops::ConvOptions;

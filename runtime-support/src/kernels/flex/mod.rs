@@ -373,6 +373,31 @@ pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<
     Ok(from_vec(output, shape))
 }
 
+/// `a · bᵀ` for fewer than [`LINEAR_MIN_ROWS`](crate::kernels::gemm::LINEAR_MIN_ROWS) rows of
+/// `a`, computed as `(b · aᵀ)ᵀ`: B's rows are then the left operand, read in place, where
+/// packing the transposed B would cost what the whole product does (a fully connected layer of
+/// one image streams its weight once). The operands back otherwise.
+pub fn matmul_transposed(a: Tensor<2>, b: Tensor<2>) -> Result<Tensor<2>, (Tensor<2>, Tensor<2>)> {
+    let ([m, k], [n, kb]) = (a.dims(), b.dims());
+    if !crate::kernels::gemm::available() || k != kb || k == 0 || m >= crate::kernels::gemm::LINEAR_MIN_ROWS {
+        return Err((a, b));
+    }
+    let (ta, tb) = match (take(a), take(b)) {
+        (Ok(ta), Ok(tb)) => (ta, tb),
+        (a, b) => return Err((a.map_or_else(|t| t, give), b.map_or_else(|t| t, give))),
+    };
+    let (Some(lhs), Some(rhs)) = (ta.as_slice::<f32>(), tb.as_slice::<f32>()) else {
+        return Err((give(ta), give(tb)));
+    };
+    // aᵀ, `k × m` (a itself when it is one row).
+    let transposed: Vec<f32> = (0..k * m).map(|i| lhs[(i % m) * k + i / m]).collect();
+    let mut product = vec![0.0f32; n * m];
+    let at = crate::kernels::gemm::Matrix { data: &transposed, rows: k, cols: m, stride: m };
+    crate::kernels::gemm::sgemm(matrix(rhs, n, k), &at, &mut product, &|_, _, _| {});
+    let output = if m == 1 { product } else { (0..m * n).map(|i| product[(i % n) * m + i / n]).collect() };
+    Ok(from_vec(output, [m, n]))
+}
+
 fn add_bias(bias: Option<&[f32]>, row: &mut [f32]) {
     if let Some(b) = bias {
         row.iter_mut().zip(b).for_each(|(v, b)| *v += b);
