@@ -51,8 +51,8 @@ pub fn conv2d(
     let window =
         Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
     let (Some(oh), Some(ow)) = (window.out_dim(h, 0), window.out_dim(w, 1)) else { return back(tx, tw, tb, tr) };
-    // Empty images go to flex (the products cut the input into images).
-    let channels_ok = wci * groups == ci && co % groups == 0 && ci * h * w > 0;
+    // Empty images and outputs go to flex (the products cut both into images).
+    let channels_ok = wci * groups == ci && co % groups == 0 && ci * h * w * co > 0;
     // The depthwise kernel splits planes: empty ones (and zero strides) go to flex.
     let planes_ok = !depthwise || h * w * oh * ow > 0 && options.stride.iter().all(|&s| s > 0);
     let (Some(input), Some(weights), Some(finish), true) = (
@@ -137,7 +137,7 @@ pub fn conv3d(
         tx.as_slice::<f32>(),
         tw.as_slice::<f32>(),
         finisher(&tb, &tr, [n, co, od, oh, ow], activation),
-        wci == ci && ci * kd * h * w > 0,
+        wci == ci && ci * kd * h * w * co > 0,
     ) else {
         return back(tx, tw, tb, tr);
     };
