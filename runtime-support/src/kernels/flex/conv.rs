@@ -157,10 +157,10 @@ pub fn conv3d(
     let mut by_depth = vec![0.0f32; n * od * co * out_plane];
     geometry.gemm(&images, weights, [ci * kd, co], &mut by_depth, &|_, _, _| {});
     let mut output = vec![0.0f32; n * co * od * out_plane];
-    let volumes = output.par_chunks_mut((od * out_plane).max(1)).enumerate();
+    let volumes = output.par_chunks_mut(od * out_plane).enumerate();
     volumes.with_min_len(job_len(n * co, od * out_plane, PARALLEL_MIN_ELEMENTS)).for_each(|(index, volume)| {
         let (b, o) = (index / co, index % co);
-        for (z, out) in volume.chunks_mut(out_plane.max(1)).enumerate() {
+        for (z, out) in volume.chunks_mut(out_plane).enumerate() {
             out.copy_from_slice(&by_depth[((b * od + z) * co + o) * out_plane..][..out_plane]);
             finish(o, (index * od + z) * out_plane, out);
         }

@@ -389,13 +389,24 @@ pub fn matmul_transposed(a: Tensor<2>, b: Tensor<2>) -> Result<Tensor<2>, (Tenso
     let (Some(lhs), Some(rhs)) = (ta.as_slice::<f32>(), tb.as_slice::<f32>()) else {
         return Err((give(ta), give(tb)));
     };
-    // aᵀ, `k × m` (a itself when it is one row).
-    let transposed: Vec<f32> = (0..k * m).map(|i| lhs[(i % m) * k + i / m]).collect();
+    // A one-row matrix and its transpose lie alike in memory: no copies then.
+    let transposed;
+    let at = if m == 1 {
+        lhs
+    } else {
+        transposed = transpose(lhs, m, k);
+        &transposed
+    };
     let mut product = vec![0.0f32; n * m];
-    let at = crate::kernels::gemm::Matrix { data: &transposed, rows: k, cols: m, stride: m };
+    let at = crate::kernels::gemm::Matrix { data: at, rows: k, cols: m, stride: m };
     crate::kernels::gemm::sgemm(matrix(rhs, n, k), &at, &mut product, &|_, _, _| {});
-    let output = if m == 1 { product } else { (0..m * n).map(|i| product[(i % n) * m + i / n]).collect() };
+    let output = if m == 1 { product } else { transpose(&product, n, m) };
     Ok(from_vec(output, [m, n]))
+}
+
+/// The row-major `rows × cols` matrix `values`, transposed.
+fn transpose(values: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    (0..rows * cols).map(|i| values[(i % rows) * cols + i / rows]).collect()
 }
 
 fn add_bias(bias: Option<&[f32]>, row: &mut [f32]) {
