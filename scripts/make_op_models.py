@@ -1954,7 +1954,7 @@ def gen_rotary():
 def gen_patterns():
     return (
         gen_attention() + gen_gelu() + gen_matmul_bias() + gen_shape_arith() + gen_layout() + gen_int_wrapping()
-        + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + gen_static_quantized_cnn() + gen_if_scalar_or_single()
+        + gen_runtime_edges() + gen_new_ops() + gen_rotary() + gen_quantized_chain() + gen_dynamically_quantized_cnn() + gen_static_quantized_cnn() + gen_if_scalar_or_single()
         + gen_text_ops() + gen_grid_sample() + gen_float_dtypes() + gen_e8m0() + gen_flex_attention() + vendor_cases()
     )
 
@@ -2194,6 +2194,28 @@ def gen_quantized_chain():
         x = f"act{k}"
         c.node("Mul", [f"pre{k}", f"sig{k}"], [x])
     return [c.output(x)]
+
+
+def gen_dynamically_quantized_cnn():
+    """A small CNN through ONNX Runtime's dynamic quantizer (`quantize_dynamic`, int8 weights per
+    channel): per layer DynamicQuantizeLinear, ConvInteger or MatMulInteger, Cast, Mul by the
+    scales' product (one per output column for the MatMul), Add of the float bias, as its tools
+    write a quantized model; the Cast and Mul are fused into the integer product at import."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from make_vendor_models import quantized_by_ort
+
+    c = Case("ConvInteger", 10, "quantize_dynamic_cnn")
+    c.opset = 13
+    x = c.input("x", (2, 3, 16, 16))
+    c.node("Conv", [x, c.weight("w0", (8, 3, 3, 3), -0.5, 0.5), c.weight("b0", (8,), -0.1, 0.1)], ["c0"], pads=[1] * 4)
+    c.node("Relu", ["c0"], ["r0"])
+    c.node("Conv", ["r0", c.weight("w1", (16, 8, 3, 3), -0.5, 0.5), c.weight("b1", (16,), -0.1, 0.1)], ["c1"],
+           pads=[1] * 4, strides=[2, 2])
+    c.node("Flatten", ["c1"], ["f"])
+    c.node("MatMul", ["f", c.weight("wm", (16 * 8 * 8, 10), -0.05, 0.05)], ["m"])
+    c.node("Add", ["m", c.weight("bm", (10,), -0.1, 0.1)], ["y"])
+    c.model = quantized_by_ort(c.model, per_channel=True)
+    return [c.output("y")]
 
 
 def gen_static_quantized_cnn():

@@ -251,9 +251,9 @@ def gen_quantized_lstm_stacks():
     return cases
 
 
-def quantized_by_ort(float_model):
-    """`Case.model` through onnxruntime's `quantize_dynamic` (int8 weights), in a temporary
-    folder: the same bytes for the same float model."""
+def quantized_by_ort(float_model, per_channel=False):
+    """`Case.model` through onnxruntime's `quantize_dynamic` (int8 weights, per channel where
+    asked), in a temporary folder: the same bytes for the same float model."""
     import tempfile
     from pathlib import Path
 
@@ -264,7 +264,7 @@ def quantized_by_ort(float_model):
         with tempfile.TemporaryDirectory() as tmp:
             src, dst = Path(tmp) / "float.onnx", Path(tmp) / "int8.onnx"
             onnx.save(float_model(out_shapes), src)
-            quantize_dynamic(src, dst, weight_type=QuantType.QInt8)
+            quantize_dynamic(src, dst, weight_type=QuantType.QInt8, per_channel=per_channel)
             return onnx.load(dst)
 
     return model

@@ -938,3 +938,72 @@ fn the_same_model_gives_the_same_graph_whatever_the_hash_order() {
         assert_eq!(simplified(&bytes).to_string(), first);
     }
 }
+
+// fuse_integer_scale
+
+/// ConvInteger of a uint8 `x` `[1, 2, 4, 4]` by an int8 `w` `[3, 2, 1, 1]`, its int32 sums
+/// (plus the int32 `bias` `[1, 3, 1, 1]` where `with_bias`) cast to `to` and times `scale`
+/// (`scale_dims`, of type `to`), then `extra` nodes; every operand a graph input.
+fn conv_integer_scaled(
+    with_bias: bool,
+    to: i64,
+    scale_dims: &[i64],
+    extra: Vec<NodeProto>,
+    outputs: &[&str],
+) -> Vec<u8> {
+    let mut nodes = vec![node("ConvInteger", &["x", "w"], &["acc"], vec![])];
+    let mut sums = "acc";
+    if with_bias {
+        nodes.push(add("acc", "bias", "biased"));
+        sums = "biased";
+    }
+    nodes.push(node("Cast", &[sums], &["sums"], vec![attr_int("to", to)]));
+    nodes.push(mul("sums", "scale", "y"));
+    nodes.extend(extra);
+    let inputs = vec![
+        typed_input("x", 2, &[1, 2, 4, 4]),
+        typed_input("w", 3, &[3, 2, 1, 1]),
+        typed_input("bias", 6, &[1, 3, 1, 1]),
+        typed_input("scale", to as i32, scale_dims),
+    ];
+    model_with_outputs(13, nodes, inputs, vec![], outputs)
+}
+
+#[test]
+fn an_integer_products_bias_cast_and_scale_join_it() {
+    for with_bias in [true, false] {
+        let graph = simplified(&conv_integer_scaled(with_bias, 1, &[1], vec![], &["y"]));
+        assert_eq!(op_names(&graph), ["QuantizedLinear"], "bias: {with_bias}");
+        let fused = &graph.nodes[0];
+        let Op::QuantizedLinear(config) = &fused.op else { unreachable!() };
+        assert!(config.scaled);
+        assert_eq!(fused.inputs.len(), 6);
+        assert_eq!(fused.inputs[4].map(|b| value_name(&graph, Some(b))), with_bias.then_some("bias"));
+        assert_eq!(value_name(&graph, fused.inputs[5]), "scale");
+        assert_eq!(graph.values[fused.outputs[0]].ty.dtype, onnx_ir::DType::F32);
+        assert_eq!(graph.outputs, fused.outputs);
+    }
+    let unfused = not_simplified(&conv_integer_scaled(true, 1, &[1], vec![], &["y"]));
+    assert_eq!(op_names(&unfused), ["QuantizedLinear", "Binary", "Cast", "Binary"]);
+}
+
+#[test]
+fn an_integer_scale_is_left_alone_when_a_value_is_read_elsewhere_or_the_types_do_not_fit() {
+    let names = |bytes: Vec<u8>| op_names(&simplified(&bytes));
+    // The sums read by another node, or as a graph output.
+    let relu = vec![node("Relu", &["sums"], &["r"], vec![])];
+    assert_eq!(
+        names(conv_integer_scaled(false, 1, &[1], relu, &["y", "r"])),
+        ["QuantizedLinear", "Cast", "Binary", "Unary"]
+    );
+    assert_eq!(
+        names(conv_integer_scaled(true, 1, &[1], vec![], &["y", "acc"])),
+        ["QuantizedLinear", "Binary", "Cast", "Binary"]
+    );
+    // A cast to f64, and a scale that makes the output larger than the sums.
+    assert_eq!(names(conv_integer_scaled(false, 11, &[1], vec![], &["y"])), ["QuantizedLinear", "Cast", "Binary"]);
+    assert_eq!(
+        names(conv_integer_scaled(false, 1, &[2, 1, 1, 1, 1], vec![], &["y"])),
+        ["QuantizedLinear", "Cast", "Binary"]
+    );
+}

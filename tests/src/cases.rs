@@ -146,6 +146,7 @@ op_case!(constant_v24_value_int, "models/constant_v24_value_int/model.onnx", [])
 op_case!(constant_v24_value_ints, "models/constant_v24_value_ints/model.onnx", []);
 op_case!(constant_v9, "models/constant_v9/model.onnx", []);
 op_case!(conv_integer_v10_dynamic_quantized_chain, "models/conv_integer_v10_dynamic_quantized_chain/model.onnx", [0]);
+op_case!(conv_integer_v10_quantize_dynamic_cnn, "models/conv_integer_v10_quantize_dynamic_cnn/model.onnx", [0]);
 op_case!(conv_v1, "models/conv_v1/model.onnx", [0]);
 op_case!(conv_v11, "models/conv_v11/model.onnx", [0]);
 op_case!(conv_v11_1d, "models/conv_v11_1d/model.onnx", [0]);

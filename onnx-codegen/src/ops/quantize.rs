@@ -234,7 +234,11 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
     // f32 sums of integer products are integers whatever their rounding (past 2^24 every f32
     // is one), so the int32 result needs no rounding.
     let Some(out_type) = c.requantize else {
-        return Ok(quote! { #acc.int() });
+        return Ok(if c.scaled {
+            scaled_sums(e, node, acc, rank)?
+        } else {
+            quote! { #acc.int() }
+        });
     };
     // QLinearConv's int32 bias, in units of x_scale * w_scale: added to the sum.
     if let (Some(_), Some(bias)) = (&c.conv, node.inputs.get(8).copied().flatten()) {
@@ -254,6 +258,25 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
     let (lo, hi) = int_range(out_type).unwrap_or((0.0, 255.0));
     let (lo, hi) = (float_literal(lo), float_literal(hi));
     Ok(quote! { burn_onnx::ops::requantize(#acc, #scale, #y_zero, (#lo, #hi)) })
+}
+
+/// A fused *Integer's finish (`QuantizedLinearConfig::scaled`): the sums `acc` plus the int32
+/// bias (input 4, optional), as f32, times the scale (input 5), both broadcast to the output's
+/// `rank`.
+fn scaled_sums(e: &mut Emitter, node: &Node, acc: TokenStream, rank: usize) -> Result<TokenStream> {
+    let operand = |e: &mut Emitter, id: ValueId| -> Result<TokenStream> {
+        let from = e.rank(id).max(1);
+        Ok(align_rank(e.use_value(id)?, from, rank))
+    };
+    let bias = match node.inputs.get(4).copied().flatten() {
+        Some(id) => {
+            let bias = operand(e, id)?;
+            quote! { Some(#bias) }
+        }
+        None => quote! { None },
+    };
+    let scale = operand(e, e.input_id(&node.inputs, 5)?)?;
+    Ok(quote! { burn_onnx::ops::dequantize_sums(#acc, #bias, #scale) })
 }
 
 /// DynamicQuantizeLinear: uint8 values with a scale and zero point from the data range.

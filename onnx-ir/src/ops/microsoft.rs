@@ -186,7 +186,7 @@ fn integer_matmul(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         }
         (Src::Input(0), Src::Input(2), optional(ctx, 4), Src::Input(3), optional(ctx, 5), optional(ctx, 6))
     };
-    let linear = Op::QuantizedLinear(super::QuantizedLinearConfig { conv: None, requantize: None });
+    let linear = Op::QuantizedLinear(super::QuantizedLinearConfig { conv: None, requantize: None, scaled: false });
     let product = plan.op_optional(linear, vec![Some(a), Some(Src::Input(1)), a_zero, b_zero]);
     let product = plan.op(Op::cast(DType::F32), &[product]);
     // ONNX Runtime scales the int32 product by the scales' product, then adds the bias.

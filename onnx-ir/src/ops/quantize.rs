@@ -131,6 +131,10 @@ pub struct QuantizedLinearConfig {
     pub conv: Option<(super::common::Window, usize)>,
     /// QLinear* (scales, requantized output of this type) or *Integer (int32 accumulation).
     pub requantize: Option<DType>,
+    /// *Integer with dynamic quantization's dequantization fused in (`fuse_integer_scale`):
+    /// the int32 sums plus input 4 (an int32 bias, optional) wrapped to 32 bits, as f32, times
+    /// input 5 (a float scale); the output is f32.
+    pub scaled: bool,
 }
 
 /// Parses MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv into [`Op::QuantizedLinear`].
@@ -150,12 +154,16 @@ pub fn parse_linear(ctx: &NodeCtx) -> Result<Parsed> {
         None
     };
     let requantize = if qlinear { Some(ctx.input_type(7)?.dtype) } else { None };
-    Ok(Parsed::new(Op::QuantizedLinear(QuantizedLinearConfig { conv, requantize }), ctx.inputs.len()))
+    Ok(Parsed::new(Op::QuantizedLinear(QuantizedLinearConfig { conv, requantize, scaled: false }), ctx.inputs.len()))
 }
 
 /// The product's shape in the requantized type (QLinear*) or int32 (*Integer).
 pub fn infer_linear(c: &QuantizedLinearConfig, inputs: &[&TensorType]) -> Result<TensorType, String> {
-    let dtype = c.requantize.unwrap_or(DType::I32);
+    let dtype = match (c.requantize, c.scaled) {
+        (Some(dtype), _) => dtype,
+        (None, true) => DType::F32,
+        (None, false) => DType::I32,
+    };
     let (a, b) = if c.requantize.is_some() { (inputs[0], inputs[3]) } else { (inputs[0], inputs[1]) };
     let float = |t: &TensorType| TensorType::new(DType::F32, t.shape.clone());
     let out = match &c.conv {

@@ -10,6 +10,7 @@ mod fuse_conv_activation;
 mod fuse_conv_residual;
 mod fuse_gelu;
 mod fuse_hard_swish;
+mod fuse_integer_scale;
 mod fuse_layer_norm;
 mod fuse_matmul_bias;
 mod fuse_silu;
@@ -30,6 +31,7 @@ pub(crate) use fuse_conv_activation::fuse_conv_activation;
 pub(crate) use fuse_conv_residual::fuse_conv_residual;
 pub(crate) use fuse_gelu::fuse_gelu;
 pub(crate) use fuse_hard_swish::fuse_hard_swish;
+pub(crate) use fuse_integer_scale::fuse_integer_scale;
 pub(crate) use fuse_layer_norm::fuse_layer_norm;
 pub(crate) use fuse_matmul_bias::fuse_matmul_bias;
 pub(crate) use fuse_silu::fuse_silu;
@@ -46,7 +48,8 @@ pub(crate) use remove_identity::remove_identity;
 /// - the fusions: folding into a Conv (then what is left into a BatchNorm), then a Conv's
 ///   residual Add, and fusing SiLU and hard-swish,
 ///   before fusing a Conv's activation (which follows the folded ops and the sum, and may be
-///   one of those); the others are independent;
+///   one of those); the others (a product's bias, an integer product's scale, ...) are
+///   independent;
 /// - common subexpressions merge last: a merged value is read more than once, which would
 ///   stop a fusion through it (a `ConstantOfShape` weight shared by two Convs can no longer
 ///   be scaled for one), while two copies fused alike still merge afterwards.
@@ -58,6 +61,7 @@ pub fn simplify(graph: &mut Graph) {
     fold_into_batch_norm(graph);
     fuse_conv_residual(graph);
     fuse_matmul_bias(graph);
+    fuse_integer_scale(graph);
     fuse_gelu(graph);
     fuse_silu(graph);
     fuse_hard_swish(graph);

@@ -520,12 +520,7 @@ pub(crate) fn requantize<const D: usize>(
 ) -> Option<Tensor<D, burn::tensor::Int>> {
     #[cfg(feature = "flex")]
     {
-        let (dims, scale_dims) = (acc.dims(), scale.dims());
-        let mut wide = (0..D).filter(|&d| scale_dims[d] != 1);
-        let channel = wide.next().unwrap_or(0);
-        if wide.next().is_some() || scale_dims[channel] != 1 && scale_dims[channel] != dims[channel] {
-            return None;
-        }
+        let channel = broadcast_channel(acc.dims(), [scale.dims()])?;
         let scales = scale.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?;
         let zero = match zero.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?.as_slice() {
             [z] => *z,
@@ -540,6 +535,41 @@ pub(crate) fn requantize<const D: usize>(
         let _ = (acc, scale, zero, range);
         None
     }
+}
+
+/// A fused *Integer's finish on flex (see `flex::dequantize_sums`): `bias` and `scale`
+/// broadcast along one dim of `acc` at most, the same one. `None` for other tensors or shapes.
+pub(crate) fn dequantize_sums<const D: usize>(
+    acc: &Tensor<D>,
+    bias: Option<&Tensor<D, burn::tensor::Int>>,
+    scale: &Tensor<D>,
+) -> Option<Tensor<D>> {
+    #[cfg(feature = "flex")]
+    {
+        let bias_dims = bias.map_or([1; D], |b| b.dims());
+        let channel = broadcast_channel(acc.dims(), [scale.dims(), bias_dims])?;
+        let scales = scale.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?;
+        let biases = match bias {
+            Some(b) => b.clone().into_data().convert::<i32>().try_into_vec::<i32>().ok()?,
+            None => vec![0],
+        };
+        flex::dequantize_sums(acc, &biases, &scales, channel)
+    }
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (acc, bias, scale);
+        None
+    }
+}
+
+/// The one dim of `dims` along which the broadcast operands of dims `params` vary (each 1
+/// there or the full length; 0 when none varies), `None` when they vary along more than one.
+#[cfg(feature = "flex")]
+fn broadcast_channel<const D: usize, const N: usize>(dims: [usize; D], params: [[usize; D]; N]) -> Option<usize> {
+    let mut wide = (0..D).filter(|&d| params.iter().any(|p| p[d] != 1));
+    let channel = wide.next().unwrap_or(0);
+    let fits = params.iter().all(|p| p[channel] == 1 || p[channel] == dims[channel]);
+    (wide.next().is_none() && fits).then_some(channel)
 }
 
 /// How many products of 8-bit values less their zero points (each at most 255² in magnitude)

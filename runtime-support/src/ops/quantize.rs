@@ -52,6 +52,22 @@ pub fn requantize<const D: usize>(
     acc.mul(scale).round().add(zero).clamp(range.0, range.1).int()
 }
 
+/// Dynamic quantization's dequantization of an integer product's sums (ConvInteger or
+/// MatMulInteger, an int32 bias Add, a Cast to float and a Mul by the scales' product, fused at
+/// import): `acc` (the f32 sums) as int32, plus `bias` wrapping to 32 bits, as f32, times
+/// `scale`, as ONNX Runtime computes them. One vectorised pass on flex; Burn's ops elsewhere.
+pub fn dequantize_sums<const D: usize>(acc: Tensor<D>, bias: Option<Tensor<D, Int>>, scale: Tensor<D>) -> Tensor<D> {
+    if let Some(y) = crate::kernels::dequantize_sums(&acc, bias.as_ref(), &scale) {
+        return y;
+    }
+    let sums = acc.int();
+    let sums = match bias {
+        Some(bias) => wrap_int(sums.add(bias), 32, true),
+        None => sums,
+    };
+    sums.float().mul(scale)
+}
+
 /// DynamicQuantizeLinear: `x` as uint8 values (`Int`), with the scale and zero point made from
 /// its range as ONNX Runtime makes them (the range widened to hold 0, over 255; 1 for an
 /// empty range; the zero point `-min / scale` rounded to even, the values `round(x / scale) +

@@ -672,6 +672,44 @@ fn requantize_matches_burns_ops_on_ties_saturation_and_per_channel_scales() {
     }
 }
 
+/// `ops::dequantize_sums` (one pass on flex) gives each sum as int32, plus its bias wrapping as
+/// ONNX Runtime's int32 Add does, as f32, times its scale: with and without a bias, per-tensor,
+/// per-channel (dim 1) and per-column (last dim) scales and biases, biases that wrap past either
+/// end of int32. (Computed here from that definition: Burn's int Add panics on overflow in
+/// debug builds.)
+#[test]
+fn dequantize_sums_adds_the_bias_wrapping_and_scales_per_channel() {
+    use burn::tensor::Int;
+    let device = Device::default();
+    let shape = [2, 3, 4, 5];
+    let sums: Vec<f32> = (0..120).map(|i| ((i * 37) % 121) as f32 * if i % 3 == 0 { -9.0 } else { 5.0 }).collect();
+    let acc = Tensor::<4>::from_data(TensorData::new(sums.clone(), shape), &device);
+    let params: [(&[f32], &[i32], [usize; 4]); 3] = [
+        (&[0.5], &[i32::MAX], [1, 1, 1, 1]),
+        (&[0.5, 0.25, 1.5], &[7, -300, i32::MIN], [1, 3, 1, 1]),
+        (&[0.1, 0.5, 2.5, 0.3, 0.7], &[1, 2, 3, 4, 5], [1, 1, 1, 5]),
+    ];
+    for (scales, biases, param_shape) in params {
+        // The parameter index of element i: its channel (dim 1), its column, or the one value.
+        let index = |i: usize| match scales.len() {
+            1 => 0,
+            3 => i / 20 % 3,
+            _ => i % 5,
+        };
+        let scale = Tensor::<4>::from_data(TensorData::new(scales.to_vec(), param_shape), &device);
+        let bias = Tensor::<4, Int>::from_data(TensorData::new(biases.to_vec(), param_shape), &device);
+        for bias in [Some(bias), None] {
+            let with_bias = bias.is_some();
+            let ours = ops::dequantize_sums(acc.clone(), bias, scale.clone()).into_data().try_to_vec::<f32>().unwrap();
+            for (i, (&ours, &sum)) in ours.iter().zip(&sums).enumerate() {
+                let bias = if with_bias { biases[index(i)] } else { 0 };
+                let expected = (sum as i32).wrapping_add(bias) as f32 * scales[index(i)];
+                assert_eq!(ours, expected, "params {param_shape:?}, bias {with_bias}, element {i}");
+            }
+        }
+    }
+}
+
 /// `ops::minus_zero_point` (one pass on flex for a single zero point) gives Burn's conversion and
 /// subtraction, for a row-major tensor, a transposed view, and a zero point per row.
 #[test]

@@ -206,6 +206,38 @@ pub fn requantize<const D: usize>(
     Some(out)
 }
 
+/// A fused *Integer's finish: each of the f32 sums in `acc` (a flex tensor; integers) as i32,
+/// plus its int32 bias (`biases`: one value, or one per index of dim `channel`) wrapping as
+/// int32 does, as f32, times its scale (`scales`, likewise), as ONNX Runtime's Add, Cast and
+/// Mul compute it: one vectorised pass where Burn's ops made four.
+pub fn dequantize_sums<const D: usize>(
+    acc: &Tensor<D>,
+    biases: &[i32],
+    scales: &[f32],
+    channel: usize,
+) -> Option<Tensor<D>> {
+    let dims = acc.dims();
+    let inner: usize = dims.get(channel + 1..)?.iter().product();
+    if [biases.len(), scales.len()].iter().any(|&len| len != 1 && len != dims[channel]) {
+        return None;
+    }
+    let t = take(acc.clone()).ok()?;
+    let sums = t.as_slice::<f32>()?;
+    let mut out = vec![0f32; sums.len()];
+    super::vectorised(
+        #[inline(always)]
+        || {
+            for (c, (sums, out)) in sums.chunks(inner.max(1)).zip(out.chunks_mut(inner.max(1))).enumerate() {
+                let (bias, scale) = (biases[c % biases.len()], scales[c % scales.len()]);
+                for (o, &s) in out.iter_mut().zip(sums) {
+                    *o = (s as i32).wrapping_add(bias) as f32 * scale;
+                }
+            }
+        },
+    );
+    Some(from_vec(out, dims))
+}
+
 /// ConvInteger's 2-D convolution: `x` (`[n, c, h, w]`, the input less its zero point) with `w`
 /// (`[o, c / groups, kh, kw]`, the weight less its zero point), exact in 32 bits, as f32. Per
 /// image and group one integer product: the weight's rows on the left, the input's im2col

@@ -421,7 +421,8 @@ mod integer;
 mod lstm;
 use conv::finish_outputs;
 pub use integer::{
-    int_minus, integer_conv2d, integer_matmul, integer_matmul_constant, integer_matmul_constant_transposed, requantize,
+    dequantize_sums, int_minus, integer_conv2d, integer_matmul, integer_matmul_constant,
+    integer_matmul_constant_transposed, requantize,
 };
 pub use lstm::{lstm_sequence, quantized_lstm};
 
