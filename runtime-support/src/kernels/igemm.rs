@@ -75,14 +75,33 @@ impl PackedB {
         let mut data = vec![0i8; n.div_ceil(PANEL) * quads * PANEL_QUAD];
         let mut column_sums = vec![0i32; n];
         let per_job = crate::parallel::job_len(n.div_ceil(PANEL), k * PANEL, crate::parallel::PARALLEL_MIN_ELEMENTS);
+        // Per group of four rows: the rows filled and summed into their columns (loops over
+        // whole rows, which vectorise), then interleaved into each panel's 64 bytes. A scatter
+        // of each byte to its packed place with a read-modify-write of its column's sum was as
+        // slow as the product it fed.
         let pack_block = |(block, (data, sums)): (usize, (&mut [i8], &mut [i32]))| {
-            let mut row = vec![0i8; sums.len()];
-            for p in 0..k {
-                fill(p, block * per_job * PANEL, &mut row);
-                let (quad, lane) = (p / QUAD, p % QUAD);
-                for (j, &packed) in row.iter().enumerate() {
-                    data[((j / PANEL) * quads + quad) * PANEL_QUAD + (j % PANEL) * QUAD + lane] = packed;
-                    sums[j] += packed as i32;
+            let width = sums.len();
+            let mut rows = vec![0i8; QUAD * width];
+            for quad in 0..quads {
+                for (lane, row) in rows.chunks_exact_mut(width.max(1)).enumerate() {
+                    let p = quad * QUAD + lane;
+                    if p >= k {
+                        row.fill(0);
+                        continue;
+                    }
+                    fill(p, block * per_job * PANEL, row);
+                    for (sum, &b) in sums.iter_mut().zip(row.iter()) {
+                        *sum += b as i32;
+                    }
+                }
+                for (panel, packed) in data.chunks_exact_mut(quads * PANEL_QUAD).enumerate() {
+                    let packed = &mut packed[quad * PANEL_QUAD..][..PANEL_QUAD];
+                    let columns = (width - panel * PANEL).min(PANEL);
+                    for (c, bytes) in packed.chunks_exact_mut(QUAD).take(columns).enumerate() {
+                        for (lane, byte) in bytes.iter_mut().enumerate() {
+                            *byte = rows[lane * width + panel * PANEL + c];
+                        }
+                    }
                 }
             }
         };
@@ -105,7 +124,9 @@ impl PackedB {
 pub(crate) fn integer_range(values: impl Iterator<Item = f32>) -> Option<(i32, i32)> {
     let (mut low, mut high) = (f32::INFINITY, f32::NEG_INFINITY);
     for v in values {
-        if v.fract() != 0.0 {
+        // Not `fract`, a call to `truncf` per value on baseline x86-64 (NaN, infinities and
+        // values past i32 fail too).
+        if (v as i32) as f32 != v {
             return None;
         }
         (low, high) = (low.min(v), high.max(v));

@@ -40,7 +40,8 @@ fn product(a: &Tensor<2>, b: &PackedB) -> Option<Tensor<2>> {
     if b.dims().0 != k {
         return None;
     }
-    let rows = RowsOfA::new(&values(a)?, m, k)?;
+    let a = take(a.clone()).ok()?;
+    let rows = RowsOfA::new(a.as_slice::<f32>()?, m, k)?;
     let n = b.dims().1;
     let mut sums = vec![0i32; m * n];
     gemm(&rows, b, &mut sums);
@@ -253,7 +254,9 @@ pub fn integer_conv2d(x: &Tensor<4>, w: &Tensor<4>, options: &ConvOptions<2>) ->
     let window =
         Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
     let (oh, ow) = (window.out_dim(height, 0)?, window.out_dim(width, 1)?);
-    let x = values(x)?;
+    // Read in place (a copy only of a strided view).
+    let x = take(x.clone()).ok()?;
+    let x = x.as_slice::<f32>()?;
     // The input's values and the padding's 0 in one signed byte each.
     let (low, high) = integer_range(x.iter().copied().chain([0.0]))?;
     let offset = signed_offset(low, high);
@@ -297,6 +300,8 @@ fn im2col_segment(
     let padding = (-offset) as i8;
     let ([sy, sx], [dy, dx]) = (window.strides, window.dilations);
     let ((top, _), (left, _)) = (window.pads[0], window.pads[1]);
+    // The output columns whose input column lies inside the row: a run read as one loop.
+    let (inside, end) = super::valid_columns(kx * dx, left, sx, width, ow);
     let (mut position, mut out) = (first, out);
     while !out.is_empty() {
         // The part of output row `oy` in the segment, from column `ox0`.
@@ -307,11 +312,14 @@ fn im2col_segment(
             None => part.fill(padding),
             Some(iy) => {
                 let source = &plane[iy * width..][..width];
-                for (ox, byte) in (ox0..).zip(part.iter_mut()) {
-                    *byte = match (ox * sx + kx * dx).checked_sub(left).filter(|&ix| ix < width) {
-                        Some(ix) => (source[ix] as i32 - offset) as i8,
-                        None => padding,
-                    };
+                let (a, b) = (inside.clamp(ox0, ox0 + len) - ox0, end.clamp(ox0, ox0 + len) - ox0);
+                part[..a].fill(padding);
+                part[b.max(a)..].fill(padding);
+                if a < b {
+                    let read = source[(ox0 + a) * sx + kx * dx - left..].iter().step_by(sx);
+                    for (byte, &v) in part[a..b].iter_mut().zip(read) {
+                        *byte = (v as i32 - offset) as i8;
+                    }
                 }
             }
         }
