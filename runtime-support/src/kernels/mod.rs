@@ -730,6 +730,10 @@ mod simd;
 #[cfg(feature = "flex")]
 pub(crate) mod gemm;
 
+/// Output buffers the kernels write whole, not zeroed first.
+#[cfg(feature = "flex")]
+pub(crate) mod written;
+
 /// The u8 × s8 integer matrix product of quantized models (AVX-512 VNNI / AVX2 / portable).
 #[cfg(feature = "flex")]
 pub(crate) mod igemm;

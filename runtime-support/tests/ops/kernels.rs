@@ -182,8 +182,14 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edg
         ([1, 5, 3, 4], [7, 5, 3, 3], [2, 2], [(1, 1), (1, 0)], [1, 1], 1, true),
         ([2, 3, 5, 1], [4, 3, 2, 1], [3, 1], [(0, 1), (0, 0)], [2, 1], 1, false),
         ([1, 1, 1, 40], [6, 1, 1, 16], [1, 8], [(0, 0), (0, 0)], [1, 1], 1, true),
-        // Grouped, not depthwise: Burn's.
+        // Grouped, not depthwise: a product per image and group (the group's weights, input
+        // and output channels), pointwise, 3×3 with strides and padding (on the phase grid and
+        // as im2col), more outputs than inputs a group, groups enough work for jobs apart.
         ([2, 12, 7, 9], [8, 3, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 4, true),
+        ([1, 12, 11, 10], [6, 4, 3, 3], [2, 2], [(1, 1), (1, 0)], [1, 1], 3, true),
+        ([1, 32, 9, 9], [8, 8, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 4, false),
+        ([2, 6, 8, 7], [12, 2, 3, 3], [1, 2], [(0, 1), (1, 1)], [2, 1], 3, true),
+        ([1, 96, 28, 28], [96, 32, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 3, true),
         // Depthwise: strides 1 to 3, dilation, uneven padding, 5×5, a channel multiplier of 2,
         // planes smaller and larger than a register block, a 1×1 output.
         ([1, 8, 14, 14], [8, 1, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 8, true),

@@ -4,6 +4,8 @@
 
 use super::*;
 use crate::kernels::gemm::Matrix;
+use crate::kernels::written::{assume_written, written_by};
+use std::mem::MaybeUninit;
 
 use crate::kernels::ConvOperands;
 
@@ -36,11 +38,9 @@ pub fn conv2d(
     options: &ConvOptions<2>,
     activation: crate::kernels::ConvActivation,
 ) -> Result<Tensor<4>, ConvOperands<4>> {
-    // Grouped convolutions other than depthwise ones stay with flex: its per-group products
-    // measured as fast as ours or faster on ShuffleNet's shapes (benches/kernels.rs).
     let (groups, [ci, wci]) = (options.groups, [x.dims()[1], weight.dims()[1]]);
     let depthwise = wci == 1 && groups == ci && groups > 1;
-    if groups != 1 && !depthwise || !crate::kernels::gemm::available() {
+    if groups == 0 || !crate::kernels::gemm::available() {
         return Err((x, weight, bias, residual));
     }
     let (tx, tw, tb, tr) = take_operands((x, weight, bias, residual))?;
@@ -71,13 +71,16 @@ pub fn conv2d(
         Some(options) => Geometry { h: w, w: h, kh: kw, kw: kh, oh: ow, ow: oh, options },
         None => Geometry { h, w, kh, kw, oh, ow, options },
     };
-    let mut output = vec![0.0f32; n * co * oh * ow];
-    if depthwise {
+    let len = n * co * oh * ow;
+    let output = if depthwise {
         // One input channel per group: a product per channel would have a single row.
+        let mut output = vec![0.0f32; len];
         geometry.depthwise(input, weights, [ci, co / ci], &mut output, &finish);
+        output
     } else {
-        geometry.gemm(input, weights, [ci, co], &mut output, &finish);
-    }
+        // SAFETY: `Geometry::gemm` writes every output.
+        unsafe { written_by(len, |output| geometry.gemm(input, weights, [ci, co, groups], output, &finish)) }
+    };
     Ok(from_vec(output, [n, co, oh, ow]))
 }
 
@@ -154,8 +157,10 @@ pub fn conv3d(
         }
     });
     let geometry = Geometry { h, w, kh, kw, oh, ow, options: &planar };
-    let mut by_depth = vec![0.0f32; n * od * co * out_plane];
-    geometry.gemm(&images, weights, [ci * kd, co], &mut by_depth, &|_, _, _| {});
+    let gemm =
+        |by_depth: &mut [MaybeUninit<f32>]| geometry.gemm(&images, weights, [ci * kd, co, 1], by_depth, &|_, _, _| {});
+    // SAFETY: `Geometry::gemm` writes every output.
+    let by_depth = unsafe { written_by(n * od * co * out_plane, gemm) };
     let mut output = vec![0.0f32; n * co * od * out_plane];
     let volumes = output.par_chunks_mut(od * out_plane).enumerate();
     volumes.with_min_len(job_len(n * co, od * out_plane, PARALLEL_MIN_ELEMENTS)).for_each(|(index, volume)| {
@@ -253,26 +258,37 @@ impl Geometry<'_> {
         self.kh == 1 && self.kw == 1 && o.stride == [1, 1] && o.padding == [(0, 0), (0, 0)]
     }
 
-    /// Every image as one matrix product of the weights with its im2col columns (the image
-    /// itself for a pointwise kernel), the weights read in place.
-    fn gemm(&self, input: &[f32], weights: &[f32], [ci, co]: [usize; 2], output: &mut [f32], finish: &Finish) {
-        let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
+    /// Every image, each group of channels apart, as one matrix product of the group's weights
+    /// with its im2col columns (the image itself for a pointwise kernel), the weights read in
+    /// place: every output written. A group's input channels, weights and output channels are
+    /// contiguous runs, so an (image, group) pair is one product on slices.
+    fn gemm(
+        &self,
+        input: &[f32],
+        weights: &[f32],
+        [ci, co, groups]: [usize; 3],
+        output: &mut [MaybeUninit<f32>],
+        finish: &Finish,
+    ) {
+        let ([ci, co], plane, out_plane) = ([ci / groups, co / groups], self.h * self.w, self.oh * self.ow);
         let k = ci * self.kh * self.kw;
-        let a = Matrix { data: weights, rows: co, cols: k, stride: k };
-        let images = input.par_chunks(ci * plane).zip(output.par_chunks_mut(co * out_plane)).enumerate();
-        // Images side by side where one image's product is too small to be split (the zoo's
-        // ResNet-18 ×0.25: 0.6M multiply-adds an image, run on one thread of two).
-        let jobs = job_len(images.len(), co * k * out_plane, crate::parallel::PARALLEL_MIN_FMAS);
-        images.with_min_len(jobs).for_each(|(index, (image, out))| {
+        let parts = input.par_chunks(ci * plane).zip(output.par_chunks_mut(co * out_plane)).enumerate();
+        // Products side by side where one is too small to be split (the zoo's ResNet-18 ×0.25:
+        // 0.6M multiply-adds an image, run on one thread of two; ShuffleNet's groups).
+        let jobs = job_len(parts.len(), co * k * out_plane, crate::parallel::PARALLEL_MIN_FMAS);
+        parts.with_min_len(jobs).for_each(|(index, (image, out))| {
+            let group = index % groups;
+            let a = Matrix { data: &weights[group * co * k..][..co * k], rows: co, cols: k, stride: k };
             let first = index * co * out_plane;
-            let finish = |row, column, values: &mut [f32]| finish(row, first + row * out_plane + column, values);
+            let finish =
+                |row, column, values: &mut [f32]| finish(group * co + row, first + row * out_plane + column, values);
             if self.is_pointwise() {
                 let b = Matrix { data: image, rows: ci, cols: plane, stride: plane };
-                crate::kernels::gemm::sgemm(a, &b, out, &finish);
+                crate::kernels::gemm::sgemm_into(a, &b, out, &finish);
             } else if self.phase_grid_pays(k, co) {
                 self.gemm_on_phases(a, image, ci, out, &finish);
             } else {
-                crate::kernels::gemm::sgemm(a, &Im2col { geometry: self, image, rows: k }, out, &finish);
+                crate::kernels::gemm::sgemm_into(a, &Im2col { geometry: self, image, rows: k }, out, &finish);
             }
         });
     }
@@ -294,7 +310,7 @@ impl Geometry<'_> {
     /// the im2col rows' are a copy per output row and a gather with a stride: narrow networks,
     /// whose products have few rows of A to spread the packing over, spent a third of their
     /// time packing. The grid's extra columns are computed and dropped.
-    fn gemm_on_phases(&self, a: Matrix, image: &[f32], ci: usize, out: &mut [f32], finish: &Finish) {
+    fn gemm_on_phases(&self, a: Matrix, image: &[f32], ci: usize, out: &mut [MaybeUninit<f32>], finish: &Finish) {
         let phases = self.phases();
         let per_plane = phases.plane_len();
         let mut split = vec![0.0f32; ci * per_plane];
@@ -307,15 +323,17 @@ impl Geometry<'_> {
         let taps = phases.offsets.len();
         let rows = (0..ci * taps).map(|p| (p / taps) * per_plane + phases.offsets[p % taps]).collect();
         let b = PhaseGrid { split: &split, rows, cols: self.oh * phases.width };
-        let mut grid = vec![0.0f32; a.rows * b.cols];
-        crate::kernels::gemm::sgemm(a, &b, &mut grid, &|_, _, _| {});
+        // SAFETY: `sgemm_into` writes every value.
+        let grid =
+            unsafe { written_by(a.rows * b.cols, |grid| crate::kernels::gemm::sgemm_into(a, &b, grid, &|_, _, _| {})) };
         let out_plane = self.oh * self.ow;
         let planes = out.par_chunks_mut(out_plane).zip(grid.par_chunks(b.cols)).enumerate();
         planes.with_min_len(job_len(a.rows, out_plane, PARALLEL_MIN_ELEMENTS)).for_each(|(row, (out, sums))| {
             for (out, sums) in out.chunks_exact_mut(self.ow).zip(sums.chunks_exact(phases.width)) {
-                out.copy_from_slice(&sums[..self.ow]);
+                out.write_copy_of_slice(&sums[..self.ow]);
             }
-            finish(row, 0, out)
+            // SAFETY: the plane's `oh` rows of `ow` outputs were all written above.
+            finish(row, 0, unsafe { assume_written(out) })
         });
     }
 }

@@ -2,12 +2,14 @@
 //! one it handles, and the caller takes Burn's op.
 
 use super::Window;
+use crate::kernels::written::written_by;
 use crate::parallel::{job_len, PARALLEL_MIN_ELEMENTS};
 use burn::backend::flex::{FlexTensor, Layout};
 use burn::backend::{BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind};
 use burn::tensor::ops::ConvOptions;
 use burn::tensor::{Bytes, DType, Shape, Tensor};
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 
 /// The flex primitive of an f32 tensor outside autodiff (a strided view copied into row-major
 /// order: every kernel here reads rows), or the tensor back.
@@ -87,20 +89,25 @@ pub fn cat<const D: usize>(tensors: Vec<Tensor<D>>, dim: usize) -> Result<Tensor
     shape[dim] = shapes.iter().map(|s| s[dim]).sum();
     let (outer, inner) = (shape[..dim].iter().product::<usize>(), shape[dim + 1..].iter().product::<usize>());
     let total: usize = shape.iter().product();
-    let mut output = vec![0.0f32; total];
-    // (destination, source) runs in output order, each at most CHUNK long.
-    let mut runs = Vec::new();
-    let mut free = &mut output[..];
-    for o in 0..outer {
-        for (input, s) in inputs.iter().zip(&shapes) {
-            let len = s[dim] * inner;
-            let (run, tail) = std::mem::take(&mut free).split_at_mut(len);
-            free = tail;
-            runs.extend(run.chunks_mut(CHUNK).zip(input[o * len..][..len].chunks(CHUNK)));
+    let copy = |output: &mut [MaybeUninit<f32>]| {
+        // (destination, source) runs in output order, each at most CHUNK long.
+        let mut runs = Vec::new();
+        let mut free = output;
+        for o in 0..outer {
+            for (input, s) in inputs.iter().zip(&shapes) {
+                let len = s[dim] * inner;
+                let (run, tail) = std::mem::take(&mut free).split_at_mut(len);
+                free = tail;
+                runs.extend(run.chunks_mut(CHUNK).zip(input[o * len..][..len].chunks(CHUNK)));
+            }
         }
-    }
-    let jobs = job_len(runs.len(), total.div_ceil(runs.len().max(1)), PARALLEL_MIN_ELEMENTS);
-    runs.into_par_iter().with_min_len(jobs).for_each(|(to, from)| to.copy_from_slice(from));
+        let jobs = job_len(runs.len(), total.div_ceil(runs.len().max(1)), PARALLEL_MIN_ELEMENTS);
+        runs.into_par_iter().with_min_len(jobs).for_each(|(to, from)| {
+            to.write_copy_of_slice(from);
+        });
+    };
+    // SAFETY: the runs cut the whole output (every input's run of every outer index).
+    let output = unsafe { written_by(total, copy) };
     Ok(from_vec(output, shape))
 }
 
@@ -351,24 +358,25 @@ pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<
     if shape[D - 1] != k {
         return Err(x);
     }
-    let m = input.len() / k.max(1);
+    let m: usize = shape[..D - 1].iter().product();
     // Between the few rows that only stream B and the many that fill the register tile,
     // Burn's product (its register kernels for a few rows) is the fastest measured.
     if (crate::kernels::gemm::SKINNY_MAX_ROWS + 1..crate::kernels::gemm::LINEAR_MIN_ROWS).contains(&m) {
         return Err(x);
     }
-    let mut output = vec![0.0f32; m * n];
-    if k == 0 {
-        output.chunks_mut(n.max(1)).for_each(|row| add_bias(bias, row));
+    let a = crate::kernels::gemm::Matrix { data: input, rows: m, cols: k, stride: k };
+    let b = crate::kernels::gemm::Matrix { data: w, rows: k, cols: n, stride: n };
+    let output = if k > 0 && m <= crate::kernels::gemm::SKINNY_MAX_ROWS {
+        let mut output = vec![0.0f32; m * n];
+        crate::kernels::gemm::skinny(a, b, bias, &mut output);
+        output
     } else {
-        let a = crate::kernels::gemm::Matrix { data: input, rows: m, cols: k, stride: k };
-        let b = crate::kernels::gemm::Matrix { data: w, rows: k, cols: n, stride: n };
-        if m <= crate::kernels::gemm::SKINNY_MAX_ROWS {
-            crate::kernels::gemm::skinny(a, b, bias, &mut output);
-        } else {
-            crate::kernels::gemm::sgemm(a, &b, &mut output, &|_, j0, row| add_bias(bias.map(|b| &b[j0..]), row));
-        }
-    }
+        let product = |output: &mut [MaybeUninit<f32>]| {
+            crate::kernels::gemm::sgemm_into(a, &b, output, &|_, j0, row| add_bias(bias.map(|b| &b[j0..]), row))
+        };
+        // SAFETY: `sgemm_into` writes every value.
+        unsafe { written_by(m * n, product) }
+    };
     shape[D - 1] = n;
     Ok(from_vec(output, shape))
 }

@@ -4,9 +4,11 @@
 //! of B, and 12×16 at the edges), parallel over column blocks on rayon's pool. It is the core of the convolution kernel; `available()` says
 //! whether the CPU has the instructions (callers fall back to Burn otherwise).
 
+use crate::kernels::written;
 use crate::parallel::threads_for;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
+use std::mem::MaybeUninit;
 
 /// Rows and columns of the register tile.
 const MR: usize = 6;
@@ -126,16 +128,43 @@ impl Output {
 /// # Panics
 /// If the shapes do not agree, a view reaches past its slice, or `available()` is false.
 pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) {
-    if b.cols() < TILE_MIN_COLS || b.cols() < NR && a.cols >= DOTS_MIN_DEPTH {
+    if is_narrow(a, b) {
         return narrow(a, b, c, epilogue);
     }
+    if a.cols == 0 {
+        c.fill(0.0);
+    }
+    // SAFETY: `tiles` writes only floats.
+    tiles(a, b, unsafe { written::as_slots(c) }, epilogue)
+}
+
+/// [`sgemm`] into unwritten values (a new output buffer, not zeroed first): every value of `c`
+/// is written before `epilogue` reads it.
+///
+/// # Panics
+/// As [`sgemm`].
+pub fn sgemm_into(a: Matrix, b: &impl Right, c: &mut [MaybeUninit<f32>], epilogue: &Epilogue<'_>) {
+    if is_narrow(a, b) || a.cols == 0 {
+        return sgemm(a, b, written::zeroed(c), epilogue);
+    }
+    tiles(a, b, c, epilogue)
+}
+
+/// Whether a product goes to [`narrow`] rather than the register tiles.
+fn is_narrow(a: Matrix, b: &impl Right) -> bool {
+    b.cols() < TILE_MIN_COLS || b.cols() < NR && a.cols >= DOTS_MIN_DEPTH
+}
+
+/// [`sgemm`] in register tiles: writes every value of `c` when the depth is not zero (a product
+/// of no terms leaves `c` as it is, then runs `epilogue`).
+fn tiles(a: Matrix, b: &impl Right, c: &mut [MaybeUninit<f32>], epilogue: &Epilogue<'_>) {
     let (m, k, n) = (a.rows, a.cols, b.cols());
     assert!(b.rows() == k && c.len() == m * n && a.fits() && fits(b), "sgemm: shapes do not agree");
     assert!(available(), "sgemm needs AVX2 and FMA");
     if m == 0 || n == 0 {
         return;
     }
-    let out = Output(c.as_mut_ptr());
+    let out = Output(c.as_mut_ptr().cast());
     // A small product is one task on the calling thread.
     let threads = threads_for(m.saturating_mul(n).saturating_mul(k));
     let (width_per_task, rows_per_task) = task_shape(m, n, threads);
@@ -148,7 +177,8 @@ pub fn sgemm(a: Matrix, b: &impl Right, c: &mut [f32], epilogue: &Epilogue<'_>) 
     let task = move |&(j0, i0): &(usize, usize)| {
         let (width, rows) = (width_per_task.min(n - j0), rows_per_task.min(m - i0));
         // SAFETY: AVX2 and FMA were checked; the task's rows i0..i0 + rows and columns
-        // j0..j0 + width lie inside `c` and no other task writes them.
+        // j0..j0 + width lie inside `c` and no other task writes them; `block` wrote them all
+        // before the epilogue reads them (or, of no depth, they were written before).
         unsafe {
             match &shared {
                 Some(panels) => {

@@ -117,6 +117,9 @@ fn matches_the_naive_product_on_edge_sizes() {
         // Fewer than 16 columns, many terms: dot products.
         (5, 200, 9),
         (7, 130, 15),
+        // No terms: zeros.
+        (3, 0, 20),
+        (3, 0, 5),
     ] {
         let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
         let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();
@@ -124,7 +127,18 @@ fn matches_the_naive_product_on_edge_sizes() {
         let (am, bm) =
             (Matrix { data: &a, rows: m, cols: k, stride: k }, Matrix { data: &b, rows: k, cols: n, stride: n });
         sgemm(am, &bm, &mut c, &|_, _, _| {});
-        assert_eq!(c, naive(&a, &b, m, k, n), "{m}x{k}x{n}");
+        let want = naive(&a, &b, m, k, n);
+        assert_eq!(c, want, "{m}x{k}x{n}");
+        // Into unwritten slots (here NaN, which a value left unwritten would keep).
+        let mut slots = vec![MaybeUninit::new(f32::NAN); m * n];
+        let rows = std::sync::Mutex::new(vec![0; m]);
+        sgemm_into(am, &bm, &mut slots, &|i, _, values| {
+            assert!(values.iter().all(|v| !v.is_nan()), "{m}x{k}x{n}: the epilogue saw an unwritten value");
+            rows.lock().expect("not poisoned")[i] += values.len();
+        });
+        // SAFETY: `sgemm_into` wrote every slot.
+        assert_eq!(unsafe { written::assume_written(&mut slots) }, &want[..], "{m}x{k}x{n}, into");
+        assert_eq!(rows.into_inner().expect("not poisoned"), vec![n; m], "{m}x{k}x{n}: epilogue per row");
     }
 }
 
