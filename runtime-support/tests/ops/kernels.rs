@@ -416,6 +416,10 @@ fn linear_matches_burns_layer_on_ranks_row_counts_and_wide_outputs() {
         (vec![1], 1001, 2050, true),
         (vec![4], 384, 1536, false),
         (vec![15], 130, 70, true),
+        // Between the skinny rows and the tiles' minimum: on the tiles with B read in place
+        // (MiniLM's 8 rows), Burn's product where B's rows lie far apart.
+        (vec![8], 384, 1536, true),
+        (vec![6], 40, 5000, false),
         (vec![3, 8], 384, 600, true),
         (vec![50], 33, 1030, false),
         (vec![2, 2, 31], 16, 17, true),

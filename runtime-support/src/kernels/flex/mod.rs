@@ -359,13 +359,14 @@ pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<
         return Err(x);
     }
     let m: usize = shape[..D - 1].iter().product();
-    // Between the few rows that only stream B and the many that fill the register tile,
-    // Burn's product (its register kernels for a few rows) is the fastest measured.
-    if (crate::kernels::gemm::SKINNY_MAX_ROWS + 1..crate::kernels::gemm::LINEAR_MIN_ROWS).contains(&m) {
-        return Err(x);
-    }
     let a = crate::kernels::gemm::Matrix { data: input, rows: m, cols: k, stride: k };
     let b = crate::kernels::gemm::Matrix { data: w, rows: k, cols: n, stride: n };
+    // Between the few rows that only stream B and the many that fill the register tile, the
+    // tiles where they read B in place, else Burn's product (see `LINEAR_MIN_ROWS`).
+    let few_rows = (crate::kernels::gemm::SKINNY_MAX_ROWS + 1..crate::kernels::gemm::LINEAR_MIN_ROWS).contains(&m);
+    if few_rows && !crate::kernels::gemm::reads_b_in_place(m, &b) {
+        return Err(x);
+    }
     let output = if k > 0 && m <= crate::kernels::gemm::SKINNY_MAX_ROWS {
         let mut output = vec![0.0f32; m * n];
         crate::kernels::gemm::skinny(a, b, bias, &mut output);

@@ -301,13 +301,18 @@ fn skinny_columns_body(a: Matrix, b: Matrix, bias: Option<&[f32]>, j0: usize, mu
     }
 }
 
-/// Products with fewer rows than this do not take the register tiles in
-/// `burn_onnx::ops::linear`: MiniLM's 8-row and AlexNet's 1-row layers ran slower on them than
-/// on Burn's matmul. ddddocr's 16 × 1024 → 8210 output layer, right at the threshold, measured
-/// 1.2–1.7× faster on the tiles in whole-model runs (stop 22), but in `benches/kernels.rs` the
-/// tiles take 1.7× Burn's time at one thread and 0.85× at two: where to draw the line depends
-/// on the thread count, which this constant does not yet.
+/// Products with fewer rows than this take the register tiles in `burn_onnx::ops::linear` only
+/// where the tiles read B in place ([`reads_b_in_place`]): packing B for so few rows cost more
+/// than Burn's matmul (ddddocr's 15 × 1024 → 8210 output layer: the model 11.8 → 13.9 ms at two
+/// threads on the tiles), while B read in place is streamed once and split across the pool
+/// (MiniLM's 8-row layers, 384 and 1536 wide: 2.2 → 1.8 ms at one thread, 2.0 → 1.2 ms at two,
+/// where Burn's product ran on one thread).
 pub const LINEAR_MIN_ROWS: usize = 16;
+
+/// Whether the tiles read `b` in place, not packed, for a product of `rows` rows of A.
+pub fn reads_b_in_place(rows: usize, b: &Matrix) -> bool {
+    (rows <= DIRECT_B_ROWS || b.rows * b.stride <= DIRECT_B_CACHED) && b.stride <= DIRECT_B_STRIDE
+}
 
 /// Whether a matrix operand lies inside its slice (computed operands always do).
 fn fits(b: &impl Right) -> bool {
@@ -664,9 +669,7 @@ unsafe fn block(
         let k = a.cols;
         let panels_b = width.div_ceil(NR);
         let in_place = matches!(source, PanelsOfB::Pack(_));
-        let cached = |m: &Matrix| m.rows * m.stride <= DIRECT_B_CACHED;
-        let direct =
-            b.matrix().filter(|m| in_place && (a.rows <= DIRECT_B_ROWS || cached(m)) && m.stride <= DIRECT_B_STRIDE);
+        let direct = b.matrix().filter(|m| in_place && reads_b_in_place(a.rows, m));
         let listed = b.rows_in_place().filter(|_| in_place);
         let read_in_place = direct.is_some() || listed.is_some();
         if let PanelsOfB::Pack(packed_b) = &mut source {
