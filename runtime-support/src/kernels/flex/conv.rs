@@ -71,16 +71,16 @@ pub fn conv2d(
         Some(options) => Geometry { h: w, w: h, kh: kw, kw: kh, oh: ow, ow: oh, options },
         None => Geometry { h, w, kh, kw, oh, ow, options },
     };
-    let len = n * co * oh * ow;
-    let output = if depthwise {
-        // One input channel per group: a product per channel would have a single row.
-        let mut output = vec![0.0f32; len];
-        geometry.depthwise(input, weights, [ci, co / ci], &mut output, &finish);
-        output
-    } else {
-        // SAFETY: `Geometry::gemm` writes every output.
-        unsafe { written_by(len, |output| geometry.gemm(input, weights, [ci, co, groups], output, &finish)) }
+    let convolve = |output: &mut [MaybeUninit<f32>]| {
+        if depthwise {
+            // One input channel per group: a product per channel would have a single row.
+            geometry.depthwise(input, weights, [ci, co / ci], output, &finish)
+        } else {
+            geometry.gemm(input, weights, [ci, co, groups], output, &finish)
+        }
     };
+    // SAFETY: both kernels write every output.
+    let output = unsafe { written_by(n * co * oh * ow, convolve) };
     Ok(from_vec(output, [n, co, oh, ow]))
 }
 
@@ -394,7 +394,7 @@ impl Geometry<'_> {
         input: &[f32],
         weights: &[f32],
         [channels, multiplier]: [usize; 2],
-        output: &mut [f32],
+        output: &mut [MaybeUninit<f32>],
         finish: &Finish,
     ) {
         if multiplier == 1 && self.oh * self.ow <= LANES_MAX_OUTPUTS {
@@ -415,7 +415,7 @@ impl Geometry<'_> {
         input: &[f32],
         weights: &[f32],
         [channels, multiplier]: [usize; 2],
-        output: &mut [f32],
+        output: &mut [MaybeUninit<f32>],
         finish: &Finish,
     ) {
         let phases = self.phases();
@@ -447,7 +447,7 @@ impl Geometry<'_> {
         phases: &Phases,
         kernels: &[f32],
         (split, sums): &mut (Vec<f32>, Vec<f32>),
-        out: &mut [f32],
+        out: &mut [MaybeUninit<f32>],
         finish: &dyn Fn(usize, &mut [f32]),
     ) {
         split.clear();
@@ -459,9 +459,10 @@ impl Geometry<'_> {
         for (j, (out, kernel)) in out.chunks_mut(self.oh * self.ow).zip(kernels.chunks(taps)).enumerate() {
             shifted_sums(split, &phases.offsets, kernel, sums);
             for (row, sum) in out.chunks_mut(self.ow).zip(sums.chunks(phases.width)) {
-                row.copy_from_slice(&sum[..self.ow]);
+                row.write_copy_of_slice(&sum[..self.ow]);
             }
-            finish(j, out);
+            // SAFETY: the plane's `oh` rows of `ow` outputs were all written above.
+            finish(j, unsafe { assume_written(out) });
         }
     }
 
@@ -523,7 +524,14 @@ impl Geometry<'_> {
     /// pixel the sum over the taps of a weight vector times the pixel vector under the tap,
     /// then written back plane by plane. The taps are summed in the order of the phase kernel,
     /// with the same fused multiply-adds: the same bits.
-    fn depthwise_in_lanes(&self, input: &[f32], weights: &[f32], channels: usize, output: &mut [f32], finish: &Finish) {
+    fn depthwise_in_lanes(
+        &self,
+        input: &[f32],
+        weights: &[f32],
+        channels: usize,
+        output: &mut [MaybeUninit<f32>],
+        finish: &Finish,
+    ) {
         let o = self.options;
         let wp = self.padded().1;
         let offsets: Vec<usize> = (0..self.kh * self.kw)
@@ -560,7 +568,7 @@ impl Geometry<'_> {
         kernels: &[f32],
         offsets: &[usize],
         (padded, sums): &mut (Vec<f32>, Vec<f32>),
-        out: &mut [f32],
+        out: &mut [MaybeUninit<f32>],
         finish: &dyn Fn(usize, &mut [f32]),
     ) {
         let o = self.options;
@@ -599,8 +607,11 @@ impl Geometry<'_> {
             }
         }
         for (lane, out) in out.chunks_mut(out_plane).enumerate() {
-            out.iter_mut().zip(pixels.chunks_exact(LANES)).for_each(|(v, pixel)| *v = pixel[lane]);
-            finish(lane, out);
+            out.iter_mut().zip(pixels.chunks_exact(LANES)).for_each(|(v, pixel)| {
+                v.write(pixel[lane]);
+            });
+            // SAFETY: the plane has `out_plane` outputs, one per pixel, all written above.
+            finish(lane, unsafe { assume_written(out) });
         }
     }
 }
@@ -754,12 +765,19 @@ mod tests {
             let finish = |row: usize, _: usize, values: &mut [f32]| {
                 finish_outputs(values, Some(bias[row]), None, crate::kernels::ConvActivation::Relu)
             };
-            let (mut lanes, mut phases) = (vec![0.0; n * c * oh * ow], vec![0.0; n * c * oh * ow]);
+            // Both write every output (NaN left would fail the comparison).
+            let mut lanes = vec![MaybeUninit::new(f32::NAN); n * c * oh * ow];
+            let mut phases = lanes.clone();
             g.depthwise_in_lanes(&input, &weights, c, &mut lanes, &finish);
             g.depthwise_in_phases(&input, &weights, [c, 1], &mut phases, &finish);
+            // SAFETY: the slots were made with values.
+            let (lanes, phases) = unsafe { (assume_written(&mut lanes), assume_written(&mut phases)) };
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&lanes), bits(&phases), "case {seed}");
-            assert!(lanes.iter().any(|&v| v > 0.0), "case {seed}: all zero");
+            assert_eq!(bits(lanes), bits(phases), "case {seed}");
+            assert!(
+                lanes.iter().all(|v| !v.is_nan()) && lanes.iter().any(|&v| v > 0.0),
+                "case {seed}: unwritten or all zero"
+            );
         }
     }
 }

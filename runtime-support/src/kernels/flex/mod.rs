@@ -2,7 +2,7 @@
 //! one it handles, and the caller takes Burn's op.
 
 use super::Window;
-use crate::kernels::written::written_by;
+use crate::kernels::written::{self, written_by};
 use crate::parallel::{job_len, PARALLEL_MIN_ELEMENTS};
 use burn::backend::flex::{FlexTensor, Layout};
 use burn::backend::{BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind};
@@ -166,8 +166,11 @@ fn pool2d(
     let (Some(oh), Some(ow), Some(input)) = (window.out_dim(h, 0), window.out_dim(w, 1), t.as_slice::<f32>()) else {
         return Err(give(t));
     };
-    let mut output = vec![0.0f32; n * c * oh * ow];
-    if h * w > 0 && oh * ow > 0 {
+    let pool = |output: &mut [MaybeUninit<f32>]| {
+        if h * w == 0 || oh * ow == 0 {
+            written::zeroed(output);
+            return;
+        }
         // A separable window visits each input element about twice and each output once.
         let planes = input.par_chunks(h * w).zip(output.par_chunks_mut(oh * ow));
         let jobs = job_len(planes.len(), 2 * h * w + oh * ow, PARALLEL_MIN_ELEMENTS);
@@ -177,10 +180,13 @@ fn pool2d(
                     #[inline(always)]
                     || pool_plane(plane, [h, w], out, ow, window, scratch, reduction),
                 );
-                finish(out)
+                // SAFETY: `pool_plane` writes every output of the plane.
+                finish(unsafe { written::assume_written(out) })
             })
         });
-    }
+    };
+    // SAFETY: `pool` writes every output (zeros for an empty plane).
+    let output = unsafe { written_by(n * c * oh * ow, pool) };
     Ok(from_vec(output, [n, c, oh, ow]))
 }
 
@@ -468,7 +474,7 @@ fn taps(o: usize, stride: usize, dilation: usize, pad: usize, kernel: usize, siz
 fn pool_plane(
     input: &[f32],
     [h, w]: [usize; 2],
-    output: &mut [f32],
+    output: &mut [MaybeUninit<f32>],
     ow: usize,
     win: Window,
     scratch: &mut Vec<f32>,
@@ -492,11 +498,14 @@ fn pool_plane(
         let shifted = &rows[kx * d[1]..][..pooled.len()];
         pooled.iter_mut().zip(shifted).for_each(|(m, &v)| *m = combine(*m, v));
     }
+    // Every output: `oh` rows of `ow`, each row's windows inside its `wp` pooled columns.
     for (out, row) in output.chunks_exact_mut(ow).zip(pooled.chunks_exact(wp)) {
         if s[1] == 1 {
-            out.copy_from_slice(&row[..ow]);
+            out.write_copy_of_slice(&row[..ow]);
         } else {
-            out.iter_mut().zip(row.iter().step_by(s[1])).for_each(|(o, &v)| *o = v);
+            out.iter_mut().zip(row.iter().step_by(s[1])).for_each(|(o, &v)| {
+                o.write(v);
+            });
         }
     }
 }
