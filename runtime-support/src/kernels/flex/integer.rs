@@ -181,30 +181,14 @@ pub fn requantize<const D: usize>(
     if !(-EXACT..=EXACT).contains(&lo) || !(-EXACT..=EXACT).contains(&hi) || !(-EXACT..=EXACT).contains(&zero) {
         return None;
     }
-    let dims = acc.dims();
-    let inner: usize = dims.get(channel + 1..)?.iter().product();
-    if scales.len() != 1 && dims[channel] != scales.len() {
-        return None;
-    }
-    let t = take(acc.clone()).ok()?;
-    let sums = t.as_slice::<f32>()?;
-    let mut out = vec![0i32; sums.len()];
     let (low, high) = (lo - zero, hi - zero);
-    super::vectorised(
-        #[inline(always)]
-        || {
-            for (c, (sums, out)) in sums.chunks(inner.max(1)).zip(out.chunks_mut(inner.max(1))).enumerate() {
-                let scale = scales[c % scales.len()];
-                for (o, &s) in out.iter_mut().zip(sums) {
-                    // `max` then `min` (NaN gives `low`): always a finite value in range.
-                    let v = (s * scale).max(low).min(high).round_ties_even() + zero;
-                    // SAFETY: `v` is an integer within `lo..=hi`, which lie in ±2^24 (checked above).
-                    *o = unsafe { v.to_int_unchecked::<i32>() };
-                }
-            }
-        },
-    );
-    Some(out)
+    let requantize = |scale: f32, s: f32| {
+        // `max` then `min` (NaN gives `low`): always a finite value in range.
+        let v = (s * scale).max(low).min(high).round_ties_even() + zero;
+        // SAFETY: `v` is an integer within `lo..=hi`, which lie in ±2^24 (checked above).
+        unsafe { v.to_int_unchecked::<i32>() }
+    };
+    per_channel(acc, channel, &[scales.len()], |c| scales[c % scales.len()], requantize)
 }
 
 /// A fused *Integer's finish: each of the f32 sums in `acc` (a flex tensor; integers) as i32,
@@ -217,26 +201,41 @@ pub fn dequantize_sums<const D: usize>(
     scales: &[f32],
     channel: usize,
 ) -> Option<Tensor<D>> {
+    let parameters = |c: usize| (biases[c % biases.len()], scales[c % scales.len()]);
+    let finish = |(bias, scale): (i32, f32), s: f32| (s as i32).wrapping_add(bias) as f32 * scale;
+    let out = per_channel(acc, channel, &[biases.len(), scales.len()], parameters, finish)?;
+    Some(from_vec(out, acc.dims()))
+}
+
+/// `value(parameters(c), sum)` for every f32 sum of `acc` (a flex tensor), `c` its index along
+/// dim `channel`, in one vectorised pass; `None` when `acc` is not such a tensor or a parameter
+/// count of `counts` is neither 1 nor the channels'.
+#[inline(always)]
+fn per_channel<const D: usize, P: Copy, T: Copy + Default>(
+    acc: &Tensor<D>,
+    channel: usize,
+    counts: &[usize],
+    parameters: impl Fn(usize) -> P,
+    value: impl Fn(P, f32) -> T,
+) -> Option<Vec<T>> {
     let dims = acc.dims();
     let inner: usize = dims.get(channel + 1..)?.iter().product();
-    if [biases.len(), scales.len()].iter().any(|&len| len != 1 && len != dims[channel]) {
+    if counts.iter().any(|&count| count != 1 && count != dims[channel]) {
         return None;
     }
     let t = take(acc.clone()).ok()?;
     let sums = t.as_slice::<f32>()?;
-    let mut out = vec![0f32; sums.len()];
+    let mut out = vec![T::default(); sums.len()];
     super::vectorised(
         #[inline(always)]
         || {
             for (c, (sums, out)) in sums.chunks(inner.max(1)).zip(out.chunks_mut(inner.max(1))).enumerate() {
-                let (bias, scale) = (biases[c % biases.len()], scales[c % scales.len()]);
-                for (o, &s) in out.iter_mut().zip(sums) {
-                    *o = (s as i32).wrapping_add(bias) as f32 * scale;
-                }
+                let p = parameters(c);
+                out.iter_mut().zip(sums).for_each(|(o, &s)| *o = value(p, s));
             }
         },
     );
-    Some(from_vec(out, dims))
+    Some(out)
 }
 
 /// ConvInteger's 2-D convolution: `x` (`[n, c, h, w]`, the input less its zero point) with `w`
