@@ -2,10 +2,9 @@
 //!
 //! `vec![0.0; len]` writes every value before the kernel overwrites it: a pass over memory that
 //! costs as much as the kernel's own stores, run on the calling thread while the pool's others
-//! wait. At two threads the zeroing thread also pulls the cache lines that the other thread's
-//! part of the previous op left in its cache (SqueezeNet at two threads ran at the speed of one
-//! in some processes, the zeroing four times slower there; without it, every process ran at the
-//! fast speed).
+//! wait. At two threads it was also the pass that slowed most in the processes that ran slowly
+//! (SqueezeNet at two threads ran at one thread's speed in 4 of 12 processes, its zeroing four
+//! times as long there; without it, in 1 of 10).
 
 use std::mem::MaybeUninit;
 

@@ -328,13 +328,24 @@ impl Geometry<'_> {
             unsafe { written_by(a.rows * b.cols, |grid| crate::kernels::gemm::sgemm_into(a, &b, grid, &|_, _, _| {})) };
         let out_plane = self.oh * self.ow;
         let planes = out.par_chunks_mut(out_plane).zip(grid.par_chunks(b.cols)).enumerate();
-        planes.with_min_len(job_len(a.rows, out_plane, PARALLEL_MIN_ELEMENTS)).for_each(|(row, (out, sums))| {
-            for (out, sums) in out.chunks_exact_mut(self.ow).zip(sums.chunks_exact(phases.width)) {
-                out.write_copy_of_slice(&sums[..self.ow]);
-            }
-            // SAFETY: the plane's `oh` rows of `ow` outputs were all written above.
-            finish(row, 0, unsafe { assume_written(out) })
-        });
+        planes
+            .with_min_len(job_len(a.rows, out_plane, PARALLEL_MIN_ELEMENTS))
+            .for_each(|(row, (out, sums))| finish(row, 0, self.plane_from_grid(out, sums, phases.width)));
+    }
+
+    /// The output plane `out` (`oh` rows of `ow`) written from the first `ow` columns of each
+    /// row of `sums`, a grid of `oh` rows of `width` (or more rows, left unread).
+    ///
+    /// # Panics
+    /// If `out` is not one plane or `sums` holds fewer than `oh` rows.
+    #[inline(always)]
+    fn plane_from_grid<'o>(&self, out: &'o mut [MaybeUninit<f32>], sums: &[f32], width: usize) -> &'o mut [f32] {
+        assert!(out.len() == self.oh * self.ow && sums.len() >= self.oh * width && width >= self.ow);
+        for (out, sums) in out.chunks_exact_mut(self.ow).zip(sums.chunks(width)) {
+            out.write_copy_of_slice(&sums[..self.ow]);
+        }
+        // SAFETY: `out` is `oh` rows of `ow`, and `sums` has `oh` rows to copy them from.
+        unsafe { assume_written(out) }
     }
 }
 
@@ -458,11 +469,7 @@ impl Geometry<'_> {
         let taps = phases.offsets.len();
         for (j, (out, kernel)) in out.chunks_mut(self.oh * self.ow).zip(kernels.chunks(taps)).enumerate() {
             shifted_sums(split, &phases.offsets, kernel, sums);
-            for (row, sum) in out.chunks_mut(self.ow).zip(sums.chunks(phases.width)) {
-                row.write_copy_of_slice(&sum[..self.ow]);
-            }
-            // SAFETY: the plane's `oh` rows of `ow` outputs were all written above.
-            finish(j, unsafe { assume_written(out) });
+            finish(j, self.plane_from_grid(out, sums, phases.width));
         }
     }
 
