@@ -317,7 +317,7 @@ fn direction(
                 .unwrap_or_else(|| crate::kernels::integer_matmul(x_int, w.clone().transpose()))
                 .mul(w_scales.clone().mul_scalar(x_scale))
         }
-        None => x_rows.matmul(w.clone().transpose()).add(input_bias.clone()),
+        None => crate::kernels::matmul_constant_transposed(x_rows, &w).add(input_bias.clone()),
     }
     .reshape([steps, batch, gates * hidden]);
     // Each step's state product `h · Rᵀ` and the bias added to it. Quantized (DynamicQuantizeLSTM,

@@ -460,6 +460,17 @@ pub(crate) fn integer_matmul_constant_transposed(a: Tensor<2>, w: &Tensor<2>) ->
     }
 }
 
+/// `a · wᵀ` for a `w` that is the same from call to call (an RNN's input weights): on flex, wᵀ
+/// packed once for our product and kept while its storage lives; Burn's matmul elsewhere.
+pub(crate) fn matmul_constant_transposed(a: Tensor<2>, w: &Tensor<2>) -> Tensor<2> {
+    #[cfg(feature = "flex")]
+    let a = match flex::matmul_constant_transposed(a, w) {
+        Ok(product) => return product,
+        Err(a) => a,
+    };
+    a.matmul(w.clone().transpose())
+}
+
 /// [`integer_matmul`] for a `b` that is the same from call to call (a model's weight): packed
 /// once, kept while its storage lives. `None` off flex or for values the product cannot hold.
 pub(crate) fn integer_matmul_constant(a: Tensor<2>, b: &Tensor<2>) -> Option<Tensor<2>> {

@@ -417,11 +417,15 @@ fn linear_matches_burns_layer_on_ranks_row_counts_and_wide_outputs() {
         (vec![4], 384, 1536, false),
         (vec![15], 130, 70, true),
         // Between the skinny rows and the tiles' minimum: on the tiles with B read in place
-        // (MiniLM's 8 rows), Burn's product where B's rows lie far apart.
+        // (MiniLM's 8 rows), or packed once where B's rows lie far apart.
         (vec![8], 384, 1536, true),
         (vec![6], 40, 5000, false),
         (vec![3, 8], 384, 600, true),
+        // Fewer rows than `PACKED_WEIGHT_MAX_ROWS`, B not read in place: B packed once (blocks
+        // of whole panels and a last, partial one; depths past one depth block).
         (vec![50], 33, 1030, false),
+        (vec![16], 300, 4100, true),
+        (vec![2, 9], 600, 200, true),
         (vec![2, 2, 31], 16, 17, true),
     ]
     .into_iter()
@@ -446,6 +450,14 @@ fn linear_matches_burns_layer_on_ranks_row_counts_and_wide_outputs() {
                 assert_close(ops::linear(&layer, x.clone()), layer.forward(x), 1e-5, &what);
             }
         }
+    }
+    // A layer whose weight changes between calls (fine-tuning) gives the new weight's product,
+    // not the one packed for the old.
+    let mut layer = burn::nn::LinearConfig::new(300, 4100).init(&Device::flex());
+    let x = tensor([20, 300], 1390, 1.0);
+    for seed in [1391, 1392] {
+        layer.weight = Param::from_tensor(tensor([300, 4100], seed, 1.0));
+        assert_close(ops::linear(&layer, x.clone()), layer.forward(x.clone()), 1e-5, "a new weight");
     }
     // A transposed (strided) input takes Burn's layer and gives the same result.
     let layer = burn::nn::LinearConfig::new(6, 4).init(&Device::flex());

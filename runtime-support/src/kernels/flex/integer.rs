@@ -3,13 +3,14 @@
 //! integer convolution and QLinear's requantization. The values arrive as integer-valued f32 (quantized
 //! values less their zero points) and leave as f32 of the exact 32-bit sums.
 
+use super::constant::{ConstantCache, Making};
 use super::{from_vec, take, values};
 use crate::kernels::igemm::{gemm, integer_range, signed_offset, PackedB, RowsOfA};
 use crate::kernels::Window;
 use burn::backend::{BackendTensor, DispatchTensor, DispatchTensorKind};
 use burn::tensor::ops::ConvOptions;
-use burn::tensor::{Bytes, DType, Int, Tensor};
-use std::sync::{Arc, Mutex, Weak};
+use burn::tensor::{DType, Int, Tensor};
+use std::sync::Arc;
 
 /// `a · b` through the exact u8 × s8 product, as f32 (`None` when the values do not fit it or
 /// the tensors are not flex f32). B is packed for this call.
@@ -46,71 +47,6 @@ fn product(a: &Tensor<2>, b: &PackedB) -> Option<Tensor<2>> {
     let mut sums = vec![0i32; m * n];
     gemm(&rows, b, &mut sums);
     Some(from_vec(sums.into_iter().map(|s| s as f32).collect(), [m, n]))
-}
-
-/// What was made from a constant tensor and the storage it was read from. The reference is weak:
-/// the entry dies with the weight. While it can be upgraded the bytes are those that were read:
-/// flex writes in place only into storage no one else references (`Arc::get_mut` fails while a
-/// weak reference exists, and `Arc::make_mut` detaches weak references before it writes).
-struct Made<T> {
-    storage: Weak<Bytes>,
-    /// The tensor's view of that storage (its first element and dims) and what was made of it.
-    view: (usize, Vec<usize>, Making),
-    made: Arc<T>,
-}
-
-/// What a cache entry made of its tensor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Making {
-    /// The product's packed right side B.
-    B,
-    /// Bᵀ packed as the right side.
-    TransposedB,
-    /// The transpose of matrix `d` of a stack of matrices (a recurrence's direction).
-    TransposedBOf(usize),
-    /// A convolution's weight rows, per group (the group count).
-    ConvRows(usize),
-}
-
-/// Things made from the weights in use, most recent first.
-struct ConstantCache<T>(Mutex<Vec<Made<T>>>);
-
-/// Entries kept at most per cache (a model's quantized weights; the oldest is dropped first).
-const MAX_MADE: usize = 256;
-
-impl<T> ConstantCache<T> {
-    const fn new() -> Self {
-        Self(Mutex::new(Vec::new()))
-    }
-
-    /// What `make` gives for `x`'s values, found by `x`'s storage or made and remembered (a
-    /// strided `x` is copied first, and its entry dies with the copy). `None` for an `x` that is
-    /// not a flex f32 tensor or where `make` gives none.
-    fn get<const D: usize>(
-        &self,
-        x: &Tensor<D>,
-        making: Making,
-        make: impl FnOnce(&[f32]) -> Option<T>,
-    ) -> Option<Arc<T>> {
-        let t = take(x.clone()).ok()?;
-        let storage = t.data_arc();
-        let view = (t.layout().start_offset(), x.dims().to_vec(), making);
-        let mut cache = self.0.lock().ok()?;
-        cache.retain(|entry| entry.storage.strong_count() > 0);
-        let found = cache
-            .iter()
-            .position(|entry| entry.view == view && entry.storage.upgrade().is_some_and(|s| Arc::ptr_eq(&s, &storage)));
-        if let Some(index) = found {
-            let entry = cache.remove(index);
-            let made = Arc::clone(&entry.made);
-            cache.insert(0, entry);
-            return Some(made);
-        }
-        let made = Arc::new(make(t.as_slice::<f32>()?)?);
-        cache.insert(0, Made { storage: Arc::downgrade(&storage), view, made: Arc::clone(&made) });
-        cache.truncate(MAX_MADE);
-        Some(made)
-    }
 }
 
 /// Packings of the constant right sides in use.

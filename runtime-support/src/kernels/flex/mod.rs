@@ -2,6 +2,7 @@
 //! one it handles, and the caller takes Burn's op.
 
 use super::Window;
+use crate::kernels::gemm;
 use crate::kernels::written::{self, written_by};
 use crate::parallel::{job_len, PARALLEL_MIN_ELEMENTS};
 use burn::backend::flex::{FlexTensor, Layout};
@@ -345,6 +346,14 @@ pub fn attention(operands: super::AttentionOperands, scale: f32) -> Result<Tenso
     Ok(from_vec(output, [b, h, lq, dv]))
 }
 
+/// Products of fewer rows than this (and more than `skinny` takes) read a Linear's weight packed
+/// once ([`constant::packed_f32`]) where the tiles would pack it on every call: packing reads
+/// and writes all of B, a cost that a product of more rows spreads over more work (kernels
+/// bench, one thread: ddddocr's 16 × 1024 → 8210 9.4 → 3.8 ms, MiniLM's 128 × 384 → 1536 0.99×
+/// → 0.88× Burn's time). The packing is kept while the weight lives: memory the size of those
+/// weights, as ONNX Runtime's prepacked weights take.
+const PACKED_WEIGHT_MAX_ROWS: usize = 256;
+
 pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<Tensor<D>, Tensor<D>> {
     if !crate::kernels::gemm::available() || D == 0 {
         return Err(x);
@@ -365,24 +374,30 @@ pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<
         return Err(x);
     }
     let m: usize = shape[..D - 1].iter().product();
-    let a = crate::kernels::gemm::Matrix { data: input, rows: m, cols: k, stride: k };
-    let b = crate::kernels::gemm::Matrix { data: w, rows: k, cols: n, stride: n };
+    let a = gemm::Matrix { data: input, rows: m, cols: k, stride: k };
+    let b = gemm::Matrix { data: w, rows: k, cols: n, stride: n };
+    let in_place = gemm::reads_b_in_place(m, &b);
+    // Few rows would pack B for little work: B packed once, kept while the weight lives.
+    let packed = (!in_place && (gemm::SKINNY_MAX_ROWS + 1..PACKED_WEIGHT_MAX_ROWS).contains(&m))
+        .then(|| constant::packed_f32(&layer.weight.val(), false))
+        .flatten();
     // Between the few rows that only stream B and the many that fill the register tile, the
-    // tiles where they read B in place, else Burn's product (see `LINEAR_MIN_ROWS`).
-    let few_rows = (crate::kernels::gemm::SKINNY_MAX_ROWS + 1..crate::kernels::gemm::LINEAR_MIN_ROWS).contains(&m);
-    if few_rows && !crate::kernels::gemm::reads_b_in_place(m, &b) {
+    // tiles where they read B in place or packed, else Burn's product (see `LINEAR_MIN_ROWS`).
+    let few_rows = (gemm::SKINNY_MAX_ROWS + 1..gemm::LINEAR_MIN_ROWS).contains(&m);
+    if few_rows && !in_place && packed.is_none() {
         return Err(x);
     }
-    let output = if k > 0 && m <= crate::kernels::gemm::SKINNY_MAX_ROWS {
+    let add_bias = |_, j0, row: &mut [f32]| add_bias(bias.map(|b| &b[j0..]), row);
+    let output = if k > 0 && m <= gemm::SKINNY_MAX_ROWS {
         let mut output = vec![0.0f32; m * n];
-        crate::kernels::gemm::skinny(a, b, bias, &mut output);
+        gemm::skinny(a, b, bias, &mut output);
         output
-    } else {
-        let product = |output: &mut [MaybeUninit<f32>]| {
-            crate::kernels::gemm::sgemm_into(a, &b, output, &|_, j0, row| add_bias(bias.map(|b| &b[j0..]), row))
-        };
+    } else if let Some(packed) = packed {
         // SAFETY: `sgemm_into` writes every value.
-        unsafe { written_by(m * n, product) }
+        unsafe { written_by(m * n, |output| gemm::sgemm_into(a, &*packed, output, &add_bias)) }
+    } else {
+        // SAFETY: `sgemm_into` writes every value.
+        unsafe { written_by(m * n, |output| gemm::sgemm_into(a, &b, output, &add_bias)) }
     };
     shape[D - 1] = n;
     Ok(from_vec(output, shape))
@@ -419,6 +434,23 @@ pub fn matmul_transposed(a: Tensor<2>, b: Tensor<2>) -> Result<Tensor<2>, (Tenso
     Ok(from_vec(output, [m, n]))
 }
 
+/// `a · wᵀ` for a `w` (`[n, k]`) that is the same from call to call (an RNN's input weights):
+/// wᵀ packed on the first call and kept while `w`'s storage lives, where Burn's product
+/// transposed it on every call.
+pub fn matmul_constant_transposed(a: Tensor<2>, w: &Tensor<2>) -> Result<Tensor<2>, Tensor<2>> {
+    let ([m, k], [n, kw]) = (a.dims(), w.dims());
+    if k != kw {
+        return Err(a);
+    }
+    let Some(packed) = constant::packed_f32(w, true) else { return Err(a) };
+    let ta = take(a)?;
+    let Some(values) = ta.as_slice::<f32>() else { return Err(give(ta)) };
+    let a = gemm::Matrix { data: values, rows: m, cols: k, stride: k };
+    // SAFETY: `sgemm_into` writes every value.
+    let output = unsafe { written_by(m * n, |output| gemm::sgemm_into(a, &*packed, output, &|_, _, _| {})) };
+    Ok(from_vec(output, [m, n]))
+}
+
 /// The row-major `rows × cols` matrix `values`, transposed.
 fn transpose(values: &[f32], rows: usize, cols: usize) -> Vec<f32> {
     (0..rows * cols).map(|i| values[(i % rows) * cols + i / rows]).collect()
@@ -430,6 +462,7 @@ fn add_bias(bias: Option<&[f32]>, row: &mut [f32]) {
     }
 }
 
+mod constant;
 mod conv;
 pub use conv::{conv2d, conv3d};
 mod integer;

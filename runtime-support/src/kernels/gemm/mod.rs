@@ -59,6 +59,10 @@ pub trait Right: Sync {
     fn rows_in_place(&self) -> Option<(&[f32], &[usize])> {
         None
     }
+    /// The operand packed into the tiles' panels already, when it was ([`PackedB`]).
+    fn packed(&self) -> Option<&PackedB> {
+        None
+    }
 }
 
 /// Where the register tiles find row `p` of a panel of B, from the panel's first element.
@@ -104,6 +108,85 @@ impl Right for Matrix<'_> {
     }
     fn matrix(&self) -> Option<Matrix<'_>> {
         Some(*self)
+    }
+}
+
+/// The transpose of a matrix in memory, as a right operand: row `p` of Bᵀ is column `p` of the
+/// matrix (an RNN's input weights, `[gates · hidden, input]`, multiply as Wᵀ).
+#[derive(Clone, Copy)]
+pub struct Transposed<'a>(pub Matrix<'a>);
+
+impl Right for Transposed<'_> {
+    // Bᵀ's rows are the matrix's columns, and its columns the matrix's rows.
+    fn rows(&self) -> usize {
+        let Matrix { cols, .. } = self.0;
+        cols
+    }
+    fn cols(&self) -> usize {
+        let Matrix { rows, .. } = self.0;
+        rows
+    }
+    fn segment(&self, p: usize, j0: usize, out: &mut [f32]) {
+        let m = self.0;
+        out.iter_mut().enumerate().for_each(|(j, v)| *v = m.data[(j0 + j) * m.stride + p]);
+    }
+    fn column(&self, j: usize, out: &mut [f32]) {
+        out.copy_from_slice(&self.0.data[j * self.0.stride..][..out.len()]);
+    }
+}
+
+/// A right operand packed once into the register tiles' panels, for a B that is the same from
+/// call to call (a layer's weights), as ONNX Runtime packs constant weights when it loads a
+/// model. Packing reads and writes every element of B: for a product of few rows it cost as
+/// much as the product (ddddocr's 16 × 1024 → 8210 output layer, whose 34 MB B was packed on
+/// every call).
+pub struct PackedB {
+    rows: usize,
+    cols: usize,
+    panels: SharedPanels,
+}
+
+/// Columns per block of a [`PackedB`] (each block a task): at most this many, and at least
+/// eight blocks where B has the panels for them, so that the pool has tasks to share.
+const PACKED_WIDTH: usize = 16 * NR;
+
+impl PackedB {
+    /// `b` packed; `None` for a B the register tiles do not take (fewer columns than a
+    /// panel, which are dot products, or no rows).
+    pub fn pack(b: &impl Right) -> Option<Self> {
+        let (rows, cols) = (b.rows(), b.cols());
+        if rows == 0 || cols < NR || !available() {
+            return None;
+        }
+        let width = (cols.div_ceil(NR).div_ceil(8) * NR).min(PACKED_WIDTH);
+        Some(Self { rows, cols, panels: SharedPanels::pack(b, width) })
+    }
+
+    /// Element `(p, j)`, from where `pack_b` put it.
+    fn at(&self, p: usize, j: usize) -> f32 {
+        let width = self.panels.width;
+        let (j0, jp, lane) = (j / width * width, j % width / NR, j % NR);
+        let (p0, depth) = (p / KC * KC, KC.min(self.rows - p / KC * KC));
+        let panels = width.min(self.cols - j0).div_ceil(NR);
+        self.panels.of_block(j0)[p0 * panels * NR + (jp * depth + p - p0) * NR + lane]
+    }
+}
+
+impl Right for PackedB {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+    fn cols(&self) -> usize {
+        self.cols
+    }
+    fn segment(&self, p: usize, j0: usize, out: &mut [f32]) {
+        out.iter_mut().enumerate().for_each(|(j, v)| *v = self.at(p, j0 + j));
+    }
+    fn column(&self, j: usize, out: &mut [f32]) {
+        out.iter_mut().enumerate().for_each(|(p, v)| *v = self.at(p, j));
+    }
+    fn packed(&self) -> Option<&PackedB> {
+        Some(self)
     }
 }
 
@@ -167,20 +250,27 @@ fn tiles(a: Matrix, b: &impl Right, c: &mut [MaybeUninit<f32>], epilogue: &Epilo
     let out = Output(c.as_mut_ptr().cast());
     // A small product is one task on the calling thread.
     let threads = threads_for(m.saturating_mul(n).saturating_mul(k));
-    let (width_per_task, rows_per_task) = task_shape(m, n, threads);
+    // A B packed already is split by its column blocks.
+    let prepacked = b.packed().map(|packed| &packed.panels);
+    let (width_per_task, rows_per_task) = match prepacked {
+        Some(panels) => (panels.width, m),
+        None => task_shape(m, n, threads),
+    };
     let tasks: Vec<(usize, usize)> =
         (0..n).step_by(width_per_task).flat_map(|j0| (0..m).step_by(rows_per_task).map(move |i0| (j0, i0))).collect();
     // Tasks that share columns read one packing of B, made once by all threads, instead of
     // each packing the same panels (YOLO's and ResNet's late layers: many rows, few columns).
     // (B's rows read in place need no packing.)
-    let shared = (rows_per_task < m && b.rows_in_place().is_none()).then(|| SharedPanels::pack(b, width_per_task));
+    let packed_here = (prepacked.is_none() && rows_per_task < m && b.rows_in_place().is_none())
+        .then(|| SharedPanels::pack(b, width_per_task));
+    let shared = prepacked.or(packed_here.as_ref());
     let task = move |&(j0, i0): &(usize, usize)| {
         let (width, rows) = (width_per_task.min(n - j0), rows_per_task.min(m - i0));
         // SAFETY: AVX2 and FMA were checked; the task's rows i0..i0 + rows and columns
         // j0..j0 + width lie inside `c` and no other task writes them; `block` wrote them all
         // before the epilogue reads them (or, of no depth, they were written before).
         unsafe {
-            match &shared {
+            match shared {
                 Some(panels) => {
                     let source = PanelsOfB::Packed(panels.of_block(j0));
                     block(a, b, j0, width, i0..i0 + rows, out.ptr(), n, source)
@@ -194,8 +284,8 @@ fn tiles(a: Matrix, b: &impl Right, c: &mut [MaybeUninit<f32>], epilogue: &Epilo
             }
         }
     };
-    // One task runs here: handing it to the pool and waiting costs more than small products.
-    if tasks.len() > 1 {
+    // One task, or a small product, runs here: handing it to the pool and waiting costs more.
+    if tasks.len() > 1 && threads > 1 {
         use rayon::prelude::*;
         crate::parallel::start_polling();
         tasks.par_iter().for_each(task);

@@ -185,3 +185,52 @@ fn parallel_splits_match_the_naive_product() {
     }
     assert!(task_shape(200, 40, 3).1 < 200, "the first case splits rows");
 }
+
+/// `a · b` through `sgemm_into` on `pool`, into NaN-filled slots, each row's epilogue seeing
+/// only written values.
+fn product_into(pool: &rayon::ThreadPool, a: Matrix, b: &impl Right) -> Vec<f32> {
+    let mut slots = vec![MaybeUninit::new(f32::NAN); a.rows * b.cols()];
+    pool.install(|| {
+        sgemm_into(a, b, &mut slots, &|_, _, values| assert!(values.iter().all(|v| !v.is_nan()), "unwritten"))
+    });
+    // SAFETY: `sgemm_into` wrote every slot.
+    unsafe { written::assume_written(&mut slots) }.to_vec()
+}
+
+/// B packed once ([`PackedB`]), from a matrix and from the transpose of one ([`Transposed`]),
+/// gives the naive product on edge sizes (depths past a depth block, a last partial panel,
+/// column blocks of whole panels, more rows than a row block) on one thread and on three, and
+/// reads back as B.
+#[test]
+fn packed_and_transposed_operands_match_the_naive_product() {
+    if skipped_without_avx2("packed_and_transposed_operands_match_the_naive_product") {
+        return;
+    }
+    let pools = [1, 3].map(|threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool"));
+    for (m, k, n) in [(1, 1, 16), (5, 7, 17), (16, 300, 530), (40, 513, 4100), (130, 256, 48)] {
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 7919) % 13) as f32 - 6.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| ((i * 104729) % 11) as f32 - 5.0).collect();
+        let bt: Vec<f32> = (0..n * k).map(|i| b[(i % k) * n + i / k]).collect();
+        let am = Matrix { data: &a, rows: m, cols: k, stride: k };
+        let packed = PackedB::pack(&Matrix { data: &b, rows: k, cols: n, stride: n }).expect("wide enough");
+        let transposed =
+            PackedB::pack(&Transposed(Matrix { data: &bt, rows: n, cols: k, stride: k })).expect("wide enough");
+        for p in [0, k / 2, k - 1] {
+            let mut row = vec![0.0; n - 1];
+            packed.segment(p, 1, &mut row);
+            assert_eq!(row, b[p * n + 1..][..n - 1], "{m}x{k}x{n}: row {p}");
+        }
+        let mut column = vec![0.0; k];
+        transposed.column(n - 1, &mut column);
+        assert_eq!(column, bt[(n - 1) * k..], "{m}x{k}x{n}: last column");
+        let want = naive(&a, &b, m, k, n);
+        for pool in &pools {
+            let threads = pool.current_num_threads();
+            assert_eq!(product_into(pool, am, &packed), want, "{m}x{k}x{n}, {threads} threads");
+            assert_eq!(product_into(pool, am, &transposed), want, "{m}x{k}x{n}, {threads} threads, from Bᵀ");
+        }
+    }
+    let b = [1.0; 30];
+    assert!(PackedB::pack(&Matrix { data: &b, rows: 2, cols: 15, stride: 15 }).is_none(), "narrow: dot products");
+    assert!(PackedB::pack(&Matrix { data: &b, rows: 0, cols: 30, stride: 30 }).is_none(), "no depth");
+}
