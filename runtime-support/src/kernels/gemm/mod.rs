@@ -1059,10 +1059,17 @@ impl Aligned {
 /// Packs `B[p0..p0 + depth, j0..j0 + width]` (`width <= NC`) as `NR`-column panels, row after
 /// row, zero-padded.
 fn pack_b(b: &impl Right, p0: usize, depth: usize, j0: usize, width: usize, packed: &mut [f32]) {
-    let mut row = [0.0f32; NC];
-    let row = &mut row[..width];
+    let mut copy = [0.0f32; NC];
+    let matrix = b.matrix();
     for p in 0..depth {
-        b.segment(p0 + p, j0, row);
+        // A matrix's row is read where it lies; another operand's is made into `copy` first.
+        let row = match matrix {
+            Some(m) => &m.data[(p0 + p) * m.stride + j0..][..width],
+            None => {
+                b.segment(p0 + p, j0, &mut copy[..width]);
+                &copy[..width]
+            }
+        };
         let mut panels = row.chunks_exact(NR);
         for (jp, values) in (&mut panels).enumerate() {
             // A copy of a fixed size, inlined, where a slice copy is a call to memmove.
