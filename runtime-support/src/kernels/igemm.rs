@@ -124,13 +124,31 @@ impl PackedB {
 pub(crate) fn integer_range(values: impl Iterator<Item = f32>) -> Option<(i32, i32)> {
     let (mut low, mut high) = (f32::INFINITY, f32::NEG_INFINITY);
     for v in values {
-        // Not `fract`, a call to `truncf` per value on baseline x86-64 (NaN, infinities and
-        // values past i32 fail too).
-        if (v as i32) as f32 != v {
+        if !is_integer(v) {
             return None;
         }
         (low, high) = (low.min(v), high.max(v));
     }
+    range_of(low, high)
+}
+
+/// [`integer_range`] of a slice, vectorised (see [`crate::kernels::min_max_where`]): whole
+/// values found by `trunc` (`vroundps`; the conversion to i32 and back stays scalar), and those
+/// past i32, or infinite, turned away by the range's bounds.
+pub(crate) fn integer_range_of(values: &[f32]) -> Option<(i32, i32)> {
+    let (low, high) = crate::kernels::min_max_where(values, |v| v.trunc() == v)?;
+    range_of(low, high)
+}
+
+/// Whether `v` is an integer that fits i32. Not `fract`, a call to `truncf` per value on
+/// baseline x86-64 (NaN, infinities and values past i32 fail too).
+#[inline(always)]
+fn is_integer(v: f32) -> bool {
+    (v as i32) as f32 == v
+}
+
+/// [`integer_range`]'s answer for the least and greatest values seen (`low > high`: none).
+fn range_of(low: f32, high: f32) -> Option<(i32, i32)> {
     if low > high {
         return Some((0, 0));
     }
@@ -160,7 +178,7 @@ impl RowsOfA {
         if values.len() != rows * k || k > MAX_DEPTH {
             return None;
         }
-        let (offset, _) = integer_range(values.iter().copied())?;
+        let (offset, _) = integer_range_of(values)?;
         Some(Self::from_bytes(rows, k, offset, |i, p| (values[i * k + p] as i32 - offset) as u8))
     }
 
@@ -426,6 +444,34 @@ mod tests {
                 (low + (s % (high - low + 1) as u64) as i32) as f32
             })
             .collect()
+    }
+
+    /// The vectorised range of a slice is the value-by-value one: lengths around the vector's,
+    /// extremes in the last partial vector, a non-integer, a NaN or an infinity anywhere, spans
+    /// past 255; and the minima and maxima `u8_quantization_of` takes, NaN ignored.
+    #[test]
+    fn the_range_of_a_slice_is_the_range_of_its_values() {
+        for len in [0, 1, 15, 16, 17, 33, 100] {
+            for (seed, (low, high)) in [(-128, 127), (-255, 0), (3, 200), (-300, 0)].into_iter().enumerate() {
+                let mut v = values(len, seed as u64 + 1, low, high);
+                assert_eq!(integer_range_of(&v), integer_range(v.iter().copied()), "{len} in {low}..={high}");
+                if let Some(last) = v.last_mut() {
+                    *last = 250.0;
+                    assert_eq!(integer_range_of(&v), integer_range(v.iter().copied()), "{len}, 250 last");
+                }
+                for bad in [0.5, f32::NAN, f32::INFINITY, 3e9] {
+                    for at in [0, len / 2, len.saturating_sub(1)].into_iter().filter(|&at| at < len) {
+                        let mut w = v.clone();
+                        w[at] = bad;
+                        assert_eq!(integer_range_of(&w), None, "{len}: {bad} at {at}");
+                    }
+                }
+                let mut w: Vec<f32> = v.iter().map(|x| x * 0.37).collect();
+                w.extend([f32::NAN, -0.5]);
+                let fold = w.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
+                assert_eq!(crate::kernels::min_max_where(&w, |_| true), Some(fold), "{len}: min and max");
+            }
+        }
     }
 
     fn reference(a: &[f32], b: &[f32], m: usize, k: usize, n: usize) -> Vec<i32> {

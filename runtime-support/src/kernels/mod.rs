@@ -623,8 +623,50 @@ pub(crate) fn quantize_u8_bytes(values: &[f32], out: &mut [u8]) -> (f32, f32) {
 /// The scale and zero point of [`u8_quantization`] over `values`' range.
 #[cfg_attr(not(feature = "flex"), allow(dead_code))]
 pub(crate) fn u8_quantization_of(values: &[f32]) -> (f32, f32) {
-    let (low, high) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    let (low, high) = min_max_where(values, |_| true).unwrap_or((f32::INFINITY, f32::NEG_INFINITY));
     u8_quantization(low, high)
+}
+
+/// The least and greatest of `values` (NaN ignored, as `f32::min` and `max` ignore it;
+/// infinities, or `low > high`, when there are none), or `None` when `all` fails for one of them.
+/// Sixteen lanes of minima and maxima, and `all` folded over each vector and tested once, so the
+/// loop vectorises where `all` does: a test per value, or one running minimum, kept it scalar
+/// (the range of every activation of a quantized model: 3% of `common_old`'s time).
+#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+pub(crate) fn min_max_where(values: &[f32], all: impl Fn(f32) -> bool + Copy) -> Option<(f32, f32)> {
+    const LANES: usize = 16;
+    #[inline(always)]
+    fn lanes(values: &[f32], all: impl Fn(f32) -> bool + Copy) -> Option<(f32, f32)> {
+        let (mut low, mut high) = ([f32::INFINITY; LANES], [f32::NEG_INFINITY; LANES]);
+        let mut vectors = values.chunks_exact(LANES);
+        for vector in &mut vectors {
+            let mut holds = true;
+            for ((&v, low), high) in vector.iter().zip(&mut low).zip(&mut high) {
+                holds &= all(v);
+                // Comparisons (`vminps`), where `min` and `max` kept the loop scalar; a NaN `v`
+                // is passed over, as `min` and `max` pass it over.
+                *low = if v < *low { v } else { *low };
+                *high = if v > *high { v } else { *high };
+            }
+            if !holds {
+                return None;
+            }
+        }
+        let rest = vectors.remainder();
+        if !rest.iter().all(|&v| all(v)) {
+            return None;
+        }
+        let low = rest.iter().chain(&low).fold(f32::INFINITY, |m, &v| m.min(v));
+        let high = rest.iter().chain(&high).fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+        Some((low, high))
+    }
+    #[cfg(feature = "flex")]
+    return flex::vectorised(
+        #[inline(always)]
+        || lanes(values, all),
+    );
+    #[cfg(not(feature = "flex"))]
+    lanes(values, all)
 }
 
 /// `round(v / scale) + zero` clamped to 0..=255 for each of `values`, into `out`.
@@ -656,10 +698,11 @@ pub(crate) fn quantize_u8_into(values: &[f32], out: &mut [u8], scale: f32, zero:
 pub(crate) fn quantize_u8_tensor<const D: usize>(x: &Tensor<D>) -> Option<(Vec<u8>, f32, f32)> {
     #[cfg(feature = "flex")]
     {
-        let values = flex::values(x)?;
-        let mut bytes = vec![0u8; values.len()];
-        let (scale, zero) = quantize_u8_bytes(&values, &mut bytes);
-        Some((bytes, scale, zero))
+        flex::with_values(x, |values| {
+            let mut bytes = vec![0u8; values.len()];
+            let (scale, zero) = quantize_u8_bytes(values, &mut bytes);
+            (bytes, scale, zero)
+        })
     }
     #[cfg(not(feature = "flex"))]
     {

@@ -476,8 +476,13 @@ pub use lstm::{lstm_sequence, quantized_lstm};
 
 /// A copy of the elements of an f32 flex tensor (views included), row-major.
 pub(super) fn values<const D: usize>(x: &Tensor<D>) -> Option<Vec<f32>> {
+    with_values(x, <[f32]>::to_vec)
+}
+
+/// `f` of the elements of an f32 flex tensor (views copied first), row-major, read in place.
+pub(super) fn with_values<const D: usize, R>(x: &Tensor<D>, f: impl FnOnce(&[f32]) -> R) -> Option<R> {
     let t = take(x.clone()).ok()?;
-    t.as_slice::<f32>().map(<[f32]>::to_vec)
+    Some(f(t.as_slice::<f32>()?))
 }
 
 /// Output columns `first..end` whose input column `x * stride + shift - pad` lies in `0..w`
