@@ -228,7 +228,7 @@ pub fn integer_conv2d(x: &Tensor<4>, w: &Tensor<4>, options: &ConvOptions<2>) ->
     // per read was a ninth of `common_old`'s time at 3 × 3), and copies bytes.
     let bytes: Vec<i8> = super::vectorised(
         #[inline(always)]
-        || x.iter().map(|&v| (v as i32 - offset) as i8).collect(),
+        || x.iter().map(|&v| (saturating_i32(v) - offset) as i8).collect(),
     );
     let padding = (-offset) as i8;
     let mut out = vec![0f32; batch * out_channels * pixels];
