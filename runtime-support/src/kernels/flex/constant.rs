@@ -16,6 +16,8 @@ struct Made<T> {
     /// The tensor's view of that storage (its first element and dims) and what was made of it.
     view: (usize, Vec<usize>, Making),
     made: Arc<T>,
+    /// The bytes `made` holds, as the cache's bound counts them.
+    bytes: usize,
 }
 
 /// What a cache entry made of its tensor.
@@ -31,15 +33,31 @@ pub(super) enum Making {
     ConvRows(usize),
 }
 
-/// Things made from the weights in use, most recent first.
-pub(super) struct ConstantCache<T>(Mutex<Vec<Made<T>>>);
+/// Things made from the weights in use, most recent first, and at most how many bytes of them
+/// to keep (with how to count a thing's bytes).
+pub(super) struct ConstantCache<T> {
+    made: Mutex<Vec<Made<T>>>,
+    bytes: fn(&T) -> usize,
+    budget: usize,
+}
 
 /// Entries kept at most per cache (a model's quantized weights; the oldest is dropped first).
 const MAX_MADE: usize = 256;
 
 impl<T> ConstantCache<T> {
+    /// A cache bounded by its entries only.
     pub(super) const fn new() -> Self {
-        Self(Mutex::new(Vec::new()))
+        /// What an unbounded cache counts of each thing.
+        fn uncounted<T>(_: &T) -> usize {
+            0
+        }
+        Self::bounded(uncounted::<T>, usize::MAX)
+    }
+
+    /// A cache that keeps at most `budget` bytes of what it made (the oldest dropped first; a
+    /// thing larger than that is made for its call and not kept).
+    pub(super) const fn bounded(bytes: fn(&T) -> usize, budget: usize) -> Self {
+        Self { made: Mutex::new(Vec::new()), bytes, budget }
     }
 
     /// What `make` gives for `x`'s values, found by `x`'s storage or made and remembered (a
@@ -54,7 +72,7 @@ impl<T> ConstantCache<T> {
         let t = take(x.clone()).ok()?;
         let storage = t.data_arc();
         let view = (t.layout().start_offset(), x.dims().to_vec(), making);
-        let mut cache = self.0.lock().ok()?;
+        let mut cache = self.made.lock().ok()?;
         cache.retain(|entry| entry.storage.strong_count() > 0);
         let found = cache
             .iter()
@@ -66,14 +84,27 @@ impl<T> ConstantCache<T> {
             return Some(made);
         }
         let made = Arc::new(make(t.as_slice::<f32>()?)?);
-        cache.insert(0, Made { storage: Arc::downgrade(&storage), view, made: Arc::clone(&made) });
+        let (bytes, budget) = ((self.bytes)(&made), self.budget);
+        if bytes > budget {
+            return Some(made);
+        }
+        cache.insert(0, Made { storage: Arc::downgrade(&storage), view, made: Arc::clone(&made), bytes });
         cache.truncate(MAX_MADE);
+        while cache.iter().map(|entry| entry.bytes).sum::<usize>() > budget {
+            cache.pop();
+        }
         Some(made)
     }
 }
 
-/// Packings of the f32 right sides in use.
-static PACKED: ConstantCache<gemm::PackedB> = ConstantCache::new();
+/// Packings of the f32 right sides in use, at most [`PACKED_BUDGET`] bytes of them.
+static PACKED: ConstantCache<gemm::PackedB> = ConstantCache::bounded(gemm::PackedB::bytes, PACKED_BUDGET);
+
+/// Bytes of f32 packings kept: the packings double the memory of the weights they are made of
+/// (as ONNX Runtime's prepacked weights do), so a model whose Linear weights exceed this (a
+/// large language model's prompt, of 5 to 255 tokens) packs the rest on each call, as before
+/// they were kept, instead of holding a second copy of all its weights.
+const PACKED_BUDGET: usize = 1 << 30;
 
 /// `b`'s packing for the register tiles (`bᵀ`'s where `transposed`), made once while `b`'s
 /// storage lives. `None` for a `b` that is not a flex f32 tensor or that the tiles do not take.
@@ -94,6 +125,32 @@ pub(super) fn packed_f32(b: &Tensor<2>, transposed: bool) -> Option<Arc<gemm::Pa
 mod tests {
     use super::*;
     use crate::test_util::floats;
+
+    /// A bounded cache keeps its newest things within its bytes, and makes anything larger than
+    /// all of them for its call only.
+    #[test]
+    fn a_bounded_cache_keeps_its_newest_things_within_its_bytes() {
+        let cache = ConstantCache::<Vec<f32>>::bounded(|v| 4 * v.len(), 100);
+        let made = std::cell::Cell::new(0);
+        let get = |x: &Tensor<1>| {
+            cache.get(x, Making::B, |values| {
+                made.set(made.get() + 1);
+                Some(values.to_vec())
+            })
+        };
+        let (small, other, large) = (floats(&[1.0; 20], [20]), floats(&[2.0; 20], [20]), floats(&[3.0; 30], [30]));
+        get(&small);
+        get(&small);
+        assert_eq!(made.get(), 1, "80 bytes kept");
+        get(&other);
+        get(&other);
+        assert_eq!(made.get(), 2, "the newest kept");
+        get(&small);
+        assert_eq!(made.get(), 3, "the oldest dropped for the newest");
+        get(&large);
+        get(&large);
+        assert_eq!(made.get(), 5, "120 bytes are made for their call only");
+    }
 
     /// A packing is made once per weight and found again, by that weight only (not by an equal
     /// copy of it, nor for its transpose), and dies with it.

@@ -351,7 +351,7 @@ pub fn attention(operands: super::AttentionOperands, scale: f32) -> Result<Tenso
 /// and writes all of B, a cost that a product of more rows spreads over more work (kernels
 /// bench, one thread: ddddocr's 16 × 1024 → 8210 9.4 → 3.8 ms, MiniLM's 128 × 384 → 1536 0.99×
 /// → 0.88× Burn's time). The packing is kept while the weight lives: memory the size of those
-/// weights, as ONNX Runtime's prepacked weights take.
+/// weights (up to 1 GiB of them), as ONNX Runtime's prepacked weights take.
 const PACKED_WEIGHT_MAX_ROWS: usize = 256;
 
 pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<Tensor<D>, Tensor<D>> {

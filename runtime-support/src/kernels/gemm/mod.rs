@@ -162,6 +162,11 @@ impl PackedB {
         Some(Self { rows, cols, panels: SharedPanels::pack(b, width) })
     }
 
+    /// The bytes the packing holds.
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of_val(self.panels.packed.as_slice())
+    }
+
     /// Element `(p, j)`, from where `pack_b` put it.
     fn at(&self, p: usize, j: usize) -> f32 {
         let width = self.panels.width;
