@@ -416,13 +416,13 @@ fn linear_matches_burns_layer_on_ranks_row_counts_and_wide_outputs() {
         (vec![1], 1001, 2050, true),
         (vec![4], 384, 1536, false),
         (vec![15], 130, 70, true),
-        // Between the skinny rows and the tiles' minimum: on the tiles with B read in place
-        // (MiniLM's 8 rows), or packed once where B's rows lie far apart.
+        // More rows than the skinny product and fewer than `PACKED_WEIGHT_MAX_ROWS`: B packed
+        // once (blocks of whole panels and a last, partial one; depths past one depth block),
+        // or, narrower than a panel, dot products.
         (vec![8], 384, 1536, true),
         (vec![6], 40, 5000, false),
+        (vec![6], 40, 10, true),
         (vec![3, 8], 384, 600, true),
-        // Fewer rows than `PACKED_WEIGHT_MAX_ROWS`, B not read in place: B packed once (blocks
-        // of whole panels and a last, partial one; depths past one depth block).
         (vec![50], 33, 1030, false),
         (vec![16], 300, 4100, true),
         (vec![2, 9], 600, 200, true),

@@ -347,11 +347,14 @@ pub fn attention(operands: super::AttentionOperands, scale: f32) -> Result<Tenso
 }
 
 /// Products of fewer rows than this (and more than `skinny` takes) read a Linear's weight packed
-/// once ([`constant::packed_f32`]) where the tiles would pack it on every call: packing reads
-/// and writes all of B, a cost that a product of more rows spreads over more work (kernels
-/// bench, one thread: ddddocr's 16 × 1024 → 8210 9.4 → 3.8 ms, MiniLM's 128 × 384 → 1536 0.99×
-/// → 0.88× Burn's time). The packing is kept while the weight lives: memory the size of those
-/// weights (up to 1 GiB of them), as ONNX Runtime's prepacked weights take.
+/// once ([`constant::packed_f32`]), where the tiles packed it on every call or read it in place:
+/// packing reads and writes all of B, a cost that a product of more rows spreads over more work
+/// (kernels bench, one thread: ddddocr's 16 × 1024 → 8210 9.4 → 3.8 ms, MiniLM's 128 × 384 →
+/// 1536 0.99× → 0.88× Burn's time), and B read in place is read a slab of columns across all its
+/// rows at a time, where a packed panel is one sequential run (MiniLM's 8-row layers, their
+/// weights out of cache between calls: the model 1.8 → 1.5 ms). The packing is kept while the
+/// weight lives: memory the size of those weights (up to 1 GiB of them), as ONNX Runtime's
+/// prepacked weights take.
 const PACKED_WEIGHT_MAX_ROWS: usize = 256;
 
 pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<Tensor<D>, Tensor<D>> {
@@ -376,15 +379,14 @@ pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Result<
     let m: usize = shape[..D - 1].iter().product();
     let a = gemm::Matrix { data: input, rows: m, cols: k, stride: k };
     let b = gemm::Matrix { data: w, rows: k, cols: n, stride: n };
-    let in_place = gemm::reads_b_in_place(m, &b);
-    // Few rows would pack B for little work: B packed once, kept while the weight lives.
-    let packed = (!in_place && (gemm::SKINNY_MAX_ROWS + 1..PACKED_WEIGHT_MAX_ROWS).contains(&m))
+    let packed = (gemm::SKINNY_MAX_ROWS + 1..PACKED_WEIGHT_MAX_ROWS)
+        .contains(&m)
         .then(|| constant::packed_f32(&layer.weight.val(), false))
         .flatten();
     // Between the few rows that only stream B and the many that fill the register tile, the
-    // tiles where they read B in place or packed, else Burn's product (see `LINEAR_MIN_ROWS`).
+    // tiles where they read B packed or in place, else Burn's product (see `LINEAR_MIN_ROWS`).
     let few_rows = (gemm::SKINNY_MAX_ROWS + 1..gemm::LINEAR_MIN_ROWS).contains(&m);
-    if few_rows && !in_place && packed.is_none() {
+    if few_rows && packed.is_none() && !gemm::reads_b_in_place(m, &b) {
         return Err(x);
     }
     let add_bias = |_, j0, row: &mut [f32]| add_bias(bias.map(|b| &b[j0..]), row);

@@ -397,11 +397,11 @@ fn skinny_columns_body(a: Matrix, b: Matrix, bias: Option<&[f32]>, j0: usize, mu
 }
 
 /// Products with fewer rows than this take the register tiles in `burn_onnx::ops::linear` only
-/// where the tiles read B in place ([`reads_b_in_place`]): B is then streamed once and split
-/// across the pool (MiniLM's 8-row layers, 384 and 1536 wide: 2.2 → 1.8 ms at one thread,
-/// 1.9 → 1.1 ms at two, where Burn's product ran on one thread). Where the tiles would pack B,
-/// such rows stay on Burn's matmul, as before B was read in place, when the tiles packing B
-/// for MiniLM's and AlexNet's few rows were the slower (not measured since).
+/// where the tiles read B packed once ([`PackedB`]) or in place ([`reads_b_in_place`]): B is
+/// then streamed once and split across the pool (MiniLM's 8-row layers, 384 and 1536 wide, in
+/// place: 2.2 → 1.8 ms at one thread, 1.9 → 1.1 ms at two, where Burn's product ran on one
+/// thread). Elsewhere such rows stay on Burn's matmul: the tiles packing B on every call for
+/// them were the slower. `burn_onnx::ops::matmul_transposed` reads B in place below this.
 pub const LINEAR_MIN_ROWS: usize = 16;
 
 /// Whether the tiles read `b` in place, not packed, for a product of `rows` rows of A.
