@@ -97,10 +97,11 @@ impl PackedB {
                 for (panel, packed) in data.chunks_exact_mut(quads * PANEL_QUAD).enumerate() {
                     let packed = &mut packed[quad * PANEL_QUAD..][..PANEL_QUAD];
                     let columns = (width - panel * PANEL).min(PANEL);
-                    for (c, bytes) in packed.chunks_exact_mut(QUAD).take(columns).enumerate() {
-                        for (lane, byte) in bytes.iter_mut().enumerate() {
-                            *byte = rows[lane * width + panel * PANEL + c];
-                        }
+                    let row = |lane: usize| &rows[lane * width + panel * PANEL..][..columns];
+                    // Zipped slices: no index to check per byte.
+                    let lanes = row(0).iter().zip(row(1)).zip(row(2)).zip(row(3));
+                    for (bytes, (((&a, &b), &c), &d)) in packed.chunks_exact_mut(QUAD).zip(lanes) {
+                        bytes.copy_from_slice(&[a, b, c, d]);
                     }
                 }
             }
