@@ -408,6 +408,20 @@ fn constant_quantized_weights_are_folded_at_import() {
     assert!(!code.contains("default_int(self.w0.val())"), "{code}");
 }
 
+/// A DynamicQuantizeLinear → ConvInteger chain hands the quantized integers to the convolution as
+/// they are, with their zero point: no float tensor of the input less it between the two.
+#[test]
+fn a_dynamic_quantization_chain_passes_its_integers_to_the_convolution() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/models/conv_integer_v10_dynamic_quantized_chain");
+    let code = code(&std::fs::read(path.join("model.onnx")).expect("model"), LoadStrategy::None, true, &[]);
+    let compact: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(
+        compact.contains("burn_onnx::ops::integer_conv2d(q0,Some(qz0.float()),self.w0_minus_zero_point.val(),"),
+        "{code}"
+    );
+    assert!(!code.contains("minus_zero_point(q0"), "{code}");
+}
+
 /// A weight shared by two MatMulIntegers with different zero points gets one folded weight per
 /// zero point; the same pair twice, one.
 #[test]

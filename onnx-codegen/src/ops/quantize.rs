@@ -2,7 +2,7 @@ use super::{align_rank, EmitOp};
 use crate::emitter::{dims_literal, float_as, float_literal, lit, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::quantize::int_range;
-use onnx_ir::ops::{DynamicQuantizeConfig, QuantizeConfig, QuantizedLinearConfig};
+use onnx_ir::ops::{DynamicQuantizeConfig, QuantizeConfig, QuantizedLinearConfig, Window};
 use onnx_ir::{DType, Kind, Node, TensorData, ValueId};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -195,27 +195,24 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
     // Input positions: (a, a_zero, b, b_zero); QLinear* have each scale before its zero point.
     let (a, a_zero, b, b_zero) = if q { (0, 2, 3, 5) } else { (0, 2, 1, 3) };
     let rank = e.rank(node.outputs[0]).max(1);
-    let (b_axis, out_axis) = match &c.conv {
-        Some(_) => (Axis::Dim { dim: 0, rank }, Axis::Dim { dim: 1, rank }),
-        None => (Axis::Columns, Axis::Dim { dim: rank - 1, rank }),
+    let b_axis = match &c.conv {
+        Some(_) => Axis::Dim { dim: 0, rank },
+        None => Axis::Columns,
     };
-    let lhs = dequantized(e, node, a, None, Some(a_zero), Axis::Rows, DType::F32)?.value;
     let rhs = dequantized(e, node, b, None, Some(b_zero), b_axis, DType::F32)?;
-    let mut acc = match &c.conv {
+    if let Some((w, groups)) = c.conv.as_ref().filter(|(w, _)| w.kernel.len() == 2) {
+        return integer_conv2d(e, node, c, (w, *groups), rhs.value);
+    }
+    let lhs = dequantized(e, node, a, None, Some(a_zero), Axis::Rows, DType::F32)?.value;
+    let acc = match &c.conv {
         Some((w, groups)) => {
-            let n = w.kernel.len();
+            // 1-D: Burn's f32 convolution (exact while the sums stay under 2^24).
             let (strides, dilations, groups) = (dims_literal(&w.strides), dims_literal(&w.dilations), lit(*groups));
             let padded = super::pool::WindowPads::new(e, w, lhs);
             let (lhs, pads, rhs) = (&padded.input, &padded.pads, &rhs.value);
             let options =
                 quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, #pads, #dilations, #groups) };
-            padded.wrap(if n == 2 {
-                // The integer product (exact in 32 bits on flex).
-                quote! { burn_onnx::ops::integer_conv2d(#lhs, #rhs, #options) }
-            } else {
-                let func = quote::format_ident!("conv{n}d");
-                quote! { burn::tensor::module::#func(#lhs, #rhs, None, #options) }
-            })
+            padded.wrap(quote! { burn::tensor::module::conv1d(#lhs, #rhs, None, #options) })
         }
         None => {
             let (ra, rb) = (e.rank(e.input_id(&node.inputs, a)?), e.rank(e.input_id(&node.inputs, b)?));
@@ -230,6 +227,81 @@ pub fn quantized_linear(e: &mut Emitter, node: &Node, c: &QuantizedLinearConfig)
                 quote! { #lhs.matmul(#rhs) }
             }
         }
+    };
+    finish(e, node, c, acc, rank)
+}
+
+/// A quantized 2-D convolution (ConvInteger, QLinearConv) of the input's integer values as they
+/// are and `weight` (the weight less its zero point): `burn_onnx::ops::integer_conv2d`'s sums,
+/// finished as [`finish`] does, or `qlinear_conv2d`'s requantized output.
+fn integer_conv2d(
+    e: &mut Emitter,
+    node: &Node,
+    c: &QuantizedLinearConfig,
+    (w, groups): (&Window, usize),
+    weight: TokenStream,
+) -> Result<TokenStream> {
+    let x_id = e.input_id(&node.inputs, 0)?;
+    if e.ty(x_id).dtype.kind() != Kind::Int {
+        return Err(e.error(format!("input must be 8-bit integers, got {}", e.ty(x_id).dtype)));
+    }
+    let x = e.use_value(x_id)?;
+    let zero = node.inputs.get(2).copied().flatten().map(|z| vector(e, z, DType::F32)).transpose()?;
+    let (strides, dilations, groups) = (dims_literal(&w.strides), dims_literal(&w.dilations), lit(groups));
+    let padded = super::pool::WindowPads::new(e, w, x);
+    let (x, pads) = (&padded.input, &padded.pads);
+    let options = quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, #pads, #dilations, #groups) };
+    let Some(out_type) = c.requantize else {
+        let zero = match zero {
+            Some(z) => quote! { Some(#z) },
+            None => quote! { None },
+        };
+        let acc = padded.wrap(quote! { burn_onnx::ops::integer_conv2d(#x, #zero, #weight, #options) });
+        return finish(e, node, c, acc, 4);
+    };
+    let zero = zero.ok_or_else(|| e.error("x_zero_point is required"))?;
+    let bias = e.optional_input(&node.inputs, 8)?;
+    // The combined scale in the scales' float type (as ONNX Runtime and the reference compute
+    // it), then f32.
+    let float = e.ty(e.input_id(&node.inputs, 1)?).dtype;
+    let [x_scale, w_scale, y_scale] = [1, 4, 6].map(|i| e.input_id(&node.inputs, i));
+    let (x_scale, w_scale, y_scale) =
+        (vector(e, x_scale?, float)?, vector(e, w_scale?, float)?, vector(e, y_scale?, float)?);
+    let scale = float_as(quote! { #x_scale.mul(#w_scale).div(#y_scale) }, float, DType::F32);
+    let y_zero = vector(e, e.input_id(&node.inputs, 7)?, DType::F32)?;
+    let (lo, hi) = int_range(out_type).ok_or_else(|| e.error(format!("output type {out_type}")))?;
+    let (lo, hi) = (float_literal(lo), float_literal(hi));
+    Ok(padded.wrap(quote! {
+        burn_onnx::ops::qlinear_conv2d(#x, #zero, #weight, #options, burn_onnx::ops::Requantization {
+            bias: #bias,
+            scale: #scale,
+            zero: #y_zero,
+            range: (#lo, #hi),
+        })
+    }))
+}
+
+/// A scalar or vector operand (a zero point or scale) as a rank-1 tensor of IR type `float`.
+fn vector(e: &mut Emitter, id: ValueId, float: DType) -> Result<TokenStream> {
+    if e.rank(id) > 1 {
+        return Err(e.error(format!("a scale or zero point must be a scalar or vector, got rank {}", e.rank(id))));
+    }
+    let from = e.ty(id).dtype;
+    Ok(float_as(e.use_value(id)?, from, float))
+}
+
+/// The products' sums `acc` (f32, exact integers) finished: as int32 (*Integer), dequantized
+/// ([`scaled_sums`]) or requantized (QLinear*).
+fn finish(
+    e: &mut Emitter,
+    node: &Node,
+    c: &QuantizedLinearConfig,
+    mut acc: TokenStream,
+    rank: usize,
+) -> Result<TokenStream> {
+    let out_axis = match &c.conv {
+        Some(_) => Axis::Dim { dim: 1, rank },
+        None => Axis::Dim { dim: rank - 1, rank },
     };
     // f32 sums of integer products are integers whatever their rounding (past 2^24 every f32
     // is one), so the int32 result needs no rounding.

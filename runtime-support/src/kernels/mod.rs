@@ -483,24 +483,60 @@ pub(crate) fn integer_matmul_constant(a: Tensor<2>, b: &Tensor<2>) -> Option<Ten
     }
 }
 
-/// ConvInteger's and QLinearConv's 2-D convolution of integer-valued f32 tensors (8-bit inputs
-/// and weights less their zero points, so each product is at most 255² in magnitude): the f32
-/// convolution where every partial sum stays under 2^24 and is therefore exact (at most
-/// 258 terms per output: depthwise, pointwise and first layers, where it is
-/// also faster than reading bytes into packed rows); otherwise exact in 32-bit integers through
-/// the u8 × s8 product on flex, and the f32 convolution elsewhere or for values outside that
-/// product's range.
-pub fn integer_conv2d(x: Tensor<4>, weight: Tensor<4>, options: ConvOptions<2>) -> Tensor<4> {
+/// ConvInteger's 2-D convolution on flex (see `flex::integer_conv2d`): `zero` one integer.
+/// `None` for other tensors or values.
+pub(crate) fn integer_conv2d(
+    x: &Tensor<4, burn::tensor::Int>,
+    zero: &Tensor<1>,
+    weight: &Tensor<4>,
+    options: &ConvOptions<2>,
+) -> Option<Tensor<4>> {
     #[cfg(feature = "flex")]
     {
-        let [_, group_channels, kh, kw] = weight.dims();
-        if group_channels * kh * kw > F32_EXACT_TERMS {
-            if let Some(y) = flex::integer_conv2d(&x, &weight, &options) {
-                return y;
-            }
-        }
+        flex::integer_conv2d(x, integer_scalar(zero)?, weight, options)
     }
-    conv2d(x, weight, None, options, ConvActivation::None)
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (x, zero, weight, options);
+        None
+    }
+}
+
+/// QLinearConv's 2-D convolution and requantization on flex (see `flex::qlinear_conv2d`): the
+/// zero points one integer each, the bias and scale one value or one per output channel.
+/// `None` for other tensors or values.
+pub(crate) fn qlinear_conv2d(
+    x: &Tensor<4, burn::tensor::Int>,
+    zero: &Tensor<1>,
+    weight: &Tensor<4>,
+    options: &ConvOptions<2>,
+    r: &crate::ops::Requantization,
+) -> Option<Tensor<4, burn::tensor::Int>> {
+    #[cfg(feature = "flex")]
+    {
+        let biases = match &r.bias {
+            Some(b) => b.clone().into_data().convert::<i32>().try_into_vec::<i32>().ok()?,
+            None => Vec::new(),
+        };
+        let scales = r.scale.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?;
+        let y_zero = integer_scalar(&r.zero)? as f32;
+        let requantization = flex::Requantization { scales: &scales, zero: y_zero, range: r.range };
+        flex::qlinear_conv2d(x, integer_scalar(zero)?, weight, options, &biases, &requantization)
+    }
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (x, zero, weight, options, r);
+        None
+    }
+}
+
+/// The one value of `t` when it is an integer that i32 holds.
+#[cfg(feature = "flex")]
+fn integer_scalar(t: &Tensor<1>) -> Option<i32> {
+    match t.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?.as_slice() {
+        &[v] if v.trunc() == v && v.abs() <= (1 << 24) as f32 => Some(v as i32),
+        _ => None,
+    }
 }
 
 /// `x - zero` as f32 for an int flex tensor and a single zero point (see `flex::int_minus`);
@@ -521,7 +557,7 @@ pub(crate) fn int_minus<const D: usize>(x: &Tensor<D, burn::tensor::Int>, zero: 
     }
 }
 
-/// QLinear*'s requantization on flex (see `flex::requantize`): `scale` broadcasts along one
+/// QLinearMatMul's requantization on flex (see `flex::requantize`): `scale` broadcasts along one
 /// dim of `acc` at most, `zero` is one value. `None` for other tensors or shapes.
 pub(crate) fn requantize<const D: usize>(
     acc: &Tensor<D>,
@@ -537,9 +573,7 @@ pub(crate) fn requantize<const D: usize>(
             [z] => *z,
             _ => return None,
         };
-        let values = flex::requantize(acc, &scales, channel, zero, range)?;
-        let data = burn::tensor::TensorData::new(values, acc.shape());
-        Some(Tensor::from_data(data, &acc.device()))
+        flex::requantize(acc, channel, &flex::Requantization { scales: &scales, zero, range })
     }
     #[cfg(not(feature = "flex"))]
     {
@@ -585,7 +619,7 @@ fn broadcast_channel<const D: usize, const N: usize>(dims: [usize; D], params: [
 
 /// How many products of 8-bit values less their zero points (each at most 255² in magnitude)
 /// an f32 sum holds exactly: every partial sum is an integer under 2^24.
-#[cfg_attr(not(feature = "flex"), allow(dead_code))]
+#[cfg(feature = "flex")]
 pub(crate) const F32_EXACT_TERMS: usize = (1 << 24) / (255 * 255);
 
 /// The operands of [`attention`]: `q [b, h, q_len, d]`, `key_t [b, h, d, kv_len]` (K already

@@ -1,6 +1,7 @@
-//! Blocked quantization's parameters (DequantizeLinear and QuantizeLinear with `block_size`).
+//! Quantization: blocked parameters, the integer products' operands and their requantization.
 
 use super::*;
+use burn::tensor::ops::ConvOptions;
 
 /// Blocked quantization's scale or zero point (ONNX `block_size`): each value along `axis`
 /// repeated `block_size` times, cut to `len` (the quantized tensor's length there).
@@ -34,6 +35,58 @@ pub fn minus_zero_point<const D: usize>(x: Tensor<D, Int>, zero: Tensor<D>) -> T
         return y;
     }
     x.float().sub(zero)
+}
+
+/// ConvInteger's 2-D convolution: `x`'s quantized values less `zero` (one value; none is 0)
+/// convolved with `weight` (the weight less its zero point, a field of the model), the exact
+/// sums as f32. On flex, up to 258 terms a sum, the f32 convolution of the values less the zero
+/// point (exact: every partial sum is an integer under 2^24); past that the values read once
+/// into bytes and summed in 32 bits by the u8 × s8 product. Elsewhere Burn's f32 convolution
+/// (exact while the sums stay under 2^24).
+pub fn integer_conv2d(
+    x: Tensor<4, Int>,
+    zero: Option<Tensor<1>>,
+    weight: Tensor<4>,
+    options: ConvOptions<2>,
+) -> Tensor<4> {
+    let zero = zero.unwrap_or_else(|| Tensor::zeros([1], &x.device()));
+    if let Some(y) = crate::kernels::integer_conv2d(&x, &zero, &weight, &options) {
+        return y;
+    }
+    let x = minus_zero_point(x, zero.unsqueeze_dims::<4>(&[0, 2, 3]));
+    crate::kernels::conv2d(x, weight, None, options, crate::kernels::ConvActivation::None)
+}
+
+/// QLinear*'s requantization of integer sums: plus `bias` (int32, in units of the sums; one
+/// value or one per output channel), times `scale` (`x_scale · w_scale / y_scale`, likewise),
+/// rounded to even, plus `zero` (one value), saturated to `range` (the output type's).
+pub struct Requantization {
+    pub bias: Option<Tensor<1, Int>>,
+    pub scale: Tensor<1>,
+    pub zero: Tensor<1>,
+    pub range: (f32, f32),
+}
+
+/// QLinearConv (2-D): [`integer_conv2d`]'s sums requantized by `r`, as ONNX Runtime computes
+/// them (the bias added to the 32-bit sums). On flex the sums are requantized in one pass into
+/// the output's integers; elsewhere by Burn's ops.
+pub fn qlinear_conv2d(
+    x: Tensor<4, Int>,
+    zero: Tensor<1>,
+    weight: Tensor<4>,
+    options: ConvOptions<2>,
+    r: Requantization,
+) -> Tensor<4, Int> {
+    if let Some(y) = crate::kernels::qlinear_conv2d(&x, &zero, &weight, &options, &r) {
+        return y;
+    }
+    let per_channel = |t: Tensor<1>| t.unsqueeze_dims::<4>(&[0, 2, 3]);
+    let sums = integer_conv2d(x, Some(zero), weight, options);
+    let sums = match r.bias {
+        Some(bias) => sums.add(per_channel(bias.float())),
+        None => sums,
+    };
+    requantize(sums, per_channel(r.scale), per_channel(r.zero), r.range)
 }
 
 /// QLinearConv's and QLinearMatMul's requantization: the f32 integer sums `acc` times `scale`

@@ -1,7 +1,7 @@
 //! The flex kernels of `burn_onnx::ops` against Burn's own ops on the same inputs: random
 //! values, odd sizes, asymmetric padding, dilation, strided views and shared buffers.
 
-use burn::tensor::{activation, Device, Tensor, TensorData};
+use burn::tensor::{activation, Device, Int, Tensor, TensorData};
 use burn_onnx::ops;
 
 /// Deterministic values in [-scale, scale) (a 64-bit LCG: no extra dependency).
@@ -639,8 +639,11 @@ fn integer_conv2d_is_exact_at_the_extremes_of_eight_bit_operands() {
         let x: Vec<f32> = (0..x_shape.iter().product()).map(|i| (255 - i * 7 % 6) as f32).collect();
         let w: Vec<f32> = (0..w_shape.iter().product()).map(|i| -((255 - i * 11 % 5) as f32)).collect();
         let options = burn::tensor::ops::ConvOptions::new_with_padding([1, 1], [(1, 1), (1, 1)], [1, 1], groups);
+        // The input as uint8 values with zero point 0: `x` itself.
+        let quantized: Vec<i64> = x.iter().map(|&v| v as i64).collect();
         let ours = ops::integer_conv2d(
-            Tensor::<4>::from_data(TensorData::new(x.clone(), x_shape), &device),
+            Tensor::<4, Int>::from_data(TensorData::new(quantized, x_shape), &device),
+            Some(Tensor::<1>::zeros([1], &device)),
             Tensor::<4>::from_data(TensorData::new(w.clone(), w_shape), &device),
             options,
         );

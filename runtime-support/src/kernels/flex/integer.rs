@@ -5,11 +5,12 @@
 
 use super::constant::{ConstantCache, Making};
 use super::{from_vec, take, values};
-use crate::kernels::igemm::{gemm, integer_range_of, signed_offset, PackedB, RowsOfA};
-use crate::kernels::Window;
-use burn::backend::{BackendTensor, DispatchTensor, DispatchTensorKind};
+use crate::kernels::igemm::{gemm, signed_offset, PackedB, RowsOfA};
+use crate::kernels::{Window, F32_EXACT_TERMS};
+use burn::backend::flex::{FlexTensor, Layout};
+use burn::backend::{BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind};
 use burn::tensor::ops::ConvOptions;
-use burn::tensor::{DType, Int, Tensor};
+use burn::tensor::{Bytes, DType, Int, Shape, Tensor};
 use std::sync::Arc;
 
 /// `a · b` through the exact u8 × s8 product, as f32 (`None` when the values do not fit it or
@@ -83,48 +84,96 @@ pub(super) fn packed_constant_of(stack: &Tensor<3>, d: usize) -> Option<Arc<Pack
     })
 }
 
-/// An i32 or i64 flex tensor of quantized values less one zero point, as f32 (`v as f32 - zero`,
-/// what Burn's conversion then subtraction compute): one pass where those ops made two. `None`
-/// for other tensors (a strided view included).
-pub fn int_minus<const D: usize>(x: &Tensor<D, Int>, zero: f32) -> Option<Tensor<D>> {
+/// The values of an i32 or i64 flex tensor (a strided view is not one), read in place.
+enum IntValues<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+}
+
+/// `f` of the values of an int flex tensor outside autodiff; `None` for other tensors.
+fn with_ints<const D: usize, R>(x: &Tensor<D, Int>, f: impl FnOnce(IntValues) -> R) -> Option<R> {
     if !super::ENABLED.load(core::sync::atomic::Ordering::Relaxed) {
         return None;
     }
     let DispatchTensor { kind: DispatchTensorKind::Flex(BackendTensor::Int(t)), .. } = x.clone().into_dispatch() else {
         return None;
     };
-    let values: Vec<f32> = match t.dtype() {
-        DType::I32 => t.as_slice::<i32>()?.iter().map(|&v| v as f32 - zero).collect(),
-        DType::I64 => t.as_slice::<i64>()?.iter().map(|&v| v as f32 - zero).collect(),
+    Some(match t.dtype() {
+        DType::I32 => f(IntValues::I32(t.as_slice::<i32>()?)),
+        DType::I64 => f(IntValues::I64(t.as_slice::<i64>()?)),
         _ => return None,
-    };
+    })
+}
+
+/// An int flex tensor of the device's integer type holding `values` (no copy where that type
+/// is i32).
+fn int_tensor<const D: usize>(values: Vec<i32>, shape: [usize; D], device: &burn::tensor::Device) -> Tensor<D, Int> {
+    if device.settings().int_dtype != burn::tensor::IntDType::I32 {
+        return Tensor::from_data(burn::tensor::TensorData::new(values, shape), device);
+    }
+    let t = FlexTensor::new(Bytes::from_elems(values), Layout::contiguous(Shape::from(shape)), DType::I32);
+    Tensor::from_dispatch(DispatchTensor {
+        kind: DispatchTensorKind::Flex(BackendTensor::Int(t)),
+        autodiff: DispatchAutodiffContext::Disabled,
+    })
+}
+
+/// An i32 or i64 flex tensor of quantized values less one zero point, as f32 (`v as f32 - zero`,
+/// what Burn's conversion then subtraction compute): one pass where those ops made two. `None`
+/// for other tensors (a strided view included).
+pub fn int_minus<const D: usize>(x: &Tensor<D, Int>, zero: f32) -> Option<Tensor<D>> {
+    let values: Vec<f32> = with_ints(x, |values| match values {
+        IntValues::I32(v) => v.iter().map(|&v| v as f32 - zero).collect(),
+        IntValues::I64(v) => v.iter().map(|&v| v as f32 - zero).collect(),
+    })?;
     Some(from_vec(values, x.dims()))
 }
 
-/// QLinear*'s requantization of the f32 sums in `acc` (a flex tensor): each times its scale
-/// (`scales` has one value, or one per index of dim `channel`), clamped to `lo - zero ..= hi -
-/// zero` (the same integers as clamping after the rounding, since both bounds are integers),
-/// rounded to even and offset by `zero`, as ONNX Runtime's requantization computes it: one pass,
-/// vectorised, where Burn's ops made five.
-pub fn requantize<const D: usize>(
-    acc: &Tensor<D>,
-    scales: &[f32],
-    channel: usize,
-    zero: f32,
-    (lo, hi): (f32, f32),
-) -> Option<Vec<i32>> {
-    const EXACT: f32 = (1 << 24) as f32;
-    if !(-EXACT..=EXACT).contains(&lo) || !(-EXACT..=EXACT).contains(&hi) || !(-EXACT..=EXACT).contains(&zero) {
-        return None;
+/// QLinear*'s requantization of 32-bit sums: each times its scale (one, or one per index of the
+/// channel dim), rounded to even, plus the output's zero point, saturated to the output type's
+/// range, as ONNX Runtime computes it.
+pub struct Requantization<'a> {
+    pub scales: &'a [f32],
+    pub zero: f32,
+    pub range: (f32, f32),
+}
+
+impl Requantization<'_> {
+    /// The range less the zero point, where it clamps before the rounding (the same integers as
+    /// clamping after it, both bounds being integers); `None` where the range or zero point lie
+    /// past ±2^24, where f32 no longer holds every integer.
+    fn shifted_range(&self) -> Option<(f32, f32)> {
+        const EXACT: f32 = (1 << 24) as f32;
+        let (lo, hi) = self.range;
+        [lo, hi, self.zero].iter().all(|v| (-EXACT..=EXACT).contains(v)).then_some((lo - self.zero, hi - self.zero))
     }
-    let (low, high) = (lo - zero, hi - zero);
-    let requantize = |scale: f32, s: f32| {
-        // `max` then `min` (NaN gives `low`): always a finite value in range.
-        let v = (s * scale).max(low).min(high).round_ties_even() + zero;
-        // SAFETY: `v` is an integer within `lo..=hi`, which lie in ±2^24 (checked above).
-        unsafe { v.to_int_unchecked::<i32>() }
-    };
-    per_channel(acc, channel, &[scales.len()], |c| scales[c % scales.len()], requantize)
+
+    /// The requantized value of sum `s` under `scale`, `shifted` the [`Self::shifted_range`].
+    #[inline(always)]
+    fn value(&self, shifted: (f32, f32), scale: f32, s: f32) -> i32 {
+        let v = s * scale;
+        // Comparisons, which vectorise (`f32::max` stays scalar); NaN fails the first and
+        // becomes the low bound: always a finite value in range.
+        let v = if v >= shifted.0 { v } else { shifted.0 };
+        let v = if v <= shifted.1 { v } else { shifted.1 };
+        // SAFETY: an integer within the range, which lies in ±2^24 (`shifted_range`).
+        unsafe { (v.round_ties_even() + self.zero).to_int_unchecked::<i32>() }
+    }
+}
+
+/// QLinearMatMul's requantization of the f32 sums in `acc` (a flex tensor), the scales along dim
+/// `channel`: one vectorised pass where Burn's ops made five.
+pub fn requantize<const D: usize>(acc: &Tensor<D>, channel: usize, r: &Requantization) -> Option<Tensor<D, Int>> {
+    let shifted = r.shifted_range()?;
+    let scales = r.scales;
+    let values = per_channel(
+        acc,
+        channel,
+        &[scales.len()],
+        |c| scales[c % scales.len()],
+        |scale, s| r.value(shifted, scale, s),
+    )?;
+    Some(int_tensor(values, acc.dims(), &acc.device()))
 }
 
 /// A fused *Integer's finish: each of the f32 sums in `acc` (a flex tensor; integers) as i32,
@@ -180,7 +229,18 @@ fn per_channel<const D: usize, P: Copy, T: Copy + Default>(
         return None;
     }
     let t = take(acc.clone()).ok()?;
-    let sums = t.as_slice::<f32>()?;
+    Some(per_run(t.as_slice::<f32>()?, inner, parameters, value))
+}
+
+/// `value(parameters(c), sum)` for every sum of `sums`, `c` the index of its run of `inner`
+/// values, in one vectorised pass.
+#[inline(always)]
+fn per_run<S: Copy, P: Copy, T: Copy + Default>(
+    sums: &[S],
+    inner: usize,
+    parameters: impl Fn(usize) -> P,
+    value: impl Fn(P, S) -> T,
+) -> Vec<T> {
     let mut out = vec![T::default(); sums.len()];
     super::vectorised(
         #[inline(always)]
@@ -191,15 +251,125 @@ fn per_channel<const D: usize, P: Copy, T: Copy + Default>(
             }
         },
     );
-    Some(out)
+    out
 }
 
-/// ConvInteger's 2-D convolution: `x` (`[n, c, h, w]`, the input less its zero point) with `w`
-/// (`[o, c / groups, kh, kw]`, the weight less its zero point), exact in 32 bits, as f32. Per
-/// image and group one integer product: the weight's rows on the left, the input's im2col
-/// columns packed on the right (padding is 0, the zero point's own value), so the result comes
-/// out as the output's planes. `None` when the values do not fit the product.
-pub fn integer_conv2d(x: &Tensor<4>, w: &Tensor<4>, options: &ConvOptions<2>) -> Option<Tensor<4>> {
+/// A quantized input less its zero point as signed bytes, each value its byte plus `offset`.
+struct ShiftedBytes {
+    bytes: Vec<i8>,
+    offset: i32,
+}
+
+impl ShiftedBytes {
+    /// The values of an int flex tensor less `zero`, when they and 0 (the padding's value, the
+    /// zero point's own) lie in -255..=255 within a span of 255; `None` otherwise.
+    fn of<const D: usize>(x: &Tensor<D, Int>, zero: i32) -> Option<Self> {
+        with_ints(x, |values| match values {
+            IntValues::I32(v) => Self::of_values(v, zero),
+            IntValues::I64(v) => Self::of_values(v, zero),
+        })?
+    }
+
+    fn of_values<T: Copy + Ord + Into<i64>>(values: &[T], zero: i32) -> Option<Self> {
+        let Some(&first) = values.first() else { return Some(Self { bytes: Vec::new(), offset: 0 }) };
+        let (low, high) = super::vectorised(
+            #[inline(always)]
+            || values.iter().fold((first, first), |(low, high), &v| (low.min(v), high.max(v))),
+        );
+        let zero = i64::from(zero);
+        let (low, high) = (low.into().saturating_sub(zero), high.into().saturating_sub(zero));
+        let (low, high) = (low.min(0), high.max(0));
+        if low < -255 || high > 255 || high - low > 255 {
+            return None;
+        }
+        let offset = signed_offset(low as i32, high as i32);
+        // Every value lies within 255 of `zero`, an i32: the narrowing keeps it.
+        let shift = zero as i32 + offset;
+        let bytes = super::vectorised(
+            #[inline(always)]
+            || values.iter().map(|&v| (v.into() as i32).wrapping_sub(shift) as i8).collect(),
+        );
+        Some(Self { bytes, offset })
+    }
+}
+
+/// `values[i]`, or the one value there is, or `default` for none.
+fn nth_or_first<T: Copy>(values: &[T], i: usize, default: T) -> T {
+    values.get(i).or(values.first()).copied().unwrap_or(default)
+}
+
+/// The exact sums of a quantized convolution, row-major: 32-bit integers, or integer-valued
+/// f32 from the float kernel.
+enum Sums {
+    Integers(Vec<i32>, [usize; 4]),
+    Floats(Tensor<4>),
+}
+
+/// ConvInteger's 2-D convolution on flex: `x` (`[n, c, h, w]`, quantized values) less `zero`
+/// convolved with `w` (`[o, c / groups, kh, kw]`, the weight less its zero point), the exact
+/// 32-bit sums as f32. `None` where the values do not fit the integer kernels.
+pub fn integer_conv2d(x: &Tensor<4, Int>, zero: i32, w: &Tensor<4>, options: &ConvOptions<2>) -> Option<Tensor<4>> {
+    Some(match conv_sums(x, zero, w, options)? {
+        Sums::Integers(sums, dims) => from_vec(
+            super::vectorised(
+                #[inline(always)]
+                || sums.iter().map(|&s| s as f32).collect(),
+            ),
+            dims,
+        ),
+        Sums::Floats(sums) => sums,
+    })
+}
+
+/// QLinearConv (2-D) on flex: [`integer_conv2d`]'s sums plus the int32 `biases` (none, one, or
+/// one per output channel) requantized by `r` (scales likewise) in one pass, the bias added in
+/// 32 bits before the conversion to f32, as ONNX Runtime adds it.
+pub fn qlinear_conv2d(
+    x: &Tensor<4, Int>,
+    zero: i32,
+    w: &Tensor<4>,
+    options: &ConvOptions<2>,
+    biases: &[i32],
+    r: &Requantization,
+) -> Option<Tensor<4, Int>> {
+    let channels = w.dims()[0];
+    let fits = |count: usize| count <= 1 || count == channels;
+    if !fits(biases.len()) || !fits(r.scales.len()) {
+        return None;
+    }
+    let shifted = r.shifted_range()?;
+    // Run `c` of the sums is output channel `c % channels`.
+    let parameters = |c: usize| (nth_or_first(biases, c % channels, 0), nth_or_first(r.scales, c % channels, 1.0));
+    let value = |(bias, scale): (i32, f32), s: i32| r.value(shifted, scale, s.wrapping_add(bias) as f32);
+    let (values, dims) = match conv_sums(x, zero, w, options)? {
+        Sums::Integers(sums, dims) => (per_run(&sums, dims[2] * dims[3], parameters, value), dims),
+        Sums::Floats(sums) => {
+            let dims = sums.dims();
+            let t = take(sums).ok()?;
+            let sums = t.as_slice::<f32>()?;
+            (per_run(sums, dims[2] * dims[3], parameters, |p, s: f32| value(p, saturating_i32(s))), dims)
+        }
+    };
+    Some(int_tensor(values, dims, &x.device()))
+}
+
+/// The exact sums of `x` less `zero` convolved with `w` (see [`integer_conv2d`]). Up to 258
+/// terms per sum (depthwise, pointwise and first layers) the f32 kernel: exact, every partial
+/// sum being an integer under 2^24, and faster there than packing bytes (a depthwise
+/// convolution is a product of one row per group). Deeper ones [`integer_sums`].
+fn conv_sums(x: &Tensor<4, Int>, zero: i32, w: &Tensor<4>, options: &ConvOptions<2>) -> Option<Sums> {
+    let [_, group_channels, kh, kw] = w.dims();
+    if group_channels * kh * kw > F32_EXACT_TERMS {
+        return integer_sums(x, zero, w, options);
+    }
+    let x = int_minus(x, zero as f32)?;
+    super::conv2d((x, w.clone(), None, None), options, crate::kernels::ConvActivation::None).ok().map(Sums::Floats)
+}
+
+/// [`conv_sums`] in 32-bit integers. Per image and group one integer product: the weight's rows
+/// on the left, the input's im2col columns packed on the right (padding is 0, the zero point's
+/// own value), so the result comes out as the output's planes.
+fn integer_sums(x: &Tensor<4, Int>, zero: i32, w: &Tensor<4>, options: &ConvOptions<2>) -> Option<Sums> {
     let [batch, channels, height, width] = x.dims();
     let [out_channels, group_channels, kh, kw] = w.dims();
     let groups = options.groups;
@@ -209,44 +379,27 @@ pub fn integer_conv2d(x: &Tensor<4>, w: &Tensor<4>, options: &ConvOptions<2>) ->
     let window =
         Window { kernel: [kh, kw], strides: options.stride, pads: options.padding, dilations: options.dilation };
     let (oh, ow) = (window.out_dim(height, 0)?, window.out_dim(width, 1)?);
-    // Read in place (a copy only of a strided view).
-    let x = take(x.clone()).ok()?;
-    let x = x.as_slice::<f32>()?;
-    // The input's values and the padding's 0 in one signed byte each. With 0 the span stays within
-    // 255: the values lie in -255..=255, so 0 is at most 255 from the farthest of them.
-    let (low, high) = integer_range_of(x)?;
-    let (low, high) = (low.min(0), high.max(0));
-    let offset = signed_offset(low, high);
     let (depth, per_group, pixels) = (group_channels * kh * kw, out_channels / groups, oh * ow);
+    let input = ShiftedBytes::of(x, zero)?;
     // The weight (a model's constant) read into rows once while its storage lives.
     let weights = CONV_ROWS.get(w, Making::ConvRows(groups), |w| {
         (0..groups).map(|g| RowsOfA::new(&w[g * per_group * depth..][..per_group * depth], per_group, depth)).collect()
     })?;
-    // Each input value as its byte once: im2col reads every value kh · kw times (a conversion
-    // per read was a ninth of `common_old`'s time at 3 × 3), and copies bytes.
-    let bytes: Vec<i8> = super::vectorised(
-        #[inline(always)]
-        || x.iter().map(|&v| (saturating_i32(v) - offset) as i8).collect(),
-    );
-    let padding = (-offset) as i8;
-    let mut out = vec![0f32; batch * out_channels * pixels];
-    let mut sums = vec![0i32; per_group * pixels];
+    let padding = (-input.offset) as i8;
+    let mut out = vec![0i32; batch * out_channels * pixels];
     for image in 0..batch {
         for (g, weights) in weights.iter().enumerate() {
             let first_plane = image * channels + g * group_channels;
-            let columns = PackedB::from_rows(depth, pixels, offset, |p, first, segment| {
+            let columns = PackedB::from_rows(depth, pixels, input.offset, |p, first, segment| {
                 let (c, ky, kx) = (p / (kh * kw), p / kw % kh, p % kw);
-                let plane = &bytes[(first_plane + c) * height * width..][..height * width];
+                let plane = &input.bytes[(first_plane + c) * height * width..][..height * width];
                 im2col_segment(plane, (height, width), (ky, kx), &window, padding, (ow, first), segment);
             })?;
-            gemm(weights, &columns, &mut sums);
             let planes = &mut out[(image * out_channels + g * per_group) * pixels..][..per_group * pixels];
-            for (o, &s) in planes.iter_mut().zip(&sums) {
-                *o = s as f32;
-            }
+            gemm(weights, &columns, planes);
         }
     }
-    Some(from_vec(out, [batch, out_channels, oh, ow]))
+    Some(Sums::Integers(out, [batch, out_channels, oh, ow]))
 }
 
 /// Columns `first..first + out.len()` of one row of the im2col matrix: kernel tap `(ky, kx)` of
@@ -336,29 +489,120 @@ mod tests {
         t.into_data().try_to_vec::<f32>().expect("f32")
     }
 
-    /// The integer convolution gives Burn's f32 convolution's values (exact there: the sums
-    /// stay under 2^24) for strides, dilations, asymmetric pads, groups, an im2col packed in
-    /// several blocks, and zero-point-like ranges on either side of 0.
-    #[test]
-    fn integer_convolution_matches_the_float_one() {
-        let cases: [([usize; 4], [usize; 4], ConvOptions<2>); 5] = [
+    /// Convolutions of the kernels' tests: strides, dilations, asymmetric pads, groups, an
+    /// im2col packed in several blocks, a depthwise one and a deep one (over 258 terms a sum).
+    fn convolutions() -> [([usize; 4], [usize; 4], ConvOptions<2>); 7] {
+        [
             ([1, 3, 9, 11], [8, 3, 3, 3], ConvOptions::new_with_padding([1, 1], [(1, 1), (1, 1)], [1, 1], 1)),
             // 3,720 output positions: the im2col is packed in two blocks, split inside a row.
             ([1, 3, 62, 60], [4, 3, 3, 3], ConvOptions::new_with_padding([1, 1], [(1, 1), (1, 1)], [1, 1], 1)),
             ([2, 4, 10, 7], [6, 2, 3, 2], ConvOptions::new_with_padding([2, 1], [(0, 2), (1, 0)], [1, 2], 2)),
             ([1, 5, 6, 6], [17, 5, 1, 1], ConvOptions::new_with_padding([1, 1], [(0, 0), (0, 0)], [1, 1], 1)),
             ([1, 4, 8, 8], [4, 1, 3, 3], ConvOptions::new_with_padding([2, 2], [(1, 1), (1, 1)], [1, 1], 4)),
-        ];
-        for (seed, (xs, ws, options)) in cases.into_iter().enumerate() {
-            for ((xl, xh), (wl, wh)) in [((-128, 127), (-127, 127)), ((-30, 225), (0, 255)), ((-255, 0), (-200, 55))] {
-                let x = floats(&integers(xs.iter().product(), xl, xh, seed), xs);
+            ([2, 6, 7, 9], [6, 1, 3, 3], ConvOptions::new_with_padding([1, 1], [(1, 1), (1, 1)], [1, 1], 6)),
+            ([1, 40, 6, 5], [5, 40, 3, 3], ConvOptions::new_with_padding([1, 1], [(1, 0), (0, 1)], [1, 1], 1)),
+        ]
+    }
+
+    /// Quantized values of a tensor of `dims` (`range`), its zero point, and the values less it
+    /// as f32.
+    fn quantized<const D: usize>(
+        dims: [usize; D],
+        (low, high, zero): (i32, i32, i32),
+        seed: usize,
+    ) -> (Tensor<D, Int>, Tensor<D>) {
+        let q = integers(dims.iter().product(), low, high, seed);
+        let ints: Vec<i64> = q.iter().map(|&v| v as i64).collect();
+        let less: Vec<f32> = q.iter().map(|&v| v - zero as f32).collect();
+        (crate::test_util::ints(&ints, dims), floats(&less, dims))
+    }
+
+    /// The integer convolution gives Burn's f32 convolution's values (exact there: the sums stay
+    /// under 2^24), through the integer product itself and through the kernel each size takes,
+    /// for u8 and i8 inputs whose values less their zero points lie on either side of 0.
+    #[test]
+    fn integer_convolution_matches_the_float_one() {
+        for (seed, (xs, ws, options)) in convolutions().into_iter().enumerate() {
+            for (x_range, (wl, wh)) in
+                [((0, 255, 128), (-127, 127)), ((0, 255, 30), (0, 255)), ((-128, 127, 0), (-127, 127))]
+                    .into_iter()
+                    .chain([((0, 255, 255), (-200, 55))])
+            {
+                let (x, less) = quantized(xs, x_range, seed);
                 let w = floats(&integers(ws.iter().product(), wl, wh, seed + 1), ws);
-                let expected = burn::tensor::module::conv2d(x.clone(), w.clone(), None, options.clone());
-                let actual = integer_conv2d(&x, &w, &options).expect("fits the integer product");
-                assert_eq!(actual.dims(), expected.dims());
-                assert_eq!(data(actual), data(expected), "case {seed}, x in {xl}..={xh}, w in {wl}..={wh}");
+                let expected = data(burn::tensor::module::conv2d(less, w.clone(), None, options.clone()));
+                let zero = x_range.2;
+                let Some(Sums::Integers(sums, dims)) = integer_sums(&x, zero, &w, &options) else {
+                    panic!("case {seed}: the integer product takes these values")
+                };
+                let actual: Vec<f32> = sums.iter().map(|&s| s as f32).collect();
+                assert_eq!(dims.iter().product::<usize>(), expected.len());
+                assert_eq!(actual, expected, "case {seed}, x {x_range:?}, w in {wl}..={wh}");
+                let chosen = integer_conv2d(&x, zero, &w, &options).expect("fits the integer kernels");
+                assert_eq!(data(chosen), expected, "case {seed}, x {x_range:?}, w in {wl}..={wh}: chosen kernel");
             }
         }
+    }
+
+    /// Values that no offset brings into a signed byte (a span over 255 with the padding's 0)
+    /// are turned away, for Burn's convolution to take.
+    #[test]
+    fn values_past_a_byte_are_turned_away() {
+        let options = ConvOptions::new_with_padding([1, 1], [(0, 0), (0, 0)], [1, 1], 1);
+        let w = floats(&integers(5 * 40 * 9, -127, 127, 1), [5, 40, 3, 3]);
+        for (low, high, zero) in [(0, 256, 0), (-1, 255, 0), (10, 300, 100), (0, 255, -1)] {
+            let (x, _) = quantized([1, 40, 4, 4], (low, high, zero), 2);
+            assert!(integer_conv2d(&x, zero, &w, &options).is_none(), "{low}..={high} less {zero}");
+        }
+    }
+
+    /// QLinearConv's requantization, value by value as ONNX Runtime computes it: the sum plus
+    /// its channel's bias in 32 bits, as f32, times the channel's scale, clamped, rounded to
+    /// even, plus the zero point. Per-channel and single scales and biases, none, outputs that
+    /// saturate at both ends, u8 and i8 outputs, every kernel.
+    #[test]
+    fn qlinear_convolution_requantizes_as_onnx_runtime() {
+        /// Biases, scales, the output's zero point and range.
+        type Case<'a> = (&'a [i32], &'a [f32], f32, (f32, f32));
+        let (mut at_low, mut at_high) = (0, 0);
+        for (seed, (xs, ws, options)) in convolutions().into_iter().enumerate() {
+            let x_range = (0, 255, 120);
+            let (x, less) = quantized(xs, x_range, seed);
+            let w = floats(&integers(ws.iter().product(), -127, 127, seed + 3), ws);
+            let sums = data(burn::tensor::module::conv2d(less, w.clone(), None, options.clone()));
+            let channels = ws[0];
+            let per_channel_scales: Vec<f32> = (0..channels).map(|c| 2e-4 + 1e-5 * c as f32).collect();
+            let per_channel_biases: Vec<i32> = (0..channels).map(|c| (c as i32 - 3) * 1_001).collect();
+            let cases: [Case; 4] = [
+                (&per_channel_biases, &per_channel_scales, 128.0, (0.0, 255.0)),
+                (&[], &[3e-3], 0.0, (-128.0, 127.0)),
+                (&[-777], &per_channel_scales, -5.0, (-128.0, 127.0)),
+                (&per_channel_biases, &[0.0123], 250.0, (0.0, 255.0)),
+            ];
+            for (biases, scales, zero, range) in cases {
+                let plane = sums.len() / (xs[0] * channels);
+                let expected: Vec<i32> = sums
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| {
+                        let c = i / plane % channels;
+                        let bias = biases.get(c).or(biases.first()).copied().unwrap_or(0);
+                        let scale = scales.get(c).or(scales.first()).copied().unwrap_or(1.0);
+                        let v = (s as i32 + bias) as f32 * scale;
+                        (v.round_ties_even() + zero).clamp(range.0, range.1) as i32
+                    })
+                    .collect();
+                let r = Requantization { scales, zero, range };
+                let actual = qlinear_conv2d(&x, x_range.2, &w, &options, biases, &r).expect("fits");
+                let actual = actual.into_data().convert::<i32>().try_to_vec::<i32>().expect("ints");
+                assert_eq!(actual, expected, "case {seed}, zero {zero}, biases {}", biases.len());
+                let saturated = expected.iter().filter(|&&v| v as f32 == range.0 || v as f32 == range.1).count();
+                assert!(saturated < expected.len(), "case {seed}: not every value saturates");
+                at_low += expected.iter().filter(|&&v| v as f32 == range.0).count();
+                at_high += expected.iter().filter(|&&v| v as f32 == range.1).count();
+            }
+        }
+        assert!(at_low > 0 && at_high > 0, "outputs saturate at both ends: {at_low}, {at_high}");
     }
 
     /// A constant B is packed once and found again by its storage; a new tensor of other

@@ -472,7 +472,7 @@ mod lstm;
 use conv::finish_outputs;
 pub use integer::{
     dequantize_sums, int_minus, integer_conv2d, integer_matmul, integer_matmul_constant,
-    integer_matmul_constant_transposed, requantize,
+    integer_matmul_constant_transposed, qlinear_conv2d, requantize, Requantization,
 };
 pub use lstm::{lstm_sequence, quantized_lstm};
 
