@@ -19,8 +19,9 @@
 #      exports, imported with #[onnx_model], against ONNX Runtime
 #      (tests/onnx-backend/real-models.toml; `--report book/src/real-models.md` rewrites the book's table, by hand),
 #      each one's module exported back to ONNX and run by ONNX Runtime against the original;
-#      the PyTorch zoo (tests/onnx-backend/zoo) and the symbolic-dims suite (tests/onnx-backend/symbolic:
-#      SAME padding, If merges, PaddleOCR-style models, each at two sizes), committed with ORT's outputs;
+#      the PyTorch zoo (tests/onnx-backend/zoo), the symbolic-dims suite (tests/onnx-backend/symbolic:
+#      SAME padding, If merges, PaddleOCR-style models, each at two sizes) and statically quantized
+#      zoo models (tests/onnx-backend/quantized), committed with ORT's outputs;
 #      the node suite and the real models also on Burn's ndarray backend (tests/onnx-backend/ndarray/),
 #      and MiniLM's gradient check (every float initializer of the file gets a non-zero gradient),
 #      and the openwakeword models on Burn's wgpu backend (Mesa's lavapipe, scripts/wgpu_models.sh),
@@ -188,6 +189,8 @@ step "classic machine learning: scikit-learn, LightGBM and XGBoost exports (scri
 "$RUNNER" --dir tests/onnx-backend/sklearn --macro --rtol 1e-5 --atol 1e-5 --expectations tests/onnx-backend/sklearn.toml
 step "symbolic dims: SAME padding, If merges and PaddleOCR-style models at two sizes (scripts/make_symbolic_models.py) against ONNX Runtime"
 "$RUNNER" --dir tests/onnx-backend/symbolic --macro --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/symbolic.toml
+step "statically quantized exports: ONNX Runtime's quantize_static in QDQ and QOperator form (scripts/make_quantized_zoo.py) against ONNX Runtime"
+"$RUNNER" --dir tests/onnx-backend/quantized --macro --rtol 1e-4 --atol 1e-4 --expectations tests/onnx-backend/quantized.toml
 step "the real models' modules exported back to ONNX, against ONNX Runtime on the originals"
 "$PY" scripts/check_reexport.py "$REEXPORTED" --require 24
 # 1.4 GB of re-exported weights, checked: not kept on the disk the later steps build on.

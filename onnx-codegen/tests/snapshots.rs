@@ -422,6 +422,54 @@ fn a_dynamic_quantization_chain_passes_its_integers_to_the_convolution() {
     assert!(!code.contains("minus_zero_point(q0"), "{code}");
 }
 
+/// A QDQ model as ONNX Runtime's `quantize_static` writes it: the Conv weight's DequantizeLinear
+/// (int8, per output channel) is evaluated at import into an f32 weight, and each activation's
+/// QuantizeLinear → DequantizeLinear of one scale and zero point becomes one fake quantization
+/// with them as literals. A pair of different scales, and a quantized value that is also a graph
+/// output, stay as they are.
+#[test]
+fn a_qdq_models_weights_are_dequantized_at_import_and_its_pairs_fused() {
+    use models::{floats_init, input, model_with_outputs, node};
+    let int8 = |name: &str, data_type: i32, dims: &[i64], values: &[i32]| onnx_ir::proto::TensorProto {
+        name: Some(name.into()),
+        data_type: Some(data_type),
+        dims: dims.to_vec(),
+        int32_data: values.to_vec(),
+        ..Default::default()
+    };
+    let weights: Vec<i32> = (0..2 * 3).map(|i| i * 37 % 255 - 127).collect();
+    let inits = vec![
+        floats_init("s", &[], &[0.02]),
+        int8("z", 2, &[], &[128]),
+        floats_init("s2", &[], &[0.03]),
+        int8("w_q", 3, &[2, 3, 1, 1], &weights),
+        floats_init("w_s", &[2], &[0.01, 0.005]),
+        int8("w_z", 3, &[2], &[0, 0]),
+    ];
+    let nodes = vec![
+        node("QuantizeLinear", &["x", "s", "z"], &["x_q"], vec![]),
+        node("DequantizeLinear", &["x_q", "s", "z"], &["x_dq"], vec![]),
+        node("DequantizeLinear", &["w_q", "w_s", "w_z"], &["w"], vec![models::attr_int("axis", 0)]),
+        node("Conv", &["x_dq", "w"], &["y"], vec![]),
+        node("QuantizeLinear", &["y", "s", "z"], &["y_q"], vec![]),
+        node("DequantizeLinear", &["y_q", "s2", "z"], &["y_other"], vec![]),
+        node("QuantizeLinear", &["y_other", "s", "z"], &["kept_q"], vec![]),
+        node("DequantizeLinear", &["kept_q", "s", "z"], &["out"], vec![]),
+    ];
+    let bytes = model_with_outputs(13, nodes, vec![input("x", &[1, 3, 4, 4])], inits, &["out", "kept_q"]);
+    let code = code(&bytes, LoadStrategy::None, true, &[]);
+    let compact: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(
+        compact.contains("burn_onnx::ops::fake_quantize_per_tensor(x,0.019999999552965164,128.0,(0.0,255.0)"),
+        "{code}"
+    );
+    assert!(!code.contains("w_q"), "the int8 weight is no field: {code}");
+    // Different scales, and a quantized value that is a graph output: a QuantizeLinear and a
+    // DequantizeLinear each.
+    assert_eq!(code.matches("fake_quantize").count(), 1, "{code}");
+    assert_eq!(code.matches(".round()").count(), 2, "{code}");
+}
+
 /// A weight shared by two MatMulIntegers with different zero points gets one folded weight per
 /// zero point; the same pair twice, one.
 #[test]

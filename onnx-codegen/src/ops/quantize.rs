@@ -32,6 +32,11 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
             align_rank(v, 1, rank)
         }))
     };
+    if c.round_trip {
+        if let Some(code) = per_tensor_round_trip(e, node, c)? {
+            return Ok(code);
+        }
+    }
     let x_dtype = e.ty(e.input_id(&node.inputs, 0)?).dtype;
     let x = e.input(&node.inputs, 0)?;
     let x = if c.quantize { x } else { float_as(x, x_dtype, float) };
@@ -57,6 +62,25 @@ pub fn quantize(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Toke
     }})
 }
 
+/// A fused QuantizeLinear → DequantizeLinear (`QuantizeConfig::round_trip`) whose scale and zero
+/// point are constants of one value: `burn_onnx::ops::fake_quantize_per_tensor` with them as
+/// literals (exact: an f32 printed in full reads back as itself), where tensors of them cost
+/// a few small ops and reads on every forward (the QDQ activations' round trips, 66 in a
+/// MobileNetV2). `None` otherwise.
+fn per_tensor_round_trip(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Result<Option<TokenStream>> {
+    let scalar = |index: usize| node.inputs.get(index).copied().flatten().map(|id| e.scalar(id));
+    let (Some(Some(scale)), zero) = (scalar(1), scalar(2)) else { return Ok(None) };
+    let Some(zero) = zero.unwrap_or(Some(0.0)) else { return Ok(None) };
+    let (lo, hi) =
+        int_range(c.quantized_type).ok_or_else(|| e.error(format!("quantized type {}", c.quantized_type)))?;
+    if !scale.is_finite() || !zero.is_finite() {
+        return Ok(None);
+    }
+    let x = e.input(&node.inputs, 0)?;
+    let [scale, zero, lo, hi] = [scale, zero, lo, hi].map(float_literal);
+    Ok(Some(quote! { burn_onnx::ops::fake_quantize_per_tensor(#x, #scale, #zero, (#lo, #hi)) }))
+}
+
 /// The (de)quantization of `x` by `scale` and `zero` (float tensors of `x`'s rank; a
 /// dequantized `x` already a float of the scale's type).
 fn quantize_formula(
@@ -69,6 +93,16 @@ fn quantize_formula(
     if !c.quantize {
         let zero = zero.map(|z| quote! { .sub(#z) });
         return Ok(quote! { #x #zero .mul(#scale) });
+    }
+    if c.round_trip {
+        let (lo, hi) =
+            int_range(c.quantized_type).ok_or_else(|| e.error(format!("quantized type {}", c.quantized_type)))?;
+        let (lo, hi) = (float_literal(lo), float_literal(hi));
+        let zero = match zero {
+            Some(z) => quote! { Some(#z) },
+            None => quote! { None },
+        };
+        return Ok(quote! { burn_onnx::ops::fake_quantize(#x, #scale, #zero, (#lo, #hi)) });
     }
     let zero = zero.map(|z| quote! { .add(#z) });
     if c.quantized_type.kind() == Kind::Float {

@@ -7,6 +7,7 @@ use super::common::normalize_axis;
 use super::{one, InferOp};
 use super::{NodeCtx, Op, Parsed};
 use crate::error::Result;
+use crate::tensor::TensorData;
 use crate::types::{DType, Kind, TensorType};
 
 /// QuantizeLinear or DequantizeLinear with a scalar, per-axis or blocked scale and zero point.
@@ -25,6 +26,10 @@ pub struct QuantizeConfig {
     /// For a float8 quantized type: an out-of-range value becomes the largest value of its sign
     /// (else infinity or NaN, per type).
     pub saturate: bool,
+    /// A QuantizeLinear whose integers a DequantizeLinear of the same scale and zero point turns
+    /// straight back into floats (QDQ's fake quantization, fused by `fuse_fake_quantize`): the
+    /// output is the input's float type.
+    pub round_trip: bool,
 }
 
 /// Saturation bounds of a quantized integer type.
@@ -84,7 +89,56 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     if !narrow_float && (quantized_type.kind() != Kind::Int || int_range(quantized_type).is_none()) {
         return Err(ctx.error(format!("quantized type {quantized_type} is not supported")));
     }
-    Ok(Parsed::new(Op::Quantize(QuantizeConfig { axis, block_size, quantize, quantized_type, saturate }), 3))
+    let config = QuantizeConfig { axis, block_size, quantize, quantized_type, saturate, round_trip: false };
+    Ok(Parsed::new(Op::Quantize(config), 3))
+}
+
+/// Constant weights this large at most are dequantized at import (as f32: 4 bytes an element).
+pub const MAX_DEQUANTIZED_ELEMENTS: usize = 1 << 26;
+
+/// DequantizeLinear of constants, evaluated at import: `(x - zero) * scale` in f32, operation by
+/// operation as the generated code computes it (`x` and the zero point converted to f32, then
+/// the subtraction, then the product), so the folded weight has the bits the forward pass would
+/// make. A QDQ model's constant weights otherwise went through this on every forward (ONNX
+/// Runtime's `quantize_static` writes one per Conv weight and bias). `None` for what this does
+/// not cover: a scale other than f32, blocked or float8 quantization, non-resident or oversized
+/// data.
+pub fn dequantize_constant(
+    c: &QuantizeConfig,
+    x: &TensorData,
+    scale: &TensorData,
+    zero: Option<&TensorData>,
+) -> Option<TensorData> {
+    let plain_int = x.dtype.kind() == Kind::Int && !x.dtype.is_low_bit();
+    if c.quantize || c.block_size.is_some() || !plain_int || scale.dtype != DType::F32 {
+        return None;
+    }
+    if x.num_elements() > MAX_DEQUANTIZED_ELEMENTS || zero.is_some_and(|z| z.dtype != x.dtype) {
+        return None;
+    }
+    let values = x.to_f64s()?;
+    let scales = scale.to_f64s()?;
+    let zeros = match zero {
+        Some(z) => z.to_f64s()?,
+        None => vec![0.0],
+    };
+    // A parameter is one value, or one per index along the axis (per-axis; a vector scale of a
+    // vector input runs along it).
+    let axis = if x.shape.len() > 1 { c.axis } else { 0 };
+    let len = x.shape.get(axis).copied().unwrap_or(1);
+    let inner: usize = x.shape.get(axis + 1..).map_or(1, |dims| dims.iter().product());
+    let fits = |n: usize| n == 1 || (n == len && scale.shape.len() <= 1);
+    if !fits(scales.len()) || !fits(zeros.len()) {
+        return None;
+    }
+    let at = |params: &[f64], i: usize| params[if params.len() == 1 { 0 } else { i / inner.max(1) % len }];
+    let dequantized: Vec<f32> = values
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| ((v as f32) - (at(&zeros, i) as f32)) * at(&scales, i) as f32)
+        .collect();
+    let bytes = dequantized.iter().flat_map(|v| v.to_le_bytes()).collect();
+    Some(TensorData::new(DType::F32, x.shape.clone(), bytes))
 }
 
 /// The axis and block size of blocked quantization, checked against the shapes: the scale (and
@@ -118,9 +172,14 @@ fn blocked_axis(ctx: &NodeCtx, block_size: i64) -> Result<(usize, Option<usize>)
     Ok((axis, Some(block)))
 }
 
-/// QuantizeLinear yields the quantized type, DequantizeLinear the scale's type, in the input's shape.
+/// QuantizeLinear yields the quantized type, DequantizeLinear the scale's type, a round trip the
+/// input's, in the input's shape.
 pub fn infer(c: &QuantizeConfig, inputs: &[&TensorType]) -> TensorType {
-    let dtype = if c.quantize { c.quantized_type } else { inputs[1].dtype };
+    let dtype = match (c.quantize, c.round_trip) {
+        (true, false) => c.quantized_type,
+        (true, true) => inputs[0].dtype,
+        (false, _) => inputs[1].dtype,
+    };
     TensorType::new(dtype, inputs[0].shape.clone())
 }
 
@@ -220,5 +279,65 @@ impl InferOp for QuantizedLinearConfig {
 impl InferOp for DynamicQuantizeConfig {
     fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
         Ok(infer_dynamic(inputs[0]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(dtype: DType, shape: &[usize], values: &[f64]) -> TensorData {
+        if dtype == DType::I8 {
+            return TensorData::new(dtype, shape.to_vec(), values.iter().map(|&v| v as i8 as u8).collect());
+        }
+        TensorData::from_f64s(dtype, shape.to_vec(), values).expect("a float type")
+    }
+
+    fn f32s(t: &TensorData) -> Vec<f32> {
+        t.to_f64s().expect("resident").into_iter().map(|v| v as f32).collect()
+    }
+
+    fn dequantize(axis: usize) -> QuantizeConfig {
+        QuantizeConfig {
+            axis,
+            block_size: None,
+            quantize: false,
+            quantized_type: DType::I8,
+            saturate: true,
+            round_trip: false,
+        }
+    }
+
+    /// Constant dequantization is the generated code's f32 arithmetic, each element with its own
+    /// channel's scale and zero point along the axis, a single pair for all, or none; what it does
+    /// not cover (quantizing, blocks, a scale other than f32) is left to the forward pass.
+    #[test]
+    fn constant_weights_dequantize_as_the_forward_pass_would() {
+        let q: Vec<f64> = (0..12).map(|i| (i * 53 % 256 - 128) as f64).collect();
+        let x = data(DType::I8, &[3, 2, 2], &q);
+        let scales = [0.1f32, 0.0123, 7.5];
+        let zeros = [0.0, -3.0, 5.0];
+        let scale = data(DType::F32, &[3], &scales.map(f64::from));
+        let zero = data(DType::I8, &[3], &zeros);
+        let got = f32s(&dequantize_constant(&dequantize(0), &x, &scale, Some(&zero)).expect("folds"));
+        for (i, (&v, &g)) in q.iter().zip(&got).enumerate() {
+            let c = i / 4;
+            assert_eq!(g.to_bits(), ((v as f32 - zeros[c] as f32) * scales[c]).to_bits(), "element {i}");
+        }
+        // Along axis 1 of the same data, and one pair for all.
+        let (scale1, zero1) = (data(DType::F32, &[2], &[0.5, 0.25]), data(DType::I8, &[2], &[1.0, 2.0]));
+        let got = f32s(&dequantize_constant(&dequantize(1), &x, &scale1, Some(&zero1)).expect("folds"));
+        let per_axis: Vec<f32> =
+            q.iter().enumerate().map(|(i, &v)| (v as f32 - [1.0, 2.0][i / 2 % 2]) * [0.5, 0.25][i / 2 % 2]).collect();
+        assert_eq!(got, per_axis);
+        let one = data(DType::F32, &[], &[0.1]);
+        let got = f32s(&dequantize_constant(&dequantize(0), &x, &one, None).expect("folds"));
+        assert_eq!(got, q.iter().map(|&v| v as f32 * 0.1f32).collect::<Vec<_>>());
+        // Not folded: a quantization, a blocked one, a double scale.
+        let quantize = QuantizeConfig { quantize: true, ..dequantize(0) };
+        assert!(dequantize_constant(&quantize, &x, &one, None).is_none());
+        let blocked = QuantizeConfig { block_size: Some(2), ..dequantize(0) };
+        assert!(dequantize_constant(&blocked, &x, &one, None).is_none());
+        assert!(dequantize_constant(&dequantize(0), &x, &data(DType::F64, &[], &[0.1]), None).is_none());
     }
 }

@@ -237,6 +237,10 @@ fn transpose(x: &Array, perm: &[usize]) -> Array {
 /// Evaluates `op` on constant `inputs` when it is one of the folded ops; `out` is the inferred
 /// output type (its static shape drives the pure reshaping ops).
 pub fn eval(op: &Op, inputs: &[&TensorData], out: &[TensorType]) -> Option<Vec<TensorData>> {
+    // Constant weights of any size (see `dequantize_constant`).
+    if let (Op::Quantize(c), [x, scale, zero @ ..]) = (op, inputs) {
+        return crate::ops::quantize::dequantize_constant(c, x, scale, zero.first().copied()).map(|d| vec![d]);
+    }
     if inputs.iter().any(|t| !within_budget(&t.shape) || !foldable_dtype(t.dtype)) {
         return None;
     }

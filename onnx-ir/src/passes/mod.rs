@@ -8,6 +8,7 @@ mod fold_into_conv;
 mod fuse_attention;
 mod fuse_conv_activation;
 mod fuse_conv_residual;
+mod fuse_fake_quantize;
 mod fuse_gelu;
 mod fuse_hard_swish;
 mod fuse_integer_scale;
@@ -29,6 +30,7 @@ pub(crate) use fold_into_conv::fold_into_conv;
 pub(crate) use fuse_attention::fuse_attention;
 pub(crate) use fuse_conv_activation::fuse_conv_activation;
 pub(crate) use fuse_conv_residual::fuse_conv_residual;
+pub(crate) use fuse_fake_quantize::fuse_fake_quantize;
 pub(crate) use fuse_gelu::fuse_gelu;
 pub(crate) use fuse_hard_swish::fuse_hard_swish;
 pub(crate) use fuse_integer_scale::fuse_integer_scale;
@@ -48,7 +50,8 @@ pub(crate) use remove_identity::remove_identity;
 /// - the fusions: folding into a Conv (then what is left into a BatchNorm), then a Conv's
 ///   residual Add, and fusing SiLU and hard-swish,
 ///   before fusing a Conv's activation (which follows the folded ops and the sum, and may be
-///   one of those); the others (a product's bias, an integer product's scale, ...) are
+///   one of those); the others (a product's bias, an integer product's scale, QDQ's fake
+///   quantization, ...) are
 ///   independent;
 /// - common subexpressions merge last: a merged value is read more than once, which would
 ///   stop a fusion through it (a `ConstantOfShape` weight shared by two Convs can no longer
@@ -62,6 +65,7 @@ pub fn simplify(graph: &mut Graph) {
     fuse_conv_residual(graph);
     fuse_matmul_bias(graph);
     fuse_integer_scale(graph);
+    fuse_fake_quantize(graph);
     fuse_gelu(graph);
     fuse_silu(graph);
     fuse_hard_swish(graph);

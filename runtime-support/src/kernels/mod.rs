@@ -483,6 +483,19 @@ pub(crate) fn integer_matmul_constant(a: Tensor<2>, b: &Tensor<2>) -> Option<Ten
     }
 }
 
+/// QLinear*'s requantization of integer sums: plus the bias, times the scale, rounded to even,
+/// plus the zero point, saturated to the range.
+pub struct Requantization {
+    /// int32, in units of the sums: one value or one per output channel.
+    pub bias: Option<Tensor<1, burn::tensor::Int>>,
+    /// `x_scale · w_scale / y_scale`: one value or one per output channel.
+    pub scale: Tensor<1>,
+    /// The output's zero point: one value.
+    pub zero: Tensor<1>,
+    /// The output type's least and greatest values.
+    pub range: (f32, f32),
+}
+
 /// ConvInteger's 2-D convolution on flex (see `flex::integer_conv2d`): `zero` one integer.
 /// `None` for other tensors or values.
 pub(crate) fn integer_conv2d(
@@ -510,7 +523,7 @@ pub(crate) fn qlinear_conv2d(
     zero: &Tensor<1>,
     weight: &Tensor<4>,
     options: &ConvOptions<2>,
-    r: &crate::ops::Requantization,
+    r: &Requantization,
 ) -> Option<Tensor<4, burn::tensor::Int>> {
     #[cfg(feature = "flex")]
     {
@@ -520,12 +533,57 @@ pub(crate) fn qlinear_conv2d(
         };
         let scales = r.scale.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?;
         let y_zero = integer_scalar(&r.zero)? as f32;
-        let requantization = flex::Requantization { scales: &scales, zero: y_zero, range: r.range };
+        let requantization = flex::Requantizer { scales: &scales, zero: y_zero, range: r.range };
         flex::qlinear_conv2d(x, integer_scalar(zero)?, weight, options, &biases, &requantization)
     }
     #[cfg(not(feature = "flex"))]
     {
         let _ = (x, zero, weight, options, r);
+        None
+    }
+}
+
+/// QDQ's fake quantization on flex (see `flex::fake_quantize`): `scale` and `zero` one value
+/// each. `None` for other tensors or parameters.
+pub(crate) fn fake_quantize<const D: usize>(
+    x: &Tensor<D>,
+    scale: &Tensor<D>,
+    zero: Option<&Tensor<D>>,
+    range: (f32, f32),
+) -> Option<Tensor<D>> {
+    #[cfg(feature = "flex")]
+    {
+        let one = |t: &Tensor<D>| match t.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?.as_slice() {
+            &[v] => Some(v),
+            _ => None,
+        };
+        let zero = match zero {
+            Some(z) => one(z)?,
+            None => 0.0,
+        };
+        flex::fake_quantize(x, one(scale)?, zero, range)
+    }
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (x, scale, zero, range);
+        None
+    }
+}
+
+/// [`fake_quantize`] by one scale and zero point given as numbers.
+pub(crate) fn fake_quantize_per_tensor<const D: usize>(
+    x: &Tensor<D>,
+    scale: f32,
+    zero: f32,
+    range: (f32, f32),
+) -> Option<Tensor<D>> {
+    #[cfg(feature = "flex")]
+    {
+        flex::fake_quantize(x, scale, zero, range)
+    }
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (x, scale, zero, range);
         None
     }
 }
@@ -573,7 +631,7 @@ pub(crate) fn requantize<const D: usize>(
             [z] => *z,
             _ => return None,
         };
-        flex::requantize(acc, channel, &flex::Requantization { scales: &scales, zero, range })
+        flex::requantize(acc, channel, &flex::Requantizer { scales: &scales, zero, range })
     }
     #[cfg(not(feature = "flex"))]
     {

@@ -37,6 +37,43 @@ pub fn minus_zero_point<const D: usize>(x: Tensor<D, Int>, zero: Tensor<D>) -> T
     x.float().sub(zero)
 }
 
+/// QuantizeLinear then DequantizeLinear with the same `scale` and `zero` (QDQ's fake
+/// quantization): `x / scale` rounded to even, plus `zero`, saturated to `range`, less `zero`,
+/// times `scale`, with the integers' own rule for NaN (0). One vectorised pass on flex for a
+/// single scale and zero point; elsewhere Burn's ops, the same ones the two nodes make.
+pub fn fake_quantize<const D: usize>(
+    x: Tensor<D>,
+    scale: Tensor<D>,
+    zero: Option<Tensor<D>>,
+    range: (f32, f32),
+) -> Tensor<D> {
+    if let Some(y) = crate::kernels::fake_quantize(&x, &scale, zero.as_ref(), range) {
+        return y;
+    }
+    let q = x.div(scale.clone()).round();
+    let q = match &zero {
+        Some(z) => q.add(z.clone()),
+        None => q,
+    };
+    let q = q.clamp(range.0, range.1).int().float();
+    let q = match zero {
+        Some(z) => q.sub(z),
+        None => q,
+    };
+    q.mul(scale)
+}
+
+/// [`fake_quantize`] by one scale and zero point known when the model was generated.
+pub fn fake_quantize_per_tensor<const D: usize>(x: Tensor<D>, scale: f32, zero: f32, range: (f32, f32)) -> Tensor<D> {
+    if let Some(y) = crate::kernels::fake_quantize_per_tensor(&x, scale, zero, range) {
+        return y;
+    }
+    let (device, dtype) = (x.device(), x.dtype());
+    let scalar =
+        |v: f32| Tensor::<1>::from_data(TensorData::new(alloc::vec![v], [1]), (&device, dtype)).reshape([1; D]);
+    fake_quantize(x, scalar(scale), Some(scalar(zero)), range)
+}
+
 /// ConvInteger's 2-D convolution: `x`'s quantized values less `zero` (one value; none is 0)
 /// convolved with `weight` (the weight less its zero point, a field of the model), the exact
 /// sums as f32. On flex, up to 258 terms a sum, the f32 convolution of the values less the zero
@@ -55,16 +92,6 @@ pub fn integer_conv2d(
     }
     let x = minus_zero_point(x, zero.unsqueeze_dims::<4>(&[0, 2, 3]));
     crate::kernels::conv2d(x, weight, None, options, crate::kernels::ConvActivation::None)
-}
-
-/// QLinear*'s requantization of integer sums: plus `bias` (int32, in units of the sums; one
-/// value or one per output channel), times `scale` (`x_scale · w_scale / y_scale`, likewise),
-/// rounded to even, plus `zero` (one value), saturated to `range` (the output type's).
-pub struct Requantization {
-    pub bias: Option<Tensor<1, Int>>,
-    pub scale: Tensor<1>,
-    pub zero: Tensor<1>,
-    pub range: (f32, f32),
 }
 
 /// QLinearConv (2-D): [`integer_conv2d`]'s sums requantized by `r`, as ONNX Runtime computes

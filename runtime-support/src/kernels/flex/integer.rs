@@ -129,16 +129,47 @@ pub fn int_minus<const D: usize>(x: &Tensor<D, Int>, zero: f32) -> Option<Tensor
     Some(from_vec(values, x.dims()))
 }
 
+/// QDQ's fake quantization of an f32 flex tensor in one vectorised pass, as Burn's ops make it
+/// (`x / scale` rounded to even, plus `zero`, clamped to `lo..=hi`, as an integer, less `zero`,
+/// times `scale`): NaN becomes the integer 0, as the conversion makes it. `None` for other
+/// tensors.
+pub fn fake_quantize<const D: usize>(x: &Tensor<D>, scale: f32, zero: f32, (lo, hi): (f32, f32)) -> Option<Tensor<D>> {
+    let values = super::with_values(x, |values| {
+        super::vectorised(
+            #[inline(always)]
+            || {
+                values
+                    .iter()
+                    .map(|&v| {
+                        let q = (v / scale).round_ties_even() + zero;
+                        // Comparisons, which vectorise; NaN fails both and is then made 0.
+                        let q = if q < lo {
+                            lo
+                        } else if q > hi {
+                            hi
+                        } else {
+                            q
+                        };
+                        let q = if q.is_nan() { 0.0 } else { q };
+                        (q - zero) * scale
+                    })
+                    .collect()
+            },
+        )
+    })?;
+    Some(from_vec(values, x.dims()))
+}
+
 /// QLinear*'s requantization of 32-bit sums: each times its scale (one, or one per index of the
 /// channel dim), rounded to even, plus the output's zero point, saturated to the output type's
 /// range, as ONNX Runtime computes it.
-pub struct Requantization<'a> {
+pub struct Requantizer<'a> {
     pub scales: &'a [f32],
     pub zero: f32,
     pub range: (f32, f32),
 }
 
-impl Requantization<'_> {
+impl Requantizer<'_> {
     /// The range less the zero point, where it clamps before the rounding (the same integers as
     /// clamping after it, both bounds being integers); `None` where the range or zero point lie
     /// past ±2^24, where f32 no longer holds every integer.
@@ -163,7 +194,7 @@ impl Requantization<'_> {
 
 /// QLinearMatMul's requantization of the f32 sums in `acc` (a flex tensor), the scales along dim
 /// `channel`: one vectorised pass where Burn's ops made five.
-pub fn requantize<const D: usize>(acc: &Tensor<D>, channel: usize, r: &Requantization) -> Option<Tensor<D, Int>> {
+pub fn requantize<const D: usize>(acc: &Tensor<D>, channel: usize, r: &Requantizer) -> Option<Tensor<D, Int>> {
     let shifted = r.shifted_range()?;
     let scales = r.scales;
     let values = per_channel(
@@ -330,7 +361,7 @@ pub fn qlinear_conv2d(
     w: &Tensor<4>,
     options: &ConvOptions<2>,
     biases: &[i32],
-    r: &Requantization,
+    r: &Requantizer,
 ) -> Option<Tensor<4, Int>> {
     let channels = w.dims()[0];
     let fits = |count: usize| count <= 1 || count == channels;
@@ -592,7 +623,7 @@ mod tests {
                         (v.round_ties_even() + zero).clamp(range.0, range.1) as i32
                     })
                     .collect();
-                let r = Requantization { scales, zero, range };
+                let r = Requantizer { scales, zero, range };
                 let actual = qlinear_conv2d(&x, x_range.2, &w, &options, biases, &r).expect("fits");
                 let actual = actual.into_data().convert::<i32>().try_to_vec::<i32>().expect("ints");
                 assert_eq!(actual, expected, "case {seed}, zero {zero}, biases {}", biases.len());
@@ -603,6 +634,25 @@ mod tests {
             }
         }
         assert!(at_low > 0 && at_high > 0, "outputs saturate at both ends: {at_low}, {at_high}");
+    }
+
+    /// The one-pass fake quantization gives the bits of Burn's op sequence (divide, round to
+    /// even, add the zero point, clamp, to integers, back, subtract it, multiply): ties both
+    /// ways, values past either end, NaN (the integer 0), infinities, signed zeros, no zero point.
+    #[test]
+    fn fake_quantization_is_burns_op_sequence() {
+        let mut values: Vec<f32> = (-700..700).map(|i| i as f32 * 0.0125).collect();
+        values.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.0, 1e30, -1e30, 0.025, -0.025, 0.075]);
+        let x = floats(&values, [values.len()]);
+        for (scale, zero, range) in
+            [(0.05, 128.0, (0.0, 255.0)), (0.01, 0.0, (-128.0, 127.0)), (0.003, -3.0, (-128.0, 127.0))]
+        {
+            let q = x.clone().div_scalar(scale).round().add_scalar(zero).clamp(range.0, range.1).int().float();
+            let expected = data(q.sub_scalar(zero).mul_scalar(scale));
+            let actual = data(fake_quantize(&x, scale, zero, range).expect("an f32 flex tensor"));
+            let bits = |v: &[f32]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&actual), bits(&expected), "scale {scale}, zero {zero}");
+        }
     }
 
     /// A constant B is packed once and found again by its storage; a new tensor of other

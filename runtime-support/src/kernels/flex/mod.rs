@@ -471,8 +471,8 @@ mod integer;
 mod lstm;
 use conv::finish_outputs;
 pub use integer::{
-    dequantize_sums, int_minus, integer_conv2d, integer_matmul, integer_matmul_constant,
-    integer_matmul_constant_transposed, qlinear_conv2d, requantize, Requantization,
+    dequantize_sums, fake_quantize, int_minus, integer_conv2d, integer_matmul, integer_matmul_constant,
+    integer_matmul_constant_transposed, qlinear_conv2d, requantize, Requantizer,
 };
 pub use lstm::{lstm_sequence, quantized_lstm};
 
