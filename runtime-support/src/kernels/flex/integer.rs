@@ -333,7 +333,7 @@ fn nth_or_first<T: Copy>(values: &[T], i: usize, default: T) -> T {
 /// f32 from the float kernel.
 enum Sums {
     Integers(Vec<i32>, [usize; 4]),
-    Floats(Tensor<4>),
+    Floats(Box<Tensor<4>>),
 }
 
 /// ConvInteger's 2-D convolution on flex: `x` (`[n, c, h, w]`, quantized values) less `zero`
@@ -348,7 +348,7 @@ pub fn integer_conv2d(x: &Tensor<4, Int>, zero: i32, w: &Tensor<4>, options: &Co
             ),
             dims,
         ),
-        Sums::Floats(sums) => sums,
+        Sums::Floats(sums) => *sums,
     })
 }
 
@@ -376,7 +376,7 @@ pub fn qlinear_conv2d(
         Sums::Integers(sums, dims) => (per_run(&sums, dims[2] * dims[3], parameters, value), dims),
         Sums::Floats(sums) => {
             let dims = sums.dims();
-            let t = take(sums).ok()?;
+            let t = take(*sums).ok()?;
             let sums = t.as_slice::<f32>()?;
             (per_run(sums, dims[2] * dims[3], parameters, |p, s: f32| value(p, saturating_i32(s))), dims)
         }
@@ -394,7 +394,9 @@ fn conv_sums(x: &Tensor<4, Int>, zero: i32, w: &Tensor<4>, options: &ConvOptions
         return integer_sums(x, zero, w, options);
     }
     let x = int_minus(x, zero as f32)?;
-    super::conv2d((x, w.clone(), None, None), options, crate::kernels::ConvActivation::None).ok().map(Sums::Floats)
+    super::conv2d((x, w.clone(), None, None), options, crate::kernels::ConvActivation::None)
+        .ok()
+        .map(|sums| Sums::Floats(Box::new(sums)))
 }
 
 /// [`conv_sums`] in 32-bit integers. Per image and group one integer product: the weight's rows
