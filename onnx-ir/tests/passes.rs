@@ -1007,3 +1007,42 @@ fn an_integer_scale_is_left_alone_when_a_value_is_read_elsewhere_or_the_types_do
         ["QuantizedLinear", "Cast", "Binary"]
     );
 }
+
+// fuse_fake_quantize
+
+/// `x` `[1, 2, 3]` through QuantizeLinear (scale `s`, uint8 zero point `z`) and DequantizeLinear
+/// (scale `dq_scale`, zero point `z`), then Relu; `extra` nodes after; the scales and the zero
+/// point initializers.
+fn qdq(dq_scale: &str, extra: Vec<NodeProto>, outputs: &[&str]) -> Vec<u8> {
+    let uint8 = TensorProto { name: Some("z".into()), data_type: Some(2), int32_data: vec![128], ..Default::default() };
+    let inits = vec![floats_init("s", &[], &[0.02]), floats_init("s2", &[], &[0.04]), uint8];
+    let mut nodes = vec![
+        node("QuantizeLinear", &["x", "s", "z"], &["q"], vec![]),
+        node("DequantizeLinear", &["q", dq_scale, "z"], &["dq"], vec![]),
+        node("Relu", &["dq"], &["y"], vec![]),
+    ];
+    nodes.extend(extra);
+    model_with_outputs(13, nodes, vec![input("x", &[1, 2, 3])], inits, outputs)
+}
+
+#[test]
+fn a_quantize_dequantize_pair_of_one_scale_and_zero_point_is_one_round_trip() {
+    let graph = simplified(&qdq("s", vec![], &["y"]));
+    assert_eq!(op_names(&graph), ["Quantize", "Unary"]);
+    let fused = &graph.nodes[0];
+    let Op::Quantize(config) = &fused.op else { unreachable!() };
+    assert!(config.round_trip && config.quantize);
+    let names: Vec<&str> = fused.inputs.iter().map(|&i| value_name(&graph, i)).collect();
+    assert_eq!(names, ["x", "s", "z"]);
+    assert_eq!(graph.values[fused.outputs[0]].ty.dtype, onnx_ir::DType::F32);
+    assert_eq!(op_names(&not_simplified(&qdq("s", vec![], &["y"]))), ["Quantize", "Quantize", "Unary"]);
+}
+
+#[test]
+fn a_quantize_dequantize_pair_is_kept_when_the_scales_differ_or_the_integers_are_read_elsewhere() {
+    let names = |bytes: Vec<u8>| op_names(&simplified(&bytes));
+    assert_eq!(names(qdq("s2", vec![], &["y"])), ["Quantize", "Quantize", "Unary"]);
+    assert_eq!(names(qdq("s", vec![], &["y", "q"])), ["Quantize", "Quantize", "Unary"]);
+    let again = vec![node("DequantizeLinear", &["q", "s2", "z"], &["dq2"], vec![])];
+    assert_eq!(names(qdq("s", again, &["y", "dq2"])), ["Quantize", "Quantize", "Unary", "Quantize"]);
+}
