@@ -142,15 +142,11 @@ pub fn fake_quantize<const D: usize>(x: &Tensor<D>, scale: f32, zero: f32, (lo, 
                     .iter()
                     .map(|&v| {
                         let q = (v / scale).round_ties_even() + zero;
-                        // Comparisons, which vectorise; NaN fails both and is then made 0.
-                        let q = if q < lo {
-                            lo
-                        } else if q > hi {
-                            hi
-                        } else {
-                            q
-                        };
-                        let q = if q.is_nan() { 0.0 } else { q };
+                        // Selects, which vectorise (an `else if` chain stayed a branch per value);
+                        // NaN fails both comparisons and is then made 0.
+                        let low = if q < lo { lo } else { q };
+                        let clamped = if low > hi { hi } else { low };
+                        let q = if q.is_nan() { 0.0 } else { clamped };
                         (q - zero) * scale
                     })
                     .collect()
@@ -390,7 +386,8 @@ pub fn qlinear_conv2d(
 /// convolution is a product of one row per group). Deeper ones [`integer_sums`].
 fn conv_sums(x: &Tensor<4, Int>, zero: i32, w: &Tensor<4>, options: &ConvOptions<2>) -> Option<Sums> {
     let [_, group_channels, kh, kw] = w.dims();
-    if group_channels * kh * kw > F32_EXACT_TERMS {
+    // (The integer product also where the f32 kernel is not built for this CPU.)
+    if group_channels * kh * kw > F32_EXACT_TERMS || !crate::kernels::gemm::available() {
         return integer_sums(x, zero, w, options);
     }
     let x = int_minus(x, zero as f32)?;
