@@ -93,8 +93,10 @@ pub fn parse(ctx: &NodeCtx) -> Result<Parsed> {
     Ok(Parsed::new(Op::Quantize(config), 3))
 }
 
-/// Constant weights this large at most are dequantized at import (as f32: 4 bytes an element).
-pub const MAX_DEQUANTIZED_ELEMENTS: usize = 1 << 26;
+/// Constant weights this large at most are dequantized at import: 64 MB as f32, read through
+/// f64 (128 MB while it runs, inside the compiler for the macro). Larger ones are dequantized by
+/// the forward pass.
+pub const MAX_DEQUANTIZED_ELEMENTS: usize = 1 << 24;
 
 /// DequantizeLinear of constants, evaluated at import: `(x - zero) * scale` in f32, operation by
 /// operation as the generated code computes it (`x` and the zero point converted to f32, then
