@@ -592,12 +592,18 @@ pub fn scalar_literal(value: f64, dtype: DType) -> TokenStream {
 
 /// `Some(<literal>)` or `None`, for an optional float argument of a runtime helper.
 pub fn optional_float_literal(value: Option<f64>) -> TokenStream {
-    match value.map(float_literal) {
+    some_or_none(value.map(float_literal))
+}
+
+/// `Some(value)` or `None`, as tokens.
+pub fn some_or_none(value: Option<TokenStream>) -> TokenStream {
+    match value {
         Some(v) => quote! { Some(#v) },
         None => quote! { None },
     }
 }
 
+/// A float literal (NaN and the infinities as `f64`'s constants).
 pub fn float_literal(value: f64) -> TokenStream {
     if value.is_nan() {
         quote! { f64::NAN }

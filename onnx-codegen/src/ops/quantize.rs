@@ -1,5 +1,5 @@
 use super::{align_rank, EmitOp};
-use crate::emitter::{dims_literal, float_as, float_literal, lit, Emitter};
+use crate::emitter::{dims_literal, float_as, float_literal, lit, some_or_none, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::quantize::int_range;
 use onnx_ir::ops::{DynamicQuantizeConfig, QuantizeConfig, QuantizedLinearConfig, Window};
@@ -71,13 +71,12 @@ fn per_tensor_round_trip(e: &mut Emitter, node: &Node, c: &QuantizeConfig) -> Re
     let scalar = |index: usize| node.inputs.get(index).copied().flatten().map(|id| e.scalar(id));
     let (Some(Some(scale)), zero) = (scalar(1), scalar(2)) else { return Ok(None) };
     let Some(zero) = zero.unwrap_or(Some(0.0)) else { return Ok(None) };
-    let (lo, hi) =
-        int_range(c.quantized_type).ok_or_else(|| e.error(format!("quantized type {}", c.quantized_type)))?;
+    let (lo, hi) = range_literals(e, c.quantized_type)?;
     if !scale.is_finite() || !zero.is_finite() {
         return Ok(None);
     }
     let x = e.input(&node.inputs, 0)?;
-    let [scale, zero, lo, hi] = [scale, zero, lo, hi].map(float_literal);
+    let [scale, zero] = [scale, zero].map(float_literal);
     Ok(Some(quote! { burn_onnx::ops::fake_quantize_per_tensor(#x, #scale, #zero, (#lo, #hi)) }))
 }
 
@@ -95,13 +94,8 @@ fn quantize_formula(
         return Ok(quote! { #x #zero .mul(#scale) });
     }
     if c.round_trip {
-        let (lo, hi) =
-            int_range(c.quantized_type).ok_or_else(|| e.error(format!("quantized type {}", c.quantized_type)))?;
-        let (lo, hi) = (float_literal(lo), float_literal(hi));
-        let zero = match zero {
-            Some(z) => quote! { Some(#z) },
-            None => quote! { None },
-        };
+        let (lo, hi) = range_literals(e, c.quantized_type)?;
+        let zero = some_or_none(zero);
         return Ok(quote! { burn_onnx::ops::fake_quantize(#x, #scale, #zero, (#lo, #hi)) });
     }
     let zero = zero.map(|z| quote! { .add(#z) });
@@ -112,10 +106,14 @@ fn quantize_formula(
         return super::low_bit::cast_to(shifted, DType::F32, c.quantized_type, c.saturate)
             .ok_or_else(|| e.error(format!("quantized type {}", c.quantized_type)));
     }
-    let (lo, hi) =
-        int_range(c.quantized_type).ok_or_else(|| e.error(format!("quantized type {}", c.quantized_type)))?;
-    let (lo, hi) = (float_literal(lo), float_literal(hi));
+    let (lo, hi) = range_literals(e, c.quantized_type)?;
     Ok(quote! { #x.div(#scale).round() #zero .clamp(#lo, #hi).int() })
+}
+
+/// An integer quantized type's saturation bounds as float literals.
+fn range_literals(e: &Emitter, dtype: DType) -> Result<(TokenStream, TokenStream)> {
+    let (lo, hi) = int_range(dtype).ok_or_else(|| e.error(format!("quantized type {dtype}")))?;
+    Ok((float_literal(lo), float_literal(hi)))
 }
 
 /// How a per-axis (vector) quantization parameter lines up with its operand.
@@ -286,10 +284,7 @@ fn integer_conv2d(
     let (x, pads) = (&padded.input, &padded.pads);
     let options = quote! { burn::tensor::ops::ConvOptions::new_with_padding(#strides, #pads, #dilations, #groups) };
     let Some(out_type) = c.requantize else {
-        let zero = match zero {
-            Some(z) => quote! { Some(#z) },
-            None => quote! { None },
-        };
+        let zero = some_or_none(zero);
         let acc = padded.wrap(quote! { burn_onnx::ops::integer_conv2d(#x, #zero, #weight, #options) });
         return finish(e, node, c, acc, 4);
     };
@@ -303,8 +298,7 @@ fn integer_conv2d(
         (vector(e, x_scale?, float)?, vector(e, w_scale?, float)?, vector(e, y_scale?, float)?);
     let scale = float_as(quote! { #x_scale.mul(#w_scale).div(#y_scale) }, float, DType::F32);
     let y_zero = vector(e, e.input_id(&node.inputs, 7)?, DType::F32)?;
-    let (lo, hi) = int_range(out_type).ok_or_else(|| e.error(format!("output type {out_type}")))?;
-    let (lo, hi) = (float_literal(lo), float_literal(hi));
+    let (lo, hi) = range_literals(e, out_type)?;
     Ok(padded.wrap(quote! {
         burn_onnx::ops::qlinear_conv2d(#x, #zero, #weight, #options, burn_onnx::ops::Requantization {
             bias: #bias,

@@ -2,7 +2,7 @@
 //! each one call of `burn_onnx::ops`.
 
 use super::EmitOp;
-use crate::emitter::{lit, Emitter};
+use crate::emitter::{lit, some_or_none, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::text::{CaseChange, Labels, TextOp};
 use onnx_ir::Node;
@@ -22,8 +22,8 @@ pub fn text(e: &mut Emitter, node: &Node, op: &TextOp) -> Result<TokenStream> {
             }
             let (rank, parts_rank) = (lit(e.rank(x_id)), lit(e.rank(x_id) + 1));
             let x = e.input(&node.inputs, 0)?;
-            let delimiter = option(delimiter.as_ref().map(|d| quote! { #d }));
-            let max_splits = option(max_splits.map(lit).map(|n| quote! { #n }));
+            let delimiter = some_or_none(delimiter.as_ref().map(|d| quote! { #d }));
+            let max_splits = some_or_none(max_splits.map(lit).map(|n| quote! { #n }));
             let device = e.device();
             Ok(quote! { burn_onnx::ops::string_split::<#rank, #parts_rank>(#x, #delimiter, #max_splits, #device) })
         }
@@ -92,13 +92,6 @@ fn broadcast_operands(e: &mut Emitter, node: &Node) -> Result<(TokenStream, Toke
     let ranks = [e.rank(a_id), e.rank(b_id), e.rank(node.outputs[0])].map(|r| lit(r.max(1)));
     let (a, b) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?);
     Ok((a, b, quote! { #(#ranks),* }))
-}
-
-fn option(value: Option<TokenStream>) -> TokenStream {
-    match value {
-        Some(v) => quote! { Some(#v) },
-        None => quote! { None },
-    }
 }
 
 /// LabelEncoder values as literals of the output's `Labelled::Value` type.

@@ -528,10 +528,10 @@ pub(crate) fn qlinear_conv2d(
     #[cfg(feature = "flex")]
     {
         let biases = match &r.bias {
-            Some(b) => b.clone().into_data().convert::<i32>().try_into_vec::<i32>().ok()?,
-            None => Vec::new(),
+            Some(b) => int_values(b)?,
+            None => vec![0],
         };
-        let scales = r.scale.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?;
+        let scales = f32_values(&r.scale)?;
         let y_zero = integer_scalar(&r.zero)? as f32;
         let requantization = flex::Requantizer { scales: &scales, zero: y_zero, range: r.range };
         flex::qlinear_conv2d(x, integer_scalar(zero)?, weight, options, &biases, &requantization)
@@ -553,15 +553,11 @@ pub(crate) fn fake_quantize<const D: usize>(
 ) -> Option<Tensor<D>> {
     #[cfg(feature = "flex")]
     {
-        let one = |t: &Tensor<D>| match t.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?.as_slice() {
-            &[v] => Some(v),
-            _ => None,
-        };
         let zero = match zero {
-            Some(z) => one(z)?,
+            Some(z) => one_value(z)?,
             None => 0.0,
         };
-        flex::fake_quantize(x, one(scale)?, zero, range)
+        fake_quantize_per_tensor(x, one_value(scale)?, zero, range)
     }
     #[cfg(not(feature = "flex"))]
     {
@@ -588,13 +584,31 @@ pub(crate) fn fake_quantize_per_tensor<const D: usize>(
     }
 }
 
+/// The values of a small parameter tensor (a scale, a zero point) as f32, read back.
+#[cfg(feature = "flex")]
+fn f32_values<const D: usize>(t: &Tensor<D>) -> Option<Vec<f32>> {
+    t.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()
+}
+
+/// The values of a small int parameter tensor (a bias) as i32, read back.
+#[cfg(feature = "flex")]
+fn int_values<const D: usize>(t: &Tensor<D, burn::tensor::Int>) -> Option<Vec<i32>> {
+    t.clone().into_data().convert::<i32>().try_into_vec::<i32>().ok()
+}
+
+/// The one value of `t`; `None` for another count.
+#[cfg(feature = "flex")]
+fn one_value<const D: usize>(t: &Tensor<D>) -> Option<f32> {
+    match f32_values(t)?.as_slice() {
+        &[v] => Some(v),
+        _ => None,
+    }
+}
+
 /// The one value of `t` when it is an integer that i32 holds.
 #[cfg(feature = "flex")]
 fn integer_scalar(t: &Tensor<1>) -> Option<i32> {
-    match t.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?.as_slice() {
-        &[v] if v.trunc() == v && v.abs() <= (1 << 24) as f32 => Some(v as i32),
-        _ => None,
-    }
+    one_value(t).filter(|v| v.trunc() == *v && v.abs() <= (1 << 24) as f32).map(|v| v as i32)
 }
 
 /// `x - zero` as f32 for an int flex tensor and a single zero point (see `flex::int_minus`);
@@ -602,11 +616,7 @@ fn integer_scalar(t: &Tensor<1>) -> Option<i32> {
 pub(crate) fn int_minus<const D: usize>(x: &Tensor<D, burn::tensor::Int>, zero: &Tensor<D>) -> Option<Tensor<D>> {
     #[cfg(feature = "flex")]
     {
-        if zero.shape().num_elements() != 1 {
-            return None;
-        }
-        let zero = zero.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?;
-        flex::int_minus(x, zero[0])
+        flex::int_minus(x, one_value(zero)?)
     }
     #[cfg(not(feature = "flex"))]
     {
@@ -626,12 +636,8 @@ pub(crate) fn requantize<const D: usize>(
     #[cfg(feature = "flex")]
     {
         let channel = broadcast_channel(acc.dims(), [scale.dims()])?;
-        let scales = scale.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?;
-        let zero = match zero.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?.as_slice() {
-            [z] => *z,
-            _ => return None,
-        };
-        flex::requantize(acc, channel, &flex::Requantizer { scales: &scales, zero, range })
+        let scales = f32_values(scale)?;
+        flex::requantize(acc, channel, &flex::Requantizer { scales: &scales, zero: one_value(zero)?, range })
     }
     #[cfg(not(feature = "flex"))]
     {
@@ -651,9 +657,9 @@ pub(crate) fn dequantize_sums<const D: usize>(
     {
         let bias_dims = bias.map_or([1; D], |b| b.dims());
         let channel = broadcast_channel(acc.dims(), [scale.dims(), bias_dims])?;
-        let scales = scale.clone().into_data().convert::<f32>().try_into_vec::<f32>().ok()?;
+        let scales = f32_values(scale)?;
         let biases = match bias {
-            Some(b) => b.clone().into_data().convert::<i32>().try_into_vec::<i32>().ok()?,
+            Some(b) => int_values(b)?,
             None => vec![0],
         };
         flex::dequantize_sums(acc, &biases, &scales, channel)

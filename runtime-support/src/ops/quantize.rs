@@ -50,6 +50,27 @@ pub fn fake_quantize<const D: usize>(
     if let Some(y) = crate::kernels::fake_quantize(&x, &scale, zero.as_ref(), range) {
         return y;
     }
+    fake_quantize_by_ops(x, scale, zero, range)
+}
+
+/// [`fake_quantize`] by one scale and zero point known when the model was generated.
+pub fn fake_quantize_per_tensor<const D: usize>(x: Tensor<D>, scale: f32, zero: f32, range: (f32, f32)) -> Tensor<D> {
+    if let Some(y) = crate::kernels::fake_quantize_per_tensor(&x, scale, zero, range) {
+        return y;
+    }
+    let (device, dtype) = (x.device(), x.dtype());
+    let scalar =
+        |v: f32| Tensor::<1>::from_data(TensorData::new(alloc::vec![v], [1]), (&device, dtype)).reshape([1; D]);
+    fake_quantize_by_ops(x, scalar(scale), Some(scalar(zero)), range)
+}
+
+/// [`fake_quantize`] as Burn's ops make it: the QuantizeLinear and DequantizeLinear ops.
+fn fake_quantize_by_ops<const D: usize>(
+    x: Tensor<D>,
+    scale: Tensor<D>,
+    zero: Option<Tensor<D>>,
+    range: (f32, f32),
+) -> Tensor<D> {
     let q = x.div(scale.clone()).round();
     let q = match &zero {
         Some(z) => q.add(z.clone()),
@@ -61,17 +82,6 @@ pub fn fake_quantize<const D: usize>(
         None => q,
     };
     q.mul(scale)
-}
-
-/// [`fake_quantize`] by one scale and zero point known when the model was generated.
-pub fn fake_quantize_per_tensor<const D: usize>(x: Tensor<D>, scale: f32, zero: f32, range: (f32, f32)) -> Tensor<D> {
-    if let Some(y) = crate::kernels::fake_quantize_per_tensor(&x, scale, zero, range) {
-        return y;
-    }
-    let (device, dtype) = (x.device(), x.dtype());
-    let scalar =
-        |v: f32| Tensor::<1>::from_data(TensorData::new(alloc::vec![v], [1]), (&device, dtype)).reshape([1; D]);
-    fake_quantize(x, scalar(scale), Some(scalar(zero)), range)
 }
 
 /// ConvInteger's 2-D convolution: `x`'s quantized values less `zero` (one value; none is 0)

@@ -320,11 +320,6 @@ impl ShiftedBytes {
     }
 }
 
-/// `values[i]`, or the one value there is, or `default` for none.
-fn nth_or_first<T: Copy>(values: &[T], i: usize, default: T) -> T {
-    values.get(i).or(values.first()).copied().unwrap_or(default)
-}
-
 /// The exact sums of a quantized convolution, row-major: 32-bit integers, or integer-valued
 /// f32 from the float kernel.
 enum Sums {
@@ -348,9 +343,9 @@ pub fn integer_conv2d(x: &Tensor<4, Int>, zero: i32, w: &Tensor<4>, options: &Co
     })
 }
 
-/// QLinearConv (2-D) on flex: [`integer_conv2d`]'s sums plus the int32 `biases` (none, one, or
-/// one per output channel) requantized by `r` (scales likewise) in one pass, the bias added in
-/// 32 bits before the conversion to f32, as ONNX Runtime adds it.
+/// QLinearConv (2-D) on flex: [`integer_conv2d`]'s sums plus the int32 `biases` (one, or one per
+/// output channel) requantized by `r` (scales likewise) in one pass, the bias added in 32 bits
+/// before the conversion to f32, as ONNX Runtime adds it.
 pub fn qlinear_conv2d(
     x: &Tensor<4, Int>,
     zero: i32,
@@ -360,13 +355,13 @@ pub fn qlinear_conv2d(
     r: &Requantizer,
 ) -> Option<Tensor<4, Int>> {
     let channels = w.dims()[0];
-    let fits = |count: usize| count <= 1 || count == channels;
+    let fits = |count: usize| count == 1 || count == channels;
     if !fits(biases.len()) || !fits(r.scales.len()) {
         return None;
     }
     let shifted = r.shifted_range()?;
     // Run `c` of the sums is output channel `c % channels`.
-    let parameters = |c: usize| (nth_or_first(biases, c % channels, 0), nth_or_first(r.scales, c % channels, 1.0));
+    let parameters = |c: usize| (biases[c % biases.len()], r.scales[c % r.scales.len()]);
     let value = |(bias, scale): (i32, f32), s: i32| r.value(shifted, scale, s.wrapping_add(bias) as f32);
     let (values, dims) = match conv_sums(x, zero, w, options)? {
         Sums::Integers(sums, dims) => (per_run(&sums, dims[2] * dims[3], parameters, value), dims),
@@ -605,7 +600,8 @@ mod tests {
             let per_channel_biases: Vec<i32> = (0..channels).map(|c| (c as i32 - 3) * 1_001).collect();
             let cases: [Case; 4] = [
                 (&per_channel_biases, &per_channel_scales, 128.0, (0.0, 255.0)),
-                (&[], &[3e-3], 0.0, (-128.0, 127.0)),
+                // No bias: one 0, as `kernels::qlinear_conv2d` passes it.
+                (&[0], &[3e-3], 0.0, (-128.0, 127.0)),
                 (&[-777], &per_channel_scales, -5.0, (-128.0, 127.0)),
                 (&per_channel_biases, &[0.0123], 250.0, (0.0, 255.0)),
             ];
