@@ -886,6 +886,10 @@ pub(crate) mod gemm;
 #[cfg(feature = "flex")]
 pub(crate) mod written;
 
+/// Transposes in AVX2 register blocks (the depthwise kernel's layout changes).
+#[cfg(feature = "flex")]
+pub(crate) mod transpose;
+
 /// The u8 × s8 integer matrix product of quantized models (AVX-512 VNNI / AVX2 / portable).
 #[cfg(feature = "flex")]
 pub(crate) mod igemm;

@@ -199,8 +199,11 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edg
         ([1, 3, 11, 12], [6, 1, 3, 3], [1, 2], [(0, 2), (1, 0)], [2, 1], 3, true),
         ([1, 4, 9, 10], [4, 1, 3, 2], [3, 3], [(1, 0), (0, 1)], [1, 2], 4, true),
         ([1, 2, 3, 3], [2, 1, 3, 3], [1, 1], [(0, 0), (0, 0)], [1, 1], 2, true),
-        // Small planes, several channels to a vector: a last partial vector, two images.
+        // Small planes, channels last: a last partial vector, two images, a block of 32
+        // channels and a vector past it, stride 2 on a plane wider than 16 columns.
         ([2, 13, 8, 8], [13, 1, 3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1], 13, true),
+        ([1, 41, 3, 3], [41, 1, 3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], 41, true),
+        ([1, 9, 16, 19], [9, 1, 3, 3], [2, 2], [(1, 1), (0, 1)], [1, 1], 9, true),
         ([1, 20, 4, 4], [20, 1, 5, 5], [1, 1], [(2, 2), (2, 2)], [1, 1], 20, false),
         ([2, 3, 1, 1], [3, 1, 1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], 3, false),
     ];

@@ -4,7 +4,8 @@
 
 use super::*;
 use crate::kernels::gemm::Matrix;
-use crate::kernels::written::{assume_written, written_by};
+use crate::kernels::transpose::transpose;
+use crate::kernels::written::{as_slots, assume_written, written_by};
 use std::mem::MaybeUninit;
 
 use crate::kernels::ConvOperands;
@@ -58,7 +59,7 @@ pub fn conv2d(
     let (Some(input), Some(weights), Some(finish), true) = (
         tx.as_slice::<f32>(),
         tw.as_slice::<f32>(),
-        finisher(&tb, &tr, [n, co, oh, ow], activation),
+        Finish::new(&tb, &tr, [n, co, oh, ow], activation),
         channels_ok && planes_ok,
     ) else {
         return back(tx, tw, tb, tr);
@@ -84,30 +85,50 @@ pub fn conv2d(
     Ok(from_vec(output, [n, co, oh, ow]))
 }
 
-/// What finishes a convolution's outputs (see [`Finish`]): the bias (one per output channel)
-/// and residual (the output's `shape`) read from their flex tensors, then the activation.
-/// `None` when either does not fit.
-fn finisher<'a, const D: usize>(
-    bias: &'a Option<FlexTensor>,
-    residual: &'a Option<FlexTensor>,
-    shape: [usize; D],
+/// What finishes a convolution's outputs: the bias (one per output channel) and the residual
+/// (of the output's shape) added, then the activation, in the order of the ops they replace.
+pub(super) struct Finish<'a> {
+    bias: Option<&'a [f32]>,
+    residual: Option<&'a [f32]>,
     activation: crate::kernels::ConvActivation,
-) -> Option<impl Fn(usize, usize, &mut [f32]) + Sync + 'a> {
-    let bias = match bias {
-        Some(b) => Some(b.as_slice::<f32>().filter(|v| v.len() == shape[1])?),
-        None => None,
-    };
-    let residual = match residual {
-        Some(r) => Some(r.as_slice::<f32>().filter(|_| r.layout().shape().dims::<D>() == shape)?),
-        None => None,
-    };
-    Some(move |row: usize, offset: usize, values: &mut [f32]| {
-        let residual = residual.map(|r| &r[offset..][..values.len()]);
+}
+
+impl<'a> Finish<'a> {
+    /// Sums left as they are.
+    const NOTHING: Finish<'static> =
+        Finish { bias: None, residual: None, activation: crate::kernels::ConvActivation::None };
+
+    /// The bias and residual read from their flex tensors for an output of `shape`; `None`
+    /// when either does not fit.
+    fn new<const D: usize>(
+        bias: &'a Option<FlexTensor>,
+        residual: &'a Option<FlexTensor>,
+        shape: [usize; D],
+        activation: crate::kernels::ConvActivation,
+    ) -> Option<Self> {
+        let bias = match bias {
+            Some(b) => Some(b.as_slice::<f32>().filter(|v| v.len() == shape[1])?),
+            None => None,
+        };
+        let residual = match residual {
+            Some(r) => Some(r.as_slice::<f32>().filter(|_| r.layout().shape().dims::<D>() == shape)?),
+            None => None,
+        };
+        Some(Self { bias, residual, activation })
+    }
+
+    /// Finishes `values`, a run of output channel `row`'s outputs from `offset` in the whole
+    /// output.
+    fn apply(&self, row: usize, offset: usize, values: &mut [f32]) {
+        if self.bias.is_none() && self.residual.is_none() && self.activation == crate::kernels::ConvActivation::None {
+            return;
+        }
+        let residual = self.residual.map(|r| &r[offset..][..values.len()]);
         vectorised(
             #[inline(always)]
-            || finish_outputs(values, bias.map(|b| b[row]), residual, activation),
+            || finish_outputs(values, self.bias.map(|b| b[row]), residual, self.activation),
         )
-    })
+    }
 }
 
 /// 3-D convolution (`[n, c, d, h, w]`, weight `[o, c, kd, kh, kw]`, one group) as 2-D ones:
@@ -139,7 +160,7 @@ pub fn conv3d(
     let (Some(input), Some(weights), Some(finish), true) = (
         tx.as_slice::<f32>(),
         tw.as_slice::<f32>(),
-        finisher(&tb, &tr, [n, co, od, oh, ow], activation),
+        Finish::new(&tb, &tr, [n, co, od, oh, ow], activation),
         wci == ci && ci * kd * h * w * co > 0,
     ) else {
         return back(tx, tw, tb, tr);
@@ -157,8 +178,9 @@ pub fn conv3d(
         }
     });
     let geometry = Geometry { h, w, kh, kw, oh, ow, options: &planar };
-    let gemm =
-        |by_depth: &mut [MaybeUninit<f32>]| geometry.gemm(&images, weights, [ci * kd, co, 1], by_depth, &|_, _, _| {});
+    let gemm = |by_depth: &mut [MaybeUninit<f32>]| {
+        geometry.gemm(&images, weights, [ci * kd, co, 1], by_depth, &Finish::NOTHING)
+    };
     // SAFETY: `Geometry::gemm` writes every output.
     let by_depth = unsafe { written_by(n * od * co * out_plane, gemm) };
     let mut output = vec![0.0f32; n * co * od * out_plane];
@@ -167,7 +189,7 @@ pub fn conv3d(
         let (b, o) = (index / co, index % co);
         for (z, out) in volume.chunks_mut(out_plane).enumerate() {
             out.copy_from_slice(&by_depth[((b * od + z) * co + o) * out_plane..][..out_plane]);
-            finish(o, (index * od + z) * out_plane, out);
+            finish.apply(o, (index * od + z) * out_plane, out);
         }
     });
     Ok(from_vec(output, [n, co, od, oh, ow]))
@@ -217,13 +239,17 @@ fn add_then(values: &mut [f32], bias: Option<f32>, residual: Option<&[f32]>, f: 
         (Some(b), Some(r)) => values.iter_mut().zip(r).for_each(|(v, r)| *v = f(*v + b + r)),
         (None, Some(r)) => values.iter_mut().zip(r).for_each(|(v, r)| *v = f(*v + r)),
         (Some(b), None) => values.iter_mut().for_each(|v| *v = f(*v + b)),
-        (None, None) => values.iter_mut().for_each(|v| *v = f(*v)),
+        // `+ 0.0` keeps the select on a computed value: on the value read in place, a ReLU or
+        // clamp became masked stores (`vmaskmovps`, microcoded on AMD: four fifths of a
+        // channels-last ReLU's time). The kernels' sums start from +0 and so are never -0, the
+        // one value the add would change.
+        (None, None) => values.iter_mut().for_each(|v| *v = f(*v + 0.0)),
     }
 }
 
-/// What runs on each finished run of outputs: `(output channel, offset in the whole
+/// What runs on each finished run of one product's outputs: `(row, offset in the product's
 /// output, values)`.
-type Finish<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
+type RowFinish<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
 
 /// Sizes of one image's convolution.
 struct Geometry<'a> {
@@ -280,8 +306,9 @@ impl Geometry<'_> {
             let group = index % groups;
             let a = Matrix { data: &weights[group * co * k..][..co * k], rows: co, cols: k, stride: k };
             let first = index * co * out_plane;
-            let finish =
-                |row, column, values: &mut [f32]| finish(group * co + row, first + row * out_plane + column, values);
+            let finish = |row, column, values: &mut [f32]| {
+                finish.apply(group * co + row, first + row * out_plane + column, values)
+            };
             if self.is_pointwise() {
                 let b = Matrix { data: image, rows: ci, cols: plane, stride: plane };
                 crate::kernels::gemm::sgemm_into(a, &b, out, &finish);
@@ -310,7 +337,7 @@ impl Geometry<'_> {
     /// the im2col rows' are a copy per output row and a gather with a stride: narrow networks,
     /// whose products have few rows of A to spread the packing over, spent a third of their
     /// time packing. The grid's extra columns are computed and dropped.
-    fn gemm_on_phases(&self, a: Matrix, image: &[f32], ci: usize, out: &mut [MaybeUninit<f32>], finish: &Finish) {
+    fn gemm_on_phases(&self, a: Matrix, image: &[f32], ci: usize, out: &mut [MaybeUninit<f32>], finish: &RowFinish) {
         let phases = self.phases();
         let per_plane = phases.plane_len();
         let mut split = vec![0.0f32; ci * per_plane];
@@ -398,8 +425,8 @@ impl Phases {
 
 impl Geometry<'_> {
     /// A depthwise convolution (`multiplier` output channels per input channel) as shifted
-    /// multiply-adds: on small planes several channels at a time in the lanes of a vector,
-    /// else channel by channel over whole planes.
+    /// multiply-adds: on small planes channels last, a channel per lane of a vector, else
+    /// channel by channel over whole planes.
     fn depthwise(
         &self,
         input: &[f32],
@@ -408,8 +435,8 @@ impl Geometry<'_> {
         output: &mut [MaybeUninit<f32>],
         finish: &Finish,
     ) {
-        if multiplier == 1 && self.oh * self.ow <= LANES_MAX_OUTPUTS {
-            self.depthwise_in_lanes(input, weights, channels, output, finish)
+        if multiplier == 1 && self.oh * self.ow <= CHANNELS_LAST_MAX_OUTPUTS {
+            self.depthwise_channels_last(input, weights, channels, output, finish)
         } else {
             self.depthwise_in_phases(input, weights, [channels, multiplier], output, finish)
         }
@@ -440,7 +467,7 @@ impl Geometry<'_> {
             let oc = (index % channels) * multiplier;
             let kernels = &weights[oc * phases.offsets.len()..][..multiplier * phases.offsets.len()];
             let first = index * multiplier * out_plane;
-            let finish = |j, out: &mut [f32]| finish(oc + j, first + j * out_plane, out);
+            let finish = |j, out: &mut [f32]| finish.apply(oc + j, first + j * out_plane, out);
             DEPTHWISE.with_borrow_mut(|buffers| {
                 vectorised(
                     #[inline(always)]
@@ -492,46 +519,74 @@ impl Geometry<'_> {
     }
 
     /// The padded plane `image`, split into its stride phases (see
-    /// [`Self::depthwise_in_phases`]) in `phases`, zeroed, of the layout's size.
+    /// [`Self::depthwise_in_phases`]) in `phases`, zeroed, of the layout's size. No division per
+    /// row or value (the strides are only known at run time, and a division per row of a
+    /// stride-2 plane took most of its depthwise convolution's time).
     #[inline(always)]
     fn split_phases(&self, image: &[f32], layout: &Phases, phases: &mut [f32]) {
         let Phases { strides: [sy, sx], width: wq, len: phase_len, .. } = *layout;
         let (pt, pl) = (self.options.padding[0].0, self.options.padding[1].0);
-        for (y, line) in image.chunks(self.w).enumerate() {
-            let py = y + pt;
-            // Where phase (py mod sy, 0) holds padded row py.
-            let row = (py % sy) * sx * phase_len + (py / sy) * wq;
-            if sx == 1 {
-                phases[row + pl..][..line.len()].copy_from_slice(line);
-            } else {
-                for rx in 0..sx {
-                    // The first column x with (x + pl) mod sx = rx, then every sx-th.
-                    let first = (rx + sx - pl % sx) % sx;
-                    let start = row + rx * phase_len + (first + pl) / sx;
-                    let columns = line.iter().skip(first).step_by(sx);
-                    phases[start..].iter_mut().zip(columns).for_each(|(p, &v)| *p = v);
+        // Padded row py lies in row qy of the phases with ry = py mod sy.
+        let (mut ry, mut qy) = (pt % sy, pt / sy);
+        // Column x goes to phase (x + pl) mod sx at (x + pl) / sx: where x = 0..sx go, each
+        // followed there by every sx-th column.
+        let starts: Vec<usize> = (0..sx).map(|x| ((x + pl) % sx) * phase_len + (x + pl) / sx).collect();
+        for line in image.chunks(self.w) {
+            let row = &mut phases[ry * sx * phase_len + qy * wq..];
+            match sx {
+                1 => row[pl..][..line.len()].copy_from_slice(line),
+                // Sixteen columns at a time, split into their two phases by shuffles (written
+                // pair by pair, or phase by phase with a stride, the loop stayed scalar).
+                2 => {
+                    let blocks = line.chunks_exact(16);
+                    let done = line.len() - blocks.remainder().len();
+                    for (b, block) in blocks.enumerate() {
+                        for (phase, &start) in starts.iter().enumerate() {
+                            let run: [f32; 8] = std::array::from_fn(|i| block[2 * i + phase]);
+                            row[start + 8 * b..][..8].copy_from_slice(&run);
+                        }
+                    }
+                    for (x, &v) in line.iter().enumerate().skip(done) {
+                        row[starts[x % 2] + x / 2] = v;
+                    }
                 }
+                _ => {
+                    for (first, &start) in starts.iter().enumerate() {
+                        let columns = line.get(first..).unwrap_or_default().iter().step_by(sx);
+                        row[start..].iter_mut().zip(columns).for_each(|(p, &v)| *p = v);
+                    }
+                }
+            }
+            ry += 1;
+            if ry == sy {
+                (ry, qy) = (0, qy + 1);
             }
         }
     }
 }
 
-/// Channels the depthwise kernel for small planes computes at once, one per lane of a vector.
+/// Output planes up to this size take [`Geometry::depthwise_channels_last`]: the phase kernel
+/// computes its sums a register block (64 outputs) at a time along rows of the padded width, so
+/// on a mobile network's last planes (2×2 to 8×8) it discards most of what it computes, and its
+/// per-plane copies and calls outweigh the sums.
+const CHANNELS_LAST_MAX_OUTPUTS: usize = 64;
+
+/// Channels per vector: a channels-last pixel is whole vectors, lanes past the last channel 0.
 const LANES: usize = 8;
 
-/// Output planes up to this size take [`Geometry::depthwise_in_lanes`]: the phase kernel computes
-/// its sums a register block (64 outputs) at a time along rows of the padded width, so on a
-/// mobile network's last planes (2×2 to 8×8) it discards most of what it computes, and its
-/// per-plane copies and calls outweigh the sums.
-const LANES_MAX_OUTPUTS: usize = 64;
+/// Channels whose sums a pixel holds in registers at once (four vectors).
+const CHANNEL_BLOCK: usize = 32;
 
 impl Geometry<'_> {
-    /// A depthwise convolution of one output channel per input channel, [`LANES`] channels at a
-    /// time: their padded planes interleaved (pixel-major, a channel per lane), each output
-    /// pixel the sum over the taps of a weight vector times the pixel vector under the tap,
-    /// then written back plane by plane. The taps are summed in the order of the phase kernel,
-    /// with the same fused multiply-adds: the same bits.
-    fn depthwise_in_lanes(
+    /// A depthwise convolution of one output channel per input channel, channels last: each
+    /// image transposed to pixels of channel vectors, each output pixel the sum over its kernel
+    /// taps inside the image of the tap's weight vector times the pixel under it, the bias and
+    /// activation applied to the whole image at once (a residual, when there is one, to each
+    /// output plane after), and the image transposed back. The taps are summed in the phase
+    /// kernel's order with the same fused multiply-adds, and the taps in the padding, which
+    /// add a product with 0 to the sum, are left out: the same bits where the weights are finite
+    /// (an infinite one times the padding's 0 is NaN there).
+    fn depthwise_channels_last(
         &self,
         input: &[f32],
         weights: &[f32],
@@ -539,109 +594,106 @@ impl Geometry<'_> {
         output: &mut [MaybeUninit<f32>],
         finish: &Finish,
     ) {
-        let o = self.options;
-        let wp = self.padded().1;
-        let offsets: Vec<usize> = (0..self.kh * self.kw)
-            .map(|t| ((t / self.kw) * o.dilation[0] * wp + (t % self.kw) * o.dilation[1]) * LANES)
-            .collect();
-        let (plane, out_plane) = (self.h * self.w, self.oh * self.ow);
-        let (per_block, blocks) = (LANES * out_plane * offsets.len(), channels.div_ceil(LANES));
-        let jobs = job_len(blocks, per_block, PARALLEL_MIN_ELEMENTS);
-        let images = input.par_chunks(channels * plane).zip(output.par_chunks_mut(channels * out_plane)).enumerate();
-        // Images split across threads only when each one is a job's worth of work.
-        let image_jobs = job_len(images.len(), blocks * per_block, PARALLEL_MIN_ELEMENTS);
-        images.with_min_len(image_jobs).for_each(|(image, (input, output))| {
-            let blocks = input.par_chunks(LANES * plane).zip(output.par_chunks_mut(LANES * out_plane)).enumerate();
-            blocks.with_min_len(jobs).for_each(|(block, (planes, out))| {
-                let first = block * LANES;
-                let kernels = &weights[first * offsets.len()..][..out.len() / out_plane * offsets.len()];
-                let offset = (image * channels + first) * out_plane;
-                let finish = |lane: usize, out: &mut [f32]| finish(first + lane, offset + lane * out_plane, out);
-                DEPTHWISE.with_borrow_mut(|buffers| {
-                    vectorised(
-                        #[inline(always)]
-                        || self.depthwise_lanes(planes, kernels, &offsets, buffers, out, &finish),
-                    )
-                })
-            })
+        let (plane, out_plane, taps) = (self.h * self.w, self.oh * self.ow, self.kh * self.kw);
+        let width = channels.next_multiple_of(LANES);
+        let (starts, sources) = self.taps_inside();
+        let mut kernels = vec![0.0f32; taps * width];
+        // SAFETY: only floats are written through the slots.
+        transpose(weights, [channels, taps], taps, unsafe { as_slots(&mut kernels) }, width);
+        let in_lanes = finish.residual.is_none();
+        let bias = finish.bias.filter(|_| in_lanes).map(|b| {
+            let mut lanes = b.to_vec();
+            lanes.resize(width, 0.0);
+            lanes
         });
+        let (mut pixels, mut sums) = (vec![0.0f32; plane * width], vec![0.0f32; out_plane * width]);
+        let jobs = job_len(out_plane, width * taps, PARALLEL_MIN_ELEMENTS);
+        for (image, (input, output)) in
+            input.chunks(channels * plane).zip(output.chunks_mut(channels * out_plane)).enumerate()
+        {
+            // SAFETY: only floats are written through the slots.
+            transpose(input, [channels, plane], plane, unsafe { as_slots(&mut pixels) }, width);
+            sums.par_chunks_mut(jobs * width).enumerate().for_each(|(job, sums)| {
+                vectorised(
+                    #[inline(always)]
+                    || {
+                        for (o, sums) in sums.chunks_exact_mut(width).enumerate() {
+                            let o = job * jobs + o;
+                            pixel_sums(&pixels, &kernels, &sources[starts[o]..starts[o + 1]], sums);
+                        }
+                    },
+                )
+            });
+            if in_lanes {
+                vectorised(
+                    #[inline(always)]
+                    || {
+                        if let Some(bias) = &bias {
+                            sums.chunks_exact_mut(width)
+                                .for_each(|p| p.iter_mut().zip(bias).for_each(|(v, b)| *v += b));
+                        }
+                        finish_outputs(&mut sums, None, None, finish.activation)
+                    },
+                );
+            }
+            transpose(&sums, [out_plane, channels], width, output, out_plane);
+            if !in_lanes {
+                for (c, out) in output.chunks_mut(out_plane).enumerate() {
+                    // SAFETY: the transpose wrote every output of every channel.
+                    finish.apply(c, (image * channels + c) * out_plane, unsafe { assume_written(out) });
+                }
+            }
+        }
     }
 
-    /// The outputs of the planes `planes` (at most [`LANES`]), one plane of `out` per plane.
-    #[inline(always)]
-    fn depthwise_lanes(
-        &self,
-        planes: &[f32],
-        kernels: &[f32],
-        offsets: &[usize],
-        (padded, sums): &mut (Vec<f32>, Vec<f32>),
-        out: &mut [MaybeUninit<f32>],
-        finish: &dyn Fn(usize, &mut [f32]),
-    ) {
-        let o = self.options;
-        let ([sy, sx], (pt, pl)) = (o.stride, (o.padding[0].0, o.padding[1].0));
-        let (hp, wp) = self.padded();
-        let (plane, out_plane, taps) = (self.h * self.w, self.oh * self.ow, offsets.len());
-        padded.clear();
-        padded.resize(hp * wp * LANES, 0.0);
-        for (lane, image) in planes.chunks(plane).enumerate() {
-            for (y, line) in image.chunks(self.w).enumerate() {
-                let row = &mut padded[((y + pt) * wp + pl) * LANES..][..self.w * LANES];
-                row.chunks_exact_mut(LANES).zip(line).for_each(|(pixel, &v)| pixel[lane] = v);
+    /// For each output pixel, its kernel taps over the image (not the padding) in order, with
+    /// the input pixel under each: pixel `o`'s are `sources[starts[o]..starts[o + 1]]`, each
+    /// `(tap, input pixel)`.
+    fn taps_inside(&self) -> (Vec<usize>, Vec<(usize, usize)>) {
+        let (mut starts, mut sources) = (vec![0], Vec::new());
+        for (oy, ox) in (0..self.oh).flat_map(|oy| (0..self.ow).map(move |ox| (oy, ox))) {
+            for (t, (ky, kx)) in (0..self.kh).flat_map(|ky| (0..self.kw).map(move |kx| (ky, kx))).enumerate() {
+                if let (Some(y), Some(x)) = (self.source(0, oy, ky), self.source(1, ox, kx)) {
+                    sources.push((t, y * self.w + x));
+                }
             }
+            starts.push(sources.len());
         }
-        // The weights tap-major, a lane per channel (0 in lanes past the last channel), then
-        // the sums pixel-major.
-        sums.clear();
-        sums.resize((taps + out_plane) * LANES, 0.0);
-        let (weights, pixels) = sums.split_at_mut(taps * LANES);
-        for (lane, kernel) in kernels.chunks(taps).enumerate() {
-            kernel.iter().enumerate().for_each(|(t, &w)| weights[t * LANES + lane] = w);
-        }
-        // Four pixels of a row at a time share each weight's load.
-        let step = sx * LANES;
-        for (oy, row) in pixels.chunks_exact_mut(self.ow * LANES).enumerate() {
-            let corner = oy * sy * wp * LANES;
-            let mut quads = row.chunks_exact_mut(4 * LANES);
-            for (q, quad) in (&mut quads).enumerate() {
-                let first = corner + 4 * q * step;
-                quad.copy_from_slice(lane_sums::<4>(padded, first, step, offsets, weights).as_flattened());
-            }
-            let done = self.ow / 4 * 4;
-            for (x, pixel) in quads.into_remainder().chunks_exact_mut(LANES).enumerate() {
-                let first = corner + (done + x) * step;
-                pixel.copy_from_slice(lane_sums::<1>(padded, first, step, offsets, weights).as_flattened());
-            }
-        }
-        for (lane, out) in out.chunks_mut(out_plane).enumerate() {
-            out.iter_mut().zip(pixels.chunks_exact(LANES)).for_each(|(v, pixel)| {
-                v.write(pixel[lane]);
-            });
-            // SAFETY: the plane has `out_plane` outputs, one per pixel, all written above.
-            finish(lane, unsafe { assume_written(out) });
-        }
+        (starts, sources)
     }
 }
 
-/// The sums of `P` pixels `step` apart from `first` in the channel-interleaved `padded`: for
-/// each, `Σ_t weights[t] · padded[pixel + offsets[t]]` in every lane, taps in order.
+/// One output pixel's sums over `taps` (`(tap, input pixel)`, in order), channels last:
+/// `sums[c] = Σ kernels[tap][c] · pixels[pixel][c]`, [`CHANNEL_BLOCK`] channels at a time in
+/// registers, then a vector at a time.
 #[inline(always)]
-fn lane_sums<const P: usize>(
-    padded: &[f32],
+fn pixel_sums(pixels: &[f32], kernels: &[f32], taps: &[(usize, usize)], sums: &mut [f32]) {
+    let width = sums.len();
+    let mut blocks = sums.chunks_exact_mut(CHANNEL_BLOCK);
+    for (b, block) in (&mut blocks).enumerate() {
+        block.copy_from_slice(&channel_sums::<CHANNEL_BLOCK>(pixels, kernels, width, b * CHANNEL_BLOCK, taps));
+    }
+    let done = width / CHANNEL_BLOCK * CHANNEL_BLOCK;
+    for (b, vector) in blocks.into_remainder().chunks_exact_mut(LANES).enumerate() {
+        vector.copy_from_slice(&channel_sums::<LANES>(pixels, kernels, width, done + b * LANES, taps));
+    }
+}
+
+/// [`pixel_sums`] of the `B` channels from `first`, rows of `width` channels.
+#[inline(always)]
+fn channel_sums<const B: usize>(
+    pixels: &[f32],
+    kernels: &[f32],
+    width: usize,
     first: usize,
-    step: usize,
-    offsets: &[usize],
-    weights: &[f32],
-) -> [[f32; LANES]; P] {
-    let mut acc = [[0.0f32; LANES]; P];
-    for (&offset, w) in offsets.iter().zip(weights.chunks_exact(LANES)) {
-        let w: &[f32; LANES] = w.try_into().expect("a lane per channel");
-        for (p, acc) in acc.iter_mut().enumerate() {
-            let source: &[f32; LANES] =
-                padded[first + p * step + offset..][..LANES].try_into().expect("a lane per channel");
-            for ((a, &v), &w) in acc.iter_mut().zip(source).zip(w) {
-                *a = v.mul_add(w, *a);
-            }
+    taps: &[(usize, usize)],
+) -> [f32; B] {
+    let mut acc = [0.0f32; B];
+    for &(tap, pixel) in taps {
+        let x: &[f32; B] = pixels[pixel * width + first..][..B].try_into().expect("B channels");
+        let w: &[f32; B] = kernels[tap * width + first..][..B].try_into().expect("B channels");
+        for ((a, &x), &w) in acc.iter_mut().zip(x).zip(w) {
+            *a = x.mul_add(w, *a);
         }
     }
     acc
@@ -742,26 +794,31 @@ mod tests {
         crate::test_util::wave([n], seed).into_data().try_to_vec::<f32>().expect("f32 values")
     }
 
-    /// The depthwise kernel in lanes gives the phase kernel's bits (the same multiply-adds in
-    /// the same order), bias and activation included: channels short of a whole vector and
-    /// across several, strides, dilations, uneven padding, 5×5 and 1×1 kernels, two images.
+    /// The channels-last depthwise kernel gives the phase kernel's bits (the same multiply-adds
+    /// in the same order), bias, residual and activation included: channels short of a whole
+    /// vector and across several blocks, strides, dilations, uneven padding, 5×5 and 1×1
+    /// kernels, two images.
     #[test]
-    fn depthwise_in_lanes_gives_the_phase_kernels_bits() {
+    fn depthwise_channels_last_gives_the_phase_kernels_bits() {
         if !crate::kernels::gemm::available() {
             return;
         }
-        // (n, c, h, w), (kh, kw), strides, pads, dilations.
-        type Case = ([usize; 4], [usize; 2], [usize; 2], [(usize, usize); 2], [usize; 2]);
+        use crate::kernels::ConvActivation as A;
+        // (n, c, h, w), (kh, kw), strides, pads, dilations, with a residual, activation.
+        type Case = ([usize; 4], [usize; 2], [usize; 2], [(usize, usize); 2], [usize; 2], bool, A);
         let cases: &[Case] = &[
-            ([1, 13, 4, 4], [3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1]),
-            ([2, 8, 8, 8], [3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1]),
-            ([1, 20, 7, 5], [5, 5], [1, 1], [(2, 2), (2, 2)], [1, 1]),
-            ([1, 3, 9, 6], [3, 3], [2, 1], [(0, 2), (1, 0)], [2, 1]),
-            ([1, 17, 2, 2], [3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1]),
-            ([2, 9, 3, 3], [1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1]),
-            ([1, 5, 6, 7], [3, 2], [3, 2], [(1, 0), (0, 1)], [1, 2]),
+            ([1, 13, 4, 4], [3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], false, A::Relu),
+            ([2, 8, 8, 8], [3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1], true, A::Relu),
+            ([1, 20, 7, 5], [5, 5], [1, 1], [(2, 2), (2, 2)], [1, 1], false, A::HardSwish),
+            ([1, 3, 9, 6], [3, 3], [2, 1], [(0, 2), (1, 0)], [2, 1], false, A::Clamp(0.0, 0.2)),
+            ([1, 77, 2, 2], [3, 3], [1, 1], [(1, 1), (1, 1)], [1, 1], false, A::Silu),
+            ([2, 9, 3, 3], [1, 1], [1, 1], [(0, 0), (0, 0)], [1, 1], true, A::None),
+            ([1, 5, 6, 7], [3, 2], [3, 2], [(1, 0), (0, 1)], [1, 2], false, A::None),
+            ([1, 40, 4, 4], [3, 3], [2, 2], [(1, 1), (1, 1)], [1, 1], true, A::Sigmoid),
         ];
-        for (seed, &([n, c, h, w], [kh, kw], stride, padding, dilation)) in cases.iter().enumerate() {
+        for (seed, &([n, c, h, w], [kh, kw], stride, padding, dilation, residual, activation)) in
+            cases.iter().enumerate()
+        {
             let options = ConvOptions { stride, padding, dilation, groups: c };
             let window = Window { kernel: [kh, kw], strides: stride, pads: padding, dilations: dilation };
             let (oh, ow) = (window.out_dim(h, 0).unwrap(), window.out_dim(w, 1).unwrap());
@@ -769,20 +826,19 @@ mod tests {
             let input = values(n * c * h * w, seed as u32);
             let weights = values(c * kh * kw, 100 + seed as u32);
             let bias = values(c, 200 + seed as u32);
-            let finish = |row: usize, _: usize, values: &mut [f32]| {
-                finish_outputs(values, Some(bias[row]), None, crate::kernels::ConvActivation::Relu)
-            };
+            let residual = residual.then(|| values(n * c * oh * ow, 300 + seed as u32));
+            let finish = Finish { bias: Some(&bias), residual: residual.as_deref(), activation };
             // Both write every output (NaN left would fail the comparison).
-            let mut lanes = vec![MaybeUninit::new(f32::NAN); n * c * oh * ow];
-            let mut phases = lanes.clone();
-            g.depthwise_in_lanes(&input, &weights, c, &mut lanes, &finish);
+            let mut last = vec![MaybeUninit::new(f32::NAN); n * c * oh * ow];
+            let mut phases = last.clone();
+            g.depthwise_channels_last(&input, &weights, c, &mut last, &finish);
             g.depthwise_in_phases(&input, &weights, [c, 1], &mut phases, &finish);
             // SAFETY: the slots were made with values.
-            let (lanes, phases) = unsafe { (assume_written(&mut lanes), assume_written(&mut phases)) };
+            let (last, phases) = unsafe { (assume_written(&mut last), assume_written(&mut phases)) };
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(lanes), bits(phases), "case {seed}");
+            assert_eq!(bits(last), bits(phases), "case {seed}");
             assert!(
-                lanes.iter().all(|v| !v.is_nan()) && lanes.iter().any(|&v| v > 0.0),
+                last.iter().all(|v| !v.is_nan()) && last.iter().any(|&v| v > 0.0),
                 "case {seed}: unwritten or all zero"
             );
         }
