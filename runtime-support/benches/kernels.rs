@@ -114,6 +114,11 @@ fn main() {
     bench.conv("depthwise 3×3, 144, 4×4 (MobileNetV2)", [1, 144, 4, 4], [144, 1, 3, 3], 1, 1, 144);
     bench.conv("depthwise 3×3/2, 192, 4×4 (MobileNetV2)", [1, 192, 4, 4], [192, 1, 3, 3], 2, 1, 192);
     bench.conv("depthwise 3×3, 336, 2×2 (MobileNetV2)", [1, 336, 2, 2], [336, 1, 3, 3], 1, 1, 336);
+    bench.conv("conv 1×1, 56→336, 2×2 (MobileNetV2)", [1, 56, 2, 2], [336, 56, 1, 1], 1, 0, 1);
+    bench.conv("conv 1×1, 336→56, 2×2 (MobileNetV2)", [1, 336, 2, 2], [56, 336, 1, 1], 1, 0, 1);
+    bench.conv("conv 1×1, 112→1280, 2×2 (MobileNetV2)", [1, 112, 2, 2], [1280, 112, 1, 1], 1, 0, 1);
+    bench.conv("conv 1×1, 24→144, 4×4 (MobileNetV2)", [1, 24, 4, 4], [144, 24, 1, 1], 1, 0, 1);
+    bench.conv("conv 1×1, 16→96, 8×8 (MobileNetV2)", [1, 16, 8, 8], [96, 16, 1, 1], 1, 0, 1);
     // Narrow networks at 64×64 (the zoo's ResNet-18 ×0.25, SqueezeNet 1.1): few rows per product.
     bench.conv("conv 7×7/2, 3→64, 2 × 64×64 (ResNet-18 ×0.25)", [2, 3, 64, 64], [64, 3, 7, 7], 2, 3, 1);
     bench.conv("conv 3×3, 16→16, 2 × 16×16 (ResNet-18 ×0.25)", [2, 16, 16, 16], [16, 16, 3, 3], 1, 1, 1);

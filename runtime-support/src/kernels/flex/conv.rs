@@ -120,14 +120,38 @@ impl<'a> Finish<'a> {
     /// Finishes `values`, a run of output channel `row`'s outputs from `offset` in the whole
     /// output.
     fn apply(&self, row: usize, offset: usize, values: &mut [f32]) {
-        if self.bias.is_none() && self.residual.is_none() && self.activation == crate::kernels::ConvActivation::None {
-            return;
+        if !self.is_nothing() {
+            vectorised(
+                #[inline(always)]
+                || self.finish_run(row, offset, values),
+            )
         }
+    }
+
+    /// Finishes `values`, runs of `run` outputs of the channels from `row` on (whole planes),
+    /// from `offset` in the whole output: one call for the many short rows of a product on a
+    /// small plane, where a call per row cost more than its product.
+    fn apply_runs(&self, row: usize, offset: usize, values: &mut [f32], run: usize) {
+        if !self.is_nothing() {
+            vectorised(
+                #[inline(always)]
+                || {
+                    for (r, values) in values.chunks_mut(run.max(1)).enumerate() {
+                        self.finish_run(row + r, offset + r * run, values)
+                    }
+                },
+            )
+        }
+    }
+
+    fn is_nothing(&self) -> bool {
+        self.bias.is_none() && self.residual.is_none() && self.activation == crate::kernels::ConvActivation::None
+    }
+
+    #[inline(always)]
+    fn finish_run(&self, row: usize, offset: usize, values: &mut [f32]) {
         let residual = self.residual.map(|r| &r[offset..][..values.len()]);
-        vectorised(
-            #[inline(always)]
-            || finish_outputs(values, self.bias.map(|b| b[row]), residual, self.activation),
-        )
+        finish_outputs(values, self.bias.map(|b| b[row]), residual, self.activation)
     }
 }
 
@@ -251,6 +275,9 @@ fn add_then(values: &mut [f32], bias: Option<f32>, residual: Option<&[f32]>, f: 
 /// output, values)`.
 type RowFinish<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
 
+/// Output planes up to this size are finished a product at a time rather than a row at a time.
+const SMALL_PLANE: usize = 64;
+
 /// Sizes of one image's convolution.
 struct Geometry<'a> {
     h: usize,
@@ -306,16 +333,23 @@ impl Geometry<'_> {
             let group = index % groups;
             let a = Matrix { data: &weights[group * co * k..][..co * k], rows: co, cols: k, stride: k };
             let first = index * co * out_plane;
-            let finish = |row, column, values: &mut [f32]| {
+            let by_row = |row, column, values: &mut [f32]| {
                 finish.apply(group * co + row, first + row * out_plane + column, values)
             };
+            // Small planes are finished whole after the product (see `Finish::apply_runs`).
+            let small = out_plane <= SMALL_PLANE;
+            let finish_rows: &RowFinish = if small { &|_, _, _| {} } else { &by_row };
             if self.is_pointwise() {
                 let b = Matrix { data: image, rows: ci, cols: plane, stride: plane };
-                crate::kernels::gemm::sgemm_into(a, &b, out, &finish);
+                crate::kernels::gemm::sgemm_into(a, &b, out, finish_rows);
             } else if self.phase_grid_pays(k, co) {
-                self.gemm_on_phases(a, image, ci, out, &finish);
+                self.gemm_on_phases(a, image, ci, out, finish_rows);
             } else {
-                crate::kernels::gemm::sgemm_into(a, &Im2col { geometry: self, image, rows: k }, out, &finish);
+                crate::kernels::gemm::sgemm_into(a, &Im2col { geometry: self, image, rows: k }, out, finish_rows);
+            }
+            if small {
+                // SAFETY: each path above wrote every output.
+                finish.apply_runs(group * co, first, unsafe { assume_written(out) }, out_plane);
             }
         });
     }
@@ -519,18 +553,19 @@ impl Geometry<'_> {
     }
 
     /// The padded plane `image`, split into its stride phases (see
-    /// [`Self::depthwise_in_phases`]) in `phases`, zeroed, of the layout's size. No division per
-    /// row or value (the strides are only known at run time, and a division per row of a
-    /// stride-2 plane took most of its depthwise convolution's time).
+    /// [`Self::depthwise_in_phases`]) in `phases`, zeroed, of the layout's size. At strides 1 and
+    /// 2, no division per row or value (the strides are only known at run time, and divisions
+    /// per row took most of a stride-2 depthwise convolution's time on 32×32 planes).
     #[inline(always)]
     fn split_phases(&self, image: &[f32], layout: &Phases, phases: &mut [f32]) {
         let Phases { strides: [sy, sx], width: wq, len: phase_len, .. } = *layout;
         let (pt, pl) = (self.options.padding[0].0, self.options.padding[1].0);
         // Padded row py lies in row qy of the phases with ry = py mod sy.
         let (mut ry, mut qy) = (pt % sy, pt / sy);
-        // Column x goes to phase (x + pl) mod sx at (x + pl) / sx: where x = 0..sx go, each
-        // followed there by every sx-th column.
-        let starts: Vec<usize> = (0..sx).map(|x| ((x + pl) % sx) * phase_len + (x + pl) / sx).collect();
+        // Column x goes to phase (x + pl) mod sx at (x + pl) / sx, followed there by every
+        // sx-th column.
+        let start = |x: usize| ((x + pl) % sx) * phase_len + (x + pl) / sx;
+        let pair = [start(0), start(1)];
         for line in image.chunks(self.w) {
             let row = &mut phases[ry * sx * phase_len + qy * wq..];
             match sx {
@@ -541,19 +576,19 @@ impl Geometry<'_> {
                     let blocks = line.chunks_exact(16);
                     let done = line.len() - blocks.remainder().len();
                     for (b, block) in blocks.enumerate() {
-                        for (phase, &start) in starts.iter().enumerate() {
+                        for (phase, &start) in pair.iter().enumerate() {
                             let run: [f32; 8] = std::array::from_fn(|i| block[2 * i + phase]);
                             row[start + 8 * b..][..8].copy_from_slice(&run);
                         }
                     }
                     for (x, &v) in line.iter().enumerate().skip(done) {
-                        row[starts[x % 2] + x / 2] = v;
+                        row[pair[x % 2] + x / 2] = v;
                     }
                 }
                 _ => {
-                    for (first, &start) in starts.iter().enumerate() {
-                        let columns = line.get(first..).unwrap_or_default().iter().step_by(sx);
-                        row[start..].iter_mut().zip(columns).for_each(|(p, &v)| *p = v);
+                    for first in 0..sx.min(line.len()) {
+                        let columns = line[first..].iter().step_by(sx);
+                        row[start(first)..].iter_mut().zip(columns).for_each(|(p, &v)| *p = v);
                     }
                 }
             }
