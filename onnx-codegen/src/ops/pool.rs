@@ -200,7 +200,7 @@ pub fn global(e: &mut Emitter, node: &Node, kind: PoolKind) -> Result<TokenStrea
     let axes = (2..rank).map(lit);
     Ok(match kind {
         PoolKind::Max => quote! { #x.max_dims(&[#(#axes),*]) },
-        PoolKind::Average { .. } => quote! { #x.mean_dims(&[#(#axes),*]) },
+        PoolKind::Average { .. } => quote! { burn_onnx::ops::mean_dims(#x, &[#(#axes),*]) },
         PoolKind::Lp { p } => {
             let (p, root) = (float_literal(p as f64), float_literal(1.0 / p as f64));
             quote! { #x.abs().powf_scalar(#p).sum_dims(&[#(#axes),*]).powf_scalar(#root) }

@@ -136,8 +136,13 @@ fn reduce_values(
             }
         }
         ReduceAxes::Static(axes) => {
-            let y = axes.iter().fold(quote! { #x #pre }, |y, &a| reduction.along(y, lit(a).into_token_stream()));
-            let list = axes.iter().map(|&a| lit(a));
+            let list: Vec<_> = axes.iter().map(|&a| lit(a)).collect();
+            // A float mean over several axes in one pass where they are the trailing ones.
+            let y = if c.op == ReduceOp::Mean && dtype.kind() == Kind::Float {
+                quote! { burn_onnx::ops::mean_dims(#x, &[#(#list),*]) }
+            } else {
+                axes.iter().fold(quote! { #x #pre }, |y, &a| reduction.along(y, lit(a).into_token_stream()))
+            };
             drop_axes(quote! { #y #post }, quote! { &[#(#list),*] }, out_rank, c.keepdims)
         }
         ReduceAxes::Runtime { .. } => {

@@ -754,3 +754,18 @@ fn minus_zero_point_matches_burns_ops() {
         assert_eq!(ours.into_data(), x.float().sub(zero).into_data());
     }
 }
+
+/// `mean_dims` against Burn's `mean_dim` axis by axis: over trailing axes (one pass per run,
+/// runs shorter and longer than a vector, with a tail, enough runs for the pool), in any order
+/// given, and over axes that are not trailing (Burn's own path); each axis kept as size 1.
+#[test]
+fn mean_dims_matches_burns_means_axis_by_axis() {
+    let x = tensor([2, 3, 5, 7], 41, 1.0);
+    for axes in [vec![2, 3], vec![3, 2], vec![3], vec![1, 2, 3], vec![1], vec![0, 2]] {
+        let burn = axes.iter().fold(x.clone(), |y, &a| y.mean_dim(a));
+        assert_close(ops::mean_dims(x.clone(), &axes), burn, 1e-6, &format!("axes {axes:?}"));
+    }
+    let many = tensor([64, 1280, 2, 2], 42, 1.0);
+    let burn = many.clone().mean_dim(3).mean_dim(2);
+    assert_close(ops::mean_dims(many, &[2, 3]), burn, 1e-6, "1280 planes of 2×2");
+}

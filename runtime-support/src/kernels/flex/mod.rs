@@ -133,6 +133,39 @@ pub fn map<const D: usize>(x: Tensor<D>, kernel: fn(&mut [f32])) -> Result<Tenso
     Ok(from_vec(out, shape))
 }
 
+/// The mean over the axes from `from` on (kept as size 1): each run of their values summed in
+/// eight lanes, then divided by its length; runs spread over the pool when there is enough work.
+/// `Err` for empty runs (Burn's mean of nothing is NaN) and tensors it does not handle.
+pub fn mean_trailing<const D: usize>(x: Tensor<D>, from: usize) -> Result<Tensor<D>, Tensor<D>> {
+    let t = take(x)?;
+    let dims: [usize; D] = t.layout().shape().dims();
+    let run: usize = dims.get(from..).map_or(0, |d| d.iter().product());
+    let (Some(input), true) = (t.as_slice::<f32>(), from < D && run > 0) else { return Err(give(t)) };
+    let mut shape = dims;
+    shape[from..].fill(1);
+    let runs = input.par_chunks(run);
+    let jobs = job_len(runs.len(), run, PARALLEL_MIN_ELEMENTS);
+    let means = runs.with_min_len(jobs).map(|values| {
+        let sum = vectorised(
+            #[inline(always)]
+            || sum_in_lanes(values),
+        );
+        sum / run as f32
+    });
+    Ok(from_vec(means.collect(), shape))
+}
+
+/// `Σ values`, in eight running sums (a lane each) added together at the end.
+#[inline(always)]
+fn sum_in_lanes(values: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let mut chunks = values.chunks_exact(8);
+    for chunk in &mut chunks {
+        lanes.iter_mut().zip(chunk).for_each(|(lane, &v)| *lane += v);
+    }
+    lanes.iter().sum::<f32>() + chunks.remainder().iter().sum::<f32>()
+}
+
 pub fn max_pool2d(x: Tensor<4>, window: Window) -> Result<Tensor<4>, Tensor<4>> {
     pool2d(x, window, |_| {}, (f32::NEG_INFINITY, nan_max))
 }
