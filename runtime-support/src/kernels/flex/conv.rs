@@ -72,6 +72,11 @@ pub fn conv2d(
         Some(options) => Geometry { h: w, w: h, kh: kw, kw: kh, oh: ow, ow: oh, options },
         None => Geometry { h, w, kh, kw, oh, ow, options },
     };
+    let cut = (!depthwise).then(|| geometry.taps_reaching_image(weights)).flatten();
+    let (weights, geometry) = match &cut {
+        Some((weights, [kh, kw], options)) => (weights.as_slice(), Geometry { kh: *kh, kw: *kw, options, ..geometry }),
+        None => (weights, geometry),
+    };
     let convolve = |output: &mut [MaybeUninit<f32>]| {
         if depthwise {
             // One input channel per group: a product per channel would have a single row.
@@ -297,6 +302,40 @@ impl Geometry<'_> {
         (o * options.stride[axis] + k * options.dilation[axis])
             .checked_sub(options.padding[axis].0)
             .filter(|&i| i < [self.h, self.w][axis])
+    }
+
+    /// The kernel cut to the taps that reach the image for some output: their weights (every
+    /// kernel of `weights` cut alike), window and padding. A dilated convolution on a map
+    /// smaller than its dilation reads only padding with its other taps (DeepLabV3's atrous
+    /// pyramid at 64×64: of 3×3 taps 12 to 36 apart on a 4×4 map, only the centre, and a third
+    /// of the model's time went to im2col rows of zeros); without them the product is the
+    /// same sums. `None` when every tap reaches the image, none does, or the cut window would
+    /// start inside the image (a negative padding).
+    fn taps_reaching_image(&self, weights: &[f32]) -> Option<(Vec<f32>, [usize; 2], ConvOptions<2>)> {
+        let o = self.options;
+        let reaching = |axis: usize| {
+            let (taps, outputs) = ([self.kh, self.kw][axis], [self.oh, self.ow][axis]);
+            let reaches = |t: &usize| (0..outputs).any(|out| self.source(axis, out, *t).is_some());
+            Some((0..taps).find(reaches)?..(0..taps).rfind(reaches)? + 1)
+        };
+        let (rows, columns) = (reaching(0)?, reaching(1)?);
+        if rows.len() == self.kh && columns.len() == self.kw {
+            return None;
+        }
+        let window = [rows.clone(), columns.clone()];
+        let sizes = [(self.h, self.oh), (self.w, self.ow)];
+        let mut padding = o.padding;
+        for (axis, ((begin, end), (size, outputs))) in padding.iter_mut().zip(sizes).enumerate() {
+            *begin = begin.checked_sub(window[axis].start * o.dilation[axis])?;
+            // Enough at the end for the last output's last tap.
+            let extent = (outputs - 1) * o.stride[axis] + (window[axis].len() - 1) * o.dilation[axis] + 1;
+            *end = extent.saturating_sub(size + *begin);
+        }
+        let mut cut = Vec::with_capacity(weights.len() / (self.kh * self.kw) * rows.len() * columns.len());
+        for kernel in weights.chunks(self.kh * self.kw) {
+            rows.clone().for_each(|ky| cut.extend_from_slice(&kernel[ky * self.kw..][columns.clone()]));
+        }
+        Some((cut, [rows.len(), columns.len()], ConvOptions { padding, ..o.clone() }))
     }
 
     /// The padded plane's height and width.
