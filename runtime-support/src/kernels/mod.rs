@@ -61,14 +61,17 @@ fn elementwise<const D: usize>(
 pub fn mean_dims<const D: usize>(x: Tensor<D>, axes: &[usize]) -> Tensor<D> {
     let mut sorted = axes.to_vec();
     sorted.sort_unstable();
-    let first = D.saturating_sub(axes.len());
     #[cfg(feature = "flex")]
-    let x = match sorted.iter().enumerate().all(|(i, &a)| a == first + i) && !axes.is_empty() {
-        true => match flex::mean_trailing(x, first) {
-            Ok(y) => return y,
-            Err(x) => x,
-        },
-        false => x,
+    let x = {
+        let first = D.saturating_sub(axes.len());
+        if !axes.is_empty() && sorted.iter().enumerate().all(|(i, &a)| a == first + i) {
+            match flex::mean_trailing(x, first) {
+                Ok(y) => return y,
+                Err(x) => x,
+            }
+        } else {
+            x
+        }
     };
     sorted.iter().fold(x, |y, &axis| y.mean_dim(axis))
 }
