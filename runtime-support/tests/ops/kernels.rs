@@ -183,11 +183,12 @@ fn conv2d_matches_burn_on_kernels_strides_padding_dilations_groups_and_block_edg
         ([2, 3, 5, 1], [4, 3, 2, 1], [3, 1], [(0, 1), (0, 0)], [2, 1], 1, false),
         ([1, 1, 1, 40], [6, 1, 1, 16], [1, 8], [(0, 0), (0, 0)], [1, 1], 1, true),
         // Taps that never reach the image cut from the kernel: dilation past the map (only the
-        // centre tap left, then a pointwise product), a window cut on one side and one axis, a
-        // grouped one; and one whose cut would start inside the image (kept whole).
+        // centre tap left, then a pointwise product), a window cut to its last row, a grouped
+        // one cut on both sides of one axis; one whose cut would start inside the image (kept
+        // whole).
         ([1, 6, 4, 4], [5, 6, 3, 3], [1, 1], [(12, 12), (12, 12)], [12, 12], 1, true),
-        ([2, 3, 5, 6], [4, 3, 3, 3], [1, 1], [(6, 2), (1, 1)], [3, 1], 1, true),
-        ([1, 4, 3, 7], [6, 2, 5, 3], [2, 1], [(4, 4), (2, 2)], [2, 2], 2, false),
+        ([2, 3, 3, 6], [4, 3, 3, 3], [1, 1], [(6, 0), (1, 1)], [3, 1], 1, true),
+        ([1, 4, 3, 20], [6, 2, 5, 3], [2, 1], [(4, 4), (2, 2)], [2, 2], 2, false),
         ([1, 2, 5, 5], [3, 2, 3, 3], [1, 1], [(1, 1), (1, 1)], [3, 3], 1, true),
         // Grouped, not depthwise: a product per image and group (the group's weights, input
         // and output channels), pointwise, 3×3 with strides and padding (on the phase grid and
