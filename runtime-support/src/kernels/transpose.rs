@@ -78,21 +78,29 @@ unsafe fn block_avx2(src: *const f32, src_stride: usize, dst: *mut f32, dst_stri
     use std::arch::x86_64::*;
     // SAFETY: this function's own contract (# Safety above) is the caller's.
     unsafe {
-        let r: [__m256; BLOCK] = std::array::from_fn(|i| _mm256_loadu_ps(src.add(i * src_stride)));
+        // Loops, not closures, around the intrinsics (as `gemm::dots_avx512`): a closure LLVM
+        // leaves out of line is compiled without this function's target features.
+        let mut r = [_mm256_setzero_ps(); BLOCK];
+        for (i, row) in r.iter_mut().enumerate() {
+            *row = _mm256_loadu_ps(src.add(i * src_stride));
+        }
         // Rows 2k and 2k + 1 interleaved: (a0 b0 a1 b1 | a4 b4 a5 b5) and the odd pairs.
-        let lo: [__m256; 4] = std::array::from_fn(|k| _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]));
-        let hi: [__m256; 4] = std::array::from_fn(|k| _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]));
+        let (mut lo, mut hi) = ([_mm256_setzero_ps(); 4], [_mm256_setzero_ps(); 4]);
+        for k in 0..4 {
+            lo[k] = _mm256_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+            hi[k] = _mm256_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+        }
         // Four rows' element j in each 128-bit half: columns (0, 4), (1, 5), (2, 6), (3, 7) of
-        // rows 0–3 and of rows 4–7.
-        let quads = |k: usize| {
-            [
+        // rows 0–3 (`top`) and of rows 4–7 (`bottom`).
+        let (mut top, mut bottom) = ([_mm256_setzero_ps(); 4], [_mm256_setzero_ps(); 4]);
+        for (quads, k) in [(&mut top, 0), (&mut bottom, 2)] {
+            *quads = [
                 _mm256_shuffle_ps::<0x44>(lo[k], lo[k + 1]),
                 _mm256_shuffle_ps::<0xEE>(lo[k], lo[k + 1]),
                 _mm256_shuffle_ps::<0x44>(hi[k], hi[k + 1]),
                 _mm256_shuffle_ps::<0xEE>(hi[k], hi[k + 1]),
-            ]
-        };
-        let (top, bottom) = (quads(0), quads(2));
+            ];
+        }
         for j in 0..4 {
             _mm256_storeu_ps(dst.add(j * dst_stride), _mm256_permute2f128_ps::<0x20>(top[j], bottom[j]));
             _mm256_storeu_ps(dst.add((j + 4) * dst_stride), _mm256_permute2f128_ps::<0x31>(top[j], bottom[j]));

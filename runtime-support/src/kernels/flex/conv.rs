@@ -705,7 +705,7 @@ impl Geometry<'_> {
                     },
                 )
             });
-            if in_lanes {
+            if in_lanes && !finish.is_nothing() {
                 vectorised(
                     #[inline(always)]
                     || {

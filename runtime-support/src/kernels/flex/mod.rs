@@ -459,13 +459,13 @@ pub fn matmul_transposed(a: Tensor<2>, b: Tensor<2>) -> Result<Tensor<2>, (Tenso
     let at = if m == 1 {
         lhs
     } else {
-        transposed = transpose(lhs, m, k);
+        transposed = transposed_copy(lhs, m, k);
         &transposed
     };
     let mut product = vec![0.0f32; n * m];
     let at = crate::kernels::gemm::Matrix { data: at, rows: k, cols: m, stride: m };
     crate::kernels::gemm::sgemm(matrix(rhs, n, k), &at, &mut product, &|_, _, _| {});
-    let output = if m == 1 { product } else { transpose(&product, n, m) };
+    let output = if m == 1 { product } else { transposed_copy(&product, n, m) };
     Ok(from_vec(output, [m, n]))
 }
 
@@ -486,9 +486,12 @@ pub fn matmul_constant_transposed(a: Tensor<2>, w: &Tensor<2>) -> Result<Tensor<
     Ok(from_vec(output, [m, n]))
 }
 
-/// The row-major `rows × cols` matrix `values`, transposed.
-fn transpose(values: &[f32], rows: usize, cols: usize) -> Vec<f32> {
-    (0..rows * cols).map(|i| values[(i % rows) * cols + i / rows]).collect()
+/// The row-major `rows × cols` matrix `values`, transposed (in `kernels::transpose`'s blocks).
+fn transposed_copy(values: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    // SAFETY: the transpose writes every value of its `cols × rows` destination.
+    unsafe {
+        written_by(rows * cols, |out| crate::kernels::transpose::transpose(values, [rows, cols], cols, out, rows))
+    }
 }
 
 fn add_bias(bias: Option<&[f32]>, row: &mut [f32]) {

@@ -543,14 +543,16 @@ unsafe fn dots_avx512<const C: usize>(rows: [&[f32]; 2], columns: [&[f32]; C]) -
         if C == 4 {
             // All eight at once: halves added, then pairwise sums across registers (a third of
             // the instructions of eight reductions, which took a third of a 112-term pass).
-            let halves: [__m256; 8] = std::array::from_fn(|i| {
-                let acc = acc[i / 4][i % 4];
-                _mm256_add_ps(
-                    _mm512_castps512_ps256(acc),
-                    _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(acc))),
-                )
-            });
-            let pairs: [__m256; 4] = std::array::from_fn(|i| _mm256_hadd_ps(halves[2 * i], halves[2 * i + 1]));
+            // (Loops, as above: no closures around the intrinsics.)
+            let mut halves = [_mm256_setzero_ps(); 8];
+            for (half, &acc) in halves.iter_mut().zip(acc.as_flattened()) {
+                let upper = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(acc)));
+                *half = _mm256_add_ps(_mm512_castps512_ps256(acc), upper);
+            }
+            let mut pairs = [_mm256_setzero_ps(); 4];
+            for (pair, two) in pairs.iter_mut().zip(halves.chunks_exact(2)) {
+                *pair = _mm256_hadd_ps(two[0], two[1]);
+            }
             let quads = [_mm256_hadd_ps(pairs[0], pairs[1]), _mm256_hadd_ps(pairs[2], pairs[3])];
             let low = _mm256_permute2f128_ps::<0x20>(quads[0], quads[1]);
             let high = _mm256_permute2f128_ps::<0x31>(quads[0], quads[1]);
