@@ -17,6 +17,7 @@ MS = "com.microsoft"
 def case(op: str, suffix: str = "") -> base.Case:
     c = base.Case("Ms" + op, 1, suffix)
     c.name = c.name.replace("l_s_t_m", "lstm").replace("mat_mul", "matmul").replace("n_bits", "nbits")
+    c.name = c.name.replace("q_linear", "qlinear").replace("q_gemm", "qgemm")
     c.opset = 21  # the default domain's; no version conversion to try
     c.domains = [(MS, 1)]
     return c
@@ -425,11 +426,61 @@ def gen_group_query_attention():
     return cases
 
 
+def quantized_values(c: base.Case, name, shape, dtype) -> str:
+    """A graph input of random 8-bit values over the type's whole range."""
+    info = np.iinfo(dtype)
+    return c.given_input(name, c.rng.integers(info.min, info.max, size=shape, endpoint=True).astype(dtype))
+
+
+def gen_qoperator():
+    """QuantFormat.QOperator's contrib ops (ONNX Runtime's quantize_static writes them)."""
+    elem = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8}
+    cases = []
+    # QLinearAdd: (a_scale, a_zero, b_scale, b_zero, c_scale, c_zero). "ties": a / 2 + b on a
+    # scale of 1, every odd a a tie that rounds to even; "saturates": sums past the range.
+    for suffix, dtype, params in [
+        ("", np.uint8, (0.05, 128, 0.03, 120, 0.07, 125)),
+        ("int8", np.int8, (0.02, -3, 0.04, 5, 0.05, 0)),
+        ("ties", np.uint8, (0.125, 0, 0.25, 0, 0.25, 0)),
+        ("saturates", np.int8, (0.1, 0, 0.1, 0, 0.05, 10)),
+    ]:
+        c = case("QLinearAdd", suffix)
+        a_scale, a_zero, b_scale, b_zero, c_scale, c_zero = params
+        ins = [quantized_values(c, "a", (2, 4, 6, 5), dtype), c.init("a_scale", np.float32(a_scale)),
+               c.init("a_zero", dtype(a_zero)), quantized_values(c, "b", (2, 4, 6, 5), dtype),
+               c.init("b_scale", np.float32(b_scale)), c.init("b_zero", dtype(b_zero)),
+               c.init("c_scale", np.float32(c_scale)), c.init("c_zero", dtype(c_zero))]
+        cases.append(node(c, "QLinearAdd", ins, ["y"]).output("y", elem[dtype]))
+    for suffix, dtype, shape, attrs, params in [
+        ("", np.uint8, (2, 3, 5, 7), {}, (0.1, 100, 0.05, 110)),
+        ("int8", np.int8, (1, 16, 4, 4), {}, (0.03, -5, 0.01, 3)),
+        ("channels_last", np.uint8, (2, 5, 7, 3), {"channels_last": 1}, (0.2, 7, 0.3, 128)),
+    ]:
+        c = case("QLinearGlobalAveragePool", suffix)
+        x_scale, x_zero, y_scale, y_zero = params
+        ins = [quantized_values(c, "x", shape, dtype), c.init("x_scale", np.float32(x_scale)),
+               c.init("x_zero", dtype(x_zero)), c.init("y_scale", np.float32(y_scale)), c.init("y_zero", dtype(y_zero))]
+        cases.append(node(c, "QLinearGlobalAveragePool", ins, ["y"], **attrs).output("y", elem[dtype]))
+    for suffix, a_shape, b_shape, attrs, requantize in [
+        ("", (3, 8), (8, 5), {}, True),
+        ("trans_alpha", (8, 3), (5, 8), {"transA": 1, "transB": 1, "alpha": 0.5}, True),
+        ("float_output", (3, 8), (5, 8), {"transB": 1}, False),
+    ]:
+        c = case("QGemm", suffix)
+        ins = [quantized_values(c, "a", a_shape, np.uint8), c.init("a_scale", np.float32(0.02)), c.init("a_zero", np.uint8(130))]
+        ins += [integer(c, "b", b_shape, np.int8), c.init("b_scale", c.rand((5,), 0.01, 0.05)), c.init("b_zero", np.zeros(5, np.int8))]
+        ins.append(c.init("c", c.rng.integers(-2000, 2000, size=(5,)).astype(np.int32)))
+        if requantize:
+            ins += [c.init("y_scale", np.float32(0.3)), c.init("y_zero", np.uint8(100))]
+        cases.append(node(c, "QGemm", ins, ["y"], **attrs).output("y", TensorProto.UINT8 if requantize else TensorProto.FLOAT))
+    return cases
+
+
 def gen_vendor():
     return (
         gen_gelu() + gen_fused_matmul() + gen_fused_conv() + gen_integer_matmul() + gen_matmul_nbits()
         + gen_skip_layer_norm() + gen_dynamic_quantize_lstm() + gen_quantized_lstm_stacks() + gen_attention() + gen_rotary() + gen_embed_layer_norm()
-        + gen_simplified_layer_norm() + gen_group_query_attention()
+        + gen_simplified_layer_norm() + gen_group_query_attention() + gen_qoperator()
     )
 
 

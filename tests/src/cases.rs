@@ -429,6 +429,16 @@ op_case!(ms_matmul_nbits_v1_zero_points_bias, "models/ms_matmul_nbits_v1_zero_po
 op_case!(ms_multi_head_attention_v1, "models/ms_multi_head_attention_v1/model.onnx", [0, 1, 2]);
 op_case!(ms_multi_head_attention_v1_attention_bias, "models/ms_multi_head_attention_v1_attention_bias/model.onnx", [0, 1, 2, 3]);
 op_case!(ms_multi_head_attention_v1_key_padding_mask, "models/ms_multi_head_attention_v1_key_padding_mask/model.onnx", [0, 1, 2, 3]);
+op_case!(ms_qgemm_v1, "models/ms_qgemm_v1/model.onnx", [0]);
+op_case!(ms_qgemm_v1_float_output, "models/ms_qgemm_v1_float_output/model.onnx", [0]);
+op_case!(ms_qgemm_v1_trans_alpha, "models/ms_qgemm_v1_trans_alpha/model.onnx", [0]);
+op_case!(ms_qlinear_add_v1, "models/ms_qlinear_add_v1/model.onnx", [0, 1]);
+op_case!(ms_qlinear_add_v1_int8, "models/ms_qlinear_add_v1_int8/model.onnx", [0, 1]);
+op_case!(ms_qlinear_add_v1_saturates, "models/ms_qlinear_add_v1_saturates/model.onnx", [0, 1]);
+op_case!(ms_qlinear_add_v1_ties, "models/ms_qlinear_add_v1_ties/model.onnx", [0, 1]);
+op_case!(ms_qlinear_global_average_pool_v1, "models/ms_qlinear_global_average_pool_v1/model.onnx", [0]);
+op_case!(ms_qlinear_global_average_pool_v1_channels_last, "models/ms_qlinear_global_average_pool_v1_channels_last/model.onnx", [0]);
+op_case!(ms_qlinear_global_average_pool_v1_int8, "models/ms_qlinear_global_average_pool_v1_int8/model.onnx", [0]);
 op_case!(ms_quantized_lstm_v1_bidirectional, "models/ms_quantized_lstm_v1_bidirectional/model.onnx", [0]);
 op_case!(ms_quantized_lstm_v1_forward, "models/ms_quantized_lstm_v1_forward/model.onnx", [0]);
 op_case!(ms_quantized_lstm_v1_reverse, "models/ms_quantized_lstm_v1_reverse/model.onnx", [0]);

@@ -2,6 +2,7 @@ use super::{align_rank, EmitOp};
 use crate::emitter::{dims_literal, float_as, float_literal, lit, some_or_none, Emitter};
 use crate::error::Result;
 use onnx_ir::ops::quantize::int_range;
+use onnx_ir::ops::quantize::QLinearAddConfig;
 use onnx_ir::ops::{DynamicQuantizeConfig, QuantizeConfig, QuantizedLinearConfig, Window};
 use onnx_ir::{DType, Kind, Node, TensorData, ValueId};
 use proc_macro2::TokenStream;
@@ -340,8 +341,9 @@ fn finish(
             quote! { #acc.int() }
         });
     };
-    // QLinearConv's int32 bias, in units of x_scale * w_scale: added to the sum.
-    if let (Some(_), Some(bias)) = (&c.conv, node.inputs.get(8).copied().flatten()) {
+    // QLinearConv's (and a lowered QGemm's) int32 bias, in units of the two input scales' product:
+    // added to the sum.
+    if let Some(bias) = node.inputs.get(8).copied().flatten() {
         let bias = parameter(e, bias, rank, out_axis, DType::F32)?;
         acc = quote! { #acc.add(#bias) };
     }
@@ -394,6 +396,27 @@ impl EmitOp for QuantizeConfig {
 impl EmitOp for QuantizedLinearConfig {
     fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
         quantized_linear(e, node, self)
+    }
+}
+
+/// ONNX Runtime's QLinearAdd (`burn_onnx::ops::qlinear_add`), its constants as literals.
+fn qlinear_add(e: &mut Emitter, node: &Node, c: &QLinearAddConfig) -> Result<TokenStream> {
+    let (a, b) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?);
+    let (lo, hi) = range_literals(e, c.quantized_type)?;
+    let [ratio_a, ratio_b, offset] = [c.ratio_a, c.ratio_b, c.offset].map(|v| float_literal(f64::from(v)));
+    Ok(quote! {
+        burn_onnx::ops::qlinear_add(#a, #b, burn_onnx::ops::QLinearAddition {
+            ratio_a: #ratio_a,
+            ratio_b: #ratio_b,
+            offset: #offset,
+            range: (#lo, #hi),
+        })
+    })
+}
+
+impl EmitOp for QLinearAddConfig {
+    fn emit(&self, e: &mut Emitter, node: &Node) -> Result<TokenStream> {
+        qlinear_add(e, node, self)
     }
 }
 

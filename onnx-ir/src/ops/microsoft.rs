@@ -6,7 +6,8 @@
 //! A's int8 blocks multiply as ONNX Runtime does); DynamicQuantizeLSTM's become integer values
 //! and column scales, which the LSTM's quantized mode multiplies as ONNX Runtime does. Semantics
 //! and defaults are ONNX Runtime's (its ContribOperators documentation and CPU kernels); an
-//! attribute value they define that is not implemented is an import error naming it.
+//! attribute value they define that is not implemented is an import error naming it. The
+//! QOperator-format quantized ops lower in [`super::qoperator`].
 
 use super::common::normalize_axis;
 use super::elementwise::{BinaryOp, Bound, ClipConfig, UnaryOp};
@@ -38,6 +39,9 @@ pub const OPS: &[(&str, &str)] = &[
     ("MatMulIntegerToFloat", "MatMulInteger, scales, bias"),
     ("MatMulNBits", "2-, 4- and 8-bit blocked weights dequantized at import, MatMul, bias; `accuracy_level` 4 as ONNX Runtime's int8 path on the CPU where it takes it (4- and 8-bit weights, 2-bit ones in blocks of 32 to 128): A quantized to int8 per block of K (of at most 256), exact integer block products scaled by both scales and summed"),
     ("MultiHeadAttention", "separate 3-D Q, K, V with bias, then Attention; 2-D key padding mask, attention bias"),
+    ("QGemm", "transposes, QLinearMatMul's exact integer product plus the int32 bias C, requantized by `alpha * a_scale * b_scale / y_scale` (per-column B scales and zero points), or without y_scale scaled to float by `alpha * a_scale * b_scale`, in ONNX Runtime's order"),
+    ("QLinearAdd", "ONNX Runtime's arithmetic: `fma(a, a_scale / c_scale, fma(b, b_scale / c_scale, offset))` on the integer values, rounded to even, saturated; A and B of one shape, per-tensor constant scales and zero points"),
+    ("QLinearGlobalAveragePool", "exact integer sums over the spatial axes (NCHW, or `channels_last`), less `x_zero * size`, times `x_scale / (y_scale * size)`, rounded to even, plus y_zero_point, saturated (ONNX Runtime's requantization); static spatial size"),
     ("QuickGelu", "`x * sigmoid(alpha * x)`"),
     ("RotaryEmbedding", "RotaryEmbedding (opset 23) with 2-D position ids"),
     ("SimplifiedLayerNormalization", "RMSNormalization (`axis`, `epsilon`), the inverse RMS as a second output; in the default domain, where ONNX Runtime registers it"),
@@ -73,6 +77,9 @@ pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
         "EmbedLayerNormalization" => embed_layer_norm(ctx, plan),
         "SimplifiedLayerNormalization" | "SkipSimplifiedLayerNormalization" => simplified_layer_norm(ctx, plan),
         "GroupQueryAttention" => group_query_attention(ctx, plan),
+        "QLinearAdd" => super::qoperator::qlinear_add(ctx, plan),
+        "QLinearGlobalAveragePool" => super::qoperator::qlinear_global_average_pool(ctx, plan),
+        "QGemm" => super::qoperator::qgemm(ctx, plan),
         _ => Err(ctx.error("no implementation")),
     }
 }

@@ -27,6 +27,7 @@ pub mod ml;
 pub(crate) mod norm;
 pub(crate) mod passthrough;
 pub(crate) mod pool;
+mod qoperator;
 pub mod quantize;
 pub mod random;
 pub mod recurrent;

@@ -266,6 +266,32 @@ pub fn infer_dynamic(x: &TensorType) -> Vec<TensorType> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DynamicQuantizeConfig;
 
+/// The sum of two quantized tensors of one shape, requantized as ONNX Runtime's QLinearAdd
+/// computes it (its `com.microsoft` op, lowered to this in `qoperator`): each output
+/// `fma(a, ratio_a, fma(b, ratio_b, offset))` on the inputs' integer values as f32, rounded to
+/// even and saturated to the type's range.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QLinearAddConfig {
+    /// `a_scale / c_scale`.
+    pub ratio_a: f32,
+    /// `b_scale / c_scale`.
+    pub ratio_b: f32,
+    /// `c_zero - (ratio_a * a_zero + ratio_b * b_zero)`.
+    pub offset: f32,
+    /// The inputs' and output's type (uint8 or int8).
+    pub quantized_type: DType,
+}
+
+impl InferOp for QLinearAddConfig {
+    fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
+        let (a, b) = (inputs[0], inputs[1]);
+        if a.shape != b.shape || a.dtype != self.quantized_type || b.dtype != self.quantized_type {
+            return Err(format!("QLinearAdd takes two {} tensors of one shape, got {a} and {b}", self.quantized_type));
+        }
+        one(a.clone())
+    }
+}
+
 impl InferOp for QuantizeConfig {
     fn infer_outputs(&self, inputs: &[&TensorType]) -> Result<Vec<TensorType>, String> {
         one(infer(self, inputs))

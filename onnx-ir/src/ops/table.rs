@@ -97,6 +97,8 @@ macro_rules! op_table {
                 "QLinearMatMul", "QLinearConv"];
             /// Outputs: quantized uint8 values, scale, zero point.
             DynamicQuantize(DynamicQuantizeConfig) = quantize::parse_dynamic["DynamicQuantizeLinear"];
+            /// ONNX Runtime's QLinearAdd of two quantized tensors of one shape (lowered from `com.microsoft`).
+            QLinearAdd(quantize::QLinearAddConfig);
             /// LpNormalization along `axis` with p = 1 or 2.
             LpNorm(LpNormConfig) = norm::parse_lp_norm["LpNormalization"];
             /// ArgMax or ArgMin.

@@ -519,6 +519,53 @@ pub struct Requantization {
     pub range: (f32, f32),
 }
 
+/// ONNX Runtime's QLinearAdd of quantized values `a` and `b` (as f32):
+/// `fma(a, ratio_a, fma(b, ratio_b, offset))`, clamped to the range, rounded to even (the
+/// order of MLAS's AVX2 kernel, whose conversion rounds to even and packing saturates).
+#[derive(Debug, Clone, Copy)]
+pub struct QLinearAddition {
+    /// `a_scale / c_scale`.
+    pub ratio_a: f32,
+    /// `b_scale / c_scale`.
+    pub ratio_b: f32,
+    /// `c_zero - (ratio_a * a_zero + ratio_b * b_zero)`.
+    pub offset: f32,
+    /// The output type's least and greatest values (integers within ±2^24).
+    pub range: (f32, f32),
+}
+
+impl QLinearAddition {
+    /// The requantized sum of `a` and `b`.
+    #[inline(always)]
+    pub fn sum(&self, a: f32, b: f32) -> i32 {
+        use crate::float::{mul_add_f32, round_ties_even_f32};
+        let v = mul_add_f32(a, self.ratio_a, mul_add_f32(b, self.ratio_b, self.offset));
+        // Selects, which vectorise; NaN (from non-finite parameters only) becomes the low bound.
+        let v = if v >= self.range.0 { v } else { self.range.0 };
+        let v = if v <= self.range.1 { v } else { self.range.1 };
+        // SAFETY: a finite integer within the range, which i32 holds.
+        unsafe { round_ties_even_f32(v).to_int_unchecked::<i32>() }
+    }
+}
+
+/// QLinearAdd of two int flex tensors of one shape (see `flex::qlinear_add`); `None` for other
+/// tensors.
+pub(crate) fn qlinear_add<const D: usize>(
+    a: &Tensor<D, burn::tensor::Int>,
+    b: &Tensor<D, burn::tensor::Int>,
+    p: &QLinearAddition,
+) -> Option<Tensor<D, burn::tensor::Int>> {
+    #[cfg(feature = "flex")]
+    {
+        flex::qlinear_add(a, b, p)
+    }
+    #[cfg(not(feature = "flex"))]
+    {
+        let _ = (a, b, p);
+        None
+    }
+}
+
 /// ConvInteger's 2-D convolution on flex (see `flex::integer_conv2d`): `zero` one integer.
 /// `None` for other tensors or values.
 pub(crate) fn integer_conv2d(

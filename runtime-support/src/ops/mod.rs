@@ -36,7 +36,8 @@ pub use crate::feature_maps::{
 pub use crate::grid_sample::{grid_sample, GridMode, GridPadding, GridSampleOptions};
 pub use crate::kernels::{
     avg_pool2d, batch_norm, cat, conv1d, conv2d, conv2d_residual, conv3d, conv3d_residual, erf, exp, gelu, linear,
-    local_response_norm, matmul_transposed, max_pool2d, mean_dims, sigmoid, silu, tanh, ConvActivation, Requantization,
+    local_response_norm, matmul_transposed, max_pool2d, mean_dims, sigmoid, silu, tanh, ConvActivation,
+    QLinearAddition, Requantization,
 };
 pub use crate::linalg::det;
 pub use crate::low_bit::{

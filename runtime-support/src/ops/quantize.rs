@@ -142,6 +142,24 @@ pub fn requantize<const D: usize>(
     acc.mul(scale).round().add(zero).clamp(range.0, range.1).int()
 }
 
+/// ONNX Runtime's QLinearAdd of two quantized tensors of one shape (their integer values):
+/// each pair requantized by [`QLinearAddition::sum`]. One vectorised pass on flex; elsewhere the
+/// values are read back and computed on the host (Burn has no fused multiply-add op).
+pub fn qlinear_add<const D: usize>(a: Tensor<D, Int>, b: Tensor<D, Int>, p: QLinearAddition) -> Tensor<D, Int> {
+    if let Some(y) = crate::kernels::qlinear_add(&a, &b, &p) {
+        return y;
+    }
+    qlinear_add_on_host(a, b, p)
+}
+
+/// [`qlinear_add`] on the values read back.
+fn qlinear_add_on_host<const D: usize>(a: Tensor<D, Int>, b: Tensor<D, Int>, p: QLinearAddition) -> Tensor<D, Int> {
+    let (shape, device) = (a.shape(), a.device());
+    let (a, b) = (a.into_data(), b.into_data());
+    let sums: alloc::vec::Vec<i32> = a.iter::<f32>().zip(b.iter::<f32>()).map(|(a, b)| p.sum(a, b)).collect();
+    Tensor::from_data(TensorData::new(sums, shape), &device)
+}
+
 /// Dynamic quantization's dequantization of an integer product's sums (ConvInteger or
 /// MatMulInteger, an int32 bias Add, a Cast to float and a Mul by the scales' product, fused at
 /// import): `acc` (the f32 sums) as int32, plus `bias` wrapping to 32 bits, as f32, times
@@ -180,4 +198,23 @@ pub fn dynamic_quantize_linear<const D: usize>(x: Tensor<D>) -> (Tensor<D, Int>,
     let zero = low.neg().div(scale.clone()).round().clamp(0.0, 255.0);
     let y = x.div(scale.clone().unsqueeze::<D>()).round().add(zero.clone().unsqueeze::<D>()).clamp(0.0, 255.0).int();
     (y, scale, zero.int())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::ints;
+
+    /// QLinearAdd's host path (every backend but flex) gives the flex kernel's values, ties and
+    /// saturation included.
+    #[test]
+    fn qlinear_add_on_the_host_is_the_kernels() {
+        let a: alloc::vec::Vec<i64> = (0..300).map(|i| (i * 37) % 256).collect();
+        let b: alloc::vec::Vec<i64> = (0..300).map(|i| (i * 101 + 7) % 256).collect();
+        let p = QLinearAddition { ratio_a: 0.5, ratio_b: 0.05 / 0.07, offset: -3.25, range: (0.0, 255.0) };
+        let (a, b) = (ints(&a, [3, 100]), ints(&b, [3, 100]));
+        let host = qlinear_add_on_host(a.clone(), b.clone(), p).into_data();
+        let kernel = crate::kernels::qlinear_add(&a, &b, &p).expect("flex takes two int tensors");
+        host.assert_eq(&kernel.into_data(), true);
+    }
 }

@@ -6,7 +6,7 @@
 use super::constant::{ConstantCache, Making};
 use super::{from_vec, take, values};
 use crate::kernels::igemm::{gemm, signed_offset, PackedB, RowsOfA};
-use crate::kernels::{Window, F32_EXACT_TERMS};
+use crate::kernels::{QLinearAddition, Window, F32_EXACT_TERMS};
 use burn::backend::flex::{FlexTensor, Layout};
 use burn::backend::{BackendTensor, DispatchAutodiffContext, DispatchTensor, DispatchTensorKind};
 use burn::tensor::ops::ConvOptions;
@@ -127,6 +127,35 @@ pub fn int_minus<const D: usize>(x: &Tensor<D, Int>, zero: f32) -> Option<Tensor
         IntValues::I64(v) => v.iter().map(|&v| v as f32 - zero).collect(),
     })?;
     Some(from_vec(values, x.dims()))
+}
+
+/// QLinearAdd of two int flex tensors of one shape and integer type (see [`QLinearAddition`]):
+/// one vectorised pass. `None` for other tensors.
+pub fn qlinear_add<const D: usize>(
+    a: &Tensor<D, Int>,
+    b: &Tensor<D, Int>,
+    p: &QLinearAddition,
+) -> Option<Tensor<D, Int>> {
+    if a.dims() != b.dims() {
+        return None;
+    }
+    let values = with_ints(a, |a| {
+        with_ints(b, |b| match (a, b) {
+            (IntValues::I32(a), IntValues::I32(b)) => Some(requantized_sums(a, b, |v| v as f32, p)),
+            (IntValues::I64(a), IntValues::I64(b)) => Some(requantized_sums(a, b, |v| v as f32, p)),
+            _ => None,
+        })
+    })???;
+    Some(int_tensor(values, a.dims(), &a.device()))
+}
+
+/// `p.sum` of each pair of `a` and `b` (8-bit values, read as f32 by `value`).
+#[inline(always)]
+fn requantized_sums<T: Copy>(a: &[T], b: &[T], value: impl Fn(T) -> f32, p: &QLinearAddition) -> Vec<i32> {
+    super::vectorised(
+        #[inline(always)]
+        || a.iter().zip(b).map(|(&a, &b)| p.sum(value(a), value(b))).collect(),
+    )
 }
 
 /// QDQ's fake quantization of an f32 flex tensor in one vectorised pass, as Burn's ops make it
@@ -540,6 +569,25 @@ mod tests {
         let ints: Vec<i64> = q.iter().map(|&v| v as i64).collect();
         let less: Vec<f32> = q.iter().map(|&v| v - zero as f32).collect();
         (crate::test_util::ints(&ints, dims), floats(&less, dims))
+    }
+
+    /// QLinearAdd's vectorised pass is the scalar formula, fused multiply-adds included, in every
+    /// lane and the tail: u8 values on ratios whose products are not exact, and a / 2 + b on
+    /// an exact scale, where every odd `a` is a tie that rounds to even, with sums past 255.
+    #[test]
+    fn qlinear_add_is_the_scalar_formula() {
+        let len = 1003;
+        let (a, b) = (integers(len, 0, 255, 1), integers(len, 0, 255, 2));
+        let tensor = |v: &[f32]| crate::test_util::ints(&v.iter().map(|&v| v as i64).collect::<Vec<_>>(), [len]);
+        for (ratio_a, ratio_b, offset) in [(0.05f32 / 0.07, 0.03f32 / 0.07, 1.3f32), (0.5, 1.0, 0.0)] {
+            let p = QLinearAddition { ratio_a, ratio_b, offset, range: (0.0, 255.0) };
+            let y = qlinear_add(&tensor(&a), &tensor(&b), &p).expect("int flex tensors");
+            let y = y.into_data().convert::<i32>().try_to_vec::<i32>().expect("ints");
+            for i in 0..len {
+                let v = a[i].mul_add(ratio_a, b[i].mul_add(ratio_b, offset));
+                assert_eq!(y[i], v.round_ties_even().clamp(0.0, 255.0) as i32, "{i}: {} + {}", a[i], b[i]);
+            }
+        }
     }
 
     /// The integer convolution gives Burn's f32 convolution's values (exact there: the sums stay

@@ -508,7 +508,7 @@ mod lstm;
 use conv::finish_outputs;
 pub use integer::{
     dequantize_sums, fake_quantize, int_minus, integer_conv2d, integer_matmul, integer_matmul_constant,
-    integer_matmul_constant_transposed, qlinear_conv2d, requantize, Requantizer,
+    integer_matmul_constant_transposed, qlinear_add, qlinear_conv2d, requantize, Requantizer,
 };
 pub use lstm::{lstm_sequence, quantized_lstm};
 

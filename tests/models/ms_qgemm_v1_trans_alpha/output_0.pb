@@ -1,0 +1,1 @@
+ByJopgdknmdhbv‚dcZ
