@@ -461,6 +461,17 @@ def gen_qoperator():
         ins = [quantized_values(c, "x", shape, dtype), c.init("x_scale", np.float32(x_scale)),
                c.init("x_zero", dtype(x_zero)), c.init("y_scale", np.float32(y_scale)), c.init("y_zero", dtype(y_zero))]
         cases.append(node(c, "QLinearGlobalAveragePool", ins, ["y"], **attrs).output("y", elem[dtype]))
+    # QLinearConcat: the second input has Y's own scale and zero point (copied), the others are
+    # requantized.
+    for suffix, dtype, axis, shapes, params in [
+        ("", np.uint8, 1, [(2, 3, 4, 5), (2, 2, 4, 5), (2, 1, 4, 5)], [(0.07, 120), (0.1, 128), (0.02, 3)]),
+        ("int8", np.int8, -1, [(3, 4, 2), (3, 4, 5)], [(0.3, -7), (0.1, 0)]),
+    ]:
+        c = case("QLinearConcat", suffix)
+        ins = [c.init("y_scale", np.float32(0.1)), c.init("y_zero", dtype(128 if dtype == np.uint8 else 0))]
+        for i, (shape, (scale, zero)) in enumerate(zip(shapes, params)):
+            ins += [quantized_values(c, f"x{i}", shape, dtype), c.init(f"x{i}_scale", np.float32(scale)), c.init(f"x{i}_zero", dtype(zero))]
+        cases.append(node(c, "QLinearConcat", ins, ["y"], axis=axis).output("y", elem[dtype]))
     for suffix, a_shape, b_shape, attrs, requantize in [
         ("", (3, 8), (8, 5), {}, True),
         ("trans_alpha", (8, 3), (5, 8), {"transA": 1, "transB": 1, "alpha": 0.5}, True),

@@ -436,6 +436,8 @@ op_case!(ms_qlinear_add_v1, "models/ms_qlinear_add_v1/model.onnx", [0, 1]);
 op_case!(ms_qlinear_add_v1_int8, "models/ms_qlinear_add_v1_int8/model.onnx", [0, 1]);
 op_case!(ms_qlinear_add_v1_saturates, "models/ms_qlinear_add_v1_saturates/model.onnx", [0, 1]);
 op_case!(ms_qlinear_add_v1_ties, "models/ms_qlinear_add_v1_ties/model.onnx", [0, 1]);
+op_case!(ms_qlinear_concat_v1, "models/ms_qlinear_concat_v1/model.onnx", [0, 1, 2]);
+op_case!(ms_qlinear_concat_v1_int8, "models/ms_qlinear_concat_v1_int8/model.onnx", [0, 1]);
 op_case!(ms_qlinear_global_average_pool_v1, "models/ms_qlinear_global_average_pool_v1/model.onnx", [0]);
 op_case!(ms_qlinear_global_average_pool_v1_channels_last, "models/ms_qlinear_global_average_pool_v1_channels_last/model.onnx", [0]);
 op_case!(ms_qlinear_global_average_pool_v1_int8, "models/ms_qlinear_global_average_pool_v1_int8/model.onnx", [0]);

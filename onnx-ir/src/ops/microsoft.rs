@@ -41,6 +41,7 @@ pub const OPS: &[(&str, &str)] = &[
     ("MultiHeadAttention", "separate 3-D Q, K, V with bias, then Attention; 2-D key padding mask, attention bias"),
     ("QGemm", "transposes, QLinearMatMul's exact integer product plus the int32 bias C, requantized by `alpha * a_scale * b_scale / y_scale` (per-column B scales and zero points), or without y_scale scaled to float by `alpha * a_scale * b_scale`, in ONNX Runtime's order"),
     ("QLinearAdd", "ONNX Runtime's arithmetic: `fma(a, a_scale / c_scale, fma(b, b_scale / c_scale, offset))` on the integer values, rounded to even, saturated; A and B of one shape, per-tensor constant scales and zero points"),
+    ("QLinearConcat", "per input DequantizeLinear then QuantizeLinear to Y's scale and zero point (ONNX Runtime's lookup table's values; an input of Y's own constant parameters is copied), then Concat"),
     ("QLinearGlobalAveragePool", "exact integer sums over the spatial axes (NCHW, or `channels_last`), less `x_zero * size`, times `x_scale / (y_scale * size)`, rounded to even, plus y_zero_point, saturated (ONNX Runtime's requantization); static spatial size"),
     ("QuickGelu", "`x * sigmoid(alpha * x)`"),
     ("RotaryEmbedding", "RotaryEmbedding (opset 23) with 2-D position ids"),
@@ -79,6 +80,7 @@ pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
         "GroupQueryAttention" => group_query_attention(ctx, plan),
         "QLinearAdd" => super::qoperator::qlinear_add(ctx, plan),
         "QLinearGlobalAveragePool" => super::qoperator::qlinear_global_average_pool(ctx, plan),
+        "QLinearConcat" => super::qoperator::qlinear_concat(ctx, plan),
         "QGemm" => super::qoperator::qgemm(ctx, plan),
         _ => Err(ctx.error("no implementation")),
     }

@@ -1,14 +1,15 @@
 //! ONNX Runtime's QOperator-format contrib ops, which its quantization tool (`quantize_static`
-//! with `QuantFormat.QOperator`) writes beside QLinearConv: QLinearAdd, QLinearGlobalAveragePool
-//! and QGemm, lowered with the arithmetic of ONNX Runtime's CPU kernels (MLAS): integer sums
+//! with `QuantFormat.QOperator`) writes beside QLinearConv: QLinearAdd, QLinearGlobalAveragePool,
+//! QLinearConcat and QGemm, lowered with the arithmetic of ONNX Runtime's CPU kernels (MLAS): integer sums
 //! exact, each requantization's float operations in its order (QLinearAdd's fused multiply-adds
 //! are an IR op of their own, [`QLinearAddConfig`]). Scales and zero points are
 //! per-tensor constants, as the tool writes them (ONNX Runtime reads one value of each).
 
+use super::common::normalize_axis;
 use super::elementwise::{BinaryOp, Bound, ClipConfig, UnaryOp};
 use super::lowered::{Lowered, Src};
-use super::quantize::{int_range, QLinearAddConfig, QuantizedLinearConfig};
-use super::{NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, TransposeConfig};
+use super::quantize::{int_range, QLinearAddConfig, QuantizeConfig, QuantizedLinearConfig};
+use super::{ConcatConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, TransposeConfig};
 use crate::error::Result;
 use crate::types::{DType, Dim, TensorType};
 
@@ -111,6 +112,52 @@ fn requantized(plan: &mut Lowered, sums: Src, scale: f32, zero: f32, ty: DType) 
     let (lo, hi) = int_range(ty).unwrap_or((0.0, 255.0));
     let clipped = plan.op(Op::Clip(ClipConfig { min: Bound::Static(lo), max: Bound::Static(hi) }), &[shifted]);
     plan.op(Op::cast(ty), &[clipped])
+}
+
+/// `Y = Concat(X₀, X₁, ...)` along `axis`, each input requantized from its scale and zero point
+/// to Y's: ONNX Runtime looks each value up in a table of `quantize(dequantize(v))` (float
+/// `(v - x_zero) * x_scale`, then `/ y_scale` rounded to even, plus `y_zero`, saturated), which is
+/// DequantizeLinear then QuantizeLinear here; an input of Y's own constant scale and zero point is
+/// copied, as there.
+pub(super) fn qlinear_concat(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
+    let tuples = ctx.inputs.len().saturating_sub(2);
+    if tuples == 0 || !tuples.is_multiple_of(3) {
+        return Err(ctx.error(format!(
+            "inputs must be Y's scale and zero point, then (X, scale, zero point) triples, got {} inputs",
+            ctx.inputs.len()
+        )));
+    }
+    let ty = quantized_input(ctx, 2, "X")?.dtype;
+    let y_params = (per_tensor(ctx, 0, "Y_scale", DType::F32)?, per_tensor(ctx, 1, "Y_zero_point", ty)?);
+    let axis = ctx.attrs.int("axis")?.ok_or_else(|| ctx.error("attribute `axis` is required"))?;
+    let axis = normalize_axis(axis, ctx.input_type(2)?.rank()).map_err(|e| ctx.error(e))?;
+    let mut parts = Vec::with_capacity(tuples / 3);
+    for x in (2..ctx.inputs.len()).step_by(3) {
+        if quantized_input(ctx, x, "X")?.dtype != ty {
+            return Err(ctx.error(format!("every X must be of type {ty}, got {}", ctx.input_type(x)?)));
+        }
+        let params = (per_tensor(ctx, x + 1, "X_scale", DType::F32)?, per_tensor(ctx, x + 2, "X_zero_point", ty)?);
+        if params == y_params {
+            parts.push(Src::Input(x));
+            continue;
+        }
+        let quantize = |quantize| QuantizeConfig {
+            axis: 0,
+            block_size: None,
+            quantize,
+            quantized_type: ty,
+            saturate: true,
+            round_trip: false,
+        };
+        let zero = |index: usize| ctx.inputs.get(index).copied().flatten().map(|_| Src::Input(index));
+        let values = plan.op_optional(
+            Op::Quantize(quantize(false)),
+            vec![Some(Src::Input(x)), Some(Src::Input(x + 1)), zero(x + 2)],
+        );
+        parts.push(plan.op_optional(Op::Quantize(quantize(true)), vec![Some(values), Some(Src::Input(0)), zero(1)]));
+    }
+    let y = plan.op(Op::Concat(ConcatConfig { axis }), &parts);
+    Ok(plan.done(vec![Some(y)]))
 }
 
 /// `alpha · A' · B' + C` of quantized 2-D operands (`'`: transposed where `transA`/`transB` say),
