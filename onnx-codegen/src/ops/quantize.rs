@@ -403,7 +403,9 @@ impl EmitOp for QuantizedLinearConfig {
 fn qlinear_add(e: &mut Emitter, node: &Node, c: &QLinearAddConfig) -> Result<TokenStream> {
     let (a, b) = (e.input(&node.inputs, 0)?, e.input(&node.inputs, 1)?);
     let (lo, hi) = range_literals(e, c.quantized_type)?;
-    let [ratio_a, ratio_b, offset] = [c.ratio_a, c.ratio_b, c.offset].map(|v| float_literal(f64::from(v)));
+    // f32 literals (finite: checked at import), printed as f32 so that they read back exactly
+    // without more digits than an f32 holds.
+    let [ratio_a, ratio_b, offset] = [c.ratio_a, c.ratio_b, c.offset].map(proc_macro2::Literal::f32_unsuffixed);
     Ok(quote! {
         burn_onnx::ops::qlinear_add(#a, #b, burn_onnx::ops::QLinearAddition {
             ratio_a: #ratio_a,
