@@ -87,7 +87,7 @@ pub fn lower(ctx: &NodeCtx) -> Result<Lowered> {
 }
 
 /// The input at `index`, when given.
-pub(super) fn optional(ctx: &NodeCtx, index: usize) -> Option<Src> {
+fn optional(ctx: &NodeCtx, index: usize) -> Option<Src> {
     ctx.inputs.get(index).copied().flatten().map(|_| Src::Input(index))
 }
 

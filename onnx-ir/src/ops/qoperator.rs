@@ -8,7 +8,6 @@
 use super::common::normalize_axis;
 use super::elementwise::{BinaryOp, Bound, ClipConfig, UnaryOp};
 use super::lowered::{Lowered, Src};
-use super::microsoft::optional;
 use super::quantize::{int_range, QLinearAddConfig, QuantizeConfig, QuantizedLinearConfig};
 use super::{ConcatConfig, NodeCtx, Op, ReduceAxes, ReduceConfig, ReduceOp, TransposeConfig};
 use crate::error::Result;
@@ -150,13 +149,12 @@ pub(super) fn qlinear_concat(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered
             saturate: true,
             round_trip: false,
         };
+        let zero = |index: usize| ctx.inputs.get(index).copied().flatten().map(|_| Src::Input(index));
         let values = plan.op_optional(
             Op::Quantize(quantize(false)),
-            vec![Some(Src::Input(x)), Some(Src::Input(x + 1)), optional(ctx, x + 2)],
+            vec![Some(Src::Input(x)), Some(Src::Input(x + 1)), zero(x + 2)],
         );
-        parts.push(
-            plan.op_optional(Op::Quantize(quantize(true)), vec![Some(values), Some(Src::Input(0)), optional(ctx, 1)]),
-        );
+        parts.push(plan.op_optional(Op::Quantize(quantize(true)), vec![Some(values), Some(Src::Input(0)), zero(1)]));
     }
     let y = plan.op(Op::Concat(ConcatConfig { axis }), &parts);
     Ok(plan.done(vec![Some(y)]))
@@ -194,7 +192,7 @@ pub(super) fn qgemm(ctx: &NodeCtx, mut plan: Lowered) -> Result<Lowered> {
         let alpha = plan.scalar(alpha);
         plan.binary(BinaryOp::Mul, alpha, Src::Input(1))
     };
-    let bias = optional(ctx, 6);
+    let bias = ctx.inputs.get(6).copied().flatten().map(|_| Src::Input(6));
     let y = match (ctx.inputs.get(7).copied().flatten(), ctx.inputs.get(8).copied().flatten()) {
         (Some(_), Some(y_zero)) => {
             let linear = QuantizedLinearConfig { conv: None, requantize: Some(y_zero.ty.dtype), scaled: false };
